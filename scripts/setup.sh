@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine and builds sqlgrade into build/ (CLI: build/sqlgrade).
+#   - installs the Debian packages sqlgrade needs (idempotent; apt-get update first)
+#   - provisions DuckDB 1.4.x from the npm registry into .deps/duckdb (git-ignored):
+#       libduckdb.so  from @duckdb/node-bindings-linux-x64@$DUCKDB_NPM_BINDINGS
+#       duckdb.h      from duckdb@$DUCKDB_VERSION (same DuckDB version)
+#     Set DUCKDB_ROOT to a folder holding duckdb.h and libduckdb.so (e.g. an unpacked official
+#     release zip) to skip the download.
+#   - configures and builds with CMake (Release).
+# Options (environment): SQLGRADE_SKIP_APT=1, BUILD_DIR=build, BUILD_TYPE=Release, JOBS=N.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+DUCKDB_VERSION=${DUCKDB_VERSION:-1.4.4}
+DUCKDB_NPM_BINDINGS=${DUCKDB_NPM_BINDINGS:-1.4.4-r.4}
+BUILD_DIR=${BUILD_DIR:-build}
+BUILD_TYPE=${BUILD_TYPE:-Release}
+JOBS=${JOBS:-$(nproc)}
+
+PKGS="build-essential cmake pkg-config git libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev
+      libfmt-dev libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
+      clang libclang-rt-14-dev nodejs npm ca-certificates"
+
+if [ "${SQLGRADE_SKIP_APT:-0}" != 1 ]; then
+  missing=""
+  for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+  done
+  if [ -n "$missing" ]; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    echo "setup: installing Debian packages:$missing"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+  fi
+fi
+
+if [ -z "${DUCKDB_ROOT:-}" ]; then
+  DUCKDB_ROOT="$ROOT/.deps/duckdb-$DUCKDB_VERSION"
+  if [ ! -f "$DUCKDB_ROOT/lib/libduckdb.so" ] || [ ! -f "$DUCKDB_ROOT/include/duckdb.h" ]; then
+    echo "setup: fetching DuckDB $DUCKDB_VERSION from the npm registry"
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    (cd "$tmp" && npm pack --silent "@duckdb/node-bindings-linux-x64@$DUCKDB_NPM_BINDINGS" "duckdb@$DUCKDB_VERSION" >/dev/null)
+    mkdir -p "$tmp/b" "$tmp/h"
+    tar -xzf "$tmp"/duckdb-node-bindings-linux-x64-*.tgz -C "$tmp/b" package/libduckdb.so
+    tar -xzf "$tmp"/duckdb-"$DUCKDB_VERSION".tgz -C "$tmp/h" package/src/duckdb/src/include/duckdb.h
+    mkdir -p "$DUCKDB_ROOT.partial/lib" "$DUCKDB_ROOT.partial/include"
+    cp "$tmp/b/package/libduckdb.so" "$DUCKDB_ROOT.partial/lib/"
+    cp "$tmp/h/package/src/duckdb/src/include/duckdb.h" "$DUCKDB_ROOT.partial/include/"
+    rm -rf "$DUCKDB_ROOT"; mv "$DUCKDB_ROOT.partial" "$DUCKDB_ROOT"
+  fi
+fi
+echo "setup: DuckDB from $DUCKDB_ROOT"
+
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DDUCKDB_ROOT="$DUCKDB_ROOT" >/dev/null
+cmake --build "$BUILD_DIR" -j "$JOBS"
+echo "setup: built $BUILD_DIR/sqlgrade"

@@ -1,0 +1,41 @@
+// sqlgrade: thin command-line front end. Each benchmark module registers one subcommand
+// (src/cli/<module>_cmd.cpp); this file only wires them up and maps errors to exit codes:
+//   0 success, 1 a run that completed with failures the user asked to treat as fatal, 2 bad input.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "sqlgrade/engine/duckdb.hpp"
+#include "sqlgrade/error.hpp"
+
+#define SQLGRADE_COMMAND(name) void register_##name##_command(CLI::App& app);
+#include "sqlgrade_commands.inc"
+#undef SQLGRADE_COMMAND
+
+int main(int argc, char** argv) {
+  CLI::App app{"sqlgrade — fast, faithful grading for text-to-SQL and SQL-over-documents benchmarks"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("sqlgrade ") + SQLGRADE_VERSION + " (DuckDB " +
+                                        sqlgrade::DuckDb::version() + ")");
+#define SQLGRADE_COMMAND(name) register_##name##_command(app);
+#include "sqlgrade_commands.inc"
+#undef SQLGRADE_COMMAND
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const sqlgrade::InputError& e) {
+    std::fprintf(stderr, "sqlgrade: %s\n", e.what());
+    return 2;
+  } catch (const sqlgrade::cli::Exit& e) {
+    return e.code;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sqlgrade: error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,39 @@
+#pragma once
+// CSV reading and writing (RFC 4180 plus what real files contain: UTF-8 BOM, CRLF or CR line ends,
+// quoted fields with separators, quotes and newlines, a missing final newline).
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sqlgrade {
+
+struct CsvOptions {
+  char separator = ',';
+  bool header = true;
+  // Rows with fewer fields than the header are padded with empty fields (pandas does the same);
+  // rows with more fields are an InputError unless allow_ragged is set (then they are truncated).
+  bool allow_ragged = false;
+  bool skip_blank_lines = true;  // a line with no characters at all is not a row (pandas default)
+};
+
+struct CsvData {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<bool>> quoted;  // whether each field was quoted in the file
+  std::vector<long> line;                 // 1-based line where each row starts
+};
+
+// Parse CSV text. `name` is used in error messages (usually the file path).
+CsvData parse_csv(std::string_view text, const std::string& name, const CsvOptions& opt = {});
+// Read a CSV file (InputError naming the file and line on malformed content).
+CsvData read_csv_file(const std::string& path, const CsvOptions& opt = {});
+
+// Quote a field when it contains the separator, a quote, CR or LF (Python csv QUOTE_MINIMAL).
+std::string csv_field(std::string_view field, char separator = ',');
+// One CSV line (with "\n"); std::nullopt cells are written as empty fields.
+std::string csv_line(const std::vector<std::optional<std::string>>& fields, char separator = ',');
+std::string csv_line(const std::vector<std::string>& fields, char separator = ',');
+
+}  // namespace sqlgrade

@@ -1,0 +1,223 @@
+#include "sqlgrade/engine/duckdb.hpp"
+
+#include <duckdb.h>
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace sqlgrade {
+
+struct DuckDb::Impl {
+  duckdb_database db = nullptr;
+};
+
+struct DuckConn::Impl {
+  duckdb_connection con = nullptr;
+};
+
+DuckDb::DuckDb(DuckOptions opt) : impl_(std::make_unique<Impl>()) {
+  duckdb_config cfg;
+  if (duckdb_create_config(&cfg) != DuckDBSuccess) throw std::runtime_error("duckdb: cannot create config");
+  duckdb_set_config(cfg, "memory_limit", opt.memory_limit.c_str());
+  std::string th = std::to_string(opt.threads);
+  duckdb_set_config(cfg, "threads", th.c_str());
+  duckdb_set_config(cfg, "enable_external_access", "true");
+  char* err = nullptr;
+  if (duckdb_open_ext(nullptr, &impl_->db, cfg, &err) != DuckDBSuccess) {
+    std::string msg = err ? err : "unknown error";
+    if (err) duckdb_free(err);
+    duckdb_destroy_config(&cfg);
+    throw std::runtime_error("duckdb: cannot open: " + msg);
+  }
+  duckdb_destroy_config(&cfg);
+}
+
+DuckDb::~DuckDb() {
+  if (impl_ && impl_->db) duckdb_close(&impl_->db);
+}
+
+std::unique_ptr<DuckConn> DuckDb::connect() {
+  std::unique_ptr<DuckConn> c(new DuckConn());
+  c->impl_ = std::make_unique<DuckConn::Impl>();
+  if (duckdb_connect(impl_->db, &c->impl_->con) != DuckDBSuccess) throw std::runtime_error("duckdb: cannot connect");
+  return c;
+}
+
+std::string DuckDb::version() { return duckdb_library_version(); }
+
+DuckConn::~DuckConn() {
+  if (impl_ && impl_->con) duckdb_disconnect(&impl_->con);
+}
+
+void DuckConn::run(std::string_view sql) {
+  duckdb_result r;
+  std::string s(sql);
+  if (duckdb_query(impl_->con, s.c_str(), &r) != DuckDBSuccess) {
+    std::string msg = duckdb_result_error(&r) ? duckdb_result_error(&r) : "unknown error";
+    duckdb_destroy_result(&r);
+    throw std::runtime_error(msg);
+  }
+  duckdb_destroy_result(&r);
+}
+
+namespace {
+
+Value hugeint_value(duckdb_hugeint h) {
+  // In int64 range when upper is 0 (non-negative, lower < 2^63) or -1 (negative, lower >= 2^63).
+  if ((h.upper == 0 && h.lower <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) ||
+      (h.upper == -1 && h.lower > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
+    return Value::integer(static_cast<int64_t>(h.lower));
+  return Value::real(duckdb_hugeint_to_double(h));
+}
+
+std::string varchar_at(duckdb_result* r, idx_t c, idx_t row) {
+  char* p = duckdb_value_varchar(r, c, row);
+  std::string s = p ? p : "";
+  if (p) duckdb_free(p);
+  return s;
+}
+
+Value cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t) {
+  if (duckdb_value_is_null(r, c, row)) return Value::null();
+  switch (t) {
+    case DUCKDB_TYPE_TINYINT:
+    case DUCKDB_TYPE_SMALLINT:
+    case DUCKDB_TYPE_INTEGER:
+    case DUCKDB_TYPE_BIGINT:
+    case DUCKDB_TYPE_UTINYINT:
+    case DUCKDB_TYPE_USMALLINT:
+    case DUCKDB_TYPE_UINTEGER:
+      return Value::integer(duckdb_value_int64(r, c, row));
+    case DUCKDB_TYPE_UBIGINT: {
+      uint64_t u = duckdb_value_uint64(r, c, row);
+      if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return Value::integer(static_cast<int64_t>(u));
+      return Value::real(static_cast<double>(u));
+    }
+    case DUCKDB_TYPE_HUGEINT:
+      return hugeint_value(duckdb_value_hugeint(r, c, row));
+    case DUCKDB_TYPE_UHUGEINT: {
+      duckdb_uhugeint u = duckdb_value_uhugeint(r, c, row);
+      if (u.upper == 0 && u.lower <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        return Value::integer(static_cast<int64_t>(u.lower));
+      return Value::real(duckdb_uhugeint_to_double(u));
+    }
+    case DUCKDB_TYPE_FLOAT:
+    case DUCKDB_TYPE_DOUBLE:
+      return Value::real(duckdb_value_double(r, c, row));
+    case DUCKDB_TYPE_DECIMAL: {
+      duckdb_decimal d = duckdb_value_decimal(r, c, row);
+      if (d.scale == 0) return hugeint_value(d.value);
+      return Value::real(duckdb_decimal_to_double(d));
+    }
+    case DUCKDB_TYPE_VARCHAR:
+      return Value::text(varchar_at(r, c, row));
+    case DUCKDB_TYPE_BLOB: {
+      duckdb_blob b = duckdb_value_blob(r, c, row);
+      std::string s(static_cast<const char*>(b.data), b.size);
+      duckdb_free(b.data);
+      return Value::blob(std::move(s));
+    }
+    default:  // BOOLEAN, DATE, TIME, TIMESTAMP, INTERVAL, LIST, ...: DuckDB's text rendering
+      return Value::text(varchar_at(r, c, row));
+  }
+}
+
+}  // namespace
+
+ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
+  ExecResult res;
+  auto t0 = std::chrono::steady_clock::now();
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false, fired = false;
+  std::thread watchdog;
+  if (limits.timeout_s > 0) {
+    watchdog = std::thread([&] {
+      std::unique_lock<std::mutex> lk(mu);
+      if (!cv.wait_for(lk, std::chrono::microseconds(static_cast<long long>(limits.timeout_s * 1e6)),
+                       [&] { return done; })) {
+        fired = true;
+        duckdb_interrupt(impl_->con);
+      }
+    });
+  }
+  duckdb_result r;
+  std::string s(sql);
+  duckdb_state st = duckdb_query(impl_->con, s.c_str(), &r);
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    done = true;
+  }
+  cv.notify_all();
+  if (watchdog.joinable()) watchdog.join();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  if (st != DuckDBSuccess) {
+    const char* e = duckdb_result_error(&r);
+    res.status = fired ? ExecStatus::Timeout : ExecStatus::Error;
+    res.error = fired ? "timeout after " + std::to_string(limits.timeout_s) + " s" : (e ? e : "unknown error");
+    duckdb_destroy_result(&r);
+    res.seconds = elapsed();
+    return res;
+  }
+  idx_t ncol = duckdb_column_count(&r), nrow = duckdb_row_count(&r);
+  if (nrow > limits.max_rows) {
+    duckdb_destroy_result(&r);
+    res.status = ExecStatus::TooLarge;
+    res.error = "result has more than " + std::to_string(limits.max_rows) + " rows";
+    res.seconds = elapsed();
+    return res;
+  }
+  std::vector<duckdb_type> types(ncol);
+  for (idx_t c = 0; c < ncol; ++c) {
+    const char* nm = duckdb_column_name(&r, c);
+    res.table.columns.emplace_back(nm ? nm : "");
+    types[c] = duckdb_column_type(&r, c);
+  }
+  res.table.rows.reserve(nrow);
+  size_t bytes = 0;
+  for (idx_t row = 0; row < nrow; ++row) {
+    Row out;
+    out.reserve(ncol);
+    for (idx_t c = 0; c < ncol; ++c) {
+      out.push_back(cell(&r, c, row, types[c]));
+      bytes += out.back().s.size() + 16;
+    }
+    res.table.rows.push_back(std::move(out));
+    if (bytes > limits.max_bytes) {
+      duckdb_destroy_result(&r);
+      res.table.rows.clear();
+      res.status = ExecStatus::TooLarge;
+      res.error = "result is larger than " + std::to_string(limits.max_bytes) + " bytes";
+      res.seconds = elapsed();
+      return res;
+    }
+  }
+  duckdb_destroy_result(&r);
+  res.seconds = elapsed();
+  return res;
+}
+
+std::string duck_ident(std::string_view name) {
+  std::string o = "\"";
+  for (char c : name) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  return o + "\"";
+}
+
+std::string duck_literal(std::string_view text) {
+  std::string o = "'";
+  for (char c : text) {
+    if (c == '\'') o += '\'';
+    o += c;
+  }
+  return o + "'";
+}
+
+}  // namespace sqlgrade

@@ -1,0 +1,38 @@
+#pragma once
+// One interface for the SQL engines sqlgrade runs queries on.
+//   SqliteDb: benchmark databases (.sqlite files), always read-only, with an authorizer, a per-statement
+//             deadline and row/byte caps.
+//   DuckDb:   in-memory DuckDB for CSV gold tables (memory limit, interrupt on deadline).
+// Engines never throw for a failing query: the status says what happened.
+#include <string>
+#include <string_view>
+
+#include "sqlgrade/table.hpp"
+
+namespace sqlgrade {
+
+struct Limits {
+  double timeout_s = 30.0;         // wall-clock deadline per statement; <= 0 means none
+  size_t max_rows = 1'000'000;     // result rows before the query is stopped (TooLarge)
+  size_t max_bytes = 512u << 20;   // approximate result bytes before the query is stopped (TooLarge)
+};
+
+enum class ExecStatus { Ok, Error, Timeout, TooLarge };
+const char* to_string(ExecStatus s);
+
+struct ExecResult {
+  ExecStatus status = ExecStatus::Ok;
+  std::string error;  // engine message for Error / TooLarge / Timeout
+  Table table;
+  double seconds = 0;  // wall time spent in the engine
+  bool ok() const { return status == ExecStatus::Ok; }
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual ExecResult execute(std::string_view sql, const Limits& limits) = 0;
+  virtual std::string name() const = 0;
+};
+
+}  // namespace sqlgrade

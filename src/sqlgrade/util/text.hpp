@@ -1,0 +1,29 @@
+#pragma once
+// Small string helpers (ASCII case folding, trimming, splitting, UTF-8 repair).
+#include <string>
+#include <string_view>
+#include <vector>
+#include <optional>
+
+namespace sqlgrade {
+
+std::string to_lower(std::string_view s);
+std::string to_upper(std::string_view s);
+bool iequals(std::string_view a, std::string_view b);
+bool starts_with_ci(std::string_view s, std::string_view prefix);
+std::string_view trim_view(std::string_view s);  // ASCII whitespace
+std::string trim(std::string_view s);
+// Collapse every run of whitespace (space, tab, CR, LF, VT, FF) into one space and trim.
+std::string collapse_ws(std::string_view s);
+std::vector<std::string> split(std::string_view s, std::string_view sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+std::string replace_all(std::string s, std::string_view from, std::string_view to);
+// Drop bytes that are not part of valid UTF-8 sequences (Python's decode(errors="ignore")).
+std::string utf8_lenient(std::string_view s);
+bool is_valid_utf8(std::string_view s);
+// Parse a whole string as a number (surrounding ASCII whitespace allowed), Python-style:
+// int("12"), float("1e3"), float("nan"), float("inf"). Underscores are not accepted.
+std::optional<long long> parse_int(std::string_view s);
+std::optional<double> parse_double(std::string_view s);
+
+}  // namespace sqlgrade

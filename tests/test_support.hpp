@@ -1,0 +1,127 @@
+#pragma once
+// Shared helpers for sqlgrade's tests: benchmark data location (SQLGRADE_DATA), temporary folders,
+// SQLite fixtures built from .sql scripts, running the CLI, hashing files.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+namespace sqlgrade::test {
+
+namespace fs = std::filesystem;
+
+// Root of the shared benchmark data, or "" when it is absent.
+inline std::string data_dir() {
+  const char* env = std::getenv("SQLGRADE_DATA");
+  std::string d = env && *env ? env : SQLGRADE_DEFAULT_DATA;
+  std::error_code ec;
+  if (!fs::is_directory(d, ec)) return "";
+  return fs::canonical(d, ec).string();
+}
+
+// Use at the top of a test that needs the shared data: skips with a clear message when absent.
+#define SQLGRADE_REQUIRE_DATA(sub)                                                               \
+  std::string DATA = ::sqlgrade::test::data_dir();                                               \
+  if (DATA.empty() || !std::filesystem::exists(DATA + "/" + (sub)))                             \
+    GTEST_SKIP() << "benchmark data not found (set SQLGRADE_DATA; looked for " << (sub) << ")"
+
+inline std::string fixtures() { return SQLGRADE_FIXTURES; }
+
+// A fresh temporary folder removed at destruction.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path = fs::temp_directory_path() / ("sqlgrade-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string str() const { return path.string(); }
+  fs::path operator/(const std::string& p) const { return path / p; }
+};
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void spit(const fs::path& p, const std::string& content) {
+  if (p.has_parent_path()) fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary);
+  out << content;
+}
+
+// Build a SQLite database file from a SQL script (test fixtures are .sql, never binary files).
+inline void make_sqlite(const fs::path& db, const std::string& script) {
+  std::error_code ec;
+  fs::remove(db, ec);
+  if (db.has_parent_path()) fs::create_directories(db.parent_path());
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.string().c_str(), &h), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(h, script.c_str(), nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(h);
+  ASSERT_EQ(rc, SQLITE_OK) << msg;
+}
+
+// FNV-1a 64 of a file's bytes (to prove a database was not modified).
+inline std::string file_hash(const fs::path& p) {
+  std::string s = slurp(p);
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return std::to_string(h) + ":" + std::to_string(s.size());
+}
+
+struct CliResult {
+  int rc = -1;
+  std::string out, err;
+};
+
+inline std::string shell_quote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) {
+    if (c == '\'') o += "'\\''";
+    else o += c;
+  }
+  return o + "'";
+}
+
+// Run the sqlgrade CLI with arguments (each one shell-quoted), capturing stdout and stderr.
+inline CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "",
+                         const std::string& cwd = "") {
+  TempDir t;
+  std::string cmd;
+  if (!cwd.empty()) cmd += "cd " + shell_quote(cwd) + " && ";
+  cmd += shell_quote(SQLGRADE_CLI);
+  for (auto& a : args) cmd += " " + shell_quote(a);
+  spit(t / "in", stdin_text);
+  cmd += " < " + shell_quote((t / "in").string()) + " > " + shell_quote((t / "out").string()) + " 2> " +
+         shell_quote((t / "err").string());
+  int st = std::system(cmd.c_str());
+  CliResult r;
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = slurp(t / "out");
+  r.err = slurp(t / "err");
+  return r;
+}
+
+}  // namespace sqlgrade::test

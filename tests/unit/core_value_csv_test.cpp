@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sqlgrade/csv.hpp"
+#include "sqlgrade/error.hpp"
+#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/value.hpp"
+
+using namespace sqlgrade;
+
+TEST(PythonRepr, Floats) {
+  EXPECT_EQ(python_float_repr(1.0), "1.0");
+  EXPECT_EQ(python_float_repr(0.1), "0.1");
+  EXPECT_EQ(python_float_repr(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(python_float_repr(1e16), "1e+16");
+  EXPECT_EQ(python_float_repr(123456789012345678.0), "1.2345678901234568e+17");
+  EXPECT_EQ(python_float_repr(1e15), "1000000000000000.0");
+  EXPECT_EQ(python_float_repr(0.0001), "0.0001");
+  EXPECT_EQ(python_float_repr(0.00001), "1e-05");
+  EXPECT_EQ(python_float_repr(-2.5), "-2.5");
+  EXPECT_EQ(python_float_repr(-0.0), "-0.0");
+  EXPECT_EQ(python_float_repr(1.5e-7), "1.5e-07");
+  EXPECT_EQ(python_float_repr(58.744924), "58.744924");
+}
+
+TEST(PythonRepr, StringsAndTuples) {
+  EXPECT_EQ(python_str_repr("abc"), "'abc'");
+  EXPECT_EQ(python_str_repr("it's"), "\"it's\"");
+  EXPECT_EQ(python_str_repr("a'b\"c"), "'a\\'b\"c'");
+  EXPECT_EQ(python_str_repr("x\ny"), "'x\\ny'");
+  EXPECT_EQ(Value::null().python_repr(), "None");
+  EXPECT_EQ(Value::integer(3).python_repr(), "3");
+  EXPECT_EQ(Value::real(3).python_repr(), "3.0");
+}
+
+TEST(Text, NumbersAndWhitespace) {
+  EXPECT_EQ(collapse_ws("  a \t b\n\nc  "), "a b c");
+  EXPECT_EQ(parse_int(" 42 ").value(), 42);
+  EXPECT_FALSE(parse_int("4.0").has_value());
+  EXPECT_FALSE(parse_int("1,000").has_value());
+  EXPECT_DOUBLE_EQ(parse_double("1e3").value(), 1000.0);
+  EXPECT_DOUBLE_EQ(parse_double("-.5").value(), -0.5);
+  EXPECT_FALSE(parse_double("12%").has_value());
+  EXPECT_FALSE(parse_double("").has_value());
+  EXPECT_TRUE(std::isnan(parse_double("NaN").value()));
+  EXPECT_EQ(utf8_lenient("a\xff\xfe" "b\xc3\xa9"), "ab\xc3\xa9");
+  EXPECT_FALSE(is_valid_utf8("\xc3"));
+}
+
+TEST(Csv, BomCrlfQuotedNewlines) {
+  std::string text = "\xEF\xBB\xBFid,name,note\r\n1,\"Smith, J\",\"line1\nline2\"\r\n2,\"say \"\"hi\"\"\",\r\n\r\n3,x";
+  CsvData d = parse_csv(text, "t.csv");
+  ASSERT_EQ(d.header, (std::vector<std::string>{"id", "name", "note"}));
+  ASSERT_EQ(d.rows.size(), 3u);
+  EXPECT_EQ(d.rows[0][1], "Smith, J");
+  EXPECT_EQ(d.rows[0][2], "line1\nline2");
+  EXPECT_EQ(d.rows[1][1], "say \"hi\"");
+  EXPECT_EQ(d.rows[1][2], "");
+  EXPECT_EQ(d.rows[2], (std::vector<std::string>{"3", "x", ""}));  // short row padded
+  EXPECT_EQ(d.line[0], 2);
+  EXPECT_EQ(d.line[1], 4);
+  EXPECT_EQ(d.line[2], 6);
+  EXPECT_TRUE(d.quoted[0][1]);
+  EXPECT_FALSE(d.quoted[0][0]);
+}
+
+TEST(Csv, RaggedRowIsAnErrorWithLine) {
+  try {
+    parse_csv("a,b\n1,2\n1,2,3\n", "bad.csv");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "bad.csv");
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_NE(std::string(e.what()).find("bad.csv:3:"), std::string::npos);
+  }
+  EXPECT_THROW(parse_csv("a\n\"open", "u.csv"), InputError);
+}
+
+TEST(Csv, WriteRoundTrip) {
+  std::vector<std::string> f{"plain", "with,comma", "with \"quote\"", "multi\nline", ""};
+  std::string line = csv_line(f);
+  EXPECT_EQ(line, "plain,\"with,comma\",\"with \"\"quote\"\"\",\"multi\nline\",\n");
+  CsvData d = parse_csv("h1,h2,h3,h4,h5\n" + line, "x");
+  ASSERT_EQ(d.rows.size(), 1u);
+  EXPECT_EQ(d.rows[0], f);
+}
