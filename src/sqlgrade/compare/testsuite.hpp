@@ -1,0 +1,75 @@
+#pragma once
+// Test-suite execution accuracy for Spider (taoyds/test-suite-sql-eval `exec_eval.py` semantics):
+// multiset result comparison with the column-permutation search, order only when the gold has
+// ORDER BY, every *.sqlite in the database folder is a test-suite database, optional plug_value.
+// Differences from the official tool (real timeout, gold cache, parallelism, lenient errors) are
+// documented in docs/spider-exec.md.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sqlgrade/table.hpp"
+#include "sqlgrade/util/parallel.hpp"
+
+namespace sqlgrade::spider {
+
+// Spider: original Spider evaluation.py execution check; TestSuite: test-suite exec_eval.py.
+enum class Compat { Spider, TestSuite };
+
+struct ExecOptions {
+  bool plug_value = false;     // --plug_value: fill gold literals into the prediction's slots
+  bool keep_distinct = false;  // --keep_distinct: do not strip DISTINCT before executing
+  double timeout_s = 30;       // per-query wall-clock deadline; <= 0 disables it
+  Compat compat = Compat::TestSuite;
+};
+
+struct ExecItem {
+  std::string db_id;
+  std::string gold_sql;
+  std::string pred_sql;
+};
+
+struct ExecVerdict {
+  int score = 0;           // 1 = equivalent on every test-suite database
+  std::string reason;      // why 0 (empty when score == 1)
+  bool gold_error = false; // the gold itself failed / timed out on some database
+  bool timeout = false;    // the prediction hit the deadline
+  double seconds = 0;      // wall time spent on this item
+};
+
+class ExecEvaluator {
+ public:
+  ExecEvaluator(std::string db_dir, ExecOptions opt);
+  ~ExecEvaluator();
+  ExecEvaluator(const ExecEvaluator&) = delete;
+  ExecEvaluator& operator=(const ExecEvaluator&) = delete;
+
+  ExecVerdict evaluate(const ExecItem& item);  // thread-safe
+  std::vector<ExecVerdict> evaluate_all(const std::vector<ExecItem>& items, unsigned jobs, Progress* progress);
+
+  // The test-suite databases of db_id: every *.sqlite in <db_dir>/<db_id>/, with <db_id>.sqlite first,
+  // the rest in name order. Throws InputError when there are none.
+  std::vector<std::string> db_paths(const std::string& db_id);
+
+  const ExecOptions& options() const { return opt_; }
+
+ private:
+  struct Impl;
+  std::string db_dir_;
+  ExecOptions opt_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// exec_eval.result_eq: same multiset of rows up to some permutation of the prediction's columns;
+// with order_matters the rows must also be in the same order (after the column permutation).
+bool result_eq(const Table& gold, const Table& pred, bool order_matters);
+
+// exec_eval.remove_distinct: drop every DISTINCT keyword token (case-insensitive) from the query.
+std::string remove_distinct(const std::string& sql);
+
+// exec_eval.postprocess / replace_cur_year: `! =`→`!=`, `> =`→`>=`, `< =`→`<=`, and
+// YEAR(CURDATE()) (any spacing/case) → 2020.
+std::string postprocess_sql(const std::string& sql);
+std::string replace_cur_year(const std::string& sql);
+
+}  // namespace sqlgrade::spider
