@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/engine/engine.hpp"
 #include "sqlgrade/table.hpp"
 #include "sqlgrade/util/parallel.hpp"
 
@@ -21,6 +22,10 @@ struct ExecOptions {
   bool keep_distinct = false;  // --keep_distinct: do not strip DISTINCT before executing
   double timeout_s = 30;       // per-query wall-clock deadline; <= 0 disables it
   Compat compat = Compat::TestSuite;
+  // --plug_value only: wall-clock budget for one item over all its candidates (the official tool
+  // can enumerate |values|^slots candidates for hours). <= 0 means "timeout_s". When spent, the
+  // item scores 0 and is reported as a timeout.
+  double plug_budget_s = 0;
 };
 
 struct ExecItem {
@@ -53,7 +58,20 @@ class ExecEvaluator {
 
   const ExecOptions& options() const { return opt_; }
 
+  // The (cached) result of a gold query on one database file, exactly as given (callers apply the
+  // postprocess / DISTINCT removal first). Computed once per (file, SQL), shared across threads.
+  const ExecResult& gold_result(const std::string& db_path, const std::string& gold_sql);
+
+  // For the original Spider `exec` metric (Compat::Spider; the map comparison of spider §1.14 needs
+  // the parsed queries and is done by the caller): gold (cached) and prediction executed once on
+  // <db_id>.sqlite, with no rewriting.
+  struct PairResult {
+    ExecResult gold, pred;
+  };
+  PairResult execute_pair(const ExecItem& item);
+
  private:
+  ExecResult run_pred(const std::string& db_path, const std::string& sql, size_t max_rows);
   struct Impl;
   std::string db_dir_;
   ExecOptions opt_;

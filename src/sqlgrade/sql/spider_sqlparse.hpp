@@ -1,0 +1,96 @@
+#pragma once
+// A small emulation of the parts of python-sqlparse 0.4.2 that the test-suite evaluator
+// (taoyds/test-suite-sql-eval) depends on for its execution check:
+//   - the lexer (token boundaries and the token types Whitespace / Newline / comments / strings /
+//     names / numbers / punctuation), written from sqlparse's documented lexing rules;
+//   - the statement splitter (`sqlparse.parse(s)[0]` keeps only the FIRST statement);
+//   - remove_distinct (drop every token whose lower-cased text is exactly "distinct");
+//   - the --plug_value value extraction (parse.py reformat_query / replace_values / strip_query) and
+//     the candidate generation (every way of writing the gold's values into the prediction's slots).
+// Known gaps (documented in docs/spider-exec.md): non-ASCII characters are classified approximately
+// (Python's Unicode \w and \s are not reproduced code point by code point), the keyword upper-casing
+// and line-trailing-space removal done by sqlparse.format are not reproduced because the tokens are
+// lower-cased afterwards and whitespace is split away (they cannot change the candidates except
+// inside string literals spanning lines).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sqlgrade::spider::sqlparse {
+
+enum class TokType : uint8_t {
+  Whitespace,        // one whitespace character other than a newline (sqlparse `\s+?`)
+  Newline,           // \r\n, \r or \n
+  CommentSingle,     // -- ... or "# " ..., including the line end
+  CommentMultiline,  // /* ... */
+  StringSingle,      // '...'
+  StringSymbol,      // "..."
+  Name,
+  Keyword,
+  Number,
+  Punctuation,  // ; : ( ) [ ] , . and ::
+  Operator,
+  Comparison,
+  Wildcard,
+  Placeholder,
+  Literal,  // $tag$ ... $tag$
+  Command,
+  Assignment,
+  Error  // a character no rule matches (sqlparse emits it as an Error token)
+};
+
+struct Token {
+  TokType type;
+  std::string text;
+};
+
+// The flat token list of the whole text (sqlparse's lexer).
+std::vector<Token> tokenize(std::string_view sql);
+
+// The tokens of the first statement as `sqlparse.parse(sql)[0].flatten()` returns them.
+// `found` is false when sqlparse would return no statement at all (empty or whitespace-only text),
+// where the official code raises IndexError.
+std::vector<Token> first_statement(std::string_view sql, bool* found = nullptr);
+
+// parse.remove_distinct: the first statement with every `distinct` token dropped, the other tokens
+// concatenated unchanged. Returns "" with *found=false when there is no statement.
+std::string remove_distinct(std::string_view sql, bool* found = nullptr);
+
+// Python str.strip() / str.split() with no argument (ASCII whitespace, \x1c-\x1f, NBSP and the
+// common Unicode spaces).
+std::string py_strip(std::string_view s);
+std::vector<std::string> py_split(std::string_view s);
+
+// parse.extract_query_values: the lower-cased token list with `valuerare` slots, and the values
+// (original text) in extraction order, duplicates kept. ok=false when the text has no statement.
+struct QueryValues {
+  bool ok = false;
+  std::vector<std::string> tokens;
+  std::vector<std::string> values;
+};
+QueryValues extract_query_values(std::string_view sql);
+
+// parse.get_all_preds_for_execution: the gold's distinct values and the prediction's slot tokens.
+// count() = |values| ^ slots (saturating); candidate(i) = the i-th way of filling the slots, in
+// itertools.product order over the values (first-seen order instead of Python set order; the order
+// never changes a 0/1 result).
+class PlugCandidates {
+ public:
+  PlugCandidates(std::string_view gold, std::string_view pred);
+  bool ok() const { return ok_; }  // false when either side has no statement
+  size_t slots() const { return slots_; }
+  const std::vector<std::string>& values() const { return values_; }
+  uint64_t count() const { return count_; }  // UINT64_MAX when it overflows
+  std::string candidate(uint64_t index) const;
+
+ private:
+  bool ok_ = false;
+  std::vector<std::string> tokens_;
+  std::vector<std::string> values_;
+  size_t slots_ = 0;
+  uint64_t count_ = 0;
+};
+
+}  // namespace sqlgrade::spider::sqlparse
