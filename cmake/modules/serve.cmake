@@ -1,0 +1,48 @@
+# Reward server + SQL extraction (module "serve": subcommands `serve` and `extract-sql`).
+# The comparison modules (bird, spider, spider2) are linked when they exist. serve.cmake is included
+# before spider.cmake and spider2.cmake (alphabetical), so the check is deferred to the end of the
+# top-level directory; each linked module also defines SQLGRADE_HAVE_<NAME>.
+file(GLOB SERVE_TESTS CONFIGURE_DEPENDS tests/unit/serve_*_test.cpp)
+
+# cpp-httplib: Debian ships a compiled library whose header must see the same feature macros
+# (pkg-config gives them); fall back to a plain header + library lookup.
+if(NOT TARGET sqlgrade_httplib)
+  add_library(sqlgrade_httplib INTERFACE)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(SQLGRADE_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+  endif()
+  if(TARGET PkgConfig::SQLGRADE_HTTPLIB)
+    target_link_libraries(sqlgrade_httplib INTERFACE PkgConfig::SQLGRADE_HTTPLIB)
+  else()
+    find_package(httplib QUIET)
+    if(TARGET httplib::httplib)
+      target_link_libraries(sqlgrade_httplib INTERFACE httplib::httplib)
+    else()
+      find_path(SQLGRADE_HTTPLIB_INCLUDE httplib.h REQUIRED)
+      target_include_directories(sqlgrade_httplib INTERFACE ${SQLGRADE_HTTPLIB_INCLUDE})
+    endif()
+  endif()
+endif()
+
+sqlgrade_module(NAME serve
+  SOURCES src/sqlgrade/sql/extract.cpp src/sqlgrade/suites/reward_server.cpp
+  COMMAND src/cli/serve_cmd.cpp
+  TESTS ${SERVE_TESTS}
+  LIBS sqlgrade_httplib)
+
+if(TARGET sqlgrade_serve)
+  function(sqlgrade_serve_link_benchmarks)
+    foreach(m spider2 spider bird)
+      if(TARGET sqlgrade_${m})
+        string(TOUPPER "${m}" M)
+        target_link_libraries(sqlgrade_serve PUBLIC sqlgrade_${m})
+        target_compile_definitions(sqlgrade_serve PUBLIC SQLGRADE_HAVE_${M}=1)
+        message(STATUS "sqlgrade serve: ${m} verdicts enabled")
+      else()
+        message(STATUS "sqlgrade serve: ${m} module absent, its verdicts answer 400")
+      endif()
+    endforeach()
+  endfunction()
+  cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL sqlgrade_serve_link_benchmarks)
+endif()

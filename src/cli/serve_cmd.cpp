@@ -1,0 +1,145 @@
+// `sqlgrade serve` (HTTP reward server, NeMo Gym spider2_lite compatible) and
+// `sqlgrade extract-sql` (model answer on stdin -> SQL on stdout).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
+#include "sqlgrade/error.hpp"
+#include "sqlgrade/sql/extract.hpp"
+#include "sqlgrade/suites/reward_server.hpp"
+
+namespace {
+
+struct ServeArgs {
+  sqlgrade::reward::ServerOptions so;
+  sqlgrade::reward::HttpOptions http;
+  double max_result_mb = 64, cache_mb = 256, max_body_mb = 16;
+  int max_concurrency = 0;
+  bool word_boundary = false, nemo_strict = false;
+};
+
+struct ExtractArgs {
+  bool word_boundary = false, nemo_strict = false, no_raw = false, jsonl = false;
+};
+
+void require_dir(const std::string& d, const char* flag) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(d, ec))
+    throw sqlgrade::InputError(d, std::string("not a directory (") + flag + ")");
+}
+
+void run_serve(ServeArgs& a) {
+  using namespace sqlgrade::reward;
+  require_dir(a.so.db_dir, "--db-dir");
+  if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
+  if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
+  a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
+  a.so.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
+  a.so.gold_cache_bytes = static_cast<size_t>(a.cache_mb * (1 << 20));
+  a.so.extract.word_boundary = a.word_boundary;
+  a.so.extract.tags_and_json = !a.nemo_strict;
+  a.http.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
+  RewardServer server(a.so);
+  serve_http(server, a.http, [&](int port) {
+    std::printf("sqlgrade serve: listening on http://%s:%d (max-concurrency %u, queue %zu, timeout %g s)\n",
+                a.http.host.c_str(), port, server.options().max_concurrency, server.options().max_queue,
+                server.options().timeout_s);
+    std::fflush(stdout);
+  });
+  ServerStats s = server.stats();
+  std::fprintf(stderr,
+               "sqlgrade serve: stopped after %llu verifies (%llu rejected busy, %llu bad requests; gold cache "
+               "%llu hits / %llu misses)\n",
+               (unsigned long long)s.verifies, (unsigned long long)s.rejected_busy, (unsigned long long)s.bad_requests,
+               (unsigned long long)s.gold_cache_hits, (unsigned long long)s.gold_cache_misses);
+}
+
+void run_extract(const ExtractArgs& a) {
+  using sqlgrade::sql::extract_sql;
+  sqlgrade::sql::ExtractOptions opt;
+  opt.word_boundary = a.word_boundary;
+  opt.tags_and_json = !a.nemo_strict;
+  opt.raw_fallback = !a.no_raw;
+  if (!a.jsonl) {
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    auto ex = extract_sql(text, opt);
+    if (!ex.sql) {
+      std::fprintf(stderr, "sqlgrade extract-sql: no SQL found\n");
+      throw sqlgrade::cli::Exit{1};
+    }
+    std::fwrite(ex.sql->data(), 1, ex.sql->size(), stdout);
+    std::fputc('\n', stdout);
+    return;
+  }
+  // JSONL: each line is a JSON string (the model text) or an object (NeMo verify request/rollout).
+  std::string line, out;
+  long n = 0;
+  while (std::getline(std::cin, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) throw sqlgrade::InputError("<stdin>", "not valid JSON", n);
+    std::string text;
+    if (j.is_string()) {
+      text = j.get<std::string>();
+    } else if (j.is_object()) {
+      try {
+        text = sqlgrade::reward::model_text(j);
+      } catch (const std::exception& e) {
+        throw sqlgrade::InputError("<stdin>", e.what(), n);
+      }
+    } else {
+      throw sqlgrade::InputError("<stdin>", "expected a JSON string or object", n);
+    }
+    auto ex = extract_sql(text, opt);
+    nlohmann::json o;
+    if (j.is_object() && j.contains("instance_id")) o["instance_id"] = j["instance_id"];
+    o["extracted_sql"] = ex.sql ? nlohmann::json(*ex.sql) : nlohmann::json();
+    o["source"] = sqlgrade::sql::to_string(ex.source);
+    out += o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += '\n';
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+}  // namespace
+
+void register_serve_command(CLI::App& app) {
+  auto sa = std::make_shared<ServeArgs>();
+  auto* s = app.add_subcommand("serve", "HTTP/JSON reward server (NeMo Gym spider2_lite compatible)");
+  s->add_option("--db-dir", sa->so.db_dir, "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite")->required();
+  s->add_option("--port", sa->http.port, "TCP port (0 = any free port, printed on stdout)")->default_val(8000);
+  s->add_option("--host", sa->http.host, "address to bind")->default_val("127.0.0.1");
+  s->add_option("--max-concurrency", sa->max_concurrency, "verifies running at once (default: cores)");
+  s->add_option("--max-queue", sa->so.max_queue, "verifies waiting for a slot before 503")->default_val(64);
+  s->add_option("--timeout", sa->so.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
+  s->add_option("--gold-timeout", sa->so.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)");
+  s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");
+  s->add_option("--bird-db-dir", sa->so.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db-dir)");
+  s->add_option("--max-rows", sa->so.max_rows, "result row cap per query")->default_val(1000000);
+  s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")->default_val(64);
+  s->add_option("--cache-entries", sa->so.gold_cache_entries, "gold results kept")->default_val(4096);
+  s->add_option("--cache-mb", sa->cache_mb, "memory for cached gold results, MiB")->default_val(256);
+  s->add_option("--max-body-mb", sa->max_body_mb, "largest accepted request body, MiB")->default_val(16);
+  s->add_flag("--word-boundary", sa->word_boundary, "raw-text SQL fallback needs a word boundary before the keyword");
+  s->add_flag("--nemo-strict", sa->nemo_strict, "extract SQL exactly as NeMo Gym (no <answer>/<solution>/JSON)");
+  s->add_flag("--log-requests", sa->http.log_requests, "one line per request on stderr");
+  s->callback([sa] { run_serve(*sa); });
+
+  auto ea = std::make_shared<ExtractArgs>();
+  auto* e = app.add_subcommand("extract-sql", "extract the SQL from a model answer (stdin) as NeMo Gym does");
+  e->add_flag("--word-boundary", ea->word_boundary, "raw-text fallback needs a word boundary before the keyword");
+  e->add_flag("--nemo-strict", ea->nemo_strict, "exactly NeMo Gym: no <answer>/<solution> tags, no {\"answer\": ...}");
+  e->add_flag("--no-raw", ea->no_raw, "no raw-text fallback (only fenced blocks, tags, JSON)");
+  e->add_flag("--jsonl", ea->jsonl,
+              "stdin is JSONL (a string, or an object with `response`/`model_output`); prints one JSON per line");
+  e->callback([ea] { run_extract(*ea); });
+}
