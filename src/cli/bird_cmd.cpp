@@ -1,0 +1,156 @@
+// `sqlgrade bird`: BIRD EX / Soft-F1 / EM+F1 / VES / R-VES with the official flags, plus
+// `sqlgrade bird subset` and `sqlgrade bird schema-prompt` (works_cycles prompt-optimisation subset).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "sqlgrade/error.hpp"
+#include "sqlgrade/report/bird.hpp"
+#include "sqlgrade/suites/bird.hpp"
+#include "sqlgrade/suites/bird_subset.hpp"
+#include "sqlgrade/util/fs.hpp"
+
+namespace {
+
+struct BirdArgs {
+  sqlgrade::bird::Options opt;
+  std::string metric = "ex", pair_by = "auto", output_log_path, json_out;
+  std::string mode_gt, mode_predict, difficulty;  // accepted for compatibility, unused (as officially)
+  bool quiet = false, no_progress = false;
+};
+
+struct SubsetArgs {
+  sqlgrade::bird::SubsetOptions opt;
+  std::string out;
+};
+
+struct SchemaArgs {
+  std::string db;
+  int rows = 0;
+  bool keep_seq = false;
+};
+
+void run_bird(BirdArgs& a) {
+  using namespace sqlgrade;
+  auto m = bird::parse_metric(a.metric);
+  if (!m) throw InputError("--metric", "unknown metric '" + a.metric + "' (ex, soft-f1, em-f1, ves, r-ves)");
+  auto p = bird::parse_pair_by(a.pair_by);
+  if (!p) throw InputError("--pair-by", "unknown value '" + a.pair_by + "' (auto, index, question_id, position)");
+  if (a.opt.predicted_sql_path.empty() || a.opt.ground_truth_path.empty() || a.opt.db_root_path.empty())
+    throw InputError("bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required");
+  a.opt.metric = *m;
+  a.opt.pair_by = *p;
+  if (a.no_progress) a.opt.progress = 0;
+  bool quiet = a.quiet;
+  auto res = bird::evaluate(a.opt, [quiet](const std::string& w) {
+    if (!quiet) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
+  });
+  std::string out = bird::format_stdout(res);
+  if (!a.output_log_path.empty()) {
+    std::string prev;
+    std::error_code ec;
+    if (fs::exists(a.output_log_path, ec)) prev = read_file(a.output_log_path);
+    write_file_atomic(a.output_log_path, prev + bird::format_log_block(res));
+  }
+  if (!a.json_out.empty()) write_file_atomic(a.json_out, bird::format_json(res, a.opt));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+void run_subset(SubsetArgs& a) {
+  using namespace sqlgrade;
+  auto s = bird::build_subset(a.opt);
+  auto array_of = [](const std::vector<bird::SubsetItem>& items) {
+    std::string out = "[\n";
+    for (size_t i = 0; i < items.size(); ++i) out += "  " + items[i].json + (i + 1 < items.size() ? ",\n" : "\n");
+    return out + "]\n";
+  };
+  auto gold_of = [](const std::vector<bird::SubsetItem>& items) {
+    std::string out;
+    for (auto& it : items) {
+      std::string sql = it.sql;
+      for (char& c : sql)
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+      out += sql + "\t" + it.db_id + "\n";
+    }
+    return out;
+  };
+  if (a.out.empty()) {
+    std::string o = "{\"train\": " + array_of(s.train) + ", \"valid\": " + array_of(s.valid) + "}\n";
+    std::fwrite(o.data(), 1, o.size(), stdout);
+  } else {
+    fs::path d(a.out);
+    write_file_atomic(d / "train.json", array_of(s.train));
+    write_file_atomic(d / "valid.json", array_of(s.valid));
+    write_file_atomic(d / "train_gold.sql", gold_of(s.train));
+    write_file_atomic(d / "valid_gold.sql", gold_of(s.valid));
+  }
+  std::fprintf(stderr, "sqlgrade: %s: %zu questions with db_id %s; shuffled with seed %llu; train %zu, valid %zu\n",
+               a.opt.data_path.c_str(), s.matched, a.opt.db_id.c_str(),
+               static_cast<unsigned long long>(a.opt.seed), s.train.size(), s.valid.size());
+  if (s.train.size() + s.valid.size() < a.opt.train + a.opt.valid)
+    std::fprintf(stderr, "sqlgrade: warning: fewer matching questions than --train + --valid\n");
+}
+
+}  // namespace
+
+void register_bird_command(CLI::App& app) {
+  auto args = std::make_shared<BirdArgs>();
+  auto* cmd = app.add_subcommand("bird", "BIRD execution accuracy (EX), Soft-F1, EM+F1, VES and R-VES (official flags)");
+  cmd->require_subcommand(0, 1);
+  auto& o = args->opt;
+  cmd->add_option("--predicted_sql_path", o.predicted_sql_path,
+                  "prediction JSON {\"0\": \"SQL\\t----- bird -----\\tdb_id\"} (or a folder with --data_mode)");
+  cmd->add_option("--ground_truth_path", o.ground_truth_path, "gold file, one SQL<TAB>db_id per line (or a folder)");
+  cmd->add_option("--db_root_path", o.db_root_path, "folder with <db_id>/<db_id>.sqlite");
+  cmd->add_option("--diff_json_path", o.diff_json_path, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");
+  cmd->add_option("--metric", args->metric, "ex | soft-f1 | em-f1 | ves | r-ves")->capture_default_str();
+  cmd->add_option("--num_cpus", o.num_cpus, "worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--meta_time_out", o.meta_time_out, "seconds per prediction query (<= 0: none)")->capture_default_str();
+  cmd->add_option("--gold_time_out", o.gold_time_out, "seconds per gold query (default: --meta_time_out)");
+  cmd->add_option("--sql_dialect", o.sql_dialect, "SQLite (MySQL/PostgreSQL are not supported)")->capture_default_str();
+  cmd->add_option("--output_log_path", args->output_log_path, "append the Mini-Dev log block to this file");
+  cmd->add_option("--data_mode", o.data_mode, "original BIRD layout: read predict_<mode>.json / <mode>_gold.sql");
+  cmd->add_option("--mode_gt", args->mode_gt, "accepted and ignored (as in the original script)");
+  cmd->add_option("--mode_predict", args->mode_predict, "accepted and ignored (as in the original script)");
+  cmd->add_option("--difficulty", args->difficulty, "accepted and ignored (as in the original script)");
+  cmd->add_option("--repeat", o.repeat, "VES/R-VES timing iterations")->capture_default_str();
+  cmd->add_option("--pair-by", args->pair_by, "auto | index | question_id | position (official: position)")
+      ->capture_default_str();
+  cmd->add_flag("--answer-json", o.answer_json, "predictions are model outputs with {\"answer\": \"<SQL>\"}");
+  cmd->add_option("--max-rows", o.max_rows, "result rows before a query is stopped")->capture_default_str();
+  cmd->add_option("--json", args->json_out, "write per-question results as JSON");
+  cmd->add_flag("--quiet", args->quiet, "do not print warnings");
+  cmd->add_flag("--no-progress", args->no_progress, "never draw a progress bar");
+
+  auto sargs = std::make_shared<SubsetArgs>();
+  auto* sub = cmd->add_subcommand("subset", "build the works_cycles-style subset: filter by db_id, shuffle, split");
+  sub->add_option("--data", sargs->opt.data_path, "BIRD train.json")->required();
+  sub->add_option("--db-id", sargs->opt.db_id, "database to keep")->capture_default_str();
+  sub->add_option("--seed", sargs->opt.seed, "shuffle seed (CPython random.Random(seed).shuffle)")->capture_default_str();
+  sub->add_option("--train", sargs->opt.train, "training items")->capture_default_str();
+  sub->add_option("--valid", sargs->opt.valid, "validation items")->capture_default_str();
+  sub->add_option("--out", sargs->out, "folder for train.json, valid.json, train_gold.sql, valid_gold.sql (default: stdout)");
+  sub->add_option("--db", sargs->opt.db_path, "database file: add the schema prompt to every item");
+  sub->add_option("--rows", sargs->opt.rows, "example rows per table in the schema prompt");
+  sub->add_flag("--keep-sqlite-sequence", sargs->opt.keep_sqlite_sequence, "do not skip sqlite_sequence");
+  sub->callback([sargs] { run_subset(*sargs); });
+
+  auto pargs = std::make_shared<SchemaArgs>();
+  auto* sp = cmd->add_subcommand("schema-prompt", "print the subset recipe's schema prompt of a database");
+  sp->add_option("--db", pargs->db, "SQLite database file")->required();
+  sp->add_option("--rows", pargs->rows, "example rows per table (0 = none)")->capture_default_str();
+  sp->add_flag("--keep-sqlite-sequence", pargs->keep_seq, "do not skip sqlite_sequence");
+  sp->callback([pargs] {
+    std::string s = sqlgrade::bird::schema_prompt(pargs->db, pargs->rows, pargs->keep_seq) + "\n";
+    std::fwrite(s.data(), 1, s.size(), stdout);
+  });
+
+  cmd->callback([args, sub, sp] {
+    if (sub->parsed() || sp->parsed()) return;
+    run_bird(*args);
+  });
+}
