@@ -65,6 +65,40 @@ void DuckConn::run(std::string_view sql) {
   duckdb_destroy_result(&r);
 }
 
+void DuckConn::load_table(const std::string& name, const std::vector<std::string>& columns,
+                          const std::vector<std::string>& types, const std::vector<Row>& rows) {
+  std::string ddl = "CREATE TABLE " + duck_ident(name) + " (";
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (c) ddl += ", ";
+    ddl += duck_ident(columns[c]) + " " + types[c];
+  }
+  run(ddl + ")");
+  duckdb_appender app;
+  if (duckdb_appender_create(impl_->con, nullptr, name.c_str(), &app) != DuckDBSuccess)
+    throw std::runtime_error("duckdb: cannot create appender for " + name);
+  auto fail = [&](const std::string& what) {
+    std::string msg = duckdb_appender_error(app) ? duckdb_appender_error(app) : what;
+    duckdb_appender_destroy(&app);
+    throw std::runtime_error("duckdb: loading " + name + ": " + msg);
+  };
+  for (auto& row : rows) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const Value& v = c < row.size() ? row[c] : Value();
+      duckdb_state st;
+      switch (v.kind) {
+        case Kind::Null: st = duckdb_append_null(app); break;
+        case Kind::Int: st = duckdb_append_int64(app, v.i); break;
+        case Kind::Real: st = duckdb_append_double(app, v.r); break;
+        default: st = duckdb_append_varchar_length(app, v.s.data(), v.s.size()); break;
+      }
+      if (st != DuckDBSuccess) fail("append failed");
+    }
+    if (duckdb_appender_end_row(app) != DuckDBSuccess) fail("end row failed");
+  }
+  if (duckdb_appender_close(app) != DuckDBSuccess) fail("close failed");
+  duckdb_appender_destroy(&app);
+}
+
 namespace {
 
 Value hugeint_value(duckdb_hugeint h) {

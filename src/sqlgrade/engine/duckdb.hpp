@@ -4,6 +4,7 @@
 // A DuckDb can be shared by threads only through connect(): each thread gets its own DuckConn.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sqlgrade/engine/engine.hpp"
 
@@ -21,6 +22,10 @@ class DuckConn : public Engine {
   std::string name() const override { return "duckdb"; }
   // Runs a statement that must succeed (setup); throws std::runtime_error with DuckDB's message.
   void run(std::string_view sql);
+  // Creates table `name` with the given column names and SQL types (BIGINT, DOUBLE or VARCHAR) and
+  // appends the rows (Int/Real/Text/Null cells) through DuckDB's appender.
+  void load_table(const std::string& name, const std::vector<std::string>& columns,
+                  const std::vector<std::string>& types, const std::vector<Row>& rows);
 
  private:
   friend class DuckDb;

@@ -1,0 +1,164 @@
+// `sqlgrade uda prepare|gold|eval|run` — UDA-Bench / OpenQuest accuracy.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "sqlgrade/error.hpp"
+#include "sqlgrade/judge/judge.hpp"
+#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/util/fs.hpp"
+
+namespace {
+
+using namespace sqlgrade;
+using namespace sqlgrade::uda;
+
+struct CommonFlags {
+  std::string attributes_file, gt_dir, table_map, judge = "rules";
+  RunOptions run;
+};
+
+void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
+  c->add_option("--attributes-file", f.attributes_file, "attributes JSON (default: <dataset>/*_attributes.json)");
+  c->add_option("--gt-dir", f.gt_dir, "folder with the gold CSV tables (default: the dataset folder)");
+  c->add_option("--table-map", f.table_map, "JSON {sql_table: {\"csv\": \"File.csv\", \"attributes\": \"key\"}} overriding name resolution");
+  c->add_option("--jobs,-j", f.run.jobs, "worker threads (default: all cores)");
+  if (eval_flags) {
+    c->add_option("--primary-key", f.run.eval.primary_key, "column matching multi-entity rows inside one id (default: first non-id select column)");
+    c->add_option("--float-tolerance", f.run.eval.float_tolerance, "relative float tolerance: |p-g| <= tol*max(1,|g|)")->capture_default_str();
+    c->add_option("--multi-value-sep", f.run.eval.multi_sep, "separator of multi-value cells")->capture_default_str();
+    c->add_option("--judge", f.judge, "cell judge: rules (offline, default)")->check(CLI::IsMember({"rules"}));
+  }
+}
+
+void apply_common(CommonFlags& f) {
+  if (!f.attributes_file.empty()) f.run.dataset.attributes_file = f.attributes_file;
+  if (!f.gt_dir.empty()) f.run.dataset.gt_dir = f.gt_dir;
+  if (!f.table_map.empty()) f.run.dataset.table_map = f.table_map;
+}
+
+std::unique_ptr<judge::Judge> make_judge(const CommonFlags&) { return std::make_unique<judge::RulesJudge>(); }
+
+void print_errors(const std::vector<DatasetSummary>& sums, bool all_errors) {
+  size_t n = 0;
+  for (auto& s : sums)
+    for (auto& q : s.queries)
+      if (q.status != "ok") {
+        if (all_errors) std::printf("error  %s: %s\n", q.path.c_str(), q.reason.c_str());
+        ++n;
+      }
+  if (!all_errors && n) std::printf("%zu quer%s with errors (see summary.json)\n", n, n == 1 ? "y" : "ies");
+}
+
+}  // namespace
+
+void register_uda_command(CLI::App& app) {
+  auto* uda = app.add_subcommand("uda", "UDA-Bench / OpenQuest accuracy of SQL-over-documents extraction");
+  uda->require_subcommand(1);
+
+  // prepare / gold
+  for (bool with_gold : {false, true}) {
+    auto f = std::make_shared<CommonFlags>();
+    auto dataset_dir = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto* c = uda->add_subcommand(with_gold ? "gold" : "prepare",
+                                  with_gold ? "write each statement's gold_result.csv (and sql.json) into the per-query folders"
+                                            : "split the query files into per-query folders with sql.json");
+    c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
+    c->add_option("--out", *out, "output root: <out>/<Dataset>/<Task>/<file stem>/<n>/")->required();
+    add_common(c, *f, false);
+    c->callback([=] {
+      apply_common(*f);
+      auto sums = prepare_datasets(*dataset_dir, *out, with_gold, f->run);
+      size_t n = 0, bad = 0;
+      for (auto& s : sums)
+        for (auto& q : s.queries) {
+          ++n;
+          if (q.status != "ok") ++bad;
+        }
+      if (with_gold) print_errors(sums, true);
+      std::printf("%zu statements in %zu dataset(s)%s\n", n, sums.size(),
+                  with_gold ? (", " + std::to_string(n - bad) + " gold results, " + std::to_string(bad) + " gold errors").c_str() : "");
+    });
+  }
+
+  // eval (one query)
+  {
+    auto f = std::make_shared<CommonFlags>();
+    struct EvalFlags {
+      std::string dataset, dataset_dir, query_root = "Query", sql_file, result_csv, output_dir, task;
+      int query_id = 0;
+      bool quiet = false;
+    };
+    auto e = std::make_shared<EvalFlags>();
+    auto* c = uda->add_subcommand("eval", "evaluate one query's result.csv");
+    c->add_option("--dataset", e->dataset, "dataset name, resolved as <query-root>/<name>");
+    c->add_option("--query-root", e->query_root, "folder holding the datasets")->capture_default_str();
+    c->add_option("--dataset-dir", e->dataset_dir, "dataset folder (instead of --dataset)");
+    c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)")->required();
+    c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file");
+    c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)");
+    c->add_option("--output-dir", e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)");
+    c->add_option("--task", e->task, "task name (informational)");
+    c->add_flag("--quiet,-q", e->quiet, "do not print acc.json");
+    add_common(c, *f, true);
+    c->callback([=] {
+      apply_common(*f);
+      fs::path ddir = !e->dataset_dir.empty() ? fs::path(e->dataset_dir) : fs::path(e->query_root) / e->dataset;
+      if (e->dataset_dir.empty() && e->dataset.empty()) throw InputError("", "give --dataset-dir or --dataset");
+      std::string sql;
+      fs::path sqlf = e->sql_file;
+      if (sqlf.extension() == ".json") {
+        auto j = nlohmann::json::parse(read_file(sqlf), nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("sql") || !j["sql"].is_string())
+          throw InputError(sqlf.string(), "expected a JSON object with a \"sql\" string");
+        sql = j["sql"];
+      } else {
+        auto stmts = split_sql_statements(read_file(sqlf), sqlf.string());
+        if (stmts.empty()) throw InputError(sqlf.string(), "no SQL statement in the file");
+        int id = e->query_id > 0 ? e->query_id : 1;
+        if (e->query_id == 0 && stmts.size() > 1)
+          throw InputError(sqlf.string(), std::to_string(stmts.size()) + " statements in the file; choose one with --query-id");
+        if (id > static_cast<int>(stmts.size()))
+          throw InputError(sqlf.string(), "--query-id " + std::to_string(id) + " but the file has " + std::to_string(stmts.size()) + " statements");
+        sql = stmts[id - 1].sql;
+      }
+      fs::path result = !e->result_csv.empty() ? fs::path(e->result_csv) : sqlf.parent_path() / "result.csv";
+      if (!fs::exists(result)) throw InputError(result.string(), "result file not found");
+      fs::path out = !e->output_dir.empty() ? fs::path(e->output_dir) : result.parent_path() / "acc_result";
+      Dataset ds(ddir, f->run.dataset);
+      auto jd = make_judge(*f);
+      Evaluator ev(ds, f->run.eval, *jd);
+      auto conn = ds.connect();
+      QueryEval r = ev.evaluate(*conn, sql, result);
+      write_query_outputs(out, r, f->run.eval);
+      if (!e->quiet) std::printf("%s\n", acc_json(r, f->run.eval).dump(2).c_str());
+      if (r.status != "ok") {
+        std::fprintf(stderr, "sqlgrade: %s\n", r.reason.c_str());
+        throw cli::Exit{1};
+      }
+    });
+  }
+
+  // run (whole datasets)
+  {
+    auto f = std::make_shared<CommonFlags>();
+    auto dataset_dir = std::make_shared<std::string>();
+    auto results = std::make_shared<std::string>();
+    auto verbose = std::make_shared<bool>(false);
+    auto* c = uda->add_subcommand("run", "evaluate every <results>/<Dataset>/**/result.csv; summary per dataset");
+    c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
+    c->add_option("--results", *results, "results root holding <Dataset>/<Task>/<file stem>/<n>/result.csv")->required();
+    c->add_flag("--list-errors", *verbose, "print every query error");
+    add_common(c, *f, true);
+    c->callback([=] {
+      apply_common(*f);
+      auto jd = make_judge(*f);
+      auto sums = run_datasets(*dataset_dir, *results, f->run, *jd);
+      std::printf("%s", summary_table(sums).c_str());
+      print_errors(sums, *verbose);
+    });
+  }
+}

@@ -1,0 +1,142 @@
+#pragma once
+// UDA-Bench / OpenQuest evaluation driver: prepares query folders (sql.json), computes gold results
+// on the gold tables, evaluates a system's result.csv against them, and runs whole datasets in
+// parallel with per-dataset summaries. The comparison rule itself lives in compare/uda.hpp.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/compare/uda.hpp"
+#include "sqlgrade/engine/engine.hpp"
+#include "sqlgrade/sql/query_shape.hpp"
+#include "sqlgrade/sql/statements.hpp"
+#include "sqlgrade/suites/uda_dataset.hpp"
+
+namespace sqlgrade::uda {
+
+struct EvalOptions {
+  std::string primary_key;          // --primary-key (default: first non-id select column)
+  double float_tolerance = 1e-4;    // relative: |p-g| <= tol * max(1, |g|)
+  std::string multi_sep = "||";
+  double gold_timeout_s = 60;
+};
+
+// One statement of a query file of a dataset.
+struct QueryItem {
+  std::string task;       // Agg, Filter, Join, Mixed, Select
+  std::string file_stem;  // e.g. filter_queries_player
+  SqlStatement stmt;      // index = position in the file (1-based)
+  fs::path rel_dir() const { return fs::path(task) / file_stem / std::to_string(stmt.index); }
+};
+
+// Every statement of every <Task>/*.sql file of the dataset folder (sorted by task, file).
+std::vector<QueryItem> discover_queries(const fs::path& dataset_dir);
+
+// The gold side of one statement: parsed shape, the SQL actually run, and where things are.
+struct GoldPlan {
+  std::string sql;       // statement as given
+  std::string gold_sql;  // literals normalised, id columns injected
+  QueryShape shape;
+  std::vector<std::string> injected;  // injected id column names, in order (prefix of the result)
+  std::vector<int> item_gold_col;     // gold column index per select item
+  std::vector<std::string> item_names;  // reported name per select item (duplicates qualified)
+};
+
+struct GoldRun {
+  std::string error;  // non-empty: the gold could not be computed
+  GoldPlan plan;
+  Table table;
+  double seconds = 0;
+};
+
+struct QueryEval {
+  std::string status = "ok";  // ok | error
+  std::string reason;
+  GoldRun gold;
+  Table pred;
+  std::vector<KeySpec> keys;
+  std::vector<ColumnSpec> columns;
+  std::vector<std::string> skipped;  // select items not scored (keys, stop columns)
+  std::string primary_key;
+  MatchResult match;
+  std::vector<std::string> warnings;
+  std::string judge_name, judge_model;
+};
+
+class Evaluator {
+ public:
+  Evaluator(Dataset& ds, EvalOptions opt, judge::Judge& jd) : ds_(ds), opt_(opt), judge_(jd) {}
+  // sql.json content for a statement: sql, comments/labels and value_type/description of every
+  // attribute it touches, grouped by the table name as spelled in the SQL.
+  nlohmann::json sql_json(DuckConn& conn, const QueryItem& item);
+  GoldRun run_gold(DuckConn& conn, const std::string& sql);
+  // Full evaluation of one result.csv (errors are reported in the result, never thrown).
+  QueryEval evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv);
+  QueryEval evaluate_table(DuckConn& conn, const std::string& sql, Table pred);
+
+  Dataset& dataset() { return ds_; }
+  const EvalOptions& options() const { return opt_; }
+  judge::Judge& judge() { return judge_; }
+
+ private:
+  Dataset& ds_;
+  EvalOptions opt_;
+  judge::Judge& judge_;
+};
+
+// Reads a system's result.csv: BOM/CRLF tolerant; columns without a header or named "Unnamed…"
+// dropped; header names trimmed and unquoted; NA tokens become NULL. InputError when malformed.
+Table read_result_csv(const fs::path& path);
+
+// Writes acc.json, gold_result.csv, matched_result.csv, matched_gold_result.csv into out_dir.
+void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const EvalOptions& opt);
+nlohmann::json acc_json(const QueryEval& ev, const EvalOptions& opt);
+std::string table_to_csv(const Table& t);
+
+// ---- whole datasets ----
+struct RunEntry {
+  std::string path;  // relative to the results root: <Dataset>/<Task>/<stem>/<n>
+  std::string dataset, task, file_stem;
+  int index = 0;
+  std::string label, category, query_type;
+  std::string status = "ok", reason;
+  double macro_precision = 0, macro_recall = 0, macro_f1 = 0;
+  size_t len_gold = 0, len_pred = 0, matched_rows = 0;
+  size_t judge_questions = 0;
+};
+
+struct DatasetSummary {
+  std::string dataset;
+  std::vector<RunEntry> queries;
+  nlohmann::json to_json() const;
+  std::string to_csv() const;
+};
+
+struct RunOptions {
+  EvalOptions eval;
+  DatasetOptions dataset;
+  int jobs = 0;
+  int progress = -1;  // -1 auto
+};
+
+// Dataset folders under `dir`: the folder itself if it holds *_attributes.json, else its subfolders that do.
+std::vector<fs::path> dataset_dirs(const fs::path& dir);
+
+// `uda run`: evaluate every <results>/<Dataset>/**/result.csv; writes acc_result/ per query and
+// summary.json / summary.csv per dataset.
+std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::path& results_root,
+                                         const RunOptions& opt, judge::Judge& jd);
+
+// `uda prepare` / `uda gold`: write sql.json (and gold_result.csv when with_gold) for every statement.
+// Returns one entry per statement (status error with the reason when the gold fails).
+std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const fs::path& out_root,
+                                             bool with_gold, const RunOptions& opt);
+
+// Console table: one line per (dataset, task) plus totals.
+std::string summary_table(const std::vector<DatasetSummary>& sums);
+
+}  // namespace sqlgrade::uda
