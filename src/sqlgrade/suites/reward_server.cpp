@@ -242,6 +242,11 @@ class Executor {
     std::lock_guard<std::mutex> lk(mu_);
     return pending_;
   }
+  // Frees the slot of a finished task (so a caller that saw the result can submit again at once).
+  void release() {
+    std::lock_guard<std::mutex> lk(mu_);
+    --pending_;
+  }
 
  private:
   void loop() {
@@ -254,9 +259,7 @@ class Executor {
         fn = std::move(q_.front());
         q_.pop_front();
       }
-      fn();
-      std::lock_guard<std::mutex> lk(mu_);
-      --pending_;
+      fn();  // the task calls release() itself, before it publishes its result
     }
   }
   mutable std::mutex mu_;
@@ -753,7 +756,7 @@ json RewardServer::verify_json(const json& req) {
 }
 
 Reply RewardServer::verify(std::string_view body) {
-  auto task = std::make_shared<std::packaged_task<Reply()>>([this, body]() -> Reply {
+  auto handle = [this, body]() -> Reply {
     impl_->inflight++;
     struct Dec {
       std::atomic<size_t>& n;
@@ -775,9 +778,19 @@ Reply RewardServer::verify(std::string_view body) {
       return Reply{500, json{{"error", std::string("internal error: ") + e.what()}}.dump(
                             -1, ' ', false, json::error_handler_t::replace)};
     }
-  });
-  auto fut = task->get_future();
-  if (!impl_->exec.try_submit([task] { (*task)(); })) {
+  };
+  auto promise = std::make_shared<std::promise<Reply>>();
+  auto fut = promise->get_future();
+  if (!impl_->exec.try_submit([this, handle, promise] {
+        Reply r;
+        try {
+          r = handle();
+        } catch (...) {
+          r = Reply{500, R"({"error":"internal error"})"};
+        }
+        impl_->exec.release();
+        promise->set_value(std::move(r));
+      })) {
     impl_->rejected++;
     return Reply{503, R"({"error":"server busy: the verify queue is full, retry later"})"};
   }

@@ -1,0 +1,341 @@
+// Reward server core (no HTTP): verdicts, failure reasons, safety, cache, queue bound, metrics.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/suites/reward_server.hpp"
+#include "test_support.hpp"
+
+using namespace sqlgrade;
+using namespace sqlgrade::reward;
+using namespace sqlgrade::test;
+using json = nlohmann::json;
+
+namespace {
+
+struct Fixture {
+  TempDir tmp;
+  std::string dbdir, dbfile;
+  Fixture() {
+    dbdir = (tmp / "dbs").string();
+    dbfile = (tmp / "dbs" / "shop" / "shop.sqlite").string();
+    make_sqlite(dbfile, slurp(fixtures() + "/serve/shop.sql"));
+  }
+  ServerOptions opts(double timeout = 5) const {
+    ServerOptions o;
+    o.db_dir = dbdir;
+    o.max_concurrency = 2;
+    o.timeout_s = timeout;
+    return o;
+  }
+};
+
+// A NeMo Gym verify request whose model answer is `text`.
+json request(const std::string& text, json extra = json::object()) {
+  json r = {{"responses_create_params", {{"input", json::array({{{"role", "user"}, {"content", "q?"}, {"type", "message"}}})}}},
+            {"response",
+             {{"id", "resp_1"},
+              {"object", "response"},
+              {"output", json::array({{{"type", "reasoning"}, {"summary", json::array()}},
+                                      {{"type", "message"},
+                                       {"role", "assistant"},
+                                       {"content", json::array({{{"type", "output_text"}, {"text", text}, {"annotations", json::array()}}})}}})}}},
+            {"instance_id", "local900"},
+            {"uuid", nullptr},
+            {"db_id", "shop"},
+            {"question", "What?"},
+            {"ignore_order", true},
+            {"condition_cols", nullptr},
+            {"metadata", nullptr}};
+  for (auto& [k, v] : extra.items()) r[k] = v;
+  return r;
+}
+
+std::string sql_answer(const std::string& sql) { return "Here it is:\n```sql\n" + sql + "\n```"; }
+
+json verify(RewardServer& s, const json& req, int expect_status = 200) {
+  Reply r = s.verify(req.dump());
+  EXPECT_EQ(r.status, expect_status) << r.body;
+  return json::parse(r.body);
+}
+
+}  // namespace
+
+TEST(ServeCore, Spider2GoldSqlMatchAndMismatch) {
+  Fixture f;
+  RewardServer s(f.opts());
+  json extra = {{"gold_sql", "SELECT name, price FROM item ORDER BY id"}};
+  // columns matched independently, extra pred columns ignored, order ignored (ignore_order true)
+  json r = verify(s, request(sql_answer("SELECT qty, price, name FROM item ORDER BY name"), extra));
+  EXPECT_EQ(r["reward"], 1.0);
+  EXPECT_EQ(r["execution_match"], true);
+  EXPECT_EQ(r["failure_reason"], "none");
+  EXPECT_EQ(r["extracted_sql"], "SELECT qty, price, name FROM item ORDER BY name");
+  EXPECT_EQ(r["benchmark"], "spider2");
+  // echo of the task fields (NeMo shape): gold_result/ignore_order/condition_cols are not echoed
+  EXPECT_EQ(r["instance_id"], "local900");
+  EXPECT_EQ(r["db_id"], "shop");
+  EXPECT_EQ(r["question"], "What?");
+  EXPECT_EQ(r["gold_sql"], "SELECT name, price FROM item ORDER BY id");
+  EXPECT_TRUE(r.contains("responses_create_params"));
+  EXPECT_TRUE(r.contains("response"));
+  EXPECT_FALSE(r.contains("ignore_order"));
+  EXPECT_FALSE(r.contains("condition_cols"));
+  EXPECT_EQ(r["model_output"], sql_answer("SELECT qty, price, name FROM item ORDER BY name"));
+
+  r = verify(s, request(sql_answer("SELECT name FROM item WHERE id < 4"), extra));
+  EXPECT_EQ(r["reward"], 0.0);
+  EXPECT_EQ(r["execution_match"], false);
+  EXPECT_EQ(r["failure_reason"], "execution_error");  // NeMo has no separate "wrong result" code
+
+  // ignore_order false: the order of rows now matters
+  json ordered = {{"gold_sql", "SELECT name FROM item ORDER BY id"}, {"ignore_order", false}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item ORDER BY name"), ordered))["reward"], 0.0);
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item ORDER BY id"), ordered))["reward"], 1.0);
+}
+
+TEST(ServeCore, Spider2ToleranceAndNullIsZero) {
+  Fixture f;
+  RewardServer s(f.opts());
+  json extra = {{"gold_sql", "SELECT price FROM item WHERE id = 1"}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT 1.505"), extra))["reward"], 1.0);   // |diff| <= 0.01
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT 1.52"), extra))["reward"], 0.0);
+  // official rule: NULL -> NaN -> 0, so a NULL gold cell equals a 0 prediction
+  json nul = {{"gold_sql", "SELECT code FROM item WHERE id = 2"}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT 0"), nul))["reward"], 1.0);
+  // and the string 'NA' is a pandas NA string: it becomes 0 as well
+  json na = {{"gold_sql", "SELECT code FROM item WHERE id = 3"}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT NULL"), na))["reward"], 1.0);
+}
+
+TEST(ServeCore, Spider2GoldResultAndConditionCols) {
+  Fixture f;
+  RewardServer s(f.opts());
+  // two alternatives; the second one matches; condition_cols per alternative
+  json gr = json::array({json::array({json::array({"apple", 99})}),
+                         json::array({json::array({"apple", 1.5, "x"}), json::array({"pear", 2.25, "y"})})});
+  json extra = {{"gold_result", gr}, {"condition_cols", json::array({json::array({0}), json::array({0, 1})})}};
+  json r = verify(s, request(sql_answer("SELECT name, price FROM item WHERE id <= 2"), extra));
+  EXPECT_EQ(r["reward"], 1.0) << r.dump();
+  EXPECT_TRUE(r["gold_sql"].is_null());
+  // without condition_cols the third gold column must match too
+  extra["condition_cols"] = nullptr;
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name, price FROM item WHERE id <= 2"), extra))["reward"], 0.0);
+  // empty alternative: only an empty prediction matches
+  json empty = {{"gold_result", json::array({json::array()})}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item WHERE id > 100"), empty))["reward"], 1.0);
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item"), empty))["reward"], 0.0);
+}
+
+TEST(ServeCore, FailureReasons) {
+  Fixture f;
+  RewardServer s(f.opts(0.3));
+  json gold = {{"gold_sql", "SELECT name FROM item"}};
+  json r = verify(s, request("I am not sure how to answer.", gold));
+  EXPECT_EQ(r["failure_reason"], "no_sql_extracted");
+  EXPECT_TRUE(r["extracted_sql"].is_null());
+  EXPECT_EQ(r["reward"], 0.0);
+  r = verify(s, request("", gold));
+  EXPECT_EQ(r["failure_reason"], "no_sql_extracted");
+  r = verify(s, request(sql_answer("SELECT nope FROM item"), gold));
+  EXPECT_EQ(r["failure_reason"], "execution_error");
+  EXPECT_NE(r["failure_detail"].get<std::string>().find("no such column"), std::string::npos) << r.dump();
+  r = verify(s, request(sql_answer("SELECT name FROM item"), {{"gold_sql", "SELECT broken FROM item"}}));
+  EXPECT_EQ(r["failure_reason"], "gold_execution_error");
+  EXPECT_EQ(r["reward"], 0.0);
+  auto t0 = std::chrono::steady_clock::now();
+  r = verify(s, request(sql_answer("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"), gold));
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r["failure_reason"], "timeout");
+  EXPECT_LT(secs, 5.0);
+}
+
+TEST(ServeCore, MaliciousSqlNeverChangesTheDatabase) {
+  Fixture f;
+  std::string before = file_hash(f.dbfile);
+  RewardServer s(f.opts());
+  json gold = {{"gold_sql", "SELECT name FROM item"}};
+  const char* attacks[] = {
+      "DROP TABLE item",
+      "DELETE FROM item",
+      "UPDATE item SET price = 0",
+      "INSERT INTO item(name) VALUES ('x')",
+      "WITH x AS (SELECT 1) DELETE FROM item",
+      "SELECT name FROM item; DROP TABLE item",
+      "ATTACH DATABASE 'evil.sqlite' AS evil",
+      "PRAGMA writable_schema = 1",
+      "CREATE TABLE t2(x)",
+      "VACUUM",
+      "SELECT load_extension('/tmp/evil')",
+  };
+  for (const char* a : attacks) {
+    json r = verify(s, request(sql_answer(a), gold));
+    EXPECT_EQ(r["reward"], 0.0) << a;
+    EXPECT_EQ(r["failure_reason"], "execution_error") << a << " " << r["failure_detail"];
+  }
+  EXPECT_EQ(file_hash(f.dbfile), before);
+  EXPECT_FALSE(fs::exists(fs::current_path() / "evil.sqlite"));
+  // the database still answers normally afterwards
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item"), gold))["reward"], 1.0);
+}
+
+TEST(ServeCore, BadRequestsAre400) {
+  Fixture f;
+  RewardServer s(f.opts());
+  json gold = {{"gold_sql", "SELECT 1"}};
+  EXPECT_EQ(s.verify("{not json").status, 400);
+  EXPECT_EQ(s.verify("[1,2]").status, 400);
+  json r = request("SELECT 1", gold);
+  r.erase("db_id");
+  EXPECT_EQ(s.verify(r.dump()).status, 400);
+  EXPECT_EQ(s.verify(request("SELECT 1", {{"db_id", "nosuchdb"}, {"gold_sql", "SELECT 1"}}).dump()).status, 400);
+  EXPECT_EQ(s.verify(request("SELECT 1", {{"db_id", "../dbs/shop"}, {"gold_sql", "SELECT 1"}}).dump()).status, 400);
+  EXPECT_EQ(s.verify(request("SELECT 1").dump()).status, 400);  // neither gold_sql nor gold_result
+  EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_sql", "SELECT 1"}, {"benchmark", "wikisql"}}).dump()).status, 400);
+  EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_result", json::array({1, 2})}}).dump()).status, 400);
+  EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_sql", "SELECT 1"}, {"ignore_order", "yes"}}).dump()).status, 400);
+  Reply bad = s.verify(request("SELECT 1", {{"db_id", "nosuchdb"}, {"gold_sql", "SELECT 1"}}).dump());
+  EXPECT_NE(json::parse(bad.body)["error"].get<std::string>().find("nosuchdb"), std::string::npos);
+  EXPECT_GE(s.stats().bad_requests, 8u);
+}
+
+TEST(ServeCore, GoldResultsAreCached) {
+  Fixture f;
+  RewardServer s(f.opts());
+  json gold = {{"gold_sql", "SELECT name FROM item"}};
+  json r1 = verify(s, request(sql_answer("SELECT name FROM item"), gold));
+  json r2 = verify(s, request(sql_answer("SELECT name FROM item WHERE id = 1"), gold));
+  EXPECT_EQ(r1["gold_cached"], false);
+  EXPECT_EQ(r2["gold_cached"], true);
+  EXPECT_EQ(s.stats().gold_cache_hits, 1u);
+  EXPECT_EQ(s.stats().gold_cache_misses, 1u);
+  // the same gold SQL under another benchmark is another entry (different comparison model)
+  ServerOptions tiny = f.opts();
+  tiny.gold_cache_entries = 1;
+  RewardServer t(tiny);
+  verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}));
+  verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 2"}}));
+  EXPECT_EQ(t.stats().gold_cache_entries, 1u);  // bounded: the older entry was evicted
+  EXPECT_EQ(verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}))["gold_cached"], false);
+}
+
+TEST(ServeCore, BirdVerdicts) {
+  Fixture f;
+  RewardServer s(f.opts());
+  if (!benchmark_available("bird")) {
+    Reply r = s.verify(request("SELECT 1", {{"benchmark", "bird"}, {"gold_sql", "SELECT 1"}}).dump());
+    EXPECT_EQ(r.status, 400);
+    EXPECT_NE(r.body.find("benchmark not available"), std::string::npos);
+    GTEST_SKIP() << "bird module not linked";
+  }
+  json g = {{"benchmark", "bird"}, {"gold_sql", "SELECT name, qty FROM item WHERE qty > 1"}};
+  // set semantics: duplicates and row order do not matter
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name, qty FROM item WHERE qty > 1 UNION ALL SELECT 'fig', 7 ORDER BY 1"), g))["reward"], 1.0);
+  // column order matters
+  json r = verify(s, request(sql_answer("SELECT qty, name FROM item WHERE qty > 1"), g));
+  EXPECT_EQ(r["reward"], 0.0);
+  EXPECT_EQ(r["benchmark"], "bird");
+  // 1 == 1.0 (Python equality), no tolerance
+  json g2 = {{"benchmark", "bird"}, {"gold_sql", "SELECT 10.0"}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT 10"), g2))["reward"], 1.0);
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT 10.001"), g2))["reward"], 0.0);
+  // gold_result mode
+  json g3 = {{"benchmark", "bird"}, {"gold_result", json::array({json::array({json::array({"apple"})})})}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item WHERE id = 1"), g3))["reward"], 1.0);
+}
+
+TEST(ServeCore, SpiderVerdicts) {
+  Fixture f;
+  RewardServer s(f.opts());
+  if (!benchmark_available("spider")) GTEST_SKIP() << "spider module not linked";
+  json g = {{"benchmark", "spider"}, {"gold_sql", "SELECT name, qty FROM item ORDER BY qty"}};
+  // column permutation is allowed; ORDER BY in the gold makes row order matter
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT qty, name FROM item ORDER BY qty"), g))["reward"], 1.0);
+  json r = verify(s, request(sql_answer("SELECT name, qty FROM item ORDER BY name"), g));
+  EXPECT_EQ(r["reward"], 0.0);
+  EXPECT_EQ(r["failure_reason"], "execution_error");
+  // bag semantics without ORDER BY: duplicates matter
+  json g2 = {{"benchmark", "spider"}, {"gold_sql", "SELECT name FROM item"}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item UNION ALL SELECT 'fig'"), g2))["reward"], 0.0);
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item ORDER BY name DESC"), g2))["reward"], 1.0);
+  json ge = {{"benchmark", "spider"}, {"gold_sql", "SELECT nope FROM item"}};
+  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item"), ge))["failure_reason"], "gold_execution_error");
+}
+
+TEST(ServeCore, FullQueueAnswers503) {
+  Fixture f;
+  ServerOptions o = f.opts(1.5);
+  o.max_concurrency = 1;
+  o.max_queue = 0;
+  RewardServer s(o);
+  json slow = request(sql_answer("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"),
+                      {{"gold_sql", "SELECT 1"}});
+  Reply first;
+  std::thread t([&] { first = s.verify(slow.dump()); });
+  for (int i = 0; i < 200 && s.stats().inflight == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(s.stats().inflight, 1u);
+  Reply busy = s.verify(request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}).dump());
+  EXPECT_EQ(busy.status, 503);
+  t.join();
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(json::parse(first.body)["failure_reason"], "timeout");
+  EXPECT_EQ(s.stats().rejected_busy, 1u);
+  // after the slot frees up, requests are served again
+  EXPECT_EQ(s.verify(request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}).dump()).status, 200);
+}
+
+TEST(ServeCore, ModelTextConcatenatesOutputText) {
+  json r = {{"response",
+             {{"output", json::array({{{"type", "reasoning"}, {"content", json::array({{{"type", "output_text"}, {"text", "HIDDEN"}}})}},
+                                      {{"type", "message"},
+                                       {"content", json::array({{{"type", "output_text"}, {"text", "a"}},
+                                                                {{"type", "refusal"}, {"refusal", "no"}},
+                                                                {{"type", "output_text"}, {"text", "b"}}})}},
+                                      {{"type", "message"}, {"content", json::array({{{"type", "output_text"}, {"text", "c"}}})}}})}}}};
+  EXPECT_EQ(model_text(r), "abc");
+  EXPECT_EQ(model_text(json{{"model_output", "xyz"}}), "xyz");
+  EXPECT_THROW(model_text(json{{"db_id", "x"}}), RewardServer::BadRequest);
+}
+
+TEST(ServeCore, PassAtKAndAggregateMetrics) {
+  EXPECT_DOUBLE_EQ(pass_at_k(5, 2, 1), 0.4);
+  EXPECT_NEAR(pass_at_k(5, 2, 2), 0.7, 1e-12);  // 1 - C(3,2)/C(5,2)
+  EXPECT_DOUBLE_EQ(pass_at_k(4, 0, 2), 0.0);
+  EXPECT_DOUBLE_EQ(pass_at_k(4, 3, 2), 1.0);
+  EXPECT_TRUE(std::isnan(pass_at_k(2, 1, 3)));
+
+  json rs = json::array();
+  // task 0: 1 of 4 correct; task 1: 4 of 4; task 2: 0 of 4
+  int correct[3] = {1, 4, 0};
+  for (int t = 0; t < 3; ++t)
+    for (int k = 0; k < 4; ++k)
+      rs.push_back({{"_ng_task_index", t}, {"_ng_rollout_index", k}, {"reward", k < correct[t] ? 1.0 : 0.0},
+                    {"failure_reason", k < correct[t] ? "none" : "execution_error"}});
+  json m = aggregate(rs);
+  const json& a = m["agent_metrics"];
+  EXPECT_EQ(a["num_tasks"], 3);
+  EXPECT_EQ(a["num_rollouts"], 12);
+  EXPECT_DOUBLE_EQ(a["mean/reward"].get<double>(), 5.0 / 12);
+  EXPECT_DOUBLE_EQ(a["pass@1"].get<double>(), (0.25 + 1 + 0) / 3);
+  EXPECT_DOUBLE_EQ(a["pass@1[avg-of-k]"].get<double>(), (0.25 + 1 + 0) / 3);
+  EXPECT_NEAR(a["pass@2"].get<double>(), (0.5 + 1 + 0) / 3, 1e-12);  // 1 - C(3,2)/C(4,2) = 0.5
+  EXPECT_NEAR(a["pass@4"].get<double>(), 2.0 / 3, 1e-12);
+  EXPECT_EQ(a["failure_reason/none"], 5);
+  EXPECT_EQ(a["failure_reason/execution_error"], 7);
+  ASSERT_EQ(m["group_level_metrics"].size(), 3u);
+  EXPECT_EQ(m["group_level_metrics"][1]["task"], 1);
+  EXPECT_EQ(m["group_level_metrics"][1]["pass@4"], 1.0);
+  EXPECT_TRUE(m["key_metrics"].contains("pass@4"));
+
+  Fixture f;
+  RewardServer s(f.opts());
+  Reply r = s.aggregate_metrics(json{{"verify_responses", rs}}.dump());
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(json::parse(r.body)["agent_metrics"], a);
+  EXPECT_EQ(s.aggregate_metrics(R"({"verify_responses": [{"no_reward": 1}]})").status, 400);
+  EXPECT_EQ(s.aggregate_metrics("nope").status, 400);
+}
