@@ -41,6 +41,21 @@ void for_each_json_line(const std::string& path, F&& f) {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// Python's text-mode open(): "\r\n" and "\r" read as "\n".
+std::string universal_newlines(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\r') {
+      out += '\n';
+      if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::map<std::string, EvalEntry> load_eval_jsonl(const std::string& path) {
@@ -212,7 +227,7 @@ RunResult run(const RunOptions& opt) {
           if (opt.mode == Mode::ExecResult) {
             pred = frame_from_csv_file(pred_path);
           } else {
-            std::string sql = extract_sql_block(read_file(pred_path));
+            std::string sql = extract_sql_block(universal_newlines(read_file(pred_path)));
             out.pred_sql = sql;
             if (starts_with(id, "local")) {
               auto it = dbs.find(id);
