@@ -271,9 +271,9 @@ QueryShape parse_query_shape(DuckConn& conn, const std::string& sql) {
     else it.output_name = it.expr_text;
     s.select.push_back(std::move(it));
   }
-  const json& groups = at(*node, "groups");
-  if (groups.is_object())
-    for (auto& g : at(groups, "group_expressions")) {
+  const json& groups = at(*node, "group_expressions");
+  if (groups.is_array())
+    for (auto& g : groups) {
       size_t b = min_location(g);
       s.group_by_text.push_back(b != kNoLoc && b < sql.size() ? expression_text(sql, b) : "");
       if (str(g, "class") == "COLUMN_REF")
