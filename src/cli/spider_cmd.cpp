@@ -1,0 +1,120 @@
+// `sqlgrade spider`: Spider exact set match / execution accuracy with the official flags, printing
+// what taoyds/spider evaluation.py (--compat spider) or test-suite-sql-eval evaluation.py
+// (--compat test-suite, the default) prints; and `sqlgrade spider parse` (SQL<TAB>db_id lines →
+// the dataset's `sql` JSON).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "sqlgrade/error.hpp"
+#include "sqlgrade/report/spider_report.hpp"
+#include "sqlgrade/suites/spider.hpp"
+#include "sqlgrade/util/fs.hpp"
+
+namespace {
+
+struct SpiderArgs {
+  sqlgrade::spider::SpiderOptions opt;
+  std::string etype = "exec", compat = "test-suite", json_out;
+  bool quiet = false, no_progress = false;
+};
+
+struct ParseArgs {
+  std::string table, input, output, compat = "spider";
+};
+
+void run_spider_cmd(SpiderArgs& a) {
+  using namespace sqlgrade;
+  using namespace sqlgrade::spider;
+  if (a.etype == "match") a.opt.etype = Etype::Match;
+  else if (a.etype == "exec") a.opt.etype = Etype::Exec;
+  else if (a.etype == "all") a.opt.etype = Etype::All;
+  else throw InputError("--etype", "Unknown evaluation method '" + a.etype + "' (match, exec, all)");
+  if (a.compat == "test-suite" || a.compat == "testsuite") a.opt.compat = Compat::TestSuite;
+  else if (a.compat == "spider") a.opt.compat = Compat::Spider;
+  else throw InputError("--compat", "unknown value '" + a.compat + "' (spider, test-suite)");
+  if (a.opt.gold.empty() || a.opt.pred.empty() || a.opt.db_dir.empty())
+    throw InputError("spider", "--gold, --pred and --db are required");
+  if (a.no_progress) a.opt.progress = 0;
+  SpiderRun run = run_spider(a.opt);
+  if (!a.quiet)
+    for (const auto& w : run.warnings) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
+  std::string out = render_text(run);
+  if (!a.json_out.empty()) write_file_atomic(a.json_out, render_json(run));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+void run_parse_cmd(ParseArgs& a) {
+  using namespace sqlgrade;
+  std::string text;
+  if (a.input.empty() || a.input == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    text = read_file(a.input);
+  }
+  strip_bom(text);
+  std::vector<std::string> lines;
+  std::string cur;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\r' || c == '\n') {
+      lines.push_back(cur);
+      cur.clear();
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) lines.push_back(cur);
+  size_t errors = 0;
+  auto objs = spider::parse_lines_to_json(lines, a.table, a.compat == "test-suite", &errors);
+  std::string out = "[\n";
+  for (size_t i = 0; i < objs.size(); ++i) out += "  " + objs[i] + (i + 1 < objs.size() ? ",\n" : "\n");
+  out += "]\n";
+  if (errors) std::fprintf(stderr, "sqlgrade: warning: %zu query(ies) did not parse (\"sql\": null, see \"error\")\n", errors);
+  if (a.output.empty() || a.output == "-") {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    write_file_atomic(a.output, out);
+  }
+}
+
+}  // namespace
+
+void register_spider_command(CLI::App& app) {
+  auto args = std::make_shared<SpiderArgs>();
+  auto* cmd = app.add_subcommand("spider", "Spider exact set match and execution / test-suite accuracy (official flags)");
+  cmd->add_option("--gold", args->opt.gold, "gold file: SQL<TAB>db_id per line (blank lines separate interactions)");
+  cmd->add_option("--pred", args->opt.pred, "predictions: one SQL per line (text after a TAB is ignored)");
+  cmd->add_option("--db", args->opt.db_dir, "database folder: <db>/<db_id>/<db_id>.sqlite (+ test-suite variants)");
+  cmd->add_option("--table", args->opt.table, "tables.json (foreign keys; needed for match/all and --compat spider)");
+  cmd->add_option("--etype", args->etype, "match, exec or all (default exec, as test-suite)");
+  cmd->add_flag("--plug_value", args->opt.plug_value, "test-suite: fill gold values into the prediction's slots");
+  cmd->add_flag("--keep_distinct", args->opt.keep_distinct, "test-suite: keep DISTINCT when executing");
+  cmd->add_flag("--progress_bar_for_each_datapoint", args->opt.progress_each, "show a progress bar");
+  cmd->add_option("--compat", args->compat, "spider (taoyds/spider evaluation.py) or test-suite (default)");
+  cmd->add_option("--timeout", args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)");
+  cmd->add_option("--jobs,-j", args->opt.jobs, "worker threads (default: all cores)");
+  cmd->add_option("--json", args->json_out, "also write per-example records and the summary as JSON");
+  cmd->add_flag("--quiet,-q", args->quiet, "no warnings on stderr");
+  cmd->add_flag("--no-progress", args->no_progress, "never show a progress bar");
+
+  auto pargs = std::make_shared<ParseArgs>();
+  auto* parse = cmd->add_subcommand("parse", "SQL<TAB>db_id lines → the dataset's `sql` structure as JSON");
+  parse->add_option("--table", pargs->table, "tables.json (schema: table_names_original, column_names_original)")->required();
+  parse->add_option("--input,-i", pargs->input, "input file (default: stdin)");
+  parse->add_option("--output,-o", pargs->output, "output file (default: stdout)");
+  parse->add_option("--compat", pargs->compat, "LIMIT handling: spider (default, as the dataset) or test-suite");
+  parse->callback([pargs] { run_parse_cmd(*pargs); });
+
+  cmd->callback([args, cmd, parse] {
+    if (parse->parsed()) return;
+    run_spider_cmd(*args);
+  });
+}
