@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -899,6 +900,9 @@ class BoundedTaskQueue : public httplib::TaskQueue {
   bool shutdown_ = false;
 };
 
+volatile std::sig_atomic_t g_signal_stop = 0;
+extern "C" void on_stop_signal(int) { g_signal_stop = 1; }
+
 }  // namespace
 
 int serve_http(RewardServer& server, const HttpOptions& http, const std::function<void(int)>& on_listening,
@@ -907,12 +911,15 @@ int serve_http(RewardServer& server, const HttpOptions& http, const std::functio
   size_t threads = http.http_threads ? http.http_threads : so.max_concurrency + so.max_queue + 4;
   threads = std::clamp<size_t>(threads, 2, 1024);
 
-  sigset_t sigs, old;
+  // SIGINT/SIGTERM only raise a flag (async-signal-safe); a watcher thread turns it into stop().
+  struct sigaction old_int {}, old_term {};
   if (http.handle_signals) {
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &sigs, &old);  // inherited by every thread started below
+    g_signal_stop = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
   }
 
   httplib::Server svr;
@@ -964,13 +971,8 @@ int serve_http(RewardServer& server, const HttpOptions& http, const std::functio
   std::thread watcher([&] {
     while (!done) {
       if (stop_flag && *stop_flag) break;
-      if (http.handle_signals) {
-        timespec ts{0, 100'000'000};
-        int sig = sigtimedwait(&sigs, nullptr, &ts);
-        if (sig == SIGINT || sig == SIGTERM) break;
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
+      if (http.handle_signals && g_signal_stop) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     // stop() is a no-op until listen_after_bind() runs: repeat until the listen loop has returned.
     while (!done) {
@@ -982,7 +984,10 @@ int serve_http(RewardServer& server, const HttpOptions& http, const std::functio
   svr.listen_after_bind();
   done = true;
   watcher.join();
-  if (http.handle_signals) pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (http.handle_signals) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
   return 0;
 }
 
