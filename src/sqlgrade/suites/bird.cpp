@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <unordered_map>
@@ -462,36 +463,35 @@ RunResult evaluate(const Options& opt, const std::function<void(const std::strin
   Limits gold_lim{opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out, opt.max_rows, Limits{}.max_bytes};
   rr.jobs = resolve_jobs(opt.num_cpus);
 
-  // ---- phase 1: distinct gold queries (always on the gold line's database, see DB note above:
-  // in the original layout the gold also runs on the prediction's database)
+  // ---- one pass over the questions that have a prediction, on all cores. Each distinct
+  // (database, gold SQL) runs once (std::call_once) and its result is shared (gold cache). In the
+  // original layout the gold runs on the prediction's database, as the official script does.
   std::map<std::pair<std::string, std::string>, size_t> gold_key;
   std::vector<std::pair<std::string, std::string>> gold_jobs;  // (db path, sql)
   std::vector<size_t> gold_of(n);
+  std::vector<int> pending;
   for (size_t i = 0; i < n; ++i) {
+    if (!rr.items[i].has_pred) continue;  // nothing to compare: the gold need not run
+    pending.push_back(static_cast<int>(i));
     auto key = std::make_pair(db_file(opt.db_root_path, rr.items[i].db_id), rr.items[i].gold_sql);
     auto [it, ins] = gold_key.emplace(key, gold_jobs.size());
     if (ins) gold_jobs.push_back(key);
     gold_of[i] = it->second;
   }
   std::vector<ExecResult> gold_res(gold_jobs.size());
-  size_t pred_jobs = 0;
-  for (auto& it : rr.items) pred_jobs += it.has_pred;
-  Progress progress("bird " + std::string(metric_name(opt.metric)), gold_jobs.size() + pred_jobs, opt.progress);
-  parallel_for(gold_jobs.size(), rr.jobs, [&](size_t j) {
-    SqliteDb& db = SqlitePool::get(gold_jobs[j].first, sopt);
-    gold_res[j] = db.execute(gold_jobs[j].second, gold_lim);
-  }, &progress);
+  std::unique_ptr<std::once_flag[]> gold_once(new std::once_flag[gold_jobs.size() + 1]);
   rr.gold_executions = gold_jobs.size();
-
-  // ---- phase 2: predictions, metric, VES timing
+  Progress progress("bird " + std::string(metric_name(opt.metric)), pending.size(), opt.progress);
   std::vector<double> pred_secs(n, 0);
-  std::vector<int> pending;
-  for (size_t i = 0; i < n; ++i)
-    if (rr.items[i].has_pred) pending.push_back(static_cast<int>(i));
   const bool ves = opt.metric == Metric::Ves || opt.metric == Metric::RVes;
   const int repeat = std::max(1, opt.repeat);
   parallel_for(pending.size(), rr.jobs, [&](size_t k) {
     Instance& it = rr.items[pending[k]];
+    size_t gj = gold_of[it.index];
+    std::call_once(gold_once[gj], [&] {
+      SqliteDb& gdb = SqlitePool::get(gold_jobs[gj].first, sopt);
+      gold_res[gj] = gdb.execute(gold_jobs[gj].second, gold_lim);
+    });
     const ExecResult& g = gold_res[gold_of[it.index]];
     std::string path = db_file(opt.db_root_path, it.db_id);
     SqliteDb& db = SqlitePool::get(path, sopt);
