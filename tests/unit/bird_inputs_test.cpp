@@ -248,3 +248,45 @@ TEST(BirdInputs, VesAndRvesTimeCorrectPairsOnly) {
   double r0 = v["results"][0]["time_ratio"].get<double>();
   if (r0 > 0) EXPECT_NEAR(v["results"][0]["score"].get<double>(), 100 * std::sqrt(r0), 1e-9);
 }
+
+TEST(BirdInputs, OutputLogIsAppended) {
+  Fixture f;
+  json p = {{"0", "SELECT name FROM t WHERE id = 1" + kSep + "d1"}};
+  spit(f.pred, p.dump());
+  std::string log = (f.t / "log.txt").string();
+  spit(log, "previous run\n");
+  auto r1 = run_cli(f.args({"--output_log_path", log, "--metric", "soft-f1"}));
+  ASSERT_EQ(r1.rc, 0) << r1.err;
+  auto r2 = run_cli(f.args({"--output_log_path", log, "--metric", "soft-f1"}));
+  ASSERT_EQ(r2.rc, 0) << r2.err;
+  std::string block =
+      "start calculate Soft-F1\n"
+      "                     simple               moderate             challenging          total               \n"
+      "count                1                    2                    1                    4                   \n"
+      "======================================    Soft-F1   =====================================\n"
+      "Soft-F1              100.00               0.00                 0.00                 25.00               \n"
+      "===========================================================================================\n"
+      "Finished Soft-F1 evaluation for mini dev set\n\n";
+  EXPECT_EQ(slurp(log), "previous run\n" + block + block);
+  EXPECT_EQ(r1.out.rfind("start calculate Soft F1\n", 0), 0u);
+}
+
+TEST(BirdInputs, OriginalVesTableFormat) {
+  bird::RunResult r;
+  r.layout = bird::Layout::Original;
+  r.metric = bird::Metric::Ves;
+  for (int i = 0; i < 3; ++i) {
+    bird::Instance it;
+    it.difficulty = i == 0 ? "simple" : "moderate";
+    it.score = i == 0 ? 200.0 : 50.0;
+    r.items.push_back(it);
+  }
+  EXPECT_EQ(bird::format_stdout(r),
+            "start calculate\n"
+            "                     simple               moderate             challenging          total               \n"
+            "count                1                    2                    0                    3                   \n"
+            "=========================================    VES   ========================================\n"
+            "ves                  200.00               50.00                -                    100.00              \n"
+            "===========================================================================================\n"
+            "Finished evaluation\n");
+}
