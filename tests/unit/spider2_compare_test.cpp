@@ -63,7 +63,12 @@ TEST(Spider2ValueModel, HeaderQuotesAndErrors) {
   Frame shortrow = csv("a,b\n1\n");
   EXPECT_TRUE(shortrow.columns[1].cells[0].is_nan());
   EXPECT_THROW(csv(""), InputError);
-  EXPECT_THROW(csv("a\n1,2\n"), InputError);
+  EXPECT_THROW(csv("a\n1\n1,2\n"), InputError);
+  // One extra field on the first data row: an implicit index, not a column.
+  Frame idx = csv("a\nx,1\ny,2\n");
+  ASSERT_EQ(idx.width(), 1u);
+  EXPECT_EQ(idx.columns[0].dtype, Dtype::Int64);
+  EXPECT_EQ(idx.columns[0].cells[1].i, 2);
   Frame hdr = csv("a,b\n");
   EXPECT_EQ(hdr.rows, 0u);
 }

@@ -196,7 +196,7 @@ TEST(Spider2SqlMode, ExecutesReadOnlyWithRealTimeout) {
 TEST(Spider2ExecResult, BadPredictionsScoreZeroWithReason) {
   Fixture f;
   spit(f.preds / "local902.csv", "");              // empty file: pandas "No columns to parse"
-  spit(f.preds / "local903.csv", "n\n1,2,3\n");    // too many fields
+  spit(f.preds / "local903.csv", "n\n1\n1,2,3\n");  // too many fields
   spit(f.preds / "local904.csv", "n\n1\n");        // correct
   spit(f.preds / "local999.csv", "n\n1\n");        // not in the gold set: ignored
   auto a = f.args("exec_result");
@@ -206,7 +206,7 @@ TEST(Spider2ExecResult, BadPredictionsScoreZeroWithReason) {
   EXPECT_EQ(official_stdout(r.out).substr(0, 47), "{'local902': 0, 'local903': 0, 'local904': 1}\nF");
   json s = json::parse(slurp(f.t / "s.json"));
   EXPECT_NE(s["per_instance"][0]["error_info"].get<std::string>().find("Evaluation Error"), std::string::npos);
-  EXPECT_NE(s["per_instance"][1]["error_info"].get<std::string>().find("Expected 1 fields"), std::string::npos);
+  EXPECT_NE(s["per_instance"][1]["error_info"].get<std::string>().find("Expected 1 fields in line 3"), std::string::npos);
 }
 
 TEST(Spider2Cli, BadInputIsOneLineExitTwoAndNothingWritten) {

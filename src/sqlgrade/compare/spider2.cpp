@@ -306,9 +306,12 @@ Frame frame_from_csv_text(std::string_view csv, const std::string& name) {
   if (rows.empty()) throw InputError(name, "No columns to parse from file");
   std::vector<std::string> names = header_names(rows[0]);
   const size_t w = names.size();
+  // pandas: when the first data row has k more fields than the header, its first k fields are an implicit
+  // index (not columns); later rows may not have more than w + k fields.
+  const size_t lead = rows.size() > 1 && rows[1].size() > w ? rows[1].size() - w : 0;
   for (size_t r = 1; r < rows.size(); ++r)
-    if (rows[r].size() > w)
-      throw InputError(name, "Error tokenizing data. C error: Expected " + std::to_string(w) + " fields in line " +
+    if (rows[r].size() > w + lead)
+      throw InputError(name, "Error tokenizing data. C error: Expected " + std::to_string(w + lead) + " fields in line " +
                                  std::to_string(lines[r]) + ", saw " + std::to_string(rows[r].size()),
                        lines[r]);
   Frame f;
@@ -318,7 +321,7 @@ Frame frame_from_csv_text(std::string_view csv, const std::string& name) {
   for (size_t c = 0; c < w; ++c) {
     for (size_t r = 0; r < f.rows; ++r) {
       auto& row = rows[r + 1];
-      raw[r] = c < row.size() ? &row[c].text : &empty;  // short rows are padded with NaN
+      raw[r] = c + lead < row.size() ? &row[c + lead].text : &empty;  // short rows are padded with NaN
     }
     f.columns.push_back(infer_column(names[c], raw));
   }
