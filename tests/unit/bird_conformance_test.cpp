@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <sstream>
 
 #include "test_support.hpp"
 
@@ -97,4 +98,35 @@ TEST(BirdConformance, SortedKeysStillPairByKey) {
   ASSERT_EQ(r2.rc, 0) << r2.err;
   EXPECT_NE(r2.out, r.out);
   EXPECT_NE(r2.err.find("mini_dev#41"), std::string::npos) << r2.err;
+}
+
+// Gold as prediction on the latest Mini-Dev revision: every metric is 100 in every bucket, every
+// gold query executes, and no warning about duplicates is raised (the latest release fixed them).
+TEST(BirdConformance, GoldAsPredictionScoresFullMarks) {
+  SQLGRADE_REQUIRE_DATA("bird/minidev_latest");
+  std::string gold = DATA + "/bird/minidev_latest/mini_dev_sqlite_gold.sql";
+  std::vector<std::string> lines;
+  {
+    std::stringstream ss(slurp(gold));
+    std::string l;
+    while (std::getline(ss, l))
+      if (!l.empty()) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 500u);
+  json preds = json::object();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto tab = lines[i].rfind('\t');
+    preds[std::to_string(i)] = lines[i].substr(0, tab) + "\t----- bird -----\t" + lines[i].substr(tab + 1);
+  }
+  TempDir t;
+  spit(t / "pred.json", preds.dump());
+  for (std::string metric : {"ex", "soft-f1", "em-f1"}) {
+    auto r = run_cli({"bird", "--predicted_sql_path", (t / "pred.json").string(), "--ground_truth_path", gold,
+                      "--db_root_path", DATA + "/bird/dev_databases", "--diff_json_path",
+                      DATA + "/expected/bird/inputs/minidev_latest.mini_dev_sqlite.jsonl", "--metric", metric});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err.find("DUPLICATE"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("100.00               100.00               100.00               100.00"), std::string::npos)
+        << metric << "\n" << r.out;
+  }
 }
