@@ -925,6 +925,7 @@ int serve_http(RewardServer& server, const HttpOptions& http, const std::functio
   httplib::Server svr;
   svr.new_task_queue = [threads] { return new BoundedTaskQueue(threads, threads); };
   svr.set_payload_max_length(http.max_body_bytes);
+  svr.set_tcp_nodelay(true);  // header and body go out in separate writes: avoid Nagle + delayed-ACK stalls (40 ms)
   svr.set_keep_alive_max_count(1000);
   svr.set_keep_alive_timeout(2);
   svr.set_read_timeout(30, 0);
