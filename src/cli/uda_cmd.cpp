@@ -69,6 +69,9 @@ void register_uda_command(CLI::App& app) {
     c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
     c->add_option("--out", *out, "output root: <out>/<Dataset>/<Task>/<file stem>/<n>/")->required();
     add_common(c, *f, false);
+    if (with_gold)
+      c->add_flag("--as-result", f->run.gold_as_result,
+                  "also write result.csv = the gold result with file-name ids (a perfect system, for checks and benchmarks)");
     c->callback([=] {
       apply_common(*f);
       auto sums = prepare_datasets(*dataset_dir, *out, with_gold, f->run);

@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <fstream>
 #include <set>
+#include <thread>
+#include <unistd.h>
 
 #include "sqlgrade/csv.hpp"
 #include "sqlgrade/error.hpp"
@@ -17,6 +20,7 @@
 namespace sqlgrade::uda {
 
 using json = nlohmann::json;
+using ordered_json = nlohmann::ordered_json;
 
 std::vector<QueryItem> discover_queries(const fs::path& dir) {
   std::vector<QueryItem> out;
@@ -154,14 +158,10 @@ GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql) {
     run.error = "unknown table '" + missing[0] + "' (no gold CSV matches it)";
     return run;
   }
-  // Literals are cleaned like the cells; a literal that is a number written with thousands
-  // separators ('383,997') is written plainly, as the numeric cells were loaded.
-  std::string gold_sql = rewrite_literals(sql, shape, [](const std::string& v) {
-    std::string c = judge::clean_cell(v);
-    if (c.find(',') != std::string::npos && !parse_double(c))
-      if (auto d = judge::lenient_number(c)) return judge::canonical_number(*d);
-    return c;
-  });
+  // Id columns are inserted before the select list first; literal offsets after the insertion point
+  // move by its length (one parse per query).
+  std::string gold_sql = sql;
+  QueryShape lit_shape = shape;
   if (shape.type != QueryType::Aggregation && !shape.has_set_operation && !shape.select.empty()) {
     std::string inject;
     auto selects_name = [&](const std::string& n) {
@@ -181,12 +181,23 @@ GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql) {
       }
     }
     if (!inject.empty()) {
-      // Offsets are those of `sql`; literal rewriting may have shifted text after the literals but
-      // the select list starts before any WHERE literal, except literals inside the select list.
-      QueryShape s2 = parse_query_shape(conn, gold_sql);
-      gold_sql = insert_before_select_list(gold_sql, s2, inject);
+      size_t pos = shape.select[0].begin;
+      gold_sql = insert_before_select_list(sql, shape, inject);
+      for (auto& l : lit_shape.literals)
+        if (l.begin >= pos) {
+          l.begin += inject.size();
+          l.end += inject.size();
+        }
     }
   }
+  // Literals are cleaned like the cells; a literal that is a number written with thousands
+  // separators ('383,997') is written plainly, as the numeric cells were loaded.
+  gold_sql = rewrite_literals(gold_sql, lit_shape, [](const std::string& v) {
+    std::string c = judge::clean_cell(v);
+    if (c.find(',') != std::string::npos && !parse_double(c))
+      if (auto d = judge::lenient_number(c)) return judge::canonical_number(*d);
+    return c;
+  });
   plan.gold_sql = gold_sql;
   Limits lim;
   lim.timeout_s = opt_.gold_timeout_s;
@@ -431,9 +442,9 @@ std::string table_to_csv(const Table& t) {
   return out;
 }
 
-json acc_json(const QueryEval& ev, const EvalOptions& opt) {
-  json j;
-  json cols = json::object();
+ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt) {
+  ordered_json j;
+  ordered_json cols = ordered_json::object();
   std::vector<std::string> evaluated;
   for (auto& c : ev.match.columns) {
     std::string key = c.name;
@@ -451,7 +462,7 @@ json acc_json(const QueryEval& ev, const EvalOptions& opt) {
   j["row_recall"] = ev.match.row_recall;
   j["row_f1"] = ev.match.row_f1;
   j["warnings"] = ev.warnings;
-  json keys = json::array();
+  ordered_json keys = ordered_json::array();
   for (auto& k : ev.keys) keys.push_back(k.name);
   j["used_keys"] = keys;
   j["evaluated_columns"] = evaluated;
@@ -480,10 +491,33 @@ void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const Eva
     mg.rows.push_back(ev.gold.table.rows[g]);
     mp.rows.push_back(ev.pred.rows[p]);
   }
-  write_file_atomic(out_dir / "gold_result.csv", table_to_csv(ev.gold.table));
-  write_file_atomic(out_dir / "matched_gold_result.csv", table_to_csv(mg));
-  write_file_atomic(out_dir / "matched_result.csv", table_to_csv(mp));
-  write_file_atomic(out_dir / "acc.json", acc_json(ev, opt).dump(2) + "\n");
+  // The four files are written into a fresh sibling folder that then replaces out_dir with one
+  // rename: readers see the old complete set or the new complete set, never a mix. (One directory
+  // rename instead of four file renames also avoids ext4's flush-on-replace, which dominated run time.)
+  fs::path tmp = out_dir;
+  tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) & 0xffffff);
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) throw InputError(tmp.string(), "cannot create folder: " + ec.message());
+  auto put = [&](const char* name, const std::string& content) {
+    std::ofstream out(tmp / name, std::ios::binary);
+    out << content;
+    if (!out) {
+      fs::remove_all(tmp, ec);
+      throw InputError((out_dir / name).string(), "cannot write");
+    }
+  };
+  put("gold_result.csv", table_to_csv(ev.gold.table));
+  put("matched_gold_result.csv", table_to_csv(mg));
+  put("matched_result.csv", table_to_csv(mp));
+  put("acc.json", acc_json(ev, opt).dump(2) + "\n");
+  fs::remove_all(out_dir, ec);
+  fs::rename(tmp, out_dir, ec);
+  if (ec) {
+    fs::remove_all(tmp, ec);
+    throw InputError(out_dir.string(), "cannot move results into place");
+  }
 }
 
 // ---- datasets ----
@@ -704,6 +738,17 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
   return sums;
 }
 
+Table gold_as_result(const GoldRun& g) {
+  Table t = g.table;
+  for (size_t c = 0; c < g.plan.injected.size() && c < t.columns.size(); ++c) {
+    std::string& n = t.columns[c];
+    n = n.substr(0, n.size() - 2) + "file_name";
+    for (auto& r : t.rows)
+      if (!r[c].is_null()) r[c] = Value::text(r[c].to_string() + ".txt");
+  }
+  return t;
+}
+
 std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const fs::path& out_root, bool with_gold,
                                              const RunOptions& opt) {
   std::vector<DatasetSummary> sums;
@@ -734,6 +779,7 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
         } else {
           e.len_gold = g.table.size();
           write_file_atomic(folder / "gold_result.csv", table_to_csv(g.table));
+          if (opt.gold_as_result) write_file_atomic(folder / "result.csv", table_to_csv(gold_as_result(g)));
         }
       }
       pool.put(std::move(conn));

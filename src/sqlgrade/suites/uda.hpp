@@ -94,7 +94,7 @@ Table read_result_csv(const fs::path& path);
 
 // Writes acc.json, gold_result.csv, matched_result.csv, matched_gold_result.csv into out_dir.
 void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const EvalOptions& opt);
-nlohmann::json acc_json(const QueryEval& ev, const EvalOptions& opt);
+nlohmann::ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt);
 std::string table_to_csv(const Table& t);
 
 // ---- whole datasets ----
@@ -121,7 +121,12 @@ struct RunOptions {
   DatasetOptions dataset;
   int jobs = 0;
   int progress = -1;  // -1 auto
+  bool gold_as_result = false;  // `uda gold --as-result`: also write result.csv = gold with file-name ids
 };
+
+// The gold result as a system would write it: injected id columns become <t>.file_name / file_name
+// holding "<id>.txt". Feeding it back must score 1.0 (the evaluator's ceiling check).
+Table gold_as_result(const GoldRun& g);
 
 // Dataset folders under `dir`: the folder itself if it holds *_attributes.json, else its subfolders that do.
 std::vector<fs::path> dataset_dirs(const fs::path& dir);
