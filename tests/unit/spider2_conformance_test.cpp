@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "sqlgrade/csv.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade::test;
@@ -268,4 +269,64 @@ TEST(Spider2Cli, V2ErrorsScoreZeroInsteadOfCarryingOver) {
   EXPECT_NE(log.find("| ERROR | Post-exec processing error | context="), std::string::npos) << log;
   EXPECT_NE(log.find("\"instance_id\":\"local901\""), std::string::npos) << log;
   EXPECT_EQ(slurp(f.t / "preds-ids.csv"), "instance_id\nsf_local900\n");
+}
+
+// The single-alternative flat-list quirk (spec §4.3) on the shared gold files: local078 has condition_cols
+// [1, 2] and only local078_a.csv, so only gold column 1 is checked; local335 has [0], so every column is.
+TEST(Spider2Conformance, SingleAlternativeFlatListQuirkOnRealGold) {
+  SQLGRADE_REQUIRE_DATA("spider2lite/gold/exec_result/local078_a.csv");
+  auto project = [&](const std::string& id, std::vector<size_t> cols) {
+    sqlgrade::CsvData d = sqlgrade::read_csv_file(DATA + "/spider2lite/gold/exec_result/" + id + "_a.csv");
+    auto pick = [&](const std::vector<std::string>& row) {
+      std::vector<std::string> out;
+      for (size_t c : cols) out.push_back(row[c]);
+      return sqlgrade::csv_line(out);
+    };
+    std::string text = pick(d.header);
+    for (auto& r : d.rows) text += pick(r);
+    return text;
+  };
+  TempDir t;
+  fs::create_directories(t / "p");
+  spit(t / "p" / "local078.csv", project("local078", {1}));     // gold column 2 missing: still 1
+  spit(t / "p" / "local335.csv", project("local335", {0}));     // [0] means every column: 0
+  spit(t / "p" / "local130.csv", project("local130", {2, 1, 0}));  // [0, 1]: every column, present: 1
+  CliResult r = run_cli({"spider2", "--mode", "exec_result", "--result_dir", (t / "p").string(), "--gold_dir",
+                         DATA + "/spider2lite/gold", "--no-progress"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "{'local078': 1, 'local130': 1, 'local335': 0}");
+}
+
+// sql mode on the 24 public gold SQL files, then those written CSVs used as the gold: every instance must
+// score 1 (the round trip query -> CSV -> pandas typing is deterministic and identical on both sides).
+TEST(Spider2SqlMode, GoldSqlAgainstItsOwnResultScoresOne) {
+  SQLGRADE_REQUIRE_DATA("spider2lite/gold/sql");
+  TempDir t;
+  fs::create_directories(t / "sql");
+  std::vector<std::string> ids;
+  for (auto& e : fs::directory_iterator(DATA + "/spider2lite/gold/sql")) {
+    fs::copy_file(e.path(), t / "sql" / e.path().filename());
+    ids.push_back(e.path().stem().string());
+  }
+  ASSERT_EQ(ids.size(), 24u);
+  std::vector<std::string> base = {"spider2", "--mode", "sql", "--result_dir", (t / "sql").string(),
+                                   "--db_dir", DATA + "/spider2lite/databases", "--meta",
+                                   DATA + "/spider2lite/spider2-lite.jsonl", "--no-progress", "--gold_dir"};
+  auto a = base;
+  a.push_back(DATA + "/spider2lite/gold");
+  CliResult r = run_cli(a);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.find("An error occurred"), std::string::npos) << r.out;
+  fs::create_directories(t / "g" / "exec_result");
+  std::string eval;
+  for (auto& id : ids) {
+    fs::copy_file(t / "sql_csv" / (id + ".csv"), t / "g" / "exec_result" / (id + ".csv"));
+    eval += "{\"instance_id\": \"" + id + "\", \"condition_cols\": [], \"ignore_order\": false}\n";
+  }
+  spit(t / "g" / "spider2lite_eval.jsonl", eval);
+  a = base;
+  a.push_back((t / "g").string());
+  r = run_cli(a);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("Final score: 1.0, Correct examples: 24, Total examples: 24\n"), std::string::npos) << r.out;
 }
