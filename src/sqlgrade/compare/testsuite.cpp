@@ -556,12 +556,4 @@ std::vector<ExecVerdict> ExecEvaluator::evaluate_all(const std::vector<ExecItem>
   return out;
 }
 
-ExecEvaluator::PairResult ExecEvaluator::execute_pair(const ExecItem& item) {
-  PairResult pr;
-  std::vector<std::string> dbs = db_paths(item.db_id);
-  pr.gold = gold_result(dbs.front(), item.gold_sql);
-  pr.pred = run_pred(dbs.front(), item.pred_sql, Limits{}.max_rows);
-  return pr;
-}
-
 }  // namespace sqlgrade::spider

@@ -62,13 +62,6 @@ class ExecEvaluator {
   // postprocess / DISTINCT removal first). Computed once per (file, SQL), shared across threads.
   const ExecResult& gold_result(const std::string& db_path, const std::string& gold_sql);
 
-  // For the original Spider `exec` metric (Compat::Spider; the map comparison of spider §1.14 needs
-  // the parsed queries and is done by the caller): gold (cached) and prediction executed once on
-  // <db_id>.sqlite, with no rewriting.
-  struct PairResult {
-    ExecResult gold, pred;
-  };
-  PairResult execute_pair(const ExecItem& item);
 
  private:
   ExecResult run_pred(const std::string& db_path, const std::string& sql, size_t max_rows);
