@@ -330,51 +330,74 @@ SpiderRun run_spider(const SpiderOptions& opt) {
       }
     } else {
       // Original Spider exec (spec §1.14): one DB file, default text factory (invalid UTF-8 is an
-      // error), result columns keyed by the parsed select items. Gold results are cached.
+      // error), result columns keyed by the parsed select items. Every distinct (database, SQL)
+      // runs once: gold and prediction results share one cache (a prediction equal to its gold, or
+      // a gold shared by several examples, is executed a single time); entries are dropped after
+      // their last use.
+      struct Entry {
+        std::shared_ptr<ExecResult> res;
+        long uses = 0;
+      };
       std::mutex mu;
-      std::map<std::pair<std::string, std::string>, std::shared_ptr<ExecResult>> cache;
+      std::map<std::pair<std::string, std::string>, Entry> cache;
+      auto path_of = [&](const Example& ex) {
+        return (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
+      };
+      for (const auto& ex : run.examples) {
+        if (!ex.gold_ok || !ex.has_pred) continue;
+        std::string path = path_of(ex);
+        cache[{path, ex.pred_sql}].uses++;
+        cache[{path, ex.gold_sql}].uses++;
+      }
       SqliteOptions so;
       so.text_decode = SqliteOptions::TextDecode::Error;
       Limits lim;
       lim.timeout_s = opt.timeout_s;
+      auto get = [&](SqliteDb& db, const std::string& path, const std::string& sql) {
+        std::pair<std::string, std::string> key{path, sql};
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          auto it = cache.find(key);
+          if (it != cache.end() && it->second.res) {
+            auto r = it->second.res;
+            if (--it->second.uses <= 0) cache.erase(it);
+            return r;
+          }
+        }
+        auto r = std::make_shared<ExecResult>(db.execute(sql, lim));
+        std::lock_guard<std::mutex> lk(mu);
+        auto it = cache.find(key);
+        if (it != cache.end()) {
+          if (--it->second.uses <= 0) cache.erase(it);
+          else it->second.res = r;
+        }
+        return r;
+      };
       parallel_for(
           run.examples.size(), jobs,
           [&](size_t i) {
             Example& ex = run.examples[i];
             if (!ex.gold_ok) return;
-            double a = now_s();
-            std::string path = (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
-            SqliteDb& db = SqlitePool::get(path, so);
             if (!ex.has_pred) {
               ex.exec = 0;
               ex.exec_reason = "no prediction";
               return;
             }
-            ExecResult pr = db.execute(ex.pred_sql, lim);
-            if (!pr.ok()) {
+            double a = now_s();
+            std::string path = path_of(ex);
+            SqliteDb& db = SqlitePool::get(path, so);
+            auto pr = get(db, path, ex.pred_sql);
+            auto gr = get(db, path, ex.gold_sql);  // run even when the prediction failed, to release the cache entry
+            if (!pr->ok()) {
               ex.exec = 0;
-              ex.exec_timeout = pr.status == ExecStatus::Timeout;
-              ex.exec_reason = std::string("prediction: ") + to_string(pr.status) + ": " + pr.error;
-              ex.exec_seconds = now_s() - a;
-              return;
-            }
-            std::shared_ptr<ExecResult> gr;
-            {
-              std::lock_guard<std::mutex> lk(mu);
-              auto it = cache.find({path, ex.gold_sql});
-              if (it != cache.end()) gr = it->second;
-            }
-            if (!gr) {
-              gr = std::make_shared<ExecResult>(db.execute(ex.gold_sql, lim));
-              std::lock_guard<std::mutex> lk(mu);
-              cache.emplace(std::make_pair(path, ex.gold_sql), gr);
-            }
-            if (!gr->ok()) {
+              ex.exec_timeout = pr->status == ExecStatus::Timeout;
+              ex.exec_reason = std::string("prediction: ") + to_string(pr->status) + ": " + pr->error;
+            } else if (!gr->ok()) {
               ex.exec = 0;
               ex.exec_gold_error = true;
               ex.exec_reason = std::string("gold: ") + to_string(gr->status) + ": " + gr->error;
             } else {
-              ex.exec = spider_exec_maps_equal(*parsed[i].pred, pr.table, *parsed[i].gold, gr->table) ? 1 : 0;
+              ex.exec = spider_exec_maps_equal(*parsed[i].pred, pr->table, *parsed[i].gold, gr->table) ? 1 : 0;
               if (!ex.exec) ex.exec_reason = "results differ";
             }
             ex.exec_seconds = now_s() - a;

@@ -1,0 +1,186 @@
+// Bad inputs for `sqlgrade spider`: blank / missing / extra prediction lines never shift the
+// pairing, CRLF and BOM are read, TABs inside SQL and unparseable predictions are warned about and
+// score 0, a malformed gold line is a clean exit 2; the JSON report carries the printed numbers; the
+// database is never written; a runaway prediction times out.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using namespace sqlgrade::test;
+
+namespace {
+
+struct Fixture {
+  TempDir dir;
+  std::string db_dir, tables, gold;
+  Fixture() {
+    db_dir = (dir / "db").string();
+    make_sqlite(dir / "db" / "shop" / "shop.sqlite",
+                "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price REAL, shop_id INTEGER);"
+                "CREATE TABLE shop(shop_id INTEGER PRIMARY KEY, city TEXT);"
+                "INSERT INTO shop VALUES (1,'Oslo'),(2,'Rome');"
+                "INSERT INTO item VALUES (1,'pen',1.5,1),(2,'cup',3.0,2),(3,'hat',7.25,1);");
+    tables = (dir / "tables.json").string();
+    spit(tables, R"([{"db_id":"shop","table_names_original":["item","shop"],"table_names":["item","shop"],
+      "column_names_original":[[-1,"*"],[0,"id"],[0,"name"],[0,"price"],[0,"shop_id"],[1,"shop_id"],[1,"city"]],
+      "column_names":[[-1,"*"],[0,"id"],[0,"name"],[0,"price"],[0,"shop id"],[1,"shop id"],[1,"city"]],
+      "column_types":["text","number","text","number","number","number","text"],
+      "primary_keys":[1,5],"foreign_keys":[[4,5]]}])");
+    gold = (dir / "gold.sql").string();
+    spit(gold,
+         "SELECT name FROM item WHERE price > 2\tshop\n"
+         "SELECT count(*) FROM item\tshop\n"
+         "SELECT city FROM shop ORDER BY city\tshop\n"
+         "SELECT T1.name FROM item AS T1 JOIN shop AS T2 ON T1.shop_id = T2.shop_id WHERE T2.city = 'Oslo'\tshop\n");
+  }
+  CliResult run(const std::string& pred_text, std::vector<std::string> extra = {}) {
+    std::string pred = (dir / "pred.sql").string();
+    spit(pred, pred_text);
+    std::vector<std::string> args = {"spider", "--gold", gold, "--pred", pred, "--db", db_dir, "--table", tables};
+    for (auto& e : extra) args.push_back(e);
+    return run_cli(args);
+  }
+};
+
+std::string row(const std::string& out, const std::string& label) {
+  size_t p = out.find("\n" + label + " ");
+  if (p == std::string::npos) return "";
+  return out.substr(p + 1, out.find('\n', p + 1) - p - 1);
+}
+
+const std::string kGoodPreds =
+    "SELECT name FROM item WHERE price > 2\n"
+    "SELECT count(*) FROM item\n"
+    "SELECT city FROM shop ORDER BY city\n"
+    "SELECT T1.name FROM item AS T1 JOIN shop AS T2 ON T1.shop_id = T2.shop_id WHERE T2.city = 'Oslo'\n";
+
+}  // namespace
+
+TEST(SpiderInputs, PerfectPredictionsScoreOne) {
+  Fixture f;
+  auto r = f.run(kGoodPreds, {"--etype", "all"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(row(r.out, "execution").find("1.000                1.000"), std::string::npos) << r.out;
+  EXPECT_EQ(row(r.out, "count").substr(0, 22), "count                3");  // 3 easy, 1 medium
+  EXPECT_NE(r.out.find("exact match          1.000"), std::string::npos) << r.out;
+}
+
+TEST(SpiderInputs, BlankPredictionLineDoesNotShiftLaterLines) {
+  Fixture f;
+  // line 2 blank: only example 2 scores 0; examples 3 and 4 keep their own predictions.
+  auto r = f.run("SELECT name FROM item WHERE price > 2\n\nSELECT city FROM shop ORDER BY city\n"
+                 "SELECT T1.name FROM item AS T1 JOIN shop AS T2 ON T1.shop_id = T2.shop_id WHERE T2.city = 'Oslo'\n",
+                 {"--etype", "all"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("pred.sql:2: blank prediction line"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("exact match          "), std::string::npos);
+  // all = 3/4 in both metrics
+  EXPECT_NE(row(r.out, "exact match").find("0.750"), std::string::npos) << r.out;
+  EXPECT_NE(row(r.out, "execution").find("0.750"), std::string::npos) << r.out;
+}
+
+TEST(SpiderInputs, MissingAndExtraPredictionsAreReported) {
+  Fixture f;
+  auto r = f.run("SELECT name FROM item WHERE price > 2\nSELECT count(*) FROM item\n", {"--etype", "match"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("2 prediction line(s) for 4 gold examples"), std::string::npos) << r.err;
+  EXPECT_NE(row(r.out, "count").find("4"), std::string::npos);
+  EXPECT_NE(row(r.out, "exact match").find("0.500"), std::string::npos) << r.out;
+  auto e = f.run(kGoodPreds + "SELECT 1\n", {"--etype", "match"});
+  EXPECT_NE(e.err.find("1 extra prediction line(s)"), std::string::npos) << e.err;
+}
+
+TEST(SpiderInputs, CrlfBomTabsAndErrorPredictions) {
+  Fixture f;
+  std::string preds = "\xEF\xBB\xBFSELECT name FROM item WHERE price > 2\r\n"
+                      "error\r\n"
+                      "SELECT city FROM shop ORDER BY city\tshop\r\n"
+                      "SELECT T1.name FROM item AS T1 JOIN shop AS T2 ON T1.shop_id = T2.shop_id WHERE T2.city = 'Oslo'\tx\ty\r\n";
+  auto r = f.run(preds, {"--etype", "match", "--compat", "spider"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("BOM removed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pred.sql:4: TAB inside the prediction"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 prediction(s) do not parse"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("eval_err_num:1\n"), std::string::npos) << r.out;
+  EXPECT_NE(row(r.out, "exact match").find("0.750"), std::string::npos) << r.out;
+}
+
+TEST(SpiderInputs, MalformedGoldLineIsExit2WithFileAndLine) {
+  Fixture f;
+  spit(f.gold, "SELECT count(*) FROM item\tshop\nSELECT name FROM item\n");
+  auto r = f.run(kGoodPreds, {"--etype", "match"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gold.sql:2:"), std::string::npos) << r.err;
+}
+
+TEST(SpiderInputs, UnknownDbIsExit2) {
+  Fixture f;
+  spit(f.gold, "SELECT count(*) FROM item\tnope\n");
+  auto r = f.run("SELECT count(*) FROM item\n", {"--etype", "match"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("nope"), std::string::npos) << r.err;
+}
+
+TEST(SpiderInputs, TestSuiteReplacesValueInPredictions) {
+  Fixture f;
+  spit(f.gold, "SELECT name FROM item LIMIT 1\tshop\n");
+  auto r = f.run("SELECT name FROM item LIMIT value\n", {"--etype", "match"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(row(r.out, "exact match").find("1.000"), std::string::npos) << r.out;
+  // The original script cannot parse `LIMIT value`.
+  auto s = f.run("SELECT name FROM item LIMIT value\n", {"--etype", "match", "--compat", "spider"});
+  EXPECT_NE(s.out.find("eval_err_num:1"), std::string::npos) << s.out;
+}
+
+TEST(SpiderInputs, JsonReportMatchesPrintedNumbers) {
+  Fixture f;
+  std::string json = (f.dir / "out.json").string();
+  auto r = f.run("SELECT name FROM item WHERE price > 2\nSELECT count(*) FROM shop\n"
+                 "SELECT city FROM shop ORDER BY city\nSELECT name FROM item\n",
+                 {"--etype", "all", "--json", json});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["examples"].size(), 4u);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", j["summary"]["all"]["exact"].get<double>());
+  EXPECT_NE(row(r.out, "exact match").find(buf), std::string::npos) << r.out << buf;
+  std::snprintf(buf, sizeof buf, "%.3f", j["summary"]["all"]["exec"].get<double>());
+  EXPECT_NE(row(r.out, "execution").find(buf), std::string::npos) << r.out << buf;
+  EXPECT_EQ(j["examples"][1]["exact"], 0);
+  EXPECT_EQ(j["examples"][0]["exact"], 1);
+  EXPECT_TRUE(j["examples"][0].contains("hardness"));
+}
+
+TEST(SpiderInputs, DatabaseNeverWrittenAndTimeoutScoresZero) {
+  Fixture f;
+  std::string dbfile = f.db_dir + "/shop/shop.sqlite";
+  std::string before = file_hash(dbfile);
+  spit(f.gold, "SELECT count(*) FROM item\tshop\nSELECT count(*) FROM shop\tshop\n");
+  auto r = f.run(
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c\n"
+      "DELETE FROM shop\n",
+      {"--etype", "exec", "--compat", "spider", "--timeout", "0.5"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("1 prediction(s) hit the"), std::string::npos) << r.err;
+  EXPECT_NE(row(r.out, "execution").find("0.000"), std::string::npos) << r.out;
+  EXPECT_EQ(file_hash(dbfile), before);
+}
+
+TEST(SpiderInputs, InteractionFilesPrintTurnTables) {
+  Fixture f;
+  spit(f.gold,
+       "SELECT count(*) FROM item\tshop\nSELECT name FROM item\tshop\n\n"
+       "SELECT city FROM shop\tshop\n");
+  auto r = f.run("SELECT count(*) FROM item\nSELECT name FROM shop\n\nSELECT city FROM shop\n", {"--etype", "match"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("joint_all"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("turn > 4"), std::string::npos) << r.out;
+  // joint_all exact: interaction 2 fully right, interaction 1 not → 0.500
+  std::string em = row(r.out, "exact match");
+  EXPECT_NE(em.find("0.500"), std::string::npos) << r.out;
+  // mismatched interaction counts → exit 2
+  auto bad = f.run("SELECT count(*) FROM item\n\nSELECT city FROM shop\n\nSELECT 1\n", {"--etype", "match"});
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+}
