@@ -16,8 +16,6 @@ bool scaled_x100(Metric m) { return m == Metric::Ex || m == Metric::SoftF1 || m 
 
 std::string cell(const std::string& s) { return fmt::format(" {:<20}", s); }
 
-const char* status_json(const std::string& s) { return s.c_str(); }
-
 }  // namespace
 
 Summary summarize(const RunResult& r) {
@@ -126,7 +124,7 @@ std::string format_json(const RunResult& r, const Options& opt) {
     e["score"] = it.score;
     e["correct"] = it.correct;
     if (r.metric == Metric::Ves || r.metric == Metric::RVes) e["time_ratio"] = it.time_ratio;
-    e["status"] = status_json(it.status);
+    e["status"] = it.status;
     if (!it.reason.empty()) e["reason"] = it.reason;
     e["pred_rows"] = it.pred_rows;
     e["gold_rows"] = it.gold_rows;
