@@ -238,13 +238,22 @@ TEST(Spider2Cli, StrictReportsWithoutChangingTheScore) {
   Fixture f;
   spit(f.gold / "exec_result" / "local900_a.csv", "a,b\n1,x\n2,y\n");
   spit(f.preds / "local900.csv", "a,b\n1,y\n2,x\n");
+  spit(f.gold / "exec_result" / "local901.csv", "a\n2.0\n19.999\n");
+  spit(f.preds / "local901.csv", "a\n20.0\n2.0\n");
+  spit(f.preds / "local904.csv", "n\n1\n");
   auto a = f.args("exec_result");
   a.push_back("--strict");
   CliResult r = run_cli(a);
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_NE(r.out.find("{'local900': 1}\nFinal score: 1.0,"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("[local900] scored 1, but"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Strict score: 0.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{'local900': 1, 'local901': 0, 'local904': 1}\nFinal score: 0.6666666666666666,"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[local900] scored 1, but 2 of 2 gold rows have no matching pred row"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[local901] scored 0, but gold column 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("[local904]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Scored 1 with rows scrambled across columns: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Scored 0 only because of the string-representation sort: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Strict score: 0.3333333333333333, Correct examples: 1, Total examples: 3"), std::string::npos)
+      << r.out;
 }
 
 TEST(Spider2Cli, V2ErrorsScoreZeroInsteadOfCarryingOver) {

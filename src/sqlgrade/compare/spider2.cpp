@@ -14,6 +14,7 @@
 
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/util/text.hpp"
 #include "sqlgrade/value.hpp"
 
 namespace sqlgrade::spider2 {
@@ -102,10 +103,9 @@ std::optional<double> pd_parse_double(std::string_view s) {
     while (i < n && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
   }
   if (digits == 0) {
-    // inf spellings
+    // inf spellings (pandas compares the whole field with strcasecmp: no surrounding whitespace)
     std::string w;
-    for (size_t k = start; k < n; ++k) w += static_cast<char>(std::tolower(static_cast<unsigned char>(s[k])));
-    while (!w.empty() && is_space_ascii(w.back())) w.pop_back();
+    for (char ch : s) w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (w == "inf" || w == "+inf" || w == "infinity" || w == "+infinity") return std::numeric_limits<double>::infinity();
     if (w == "-inf" || w == "-infinity") return -std::numeric_limits<double>::infinity();
     return std::nullopt;
@@ -301,6 +301,8 @@ std::vector<std::string> header_names(const std::vector<RawField>& hdr) {
 }  // namespace
 
 Frame frame_from_csv_text(std::string_view csv, const std::string& name) {
+  // pandas decodes the file as strict UTF-8 (encoding_errors="strict").
+  if (!is_valid_utf8(csv)) throw InputError(name, "'utf-8' codec can't decode the file (invalid UTF-8)");
   std::vector<long> lines;
   auto rows = tokenize(csv, name, &lines);
   if (rows.empty()) throw InputError(name, "No columns to parse from file");
@@ -512,6 +514,18 @@ bool cells_match(const Cell& a, const Cell& b, double abs_tol) {
   return a == b;
 }
 
+// Sorted by value (numbers first, by magnitude; then strings): what the string sort was meant to do.
+std::vector<Cell> numeric_sorted(const std::vector<Cell>& v) {
+  std::vector<Cell> out;
+  for (auto& c : v) out.push_back(c.is_nan() ? Cell::integer(0) : c);
+  std::stable_sort(out.begin(), out.end(), [](const Cell& a, const Cell& b) {
+    if (a.is_number() != b.is_number()) return a.is_number();
+    if (a.is_number()) return a.as_double() < b.as_double();
+    return a.py_str() < b.py_str();
+  });
+  return out;
+}
+
 bool prepared_match(const std::vector<Cell>& a, const std::vector<Cell>& b, double abs_tol) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -526,14 +540,20 @@ bool vectors_match(const std::vector<Cell>& gold, const std::vector<Cell>& pred,
   return prepared_match(normalized_sorted(gold, ignore_order), normalized_sorted(pred, ignore_order), abs_tol);
 }
 
-int compare_frames(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols, bool ignore_order) {
+namespace {
+
+int compare_frames_impl(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols, bool ignore_order,
+                        bool value_sort) {
   auto gold_vecs = column_vectors(gold, select_gold_cols(gold, condition_cols));
   auto pred_vecs = column_vectors(pred, all_cols(pred));
+  auto prep = [&](const std::vector<Cell>& v) {
+    return value_sort && ignore_order ? numeric_sorted(v) : normalized_sorted(v, ignore_order);
+  };
   std::vector<std::vector<Cell>> pred_prep;
   pred_prep.reserve(pred_vecs.size());
-  for (auto& p : pred_vecs) pred_prep.push_back(normalized_sorted(p, ignore_order));
+  for (auto& p : pred_vecs) pred_prep.push_back(prep(p));
   for (auto& g : gold_vecs) {
-    auto gp = normalized_sorted(g, ignore_order);
+    auto gp = prep(g);
     bool found = false;
     for (auto& p : pred_prep)
       if (prepared_match(gp, p, 1e-2)) {
@@ -543,6 +563,17 @@ int compare_frames(const Frame& pred, const Frame& gold, const nlohmann::json& c
     if (!found) return 0;
   }
   return 1;
+}
+
+}  // namespace
+
+int compare_frames(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols, bool ignore_order) {
+  return compare_frames_impl(pred, gold, condition_cols, ignore_order, false);
+}
+
+int compare_frames_value_sort(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols,
+                              bool ignore_order) {
+  return compare_frames_impl(pred, gold, condition_cols, ignore_order, true);
 }
 
 std::vector<std::optional<nlohmann::json>> resolve_condition_cols(const nlohmann::json& cc, size_t n) {
@@ -596,21 +627,6 @@ int score_against_golds(const Frame& pred, const std::vector<Frame>& golds, cons
 
 // ---------------------------------------------------------------------------------------------
 // --strict diagnostics
-
-namespace {
-
-std::vector<Cell> numeric_sorted(const std::vector<Cell>& v) {
-  std::vector<Cell> out;
-  for (auto& c : v) out.push_back(c.is_nan() ? Cell::integer(0) : c);
-  std::stable_sort(out.begin(), out.end(), [](const Cell& a, const Cell& b) {
-    if (a.is_number() != b.is_number()) return a.is_number();
-    if (a.is_number()) return a.as_double() < b.as_double();
-    return a.py_str() < b.py_str();
-  });
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::string> strict_findings(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols,
                                          bool ignore_order) {

@@ -107,6 +107,11 @@ std::vector<std::optional<nlohmann::json>> resolve_condition_cols(const nlohmann
 int score_against_golds(const Frame& pred, const std::vector<Frame>& golds, const EvalEntry& entry,
                         bool single_file = false, std::string* error = nullptr);
 
+// compare_frames with each vector sorted by value instead of by str() when ignore_order is set (the
+// tolerance then holds); used by --strict to tell whether only the string sort made a prediction fail.
+int compare_frames_value_sort(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols,
+                              bool ignore_order);
+
 // --strict diagnostics: what the official rule misses, for a prediction it scored 1 against
 // `gold` (with the resolved condition_cols). Empty when nothing is suspicious.
 std::vector<std::string> strict_findings(const Frame& pred, const Frame& gold,

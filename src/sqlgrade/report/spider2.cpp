@@ -68,9 +68,8 @@ std::string format_strict(const RunResult& r) {
   std::string out = "\n=== Strict check (does not change the official score) ===\n";
   size_t flagged_correct = 0, missed = 0;
   for (auto& it : r.items) {
-    if (it.strict.empty()) continue;
-    if (it.score == 1) ++flagged_correct;
-    else ++missed;
+    flagged_correct += it.strict_scrambled;
+    missed += it.strict_sort_miss;
     for (auto& f : it.strict) out += "[" + it.instance_id + "] " + (it.score == 1 ? "scored 1, but " : "scored 0, but ") + f + "\n";
   }
   const size_t n = r.items.size(), c = n_correct(r);

@@ -120,28 +120,28 @@ void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single
   if (out.score == 1) out.error_info.reset();
   else out.error_info = err.empty() ? "Result Error" : err;
   if (opt.strict && err.empty()) {
-    // Report findings against each alternative with the condition_cols the official rule used.
+    // Findings against the alternatives with the condition_cols the official rule used.
     std::vector<std::optional<nlohmann::json>> per;
     if (single) per.assign(1, entry.condition_cols);
     else per = resolve_condition_cols(entry.condition_cols, golds.size());
-    for (size_t i = 0; i < golds.size(); ++i) {
-      if (!per[i]) break;
-      int s = 0;
+    for (size_t i = 0; i < golds.size() && per[i]; ++i) {
+      std::string tag = golds.size() > 1 ? "gold alternative " + std::string(1, static_cast<char>('a' + i)) + ": " : "";
       try {
-        s = compare_frames(pred, golds[i], *per[i], entry.ignore_order);
+        if (out.score == 1) {
+          if (!compare_frames(pred, golds[i], *per[i], entry.ignore_order)) continue;
+          for (auto& x : strict_findings(pred, golds[i], *per[i], entry.ignore_order))
+            if (x.find("scrambled") != std::string::npos) out.strict.push_back(tag + x), out.strict_scrambled = true;
+          break;  // the alternative the official rule accepted
+        }
+        if (compare_frames_value_sort(pred, golds[i], *per[i], entry.ignore_order)) {
+          out.strict_sort_miss = true;
+          for (auto& x : strict_findings(pred, golds[i], *per[i], entry.ignore_order))
+            if (x.find("string-representation sort") != std::string::npos) out.strict.push_back(tag + x);
+          break;
+        }
       } catch (const std::exception&) {
         break;
       }
-      auto f = strict_findings(pred, golds[i], *per[i], entry.ignore_order);
-      std::string tag = golds.size() > 1 ? "gold alternative " + std::string(1, static_cast<char>('a' + i)) + ": " : "";
-      if (out.score == 1 && s == 1) {
-        for (auto& x : f)
-          if (x.find("scrambled") != std::string::npos) out.strict.push_back(tag + x);
-        break;  // the alternative the official rule accepted
-      }
-      if (out.score == 0)
-        for (auto& x : f)
-          if (x.find("string-representation sort") != std::string::npos) out.strict.push_back(tag + x);
     }
   }
   if (opt.v2) {

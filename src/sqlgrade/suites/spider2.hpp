@@ -33,6 +33,8 @@ struct InstanceResult {
   std::optional<std::string> pred_sql;    // sql mode: the statement executed
   std::vector<std::string> messages;      // lines the official script prints while evaluating
   std::vector<std::string> strict;        // --strict findings
+  bool strict_scrambled = false;          // scored 1, but rows are scrambled across columns
+  bool strict_sort_miss = false;          // scored 0, but a value sort (tolerance kept) would score 1
   std::optional<std::string> result_csv;  // sql mode: the CSV the official script would write
   double seconds = 0;                     // sql mode: engine time
   // --v2
