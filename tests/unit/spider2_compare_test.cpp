@@ -3,7 +3,10 @@
 // (shared/spec/official-evaluators.md §4.3–4.5), which were run against the official script.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "sqlgrade/compare/spider2.hpp"
+#include "sqlgrade/compare/spider2_v2.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/suites/spider2.hpp"
 
@@ -216,4 +219,29 @@ TEST(Spider2Strict, FindsScrambledRowsAndStringSortMisses) {
   auto f2 = strict_findings(p2, g2, json::array(), true);
   ASSERT_EQ(f2.size(), 1u);
   EXPECT_NE(f2[0].find("string-representation sort"), std::string::npos);
+}
+
+// Arbitrary prediction text never crashes the reader or the comparison: it parses or raises InputError.
+TEST(Spider2ValueModel, ArbitraryInputParsesOrRaisesInputError) {
+  std::mt19937 rng(12345);
+  const std::string alphabet = "ab,\"\n\r 0123456789.-eE+NATrueFlsn\t#/";
+  Frame gold = csv("a,b\n1,x\n2.5,\n");
+  size_t parsed = 0;
+  for (int it = 0; it < 3000; ++it) {
+    std::string text;
+    size_t len = rng() % 40;
+    for (size_t i = 0; i < len; ++i) text += alphabet[rng() % alphabet.size()];
+    try {
+      Frame f = csv(text);
+      ++parsed;
+      for (auto& c : f.columns) ASSERT_EQ(c.cells.size(), f.rows);
+      int s = compare_frames(f, gold, json::array(), it % 2 == 0);
+      EXPECT_TRUE(s == 0 || s == 1);
+      (void)strict_findings(f, gold, json::array(), true);
+      (void)score_against_golds(f, {gold, gold}, entry(json::array({json::array({1})})));
+      (void)v2::compare_multi(f, {gold, gold}, json::array(), false);
+    } catch (const InputError&) {
+    }
+  }
+  EXPECT_GT(parsed, 1000u);
 }
