@@ -41,6 +41,7 @@ void run_serve(ServeArgs& a) {
   require_dir(a.so.db_dir, "--db-dir");
   if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
   if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
+  if (!a.so.spider2_gold_dir.empty()) require_dir(a.so.spider2_gold_dir, "--spider2-gold-dir");
   a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
   a.so.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
   a.so.gold_cache_bytes = static_cast<size_t>(a.cache_mb * (1 << 20));
@@ -124,6 +125,9 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--gold-timeout", sa->so.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)");
   s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");
   s->add_option("--bird-db-dir", sa->so.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db-dir)");
+  s->add_option("--spider2-gold-dir", sa->so.spider2_gold_dir,
+                 "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
+                 "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");
   s->add_option("--max-rows", sa->so.max_rows, "result row cap per query")->default_val(1000000);
   s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")->default_val(64);
   s->add_option("--cache-entries", sa->so.gold_cache_entries, "gold results kept")->default_val(4096);

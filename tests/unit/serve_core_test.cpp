@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/error.hpp"
 #include "sqlgrade/suites/reward_server.hpp"
 #include "test_support.hpp"
 
@@ -338,4 +339,37 @@ TEST(ServeCore, PassAtKAndAggregateMetrics) {
   EXPECT_EQ(json::parse(r.body)["agent_metrics"], a);
   EXPECT_EQ(s.aggregate_metrics(R"({"verify_responses": [{"no_reward": 1}]})").status, 400);
   EXPECT_EQ(s.aggregate_metrics("nope").status, 400);
+}
+
+TEST(ServeCore, Spider2OfficialGoldDir) {
+  Fixture f;
+  if (!benchmark_available("spider2")) GTEST_SKIP() << "spider2 module not linked";
+  TempDir g;
+  spit(g / "spider2lite_eval.jsonl",
+       "{\"instance_id\": \"local900\", \"condition_cols\": [1], \"ignore_order\": true}\n"
+       "{\"instance_id\": \"local901\", \"condition_cols\": [], \"ignore_order\": false}\n"
+       "{\"instance_id\": \"local902\", \"condition_cols\": [], \"ignore_order\": true}\n");
+  spit(g / "exec_result" / "local900_a.csv", "name,price\nkiwi,1\napple,1.5\n");  // one alternative: only col 1 checked
+  spit(g / "exec_result" / "local901.csv", "name\napple\npear\n");
+  ServerOptions o = f.opts();
+  o.spider2_gold_dir = g.str();
+  RewardServer s(o);
+  auto req = [&](const std::string& id, const std::string& sql) {
+    json r = request(sql_answer(sql), {{"instance_id", id}});
+    r.erase("condition_cols");
+    return r;
+  };
+  // flat condition_cols with a single _a alternative: the official quirk checks column 1 only
+  EXPECT_EQ(verify(s, req("local900", "SELECT price FROM item WHERE id = 1 UNION ALL SELECT 1"))["reward"], 1.0);
+  // <id>.csv with the official ignore_order=false (the request's ignore_order=true is not used)
+  EXPECT_EQ(verify(s, req("local901", "SELECT name FROM item WHERE id <= 2 ORDER BY id"))["reward"], 1.0);
+  EXPECT_EQ(verify(s, req("local901", "SELECT name FROM item WHERE id <= 2 ORDER BY id DESC"))["reward"], 0.0);
+  // listed but no gold file
+  EXPECT_EQ(verify(s, req("local902", "SELECT 1"))["failure_reason"], "gold_execution_error");
+  // not listed: no gold at all
+  EXPECT_EQ(s.verify(req("local999", "SELECT 1").dump()).status, 400);
+  // a missing spider2lite_eval.jsonl is an input error naming the file
+  ServerOptions bad = f.opts();
+  bad.spider2_gold_dir = (g / "nowhere").string();
+  EXPECT_THROW(RewardServer{bad}, InputError);
 }

@@ -164,6 +164,8 @@ TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
   so.max_concurrency = 1;
   so.extract.tags_and_json = false;
   reward::RewardServer server(so);
+  so.spider2_gold_dir = S2 + "/gold";  // second server: the official gold CSVs by instance_id
+  reward::RewardServer official(so);
 
   int compared = 0, ones = 0, zeros = 0;
   std::vector<std::string> diffs;
@@ -200,6 +202,15 @@ TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
       if (s != cli[x.id])
         diffs.push_back("variant " + std::to_string(v) + " " + x.id + ": server " + std::to_string(s) + " cli " +
                         std::to_string(cli[x.id]) + " (" + j["failure_detail"].get<std::string>() + ")");
+      // --spider2-gold-dir: no gold in the request (and a misleading ignore_order that must be ignored)
+      for (const char* f : {"gold_result", "gold_single_file", "condition_cols"}) req.erase(f);
+      req["ignore_order"] = !x.ignore_order;
+      rep = official.verify(req.dump());
+      ASSERT_EQ(rep.status, 200) << x.id << " " << rep.body;
+      int o = json::parse(rep.body)["reward"].get<double>() == 1.0 ? 1 : 0;
+      if (o != cli[x.id])
+        diffs.push_back("gold-dir variant " + std::to_string(v) + " " + x.id + ": server " + std::to_string(o) +
+                        " cli " + std::to_string(cli[x.id]));
     }
   }
   std::string all;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <list>
 #include <map>
@@ -124,6 +125,7 @@ struct GoldData {
 #ifdef SQLGRADE_HAVE_SPIDER2
   std::vector<spider2::Frame> frames;  // spider2 alternatives
 #endif
+  bool single_file = false;  // official gold folder: <id>.csv (single) rather than <id>_a.csv, ...
   size_t bytes = 0;
 };
 using GoldPtr = std::shared_ptr<const GoldData>;
@@ -483,8 +485,82 @@ struct RewardServer::Impl {
   std::string spider_init_error;
 #endif
 
+  struct OfficialEntry {
+    json condition_cols;
+    bool ignore_order = false;
+  };
+  std::unordered_map<std::string, OfficialEntry> official;  // spider2lite_eval.jsonl of spider2_gold_dir
+
   explicit Impl(const ServerOptions& o)
-      : opt(o), cache(o.gold_cache_entries, o.gold_cache_bytes), exec(o.max_concurrency, o.max_queue) {}
+      : opt(o), cache(o.gold_cache_entries, o.gold_cache_bytes), exec(o.max_concurrency, o.max_queue) {
+    if (!opt.spider2_gold_dir.empty()) load_official();
+  }
+
+  void load_official() {
+    std::string path = (fs::path(opt.spider2_gold_dir) / "spider2lite_eval.jsonl").string();
+    if (!is_file(path)) throw InputError(path, "not found (--spider2-gold-dir needs spider2lite_eval.jsonl)");
+    std::ifstream in(path);
+    std::string line;
+    long n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (trim(line).empty()) continue;
+      json j = json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("instance_id") || !j["instance_id"].is_string())
+        throw InputError(path, "not a JSON object with an instance_id", n);
+      OfficialEntry e;
+      e.condition_cols = j.value("condition_cols", json());
+      auto io = j.find("ignore_order");
+      e.ignore_order = io != j.end() && io->is_boolean() && io->get<bool>();
+      official[j["instance_id"].get<std::string>()] = e;
+    }
+  }
+
+  const OfficialEntry* official_entry(const json& req) const {
+    auto id = req.find("instance_id");
+    if (official.empty() || id == req.end() || !id->is_string()) return nullptr;
+    auto it = official.find(id->get<std::string>());
+    return it == official.end() ? nullptr : &it->second;
+  }
+
+  // Official gold CSVs of an instance: <id>.csv alone, else <id>_a.csv, <id>_b.csv, ... (sorted).
+  GoldPtr gold_from_dir(const std::string& id, bool* hit) {
+    return cache.get("golddir\x1f" + id, [&]() -> GoldPtr {
+      auto d = std::make_shared<GoldData>();
+      fs::path dir = fs::path(opt.spider2_gold_dir) / "exec_result";
+      std::vector<std::string> files;
+      if (is_file(dir / (id + ".csv"))) {
+        files.push_back((dir / (id + ".csv")).string());
+        d->single_file = true;
+      } else {
+        std::error_code ec;
+        for (auto& e : fs::directory_iterator(dir, ec)) {
+          std::string f = e.path().filename().string();
+          if (f.size() == id.size() + 6 && f.compare(0, id.size(), id) == 0 && f[id.size()] == '_' &&
+              f[id.size() + 1] >= 'a' && f[id.size() + 1] <= 'z' && f.compare(id.size() + 2, 4, ".csv") == 0)
+            files.push_back(e.path().string());
+        }
+        std::sort(files.begin(), files.end());
+      }
+      if (files.empty()) {
+        d->error = "No matching gold file found for " + id;
+        return d;
+      }
+#ifdef SQLGRADE_HAVE_SPIDER2
+      for (auto& f : files) {
+        try {
+          d->frames.push_back(spider2::frame_from_csv_file(f));
+        } catch (const std::exception& e) {
+          d->error = std::string("gold CSV unreadable: ") + e.what();
+          return d;
+        }
+        d->bytes += frame_bytes(d->frames.back());
+      }
+#endif
+      d->ok = true;
+      return d;
+    }, hit);
+  }
 
   Limits pred_limits() const { return Limits{opt.timeout_s, opt.max_rows, opt.max_result_bytes}; }
   Limits gold_limits() const {
@@ -612,7 +688,15 @@ struct RewardServer::Impl {
     }
 #endif
     std::string path = db_path(b, db_id);
+    const OfficialEntry* off = nullptr;
+    if (b == Bench::Spider2 && !gold_sql && (gold_result.is_null() || gold_result.empty())) {
+      off = official_entry(req);
+      if (!off) throw BadRequest("no gold: the request has neither gold_sql nor gold_result, and its instance_id is not in --spider2-gold-dir");
+      ignore_order = off->ignore_order;
+      condition_cols = off->condition_cols;
+    }
     GoldPtr gold = gold_sql ? gold_from_sql(b, path, gold_sql->get<std::string>(), &v.gold_cached)
+                   : off    ? gold_from_dir(req["instance_id"].get<std::string>(), &v.gold_cached)
                             : gold_from_rows(b, gold_result, &v.gold_cached);
     if (!gold->ok) {
       v.failure = "gold_execution_error";
@@ -642,7 +726,7 @@ struct RewardServer::Impl {
         entry.instance_id = req.value("instance_id", json()).is_string() ? req["instance_id"].get<std::string>() : "";
         entry.condition_cols = condition_cols;
         entry.ignore_order = ignore_order;
-        bool single = gold_sql != nullptr;
+        bool single = gold_sql != nullptr || gold->single_file;
         if (auto it = req.find("gold_single_file"); it != req.end() && it->is_boolean()) single = it->get<bool>();
         std::string err;
         int score = spider2::score_against_golds(pf, gold->frames, entry, single, &err);
@@ -701,13 +785,16 @@ json RewardServer::verify_json(const json& req) {
     if (!it->is_array()) throw BadRequest("`gold_result` must be a list of result sets");
     has_gold_result = !it->empty();
   }
-  if (!has_gold_sql && !has_gold_result) throw BadRequest("the request needs `gold_sql` or `gold_result`");
+  if (!has_gold_sql && !has_gold_result && !(b == Bench::Spider2 && impl_->official_entry(req)))
+    throw BadRequest(impl_->official.empty()
+                         ? "the request needs `gold_sql` or `gold_result`"
+                         : "the request needs `gold_sql`, `gold_result` or an instance_id of --spider2-gold-dir");
   if (auto it = req.find("ignore_order"); it != req.end() && !it->is_null() && !it->is_boolean())
     throw BadRequest("`ignore_order` must be a boolean");
   if (auto it = req.find("condition_cols"); it != req.end() && !it->is_null() && !it->is_array() &&
                                                !it->is_number_integer())
     throw BadRequest("`condition_cols` must be null, a list of column indices or a list of such lists");
-  if (!has_gold_sql) gold_tables(req["gold_result"], b);  // validates the shape (400 on error)
+  if (!has_gold_sql && has_gold_result) gold_tables(req["gold_result"], b);  // validates the shape (400 on error)
 
   if (impl_->db_path(b, db_id).empty()) {
 #ifdef SQLGRADE_HAVE_SPIDER
@@ -836,6 +923,7 @@ Reply RewardServer::health() const {
   j["max_concurrency"] = opt_.max_concurrency;
   j["max_queue"] = opt_.max_queue;
   j["timeout_s"] = opt_.timeout_s;
+  j["spider2_gold_instances"] = impl_->official.size();
   j["pending"] = impl_->exec.pending();
   j["verifies"] = s.verifies;
   j["rejected_busy"] = s.rejected_busy;

@@ -36,6 +36,10 @@ struct ServerOptions {
   std::string db_dir;         // Spider2 databases: <db_dir>/<db_id>.sqlite (or <db_id>/<db_id>.sqlite)
   std::string spider_db_dir;  // Spider: <dir>/<db_id>/*.sqlite (default: db_dir)
   std::string bird_db_dir;    // BIRD: <dir>/<db_id>/<db_id>.sqlite (default: db_dir)
+  // Optional official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl + exec_result/*.csv): a
+  // spider2 request with neither gold_sql nor gold_result is then graded against the official gold
+  // CSVs of its instance_id, with the official condition_cols and ignore_order.
+  std::string spider2_gold_dir;
   unsigned max_concurrency = 0;   // verifies executing at once; 0 = number of cores
   size_t max_queue = 64;          // verifies waiting for a slot; more -> 503
   double timeout_s = 30.0;        // per prediction query
