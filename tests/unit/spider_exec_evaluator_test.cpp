@@ -259,3 +259,21 @@ TEST(SpiderExecConformance, PlugValueExecAccuracyMatchesOfficial) {
              "preds/spider_dev/taoyds_pred_example/gold_example.txt",
              "preds/spider_dev/taoyds_pred_example/pred_example.txt", true);
 }
+
+TEST(SpiderExecEvaluator, PlugValueExplosionIsBounded) {
+  Fixture f;
+  ExecOptions o;
+  o.plug_value = true;
+  o.timeout_s = 5;
+  o.plug_budget_s = 0.3;
+  ExecEvaluator ev(f.dir, o);
+  // 10 gold values and 8 prediction slots: 10^8 candidates, none of which can match (wrong column).
+  auto t0 = std::chrono::steady_clock::now();
+  auto v = ev.evaluate({"concert", "SELECT name FROM singer WHERE age IN (11, 12, 13, 14, 15, 16, 17, 18, 19, 20)",
+                        "SELECT id FROM singer WHERE age IN (1, 2, 3, 4, 5, 6, 7, 8)"});
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(v.score, 0);
+  EXPECT_TRUE(v.timeout);
+  EXPECT_NE(v.reason.find("100000000 candidates"), std::string::npos) << v.reason;
+  EXPECT_LT(s, 10.0);
+}
