@@ -63,6 +63,7 @@ TEST(Spider2ValueModel, HeaderQuotesAndErrors) {
   EXPECT_EQ(f.columns[0].cells[0].s, "x,y");
   EXPECT_EQ(f.columns[1].dtype, Dtype::Int64);  // quoting does not prevent numeric inference
   EXPECT_TRUE(f.columns[2].cells[0].is_nan());
+  EXPECT_EQ(csv("a,a,a.1,a\n1,2,3,4\n").names(), (std::vector<std::string>{"a", "a.1", "a.1.1", "a.2"}));
   Frame shortrow = csv("a,b\n1\n");
   EXPECT_TRUE(shortrow.columns[1].cells[0].is_nan());
   EXPECT_THROW(csv(""), InputError);

@@ -272,28 +272,21 @@ Column infer_column(std::string name, const std::vector<const std::string*>& raw
   return col;
 }
 
-// pandas header handling: blank names become "Unnamed: i"; duplicates are mangled "a.1", "a.2".
+// pandas header handling: blank names become "Unnamed: i"; duplicates are mangled as pandas' C parser does
+// ("a", "a" -> "a", "a.1"; a later "a.1" then becomes "a.1.1").
 std::vector<std::string> header_names(const std::vector<RawField>& hdr) {
   std::vector<std::string> names;
-  for (size_t i = 0; i < hdr.size(); ++i)
-    names.push_back(hdr[i].text.empty() ? "Unnamed: " + std::to_string(i) : hdr[i].text);
   std::map<std::string, int> counts;
-  std::set<std::string> seen(names.begin(), names.end());
-  std::set<std::string> used;
-  for (auto& nm : names) {
-    if (!used.count(nm)) {
-      used.insert(nm);
-      counts[nm] = 0;
-      continue;
+  for (size_t i = 0; i < hdr.size(); ++i) {
+    std::string name = hdr[i].text.empty() ? "Unnamed: " + std::to_string(i) : hdr[i].text;
+    int count = counts.count(name) ? counts[name] : 0;
+    while (count > 0) {
+      counts[name] = count + 1;
+      name = name + "." + std::to_string(count);
+      count = counts.count(name) ? counts[name] : 0;
     }
-    int& cur = counts[nm];
-    std::string base = nm, cand;
-    do {
-      ++cur;
-      cand = base + "." + std::to_string(cur);
-    } while (used.count(cand) || seen.count(cand));
-    nm = cand;
-    used.insert(nm);
+    counts[name] = count + 1;
+    names.push_back(std::move(name));
   }
   return names;
 }
