@@ -184,3 +184,21 @@ TEST(SpiderInputs, InteractionFilesPrintTurnTables) {
   auto bad = f.run("SELECT count(*) FROM item\n\nSELECT city FROM shop\n\nSELECT 1\n", {"--etype", "match"});
   EXPECT_EQ(bad.rc, 2) << bad.out;
 }
+
+TEST(SpiderInputs, ParseSubcommandReportsErrorsPerQuery) {
+  Fixture f;
+  auto r = run_cli({"spider", "parse", "--table", f.tables},
+                   "SELECT name FROM item WHERE price > 2\tshop\n\nSELECT name FROM item LEFT JOIN shop\tshop\r\n");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  // item is table 0, name is column 2, price column 3; the value stays a float
+  EXPECT_EQ(j[0]["sql"]["select"].dump(), "[false,[[0,[0,[0,2,false],null]]]]");
+  EXPECT_EQ(j[0]["sql"]["where"][0][3].get<double>(), 2.0);
+  EXPECT_TRUE(j[1]["sql"].is_null());
+  EXPECT_TRUE(j[1].contains("error"));
+  EXPECT_NE(r.err.find("1 query(ies) did not parse"), std::string::npos) << r.err;
+  auto bad = run_cli({"spider", "parse", "--table", f.tables}, "SELECT 1\n");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.err.find(":1:"), std::string::npos) << bad.err;
+}
