@@ -664,7 +664,7 @@ struct RewardServer::Impl {
     if (auto it = req.find("gold_sql"); it != req.end() && it->is_string() && !it->get_ref<const std::string&>().empty())
       gold_sql = &*it;
     const json& gold_result = req.contains("gold_result") ? req["gold_result"] : json();
-    bool ignore_order = true;
+    [[maybe_unused]] bool ignore_order = true;
     if (auto it = req.find("ignore_order"); it != req.end() && !it->is_null()) ignore_order = it->get<bool>();
     json condition_cols = req.contains("condition_cols") ? req["condition_cols"] : json();
 
