@@ -117,3 +117,17 @@ TEST(SpiderParse, FirstFromQuirkAndValues) {
   auto c = parse_sql(s, "SELECT name FROM singer WHERE age > song_release_year");
   EXPECT_EQ(c->where[0].v1.kind, Val::Col);
 }
+
+TEST(SpiderParse, DeepNestingFailsCleanly) {
+  SpiderSchema s = concert_schema();
+  std::string deep;
+  for (int i = 0; i < 5000; ++i) deep += "SELECT age FROM singer WHERE age IN (";
+  deep += "SELECT age FROM singer";
+  for (int i = 0; i < 5000; ++i) deep += ")";
+  EXPECT_THROW(parse_sql(s, deep), ParseError);
+  std::string ok;
+  for (int i = 0; i < 50; ++i) ok += "SELECT age FROM singer WHERE age IN (";
+  ok += "SELECT age FROM singer";
+  for (int i = 0; i < 50; ++i) ok += ")";
+  EXPECT_NO_THROW(parse_sql(s, ok));
+}

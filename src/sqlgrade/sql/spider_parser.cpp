@@ -383,7 +383,19 @@ struct Parser {
     return idx;
   }
 
+  int depth = 0;
+  struct DepthGuard {
+    int& d;
+    explicit DepthGuard(int& x) : d(x) {
+      // Python gives up at its recursion limit (1000 frames, about 3 per nesting level) with a
+      // RecursionError, which the evaluator treats like any parse failure.
+      if (++d > 300) throw ParseError("maximum recursion depth exceeded");
+    }
+    ~DepthGuard() { --d; }
+  };
+
   size_t parse_sql(size_t start, Sql& sql) {
+    DepthGuard guard(depth);
     size_t idx = start;
     bool block = false;
     if (at(idx) == "(") {
