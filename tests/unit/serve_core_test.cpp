@@ -199,9 +199,15 @@ TEST(ServeCore, BadRequestsAre400) {
   EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_sql", "SELECT 1"}, {"benchmark", "wikisql"}}).dump()).status, 400);
   EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_result", json::array({1, 2})}}).dump()).status, 400);
   EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_sql", "SELECT 1"}, {"ignore_order", "yes"}}).dump()).status, 400);
+  // hostile nesting is refused before it is parsed, copied or dumped (no stack overflow)
+  EXPECT_EQ(s.verify(std::string(1000000, '[')).status, 400);
+  EXPECT_EQ(s.aggregate_metrics(std::string(1000000, '{')).status, 400);
+  json deep = request(sql_answer("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}});
+  deep["metadata"] = json::parse(std::string(200, '[') + std::string(200, ']'));  // deep but allowed
+  EXPECT_EQ(s.verify(deep.dump()).status, 200);
   Reply bad = s.verify(request("SELECT 1", {{"db_id", "nosuchdb"}, {"gold_sql", "SELECT 1"}}).dump());
   EXPECT_NE(json::parse(bad.body)["error"].get<std::string>().find("nosuchdb"), std::string::npos);
-  EXPECT_GE(s.stats().bad_requests, 8u);
+  EXPECT_GE(s.stats().bad_requests, 9u);
 }
 
 TEST(ServeCore, GoldResultsAreCached) {

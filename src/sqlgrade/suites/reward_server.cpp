@@ -335,6 +335,28 @@ struct Verdict {
   bool gold_cached = false;
 };
 
+// Deepest nesting of arrays/objects in a JSON text (strings skipped). nlohmann's parser is iterative,
+// but copying and dumping a value recurse: a hostile body of 10^6 '[' would overflow the stack.
+size_t json_depth(std::string_view s) {
+  size_t depth = 0, max_depth = 0;
+  bool in_str = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (in_str) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_str = false;
+    } else if (c == '"') {
+      in_str = true;
+    } else if (c == '[' || c == '{') {
+      max_depth = std::max(max_depth, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+constexpr size_t kMaxJsonDepth = 256;
+
 void set_bool_opt(const json& o, const char* key, bool& dst) {
   auto it = o.find(key);
   if (it == o.end() || it->is_null()) return;
@@ -851,6 +873,7 @@ Reply RewardServer::verify(std::string_view body) {
       ~Dec() { n--; }
     } dec{impl_->inflight};
     try {
+      if (json_depth(body) > kMaxJsonDepth) throw BadRequest("JSON nested deeper than 256 levels");
       json req = json::parse(body);
       return Reply{200, verify_json(req).dump(-1, ' ', false, json::error_handler_t::replace)};
     } catch (const json::parse_error& e) {
@@ -887,6 +910,7 @@ Reply RewardServer::verify(std::string_view body) {
 
 Reply RewardServer::aggregate_metrics(std::string_view body) {
   try {
+    if (json_depth(body) > kMaxJsonDepth) throw BadRequest("JSON nested deeper than 256 levels");
     json req = json::parse(body);
     const json& list = req.is_array() ? req : req.is_object() && req.contains("verify_responses") ? req["verify_responses"]
                                                                                                   : json();
