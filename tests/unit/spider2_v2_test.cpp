@@ -28,6 +28,9 @@ TEST(Spider2V2, ValueNormalisation) {
   EXPECT_EQ(v2::normalize_value(Cell::real(0.0049)), "0.0");
   EXPECT_EQ(v2::normalize_value(Cell::real(-0.001)), "-0.0");
   EXPECT_EQ(v2::normalize_value(Cell::real(2.675)), "2.67");  // binary 2.67499999...
+  EXPECT_EQ(v2::normalize_value(Cell::real(0.125)), "0.12");   // exact tie: half to even, as Python
+  EXPECT_EQ(v2::normalize_value(Cell::real(0.375)), "0.38");
+  EXPECT_EQ(v2::normalize_value(Cell::real(1e20)), "1e+20");
   EXPECT_EQ(v2::normalize_value(Cell::boolean(true)), "True");
   EXPECT_EQ(v2::normalize_value(Cell::str("AbC")), "abc");
   EXPECT_EQ(v2::normalize_value(Cell::str("nan")), "nan");  // != "NaN"
