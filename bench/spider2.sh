@@ -6,7 +6,7 @@
 # Usage: bench/spider2.sh [path/to/sqlgrade] [runs]   (SQLGRADE_DATA defaults to ../shared/data)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-cli="${1:-$here/build/sqlgrade}"
+cli="$(realpath "${1:-$here/build/sqlgrade}")"
 runs="${2:-10}"
 data="${SQLGRADE_DATA:-$here/../shared/data}"
 gold="$data/spider2lite/gold"
