@@ -379,3 +379,26 @@ TEST(ServeCore, Spider2OfficialGoldDir) {
   bad.spider2_gold_dir = (g / "nowhere").string();
   EXPECT_THROW(RewardServer{bad}, InputError);
 }
+
+TEST(ServeCore, PerRequestExtractionOptions) {
+  Fixture f;
+  RewardServer s(f.opts());
+  json gold = {{"gold_sql", "SELECT name FROM item"}};
+  json r = verify(s, request("<answer>SELECT name FROM item</answer>", gold));
+  EXPECT_EQ(r["reward"], 1.0);
+  EXPECT_EQ(r["extraction_source"], "tag");
+  // NeMo-exact extraction: the raw fallback keeps "</answer>", which then fails to execute
+  r = verify(s, request("<answer>SELECT name FROM item</answer>", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"tags_and_json", false}}}}));
+  EXPECT_EQ(r["extracted_sql"], "SELECT name FROM item</answer>;");
+  EXPECT_EQ(r["failure_reason"], "execution_error");
+  r = verify(s, request("SELECT name FROM item", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"raw_fallback", false}}}}));
+  EXPECT_EQ(r["failure_reason"], "no_sql_extracted");
+  r = verify(s, request("we deselect x; SELECT name FROM item", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"word_boundary", true}}}}));
+  EXPECT_EQ(r["reward"], 1.0);
+  EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_sql", "SELECT 1"}, {"extract", {{"word_boundary", "yes"}}}}).dump()).status, 400);
+  // server-wide default
+  ServerOptions o = f.opts();
+  o.extract.tags_and_json = false;
+  RewardServer strict(o);
+  EXPECT_EQ(verify(strict, request("<answer>SELECT name FROM item</answer>", gold))["failure_reason"], "execution_error");
+}
