@@ -77,6 +77,28 @@ TEST(Spider2ValueModel, HeaderQuotesAndErrors) {
   EXPECT_EQ(hdr.rows, 0u);
 }
 
+TEST(Spider2ValueModel, LowMemoryChunksAreTypedSeparately) {
+  // One column: chunks of 2**19 rows. The first chunk is all integers, the second has a word, so the
+  // column is object with the first chunk's values still integers (pandas DtypeWarning case).
+  const size_t n = (size_t{1} << 19) + 1;
+  std::string text = "v\n";
+  text.reserve(n * 3);
+  for (size_t i = 0; i + 1 < n; ++i) text += "1\n";
+  text += "x\n";
+  Frame f = csv(text);
+  ASSERT_EQ(f.rows, n);
+  EXPECT_EQ(f.columns[0].dtype, Dtype::Object);
+  EXPECT_EQ(f.columns[0].cells[0].type, Cell::Type::Int);
+  EXPECT_EQ(f.columns[0].cells[n - 1].type, Cell::Type::Str);
+  // int chunk + float chunk -> float64.
+  std::string t2 = "v\n";
+  for (size_t i = 0; i + 1 < n; ++i) t2 += "2\n";
+  t2 += "2.5\n";
+  Frame g = csv(t2);
+  EXPECT_EQ(g.columns[0].dtype, Dtype::Float64);
+  EXPECT_EQ(g.columns[0].cells[0].type, Cell::Type::Float);
+}
+
 // ---- the verified cases of spec §4.5 ----
 
 TEST(Spider2Compare, VerifiedCases) {

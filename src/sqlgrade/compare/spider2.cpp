@@ -272,6 +272,40 @@ Column infer_column(std::string name, const std::vector<const std::string*>& raw
   return col;
 }
 
+// pandas' C parser reads with low_memory=True: rows are typed in chunks of `buffer_lines` rows (the largest
+// power of two below 2**20 / table width), and chunks whose dtypes differ are concatenated with pandas'
+// common type: int64 + float64 -> float64; anything involving object or mixing bool with non-bool ->
+// object, each value keeping its chunk's type (ints stay ints next to strings). Only large files have
+// several chunks.
+size_t buffer_lines(size_t table_width) {
+  size_t heuristic = (size_t{1} << 20) / std::max<size_t>(table_width, 1);
+  size_t b = 1;
+  while (b * 2 < heuristic) b *= 2;
+  return b;
+}
+
+Column infer_column_chunked(std::string name, const std::vector<const std::string*>& raw, size_t table_width) {
+  const size_t chunk = buffer_lines(table_width);
+  if (raw.size() <= chunk) return infer_column(std::move(name), raw);
+  std::vector<Column> parts;
+  for (size_t r0 = 0; r0 < raw.size(); r0 += chunk) {
+    std::vector<const std::string*> slice(raw.begin() + r0, raw.begin() + std::min(raw.size(), r0 + chunk));
+    parts.push_back(infer_column(name, slice));
+  }
+  std::set<Dtype> dtypes;
+  for (auto& p : parts) dtypes.insert(p.dtype);
+  Column col;
+  col.name = std::move(name);
+  if (dtypes.size() == 1) col.dtype = *dtypes.begin();
+  else if (dtypes == std::set<Dtype>{Dtype::Int64, Dtype::Float64}) col.dtype = Dtype::Float64;
+  else col.dtype = Dtype::Object;
+  for (auto& p : parts)
+    for (auto& c : p.cells)
+      col.cells.push_back(col.dtype == Dtype::Float64 && c.type == Cell::Type::Int ? Cell::real(static_cast<double>(c.i))
+                                                                                    : std::move(c));
+  return col;
+}
+
 // pandas header handling: blank names become "Unnamed: i"; duplicates are mangled as pandas' C parser does
 // ("a", "a" -> "a", "a.1"; a later "a.1" then becomes "a.1.1").
 std::vector<std::string> header_names(const std::vector<RawField>& hdr) {
@@ -318,7 +352,7 @@ Frame frame_from_csv_text(std::string_view csv, const std::string& name) {
       auto& row = rows[r + 1];
       raw[r] = c + lead < row.size() ? &row[c + lead].text : &empty;  // short rows are padded with NaN
     }
-    f.columns.push_back(infer_column(names[c], raw));
+    f.columns.push_back(infer_column_chunked(names[c], raw, w + lead));
   }
   return f;
 }
