@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <sys/resource.h>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -341,8 +342,26 @@ struct ExecEvaluator::Impl {
   std::unordered_map<std::string, std::string> dbset_errors;
 };
 
+namespace {
+// Every worker thread keeps one read-only connection (one file descriptor) per test-suite database
+// it has touched (SqlitePool). The official test suites hold thousands of database files, more than
+// the common soft limit of 1024 open files, so raise the soft limit to the hard one once.
+void raise_open_file_limit() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &rl);
+    }
+  });
+}
+}  // namespace
+
 ExecEvaluator::ExecEvaluator(std::string db_dir, ExecOptions opt)
-    : db_dir_(std::move(db_dir)), opt_(opt), impl_(std::make_unique<Impl>()) {}
+    : db_dir_(std::move(db_dir)), opt_(opt), impl_(std::make_unique<Impl>()) {
+  raise_open_file_limit();
+}
 ExecEvaluator::~ExecEvaluator() = default;
 
 namespace {
