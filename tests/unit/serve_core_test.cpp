@@ -113,6 +113,23 @@ TEST(ServeCore, Spider2ToleranceAndNullIsZero) {
   EXPECT_EQ(verify(s, request(sql_answer("SELECT NULL"), na))["reward"], 1.0);
 }
 
+TEST(ServeCore, Spider2GoldSqlConditionCols) {
+  Fixture f;
+  RewardServer s(f.opts());
+  std::string pred = sql_answer("SELECT name, 0 AS z FROM item");
+  // flat list: every listed gold column must be matched (column 1 = price is not in the prediction)
+  json flat = {{"gold_sql", "SELECT name, price FROM item"}, {"condition_cols", json::array({0, 1})}};
+  EXPECT_EQ(verify(s, request(pred, flat))["reward"], 0.0);
+  flat["condition_cols"] = json::array({0});
+  EXPECT_EQ(verify(s, request(pred, flat))["reward"], 1.0);
+  // list of lists (as local008, local197, ... carry): element 0 applies to the single gold
+  json nested = {{"gold_sql", "SELECT price, name FROM item"}, {"condition_cols", json::array({json::array({1}), json::array({0})})}};
+  json r = verify(s, request(pred, nested));
+  EXPECT_EQ(r["reward"], 1.0) << r["failure_detail"];
+  nested["condition_cols"] = json::array({json::array({0}), json::array({1})});
+  EXPECT_EQ(verify(s, request(pred, nested))["reward"], 0.0);
+}
+
 TEST(ServeCore, Spider2GoldResultAndConditionCols) {
   Fixture f;
   RewardServer s(f.opts());

@@ -748,7 +748,12 @@ struct RewardServer::Impl {
         entry.instance_id = req.value("instance_id", json()).is_string() ? req["instance_id"].get<std::string>() : "";
         entry.condition_cols = condition_cols;
         entry.ignore_order = ignore_order;
-        bool single = gold_sql != nullptr || gold->single_file;
+        // gold_sql: one gold, graded like an official <id>.csv (a flat condition_cols is used whole),
+        // except that a list of lists (one per alternative, as 10 of the 24 public-SQL tasks carry)
+        // takes the multi-gold path, whose element 0 applies (NeMo Gym does the same).
+        bool nested = condition_cols.is_array() &&
+                      std::any_of(condition_cols.begin(), condition_cols.end(), [](const json& e) { return e.is_array(); });
+        bool single = (gold_sql != nullptr && !nested) || gold->single_file;
         if (auto it = req.find("gold_single_file"); it != req.end() && it->is_boolean()) single = it->get<bool>();
         std::string err;
         int score = spider2::score_against_golds(pf, gold->frames, entry, single, &err);
