@@ -149,7 +149,6 @@ void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single
       out.v2 = v2::compare_multi(pred, golds, entry.condition_cols, single);
     } catch (const std::exception& e) {
       out.v2 = v2::Result{};
-      out.v2.rows.fn = 0;
       out.v2_error = std::string("Post-exec processing error: ") + e.what();
     }
   }
