@@ -685,7 +685,9 @@ struct RewardServer::Impl {
     const json* gold_sql = nullptr;
     if (auto it = req.find("gold_sql"); it != req.end() && it->is_string() && !it->get_ref<const std::string&>().empty())
       gold_sql = &*it;
-    const json& gold_result = req.contains("gold_result") ? req["gold_result"] : json();
+    static const json kNull;
+    auto gr_it = req.find("gold_result");
+    const json& gold_result = gr_it != req.end() ? *gr_it : kNull;  // no copy of a large payload
     [[maybe_unused]] bool ignore_order = true;
     if (auto it = req.find("ignore_order"); it != req.end() && !it->is_null()) ignore_order = it->get<bool>();
     json condition_cols = req.contains("condition_cols") ? req["condition_cols"] : json();
