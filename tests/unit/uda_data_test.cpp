@@ -208,3 +208,26 @@ TEST(UdaBench, AllStatementsPreparedAndGoldFedBackScoresOne) {
     }
   EXPECT_EQ(scored, written);
 }
+
+TEST(UdaBench, RealLotusOutputsWithBomAndMissingColumn) {
+  SQLGRADE_REQUIRE_DATA("preds/udabench/lotus_openai_Art_SFW_SQL0");
+  for (std::string sys : {"lotus_openai_Art_SFW_SQL0", "lotus_gemini_Art_SFW_SQL0"}) {
+    std::string dir = DATA + "/preds/udabench/" + sys;
+    if (!fs::exists(dir + "/result.csv")) continue;
+    Dataset ds(DATA + "/uda-bench/Query/Art");
+    judge::RulesJudge rules;
+    Evaluator ev(ds, EvalOptions{}, rules);
+    auto conn = ds.connect();
+    std::string sql = slurp(dir + "/query.sql");
+    QueryEval r = ev.evaluate(*conn, sql.substr(0, sql.find(';')), dir + "/result.csv");
+    ASSERT_EQ(r.status, "ok") << sys << ": " << r.reason;
+    ASSERT_EQ(r.match.columns.size(), 3u);
+    EXPECT_EQ(r.match.columns[0].name, "composition");
+    EXPECT_EQ(r.match.columns[0].f1, 0.0) << "the output has no composition column";
+    EXPECT_GT(r.match.columns[1].f1, 0.0) << sys;  // birth_date
+    EXPECT_GT(r.match.columns[2].f1, 0.0) << sys;  // field (multi_str)
+    EXPECT_EQ(r.match.columns[2].kind, CellKind::Multi);
+    EXPECT_EQ(r.match.len_pred, read_result_csv(dir + "/result.csv").size());
+    EXPECT_GT(r.match.pairs.size(), 0u) << "ids 1, 2, … must match the gold ids 0001, 0002, …";
+  }
+}
