@@ -202,3 +202,15 @@ TEST(SpiderInputs, ParseSubcommandReportsErrorsPerQuery) {
   EXPECT_EQ(bad.rc, 2);
   EXPECT_NE(bad.err.find(":1:"), std::string::npos) << bad.err;
 }
+
+TEST(SpiderInputs, InvalidUtf8PredictionIsGradedAndJsonStillWritten) {
+  Fixture f;
+  std::string json = (f.dir / "out.json").string();
+  auto r = f.run("SELECT name FROM item WHERE price > 2\nSELECT count(*) FROM item WHERE name = '\xff\xfe'\n"
+                 "SELECT city FROM shop ORDER BY city\nSELECT name FROM item\n",
+                 {"--etype", "all", "--json", json});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["examples"].size(), 4u);
+  EXPECT_EQ(j["examples"][1]["pred_parsed"], true);
+}

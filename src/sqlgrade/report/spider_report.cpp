@@ -198,7 +198,7 @@ std::string render_json(const SpiderRun& run) {
   out["examples"] = ex;
   out["timings"] = J{{"parse_match_seconds", run.seconds_parse}, {"exec_seconds", run.seconds_exec}};
   out["warnings"] = run.warnings;
-  return out.dump(1) + "\n";
+  return out.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace sqlgrade::spider

@@ -525,7 +525,7 @@ std::vector<std::string> parse_lines_to_json(const std::vector<std::string>& lin
       o["sql"] = nullptr;
       o["error"] = e.what();
     }
-    out.push_back(o.dump());
+    out.push_back(o.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   }
   if (n_errors) *n_errors = errors;
   return out;
