@@ -823,7 +823,15 @@ json RewardServer::verify_json(const json& req) {
   if (auto it = req.find("condition_cols"); it != req.end() && !it->is_null() && !it->is_array() &&
                                                !it->is_number_integer())
     throw BadRequest("`condition_cols` must be null, a list of column indices or a list of such lists");
-  if (!has_gold_sql && has_gold_result) gold_tables(req["gold_result"], b);  // validates the shape (400 on error)
+  if (!has_gold_sql && has_gold_result) {  // shape check only; rows are converted once, on a cache miss
+    const json& gr = req["gold_result"];
+    for (size_t a = 0; a < gr.size(); ++a) {
+      if (!gr[a].is_array()) throw BadRequest("`gold_result[" + std::to_string(a) + "]` must be a list of rows");
+      for (auto& row : gr[a])
+        if (!row.is_array())
+          throw BadRequest("`gold_result[" + std::to_string(a) + "]` holds a row that is not a list");
+    }
+  }
 
   if (impl_->db_path(b, db_id).empty()) {
 #ifdef SQLGRADE_HAVE_SPIDER
