@@ -571,6 +571,7 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item) {
 std::vector<ExecVerdict> ExecEvaluator::evaluate_all(const std::vector<ExecItem>& items, unsigned jobs,
                                                      Progress* progress) {
   std::vector<ExecVerdict> out(items.size());
+  if (jobs == 0) jobs = resolve_jobs(0);  // 0 = every core
   parallel_for(items.size(), jobs, [&](size_t i) { out[i] = evaluate(items[i]); }, progress);
   return out;
 }

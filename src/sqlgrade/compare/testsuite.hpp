@@ -50,6 +50,7 @@ class ExecEvaluator {
   ExecEvaluator& operator=(const ExecEvaluator&) = delete;
 
   ExecVerdict evaluate(const ExecItem& item);  // thread-safe
+  // Every item on `jobs` threads (0 = every core); verdicts in item order. progress may be null.
   std::vector<ExecVerdict> evaluate_all(const std::vector<ExecItem>& items, unsigned jobs, Progress* progress);
 
   // The test-suite databases of db_id: every *.sqlite in <db_dir>/<db_id>/, with <db_id>.sqlite first,
