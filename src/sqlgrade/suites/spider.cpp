@@ -343,8 +343,15 @@ SpiderRun run_spider(const SpiderOptions& opt) {
       auto path_of = [&](const Example& ex) {
         return (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
       };
-      for (const auto& ex : run.examples) {
-        if (!ex.gold_ok || !ex.has_pred) continue;
+      // A prediction that does not parse has an empty select map, which can only equal the gold's
+      // when the gold has no select items either: otherwise the score is 0 without executing it.
+      auto hopeless = [&](size_t i) {
+        const Example& ex = run.examples[i];
+        return !ex.pred_parsed && parsed[i].gold && !parsed[i].gold->select.empty();
+      };
+      for (size_t i = 0; i < run.examples.size(); ++i) {
+        const Example& ex = run.examples[i];
+        if (!ex.gold_ok || !ex.has_pred || hopeless(i)) continue;
         std::string path = path_of(ex);
         cache[{path, ex.pred_sql}].uses++;
         cache[{path, ex.gold_sql}].uses++;
@@ -381,6 +388,11 @@ SpiderRun run_spider(const SpiderOptions& opt) {
             if (!ex.has_pred) {
               ex.exec = 0;
               ex.exec_reason = "no prediction";
+              return;
+            }
+            if (hopeless(i)) {
+              ex.exec = 0;
+              ex.exec_reason = "prediction does not parse (the original metric keys results by parsed select items)";
               return;
             }
             double a = now_s();
