@@ -168,6 +168,26 @@ TEST(DuckDb, TypesAndErrors) {
   EXPECT_FALSE(e.error.empty());
 }
 
+TEST(DuckDb, NoFileAccessFromSql) {
+  TempDir tmp;
+  spit(tmp / "secret.csv", "a\n1\n");
+  DuckDb db;
+  auto c = db.connect();
+  c->run("CREATE TABLE t AS SELECT 1 AS x");
+  const std::string attacks[] = {
+      "SELECT * FROM read_csv('" + (tmp / "secret.csv").string() + "')",
+      "COPY t TO '" + (tmp / "out.csv").string() + "'",
+      "ATTACH '" + (tmp / "x.duckdb").string() + "' AS x",
+      "SET enable_external_access = true",
+      "INSTALL httpfs",
+      "LOAD httpfs",
+  };
+  for (auto& sql : attacks) EXPECT_EQ(c->execute(sql, Limits{}).status, ExecStatus::Error) << sql;
+  EXPECT_FALSE(fs::exists(tmp / "out.csv"));
+  EXPECT_FALSE(fs::exists(tmp / "x.duckdb"));
+  EXPECT_TRUE(c->execute("SELECT x FROM t", Limits{}).ok());
+}
+
 TEST(DuckDb, InterruptOnDeadline) {
   DuckDb db;
   auto c = db.connect();

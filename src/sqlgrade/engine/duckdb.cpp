@@ -26,7 +26,10 @@ DuckDb::DuckDb(DuckOptions opt) : impl_(std::make_unique<Impl>()) {
   duckdb_set_config(cfg, "memory_limit", opt.memory_limit.c_str());
   std::string th = std::to_string(opt.threads);
   duckdb_set_config(cfg, "threads", th.c_str());
-  duckdb_set_config(cfg, "enable_external_access", "true");
+  duckdb_set_config(cfg, "enable_external_access", opt.external_access ? "true" : "false");
+  duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+  duckdb_set_config(cfg, "autoload_known_extensions", "false");
+  duckdb_set_config(cfg, "lock_configuration", "true");
   char* err = nullptr;
   if (duckdb_open_ext(nullptr, &impl_->db, cfg, &err) != DuckDBSuccess) {
     std::string msg = err ? err : "unknown error";

@@ -13,6 +13,10 @@ namespace sqlgrade {
 struct DuckOptions {
   std::string memory_limit = "4GB";
   int threads = 1;
+  // Off by default: no file reads/writes from SQL (read_csv('/etc/passwd'), COPY TO, ATTACH,
+  // INSTALL/LOAD). sqlgrade loads tables through the appender, so it never needs it. The
+  // configuration is locked so that SQL cannot turn it back on.
+  bool external_access = false;
 };
 
 class DuckConn : public Engine {
