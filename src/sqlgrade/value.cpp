@@ -44,11 +44,14 @@ std::string python_float_repr(double v) {
   return neg ? "-" + out : out;
 }
 
-std::string python_str_repr(std::string_view s) {
+namespace {
+// CPython's quoting of str and bytes reprs; bytes also escape every byte >= 0x7f.
+std::string quoted_repr(std::string_view s, bool bytes) {
   bool has_single = s.find('\'') != std::string_view::npos;
   bool has_double = s.find('"') != std::string_view::npos;
   char q = (has_single && !has_double) ? '"' : '\'';
-  std::string out(1, q);
+  std::string out = bytes ? "b" : "";
+  out += q;
   for (unsigned char c : s) {
     if (c == static_cast<unsigned char>(q) || c == '\\') {
       out += '\\';
@@ -59,7 +62,7 @@ std::string python_str_repr(std::string_view s) {
       out += "\\r";
     } else if (c == '\t') {
       out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
+    } else if (c < 0x20 || c == 0x7f || (bytes && c > 0x7f)) {
       char b[8];
       std::snprintf(b, sizeof b, "\\x%02x", c);
       out += b;
@@ -70,6 +73,10 @@ std::string python_str_repr(std::string_view s) {
   out += q;
   return out;
 }
+}  // namespace
+
+std::string python_str_repr(std::string_view s) { return quoted_repr(s, false); }
+std::string python_bytes_repr(std::string_view s) { return quoted_repr(s, true); }
 
 std::string Value::to_string() const {
   switch (kind) {
@@ -88,7 +95,7 @@ std::string Value::python_repr() const {
     case Kind::Int: return std::to_string(i);
     case Kind::Real: return python_float_repr(r);
     case Kind::Text: return python_str_repr(s);
-    case Kind::Blob: return "b" + python_str_repr(s);
+    case Kind::Blob: return python_bytes_repr(s);
   }
   return "";
 }

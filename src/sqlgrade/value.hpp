@@ -40,6 +40,8 @@ std::string python_float_repr(double v);
 
 // Python's repr(str): single quotes unless the text contains ' and no ", escapes as CPython does.
 std::string python_str_repr(std::string_view s);
+// Python's repr(bytes): b'...' with \x escapes for control and non-ASCII bytes.
+std::string python_bytes_repr(std::string_view s);
 
 // Hash/equality helpers used by multiset comparisons.
 size_t hash_value(const Value& v);

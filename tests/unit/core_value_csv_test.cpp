@@ -32,6 +32,9 @@ TEST(PythonRepr, StringsAndTuples) {
   EXPECT_EQ(Value::null().python_repr(), "None");
   EXPECT_EQ(Value::integer(3).python_repr(), "3");
   EXPECT_EQ(Value::real(3).python_repr(), "3.0");
+  EXPECT_EQ(python_str_repr("C\xc3\xa9"), "'C\xc3\xa9'");          // str keeps non-ASCII text
+  EXPECT_EQ(python_bytes_repr("C\xc3\xa9'"), "b\"C\\xc3\\xa9'\"");  // bytes escape it
+  EXPECT_EQ(Value::blob(std::string("\x00\xff", 2)).python_repr(), "b'\\x00\\xff'");
 }
 
 TEST(Text, NumbersAndWhitespace) {

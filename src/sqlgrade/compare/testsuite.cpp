@@ -69,34 +69,6 @@ size_t py_hash(const Value& v) {
   return 0;
 }
 
-// Python str(bytes): b'...' with \x escapes for non-printable and non-ASCII bytes.
-std::string bytes_str(const std::string& s) {
-  bool has_single = s.find('\'') != std::string::npos, has_double = s.find('"') != std::string::npos;
-  char q = (has_single && !has_double) ? '"' : '\'';
-  std::string out = "b";
-  out += q;
-  for (unsigned char c : s) {
-    if (c == static_cast<unsigned char>(q) || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c >= 0x7f) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", c);
-      out += b;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += q;
-  return out;
-}
-
 // unorder_row's sort key: str(x) + str(type(x)).
 std::string sort_key(const Value& v) {
   switch (v.kind) {
@@ -104,7 +76,7 @@ std::string sort_key(const Value& v) {
     case Kind::Int: return std::to_string(v.i) + "<class 'int'>";
     case Kind::Real: return python_float_repr(v.r) + "<class 'float'>";
     case Kind::Text: return v.s + "<class 'str'>";
-    case Kind::Blob: return bytes_str(v.s) + "<class 'bytes'>";
+    case Kind::Blob: return python_bytes_repr(v.s) + "<class 'bytes'>";
   }
   return "";
 }
