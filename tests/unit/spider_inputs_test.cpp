@@ -156,10 +156,16 @@ TEST(SpiderInputs, JsonReportMatchesPrintedNumbers) {
 TEST(SpiderInputs, DatabaseNeverWrittenAndTimeoutScoresZero) {
   Fixture f;
   std::string dbfile = f.db_dir + "/shop/shop.sqlite";
+  make_sqlite(dbfile,
+              "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price REAL, shop_id INTEGER);"
+              "CREATE TABLE shop(shop_id INTEGER PRIMARY KEY, city TEXT);"
+              "CREATE TABLE big(x INTEGER);"
+              "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000) INSERT INTO big SELECT x FROM c;");
   std::string before = file_hash(dbfile);
   spit(f.gold, "SELECT count(*) FROM item\tshop\nSELECT count(*) FROM shop\tshop\n");
+  // A parseable runaway prediction (3000^4 rows) and a write attempt.
   auto r = f.run(
-      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c\n"
+      "SELECT count(*) FROM big AS T1 JOIN big AS T2 JOIN big AS T3 JOIN big AS T4\n"
       "DELETE FROM shop\n",
       {"--etype", "exec", "--compat", "spider", "--timeout", "0.5"});
   ASSERT_EQ(r.rc, 0) << r.err;
