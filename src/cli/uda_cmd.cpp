@@ -7,6 +7,8 @@
 #include "cli_common.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/judge/judge.hpp"
+#include "sqlgrade/judge/llm_judge.hpp"
+#include "sqlgrade/judge/llm_trace.hpp"
 #include "sqlgrade/suites/uda.hpp"
 #include "sqlgrade/util/fs.hpp"
 
@@ -18,6 +20,10 @@ using namespace sqlgrade::uda;
 struct CommonFlags {
   std::string attributes_file, gt_dir, table_map, judge = "rules";
   RunOptions run;
+  // LLM judge (`--judge llm`); empty strings fall back to SQLGRADE_LLM_* / the default cache path.
+  std::string llm_provider, llm_base_url, llm_model, llm_api_key, llm_cache, judge_log;
+  int llm_concurrency = 4, llm_retries = 3, llm_max_tokens = 0, llm_max_failures = 8;
+  double llm_timeout = 60;
 };
 
 void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
@@ -29,7 +35,20 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
     c->add_option("--primary-key", f.run.eval.primary_key, "column matching multi-entity rows inside one id (default: first non-id select column)");
     c->add_option("--float-tolerance", f.run.eval.float_tolerance, "relative float tolerance: |p-g| <= tol*max(1,|g|)")->capture_default_str();
     c->add_option("--multi-value-sep", f.run.eval.multi_sep, "separator of multi-value cells")->capture_default_str();
-    c->add_option("--judge", f.judge, "cell judge: rules (offline, default)")->check(CLI::IsMember({"rules"}));
+    c->add_option("--judge", f.judge, "cell judge: rules (offline, default) or llm (OpenAI-compatible server)")
+        ->check(CLI::IsMember({"rules", "llm"}));
+    c->add_option("--llm-provider", f.llm_provider, "reference-CLI alias: none = --judge rules, openai = --judge llm")
+        ->check(CLI::IsMember({"none", "openai"}));
+    c->add_option("--llm-base-url", f.llm_base_url, "chat-completions base URL, e.g. http://127.0.0.1:8000/v1 (env SQLGRADE_LLM_BASE_URL)");
+    c->add_option("--llm-model", f.llm_model, "model name as the server knows it (env SQLGRADE_LLM_MODEL)");
+    c->add_option("--llm-api-key", f.llm_api_key, "API key, sent as a Bearer token (env SQLGRADE_LLM_API_KEY, preferred)");
+    c->add_option("--llm-cache", f.llm_cache, "answer cache (SQLite file; 'none' disables; default $SQLGRADE_LLM_CACHE or ~/.cache/sqlgrade/llm-judge.sqlite)");
+    c->add_option("--llm-concurrency", f.llm_concurrency, "requests in flight at once")->capture_default_str()->check(CLI::Range(1, 256));
+    c->add_option("--llm-timeout", f.llm_timeout, "seconds per request")->capture_default_str()->check(CLI::Range(0.05, 3600.0));
+    c->add_option("--llm-retries", f.llm_retries, "retries on 429/5xx/connection errors (exponential backoff)")->capture_default_str()->check(CLI::Range(0, 20));
+    c->add_option("--llm-max-tokens", f.llm_max_tokens, "max_tokens per reply (default: 8 for YES/NO, 12 for counts)")->check(CLI::Range(0, 4096));
+    c->add_option("--llm-max-failures", f.llm_max_failures, "stop asking after this many failed calls in a row (0: never)")->capture_default_str()->check(CLI::Range(0, 1000000));
+    c->add_option("--judge-log", f.judge_log, "write every judged question and its answer as JSON Lines to FILE");
   }
 }
 
@@ -39,7 +58,50 @@ void apply_common(CommonFlags& f) {
   if (!f.table_map.empty()) f.run.dataset.table_map = f.table_map;
 }
 
-std::unique_ptr<judge::Judge> make_judge(const CommonFlags&) { return std::make_unique<judge::RulesJudge>(); }
+// The judge of one command, with its optional audit log.
+struct JudgeSetup {
+  std::unique_ptr<judge::JudgeLog> log;
+  std::unique_ptr<judge::Judge> base;
+  std::unique_ptr<judge::LoggingJudge> logged;  // non-LLM judge with --judge-log
+  judge::LlmJudge* llm = nullptr;
+  judge::Judge& get() { return logged ? static_cast<judge::Judge&>(*logged) : *base; }
+  // Writes the log; returns the one-line judge summary ("" for the rules judge).
+  std::string finish() {
+    if (log) log->write();
+    return llm ? llm->summary() : std::string();
+  }
+};
+
+std::unique_ptr<JudgeSetup> make_judge(const CommonFlags& f) {
+  auto s = std::make_unique<JudgeSetup>();
+  std::string kind = f.judge;
+  if (f.llm_provider == "openai") kind = "llm";
+  if (f.llm_provider == "none") kind = "rules";
+  if (!f.judge_log.empty()) s->log = std::make_unique<judge::JudgeLog>(f.judge_log);
+  if (kind == "llm") {
+    judge::LlmJudgeOptions o;
+    o.client.base_url = f.llm_base_url;
+    o.client.model = f.llm_model;
+    o.client.api_key = f.llm_api_key;
+    judge::apply_llm_env(o.client);
+    o.client.timeout_s = f.llm_timeout;
+    o.client.connect_timeout_s = std::min(10.0, f.llm_timeout);
+    o.client.max_retries = f.llm_retries;
+    o.client.concurrency = f.llm_concurrency;
+    o.max_tokens = f.llm_max_tokens;
+    o.max_consecutive_failures = f.llm_max_failures;
+    o.cache_path = f.llm_cache.empty() ? judge::default_cache_path() : f.llm_cache;
+    if (o.cache_path == "none") o.cache_path.clear();
+    o.log = s->log.get();
+    auto j = std::make_unique<judge::LlmJudge>(std::move(o));
+    s->llm = j.get();
+    s->base = std::move(j);
+  } else {
+    s->base = std::make_unique<judge::RulesJudge>();
+    if (s->log) s->logged = std::make_unique<judge::LoggingJudge>(*s->base, *s->log);
+  }
+  return s;
+}
 
 void print_errors(const std::vector<DatasetSummary>& sums, bool all_errors) {
   size_t n = 0;
@@ -133,11 +195,13 @@ void register_uda_command(CLI::App& app) {
       fs::path out = !e->output_dir.empty() ? fs::path(e->output_dir) : result.parent_path() / "acc_result";
       Dataset ds(ddir, f->run.dataset);
       auto jd = make_judge(*f);
-      Evaluator ev(ds, f->run.eval, *jd);
+      Evaluator ev(ds, f->run.eval, jd->get());
       auto conn = ds.connect();
+      judge::QueryTrace trace(result.string());  // per-query judge counts for acc.json
       QueryEval r = ev.evaluate(*conn, sql, result);
       write_query_outputs(out, r, f->run.eval);
       if (!e->quiet) std::printf("%s\n", acc_json(r, f->run.eval).dump(2).c_str());
+      if (std::string js = jd->finish(); !js.empty()) std::fprintf(stderr, "%s\n", js.c_str());
       if (r.status != "ok") {
         std::fprintf(stderr, "sqlgrade: %s\n", r.reason.c_str());
         throw cli::Exit{1};
@@ -159,9 +223,10 @@ void register_uda_command(CLI::App& app) {
     c->callback([=] {
       apply_common(*f);
       auto jd = make_judge(*f);
-      auto sums = run_datasets(*dataset_dir, *results, f->run, *jd);
+      auto sums = run_datasets(*dataset_dir, *results, f->run, jd->get());
       std::printf("%s", summary_table(sums).c_str());
       print_errors(sums, *verbose);
+      if (std::string js = jd->finish(); !js.empty()) std::printf("%s\n", js.c_str());
     });
   }
 }

@@ -11,6 +11,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "sqlgrade/judge/llm_trace.hpp"
 #include "sqlgrade/csv.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/util/fs.hpp"
@@ -472,7 +473,14 @@ ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt) {
   j["mode"] = {{"query_type", to_string(ev.gold.plan.shape.type)},
                {"multi_entity", ev.match.multi_entity},
                {"primary_key", ev.primary_key}};
-  j["judge"] = {{"name", ev.judge_name}, {"model", ev.judge_model}, {"questions", ev.match.judge_questions}};
+  // Per-query judge use: counted by the judge into the QueryTrace the driver opens around each
+  // query (judge/llm_trace.hpp); outside a trace (library use) only the question count is known.
+  judge::QueryJudgeCounts jc;
+  if (auto* t = judge::QueryTrace::current()) jc = t->counts;
+  j["judge"] = {{"name", ev.judge_name},          {"model", ev.judge_model},
+                {"questions", ev.match.judge_questions}, {"calls", jc.calls},
+                {"cache_hits", jc.cache_hits},      {"deduplicated", jc.deduplicated},
+                {"failures", jc.failures}};
   j["tolerances"] = {{"float_tolerance", opt.float_tolerance},
                      {"float_rule", "|pred - gold| <= float_tolerance * max(1, |gold|)"},
                      {"aggregate_rule", "1 / (1 + |pred - gold| / |gold|); gold = 0: 1 / (1 + |pred|)"},
@@ -717,6 +725,7 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
         e.status = "error";
         e.reason = job.error;
       } else {
+        judge::QueryTrace trace(e.path);  // per-query judge counts (acc.json) and judge-log labels
         auto conn = pool.get();
         QueryEval ev = evaluator.evaluate(*conn, job.sql, job.folder / "result.csv");
         pool.put(std::move(conn));
