@@ -15,7 +15,8 @@
 // status != 200 sends {"error": {...}} with that status (and Retry-After when retry_after >= 0);
 // raw_body sends that text verbatim; times = N uses the rule N times (-1: always). Without a matching
 // rule the reply is --default-reply (default "YES") after --delay-ms.
-// GET /stats: {"chat_requests", "by_status", "max_in_flight", "distinct_prompts", "prompts": {user: n}}.
+// GET /stats: {"chat_requests", "by_status", "max_in_flight", "distinct_prompts", "connections" (distinct
+// client source ports of valid requests), "prompts": {user: n}}.
 // Stops on SIGTERM/SIGINT, and with --exit-on-eof also when its stdin reaches end of file (the test
 // that started it went away).
 #include <httplib.h>
@@ -31,6 +32,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -56,6 +58,7 @@ bool g_stopping = false;
 std::vector<Rule> g_rules;
 std::map<std::string, long> g_prompts;
 std::map<int, long> g_by_status;
+std::set<int> g_client_ports;  // distinct client connections (by source port)
 long g_chat_requests = 0;
 int g_in_flight = 0, g_max_in_flight = 0;
 
@@ -140,6 +143,7 @@ int main(int argc, char** argv) {
   httplib::Server svr;
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   svr.set_keep_alive_max_count(1000);
+  svr.set_tcp_nodelay(true);  // no Nagle/delayed-ACK stalls between header and body writes
 
   auto chat = [&](const httplib::Request& req, httplib::Response& res) {
     struct InFlight {
@@ -191,6 +195,7 @@ int main(int argc, char** argv) {
     {
       std::lock_guard<std::mutex> lk(g_mu);
       g_prompts[user]++;
+      g_client_ports.insert(req.remote_port);
       for (auto& r : g_rules) {
         if (r.times == 0 || user.find(r.contains) == std::string::npos) continue;
         if (r.times > 0) --r.times;
@@ -219,7 +224,8 @@ int main(int argc, char** argv) {
     json prompts = json::object();
     for (auto& [p, n] : g_prompts) prompts[p] = n;
     json j = {{"chat_requests", g_chat_requests}, {"by_status", by}, {"max_in_flight", g_max_in_flight},
-              {"distinct_prompts", g_prompts.size()}, {"prompts", prompts}};
+              {"distinct_prompts", g_prompts.size()}, {"connections", g_client_ports.size()},
+              {"prompts", prompts}};
     res.set_content(j.dump(), "application/json");
   });
 

@@ -182,6 +182,7 @@ TEST(UdaLlmClient, ConcurrencyLimitHoldsAcrossThreads) {
   auto st = server_stats(srv);
   EXPECT_LE(st["max_in_flight"].get<int>(), 3);
   EXPECT_GE(st["max_in_flight"].get<int>(), 2) << "requests were not concurrent at all";
+  EXPECT_LE(st["connections"].get<int>(), 3) << "more connections than the limit (keep-alive handles leak)";
   EXPECT_GE(took, 0.58);  // 12 requests / 3 at a time × 150 ms
 }
 

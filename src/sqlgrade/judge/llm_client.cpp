@@ -210,8 +210,12 @@ ChatReply LlmClient::chat(const std::string& system, const std::string& user, in
   static const std::string kNoProxy = no_proxy_list();
   thread_local std::mt19937 rng(std::random_device{}());
   for (int attempt = 0; attempt <= cfg_.max_retries; ++attempt) {
+    // The slot is taken before the handle, so there are never more handles (= open connections)
+    // than the concurrency limit: thread-per-connection servers are not flooded with idle keep-alives.
+    acquire_slot();
     CURL* h = static_cast<CURL*>(take_handle());
     if (!h) {
+      release_slot();
       r.error = "cannot create a curl handle";
       return r;
     }
@@ -244,14 +248,13 @@ ChatReply LlmClient::chat(const std::string& system, const std::string& user, in
     char errbuf[CURL_ERROR_SIZE] = {0};
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 
-    acquire_slot();
     CURLcode rc = curl_easy_perform(h);
-    release_slot();
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     curl_slist_free_all(headers);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
     give_handle(h);
+    release_slot();
 
     r.attempts = attempt + 1;
     r.http_status = status;
