@@ -232,3 +232,36 @@ TEST(UdaLlmE2e, ConfigurationErrorsExit2) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("bad-cache"), std::string::npos) << r.err;
 }
+
+TEST(UdaLlmE2e, EvalOneQueryWithEndpointAndModelFromTheEnvironment) {
+  SQLGRADE_REQUIRE_DATA("uda-bench/Query/Player");
+  REQUIRE_CURL();
+  TempDir t;
+  make_imperfect(t / "r");
+  TempDir s;
+  spit(s / "script.json", R"JS([{"contains": "Extracted value: LA Lakers", "reply": "no"}])JS");
+  FakeLlmServer srv({"--script", (s / "script.json").string(), "--require-key", "k-123"});
+  ::setenv("SQLGRADE_LLM_BASE_URL", srv.base_url().c_str(), 1);
+  ::setenv("SQLGRADE_LLM_MODEL", "env-model", 1);
+  ::setenv("SQLGRADE_LLM_API_KEY", "k-123", 1);
+  fs::path q = t / "r" / "Player" / kSelect;
+  auto r = run_cli({"uda", "eval", "--dataset-dir", DATA + "/uda-bench/Query/Player", "--sql-file",
+                    DATA + "/uda-bench/Query/Player/Select/select_queries_player.sql", "--query-id", "2", "--result-csv",
+                    (q / "result.csv").string(), "--output-dir", (t / "out").string(), "--judge", "llm", "--llm-cache",
+                    (t / "c.sqlite").string()});
+  ::unsetenv("SQLGRADE_LLM_BASE_URL");
+  ::unsetenv("SQLGRADE_LLM_MODEL");
+  ::unsetenv("SQLGRADE_LLM_API_KEY");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = json::parse(r.out);  // stdout is exactly acc.json; the judge summary goes to stderr
+  EXPECT_EQ(j["judge"]["model"], "env-model");
+  EXPECT_EQ(j["judge"]["questions"], 8);
+  EXPECT_EQ(j["judge"]["calls"], 1);
+  EXPECT_EQ(j["judge"]["failures"], 0);
+  EXPECT_NE(r.err.find("judge llm (env-model"), std::string::npos) << r.err;
+  // The model said "no": the team column scores as under the rules judge (8 cells lost).
+  EXPECT_EQ(j, json::parse(slurp(t / "out" / "acc.json")));
+  EXPECT_LT(j["columns"]["team"]["precision"].get<double>(), 1.0);
+  EXPECT_EQ(j["columns"]["team"]["judged_cells"], 8);
+  EXPECT_EQ(server_stats(srv)["by_status"]["200"], 1);  // the key from the environment was accepted
+}
