@@ -24,7 +24,11 @@ TEST(UdaLlmParse, YesNoInTheShapesModelsWrite) {
     EXPECT_EQ(parse_yes_no(yes), std::optional<bool>(true)) << yes;
   for (const char* no : {"No", "NO", "no.", "**NO**", "No, different players.", "false", "Answer:\nNO"})
     EXPECT_EQ(parse_yes_no(no), std::optional<bool>(false)) << no;
-  for (const char* bad : {"", "maybe", "I cannot tell", "Not the same", "<think>yes", "Y", "nope", "yesterday"})
+  EXPECT_EQ(parse_yes_no("\xE6\x98\xAF"), std::optional<bool>(true));                  // 是
+  EXPECT_EQ(parse_yes_no("**\xE5\x90\xA6**"), std::optional<bool>(false));             // **否**
+  EXPECT_EQ(parse_yes_no("\xE4\xB8\x8D\xE6\x98\xAF"), std::optional<bool>(false));  // 不是
+  for (const char* bad : {"", "maybe", "I cannot tell", "Not the same", "<think>yes", "Y", "nope", "yesterday",
+                          "\xE7\x9B\xB8"})
     EXPECT_FALSE(parse_yes_no(bad).has_value()) << bad;
 }
 

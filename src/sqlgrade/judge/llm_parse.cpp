@@ -49,10 +49,18 @@ std::string strip_reasoning(std::string_view reply) {
 }
 
 std::optional<bool> parse_yes_no(std::string_view reply) {
-  for (auto& w : words(strip_reasoning(reply))) {
+  std::string s = strip_reasoning(reply);
+  for (auto& w : words(s)) {
     if (w == "yes" || w == "true") return true;
     if (w == "no" || w == "false") return false;
   }
+  // Chinese-tuned models sometimes answer in Chinese: 是 (yes), 否 / 不是 / 不 (no), after any
+  // leading punctuation or markup.
+  size_t i = 0;
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  std::string_view rest = std::string_view(s).substr(i);
+  if (rest.rfind("\xE6\x98\xAF", 0) == 0) return true;                                 // 是
+  if (rest.rfind("\xE5\x90\xA6", 0) == 0 || rest.rfind("\xE4\xB8\x8D", 0) == 0) return false;  // 否, 不
   return std::nullopt;
 }
 

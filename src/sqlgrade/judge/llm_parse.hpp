@@ -13,7 +13,7 @@ namespace sqlgrade::judge {
 std::string strip_reasoning(std::string_view reply);
 
 // YES/NO: the first word (letters only, case-insensitive) that is one of yes/no/true/false decides;
-// a reply whose words include none of them is unparsable.
+// failing that, a reply whose first non-ASCII text is 是 (yes) or 否/不 (no) counts; else unparsable.
 std::optional<bool> parse_yes_no(std::string_view reply);
 
 // Count: the first whole number in the reply (digits; a minus sign directly before it or a decimal
