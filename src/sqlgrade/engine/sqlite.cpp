@@ -21,6 +21,7 @@ struct SqliteDb::Deadline {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr int kMaxValueBytes = 64 << 20;
 
 int progress_cb(void* p) {
   auto* d = static_cast<SqliteDb::Deadline*>(p);
@@ -109,6 +110,11 @@ SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
   sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
 #endif
   sqlite3_limit(db_, SQLITE_LIMIT_ATTACHED, 0);
+  // No string or blob above 64 MiB (SQLite's default is 1e9 bytes): randomblob(1e9), printf('%.*c', ..),
+  // zeroblob + hex, or a recursive CTE doubling a string would otherwise allocate gigabytes inside one
+  // VM step, before the deadline or the result caps can act. Such a query fails with "string or blob
+  // too big". No benchmark database holds a value near this size.
+  sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, kMaxValueBytes);
   sqlite3_exec(db_, "PRAGMA query_only=1", nullptr, nullptr, nullptr);
   // Touch the schema once so that "file is not a database" surfaces here, not per query.
   char* err = nullptr;
