@@ -34,8 +34,11 @@ using Clock = std::chrono::steady_clock;
 constexpr double kDeadline = 1.0;
 double margin() {
   const char* m = std::getenv("SQLGRADE_SAFETY_MARGIN");
-  return m && *m ? std::atof(m) : 1.5;
+  return m && *m ? std::atof(m) : 2.0;
 }
+// Deadline + margin, plus time proportional to the statement's size for the work done before the
+// deadline can act (reading, extracting, parsing a 20 MB literal: single steps).
+double allowance(const std::string& sql) { return kDeadline + margin() + 0.5 * double(sql.size()) / (1 << 20); }
 // Peak resident memory allowed for a whole run (CLI process or this test process). The engines'
 // configured caps: SQLite values <= 64 MiB (SQLITE_LIMIT_LENGTH), results <= max_rows/max_bytes,
 // DuckDB memory_limit 512MB in the UDA run below.
@@ -96,7 +99,7 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
     auto t0 = Clock::now();
     ExecResult r = conn.execute(s.sql, lim);
     double el = secs_since(t0);
-    EXPECT_LE(el, kDeadline + margin()) << s.id() << " ran " << el << " s";
+    EXPECT_LE(el, allowance(s.sql)) << s.id() << " ran " << el << " s";
     if (must_be_refused(s.group)) {
       EXPECT_EQ(r.status, ExecStatus::Error) << s.id() << " was not refused: " << s.sql.substr(0, 200);
       EXPECT_FALSE(r.error.empty()) << s.id();
@@ -193,7 +196,7 @@ TEST(SafetyModes, Spider) {
   for (size_t i = 0; i < items.size(); ++i) {
     EXPECT_EQ(ex[i]["exec"].get<double>(), 0) << items[i].id();
     EXPECT_FALSE(ex[i].value("exec_reason", "").empty()) << items[i].id();
-    EXPECT_LE(ex[i].value("exec_seconds", 0.0), kDeadline + margin()) << items[i].id();
+    EXPECT_LE(ex[i].value("exec_seconds", 0.0), allowance(items[i].sql)) << items[i].id();
   }
   // all runaways overlap on 2 threads; bound the whole run generously
   EXPECT_LE(wall, count_timeouts(items) * (kDeadline + margin()) + 30) << wall;
@@ -308,7 +311,7 @@ TEST(SafetyModes, Spider2) {
     ++checked;
     EXPECT_EQ(e["score"].get<double>(), 0) << f.stmts[i].id();
     if (e.contains("query_time") && e["query_time"].is_number())
-      EXPECT_LE(e["query_time"].get<double>(), kDeadline + margin()) << f.stmts[i].id();
+      EXPECT_LE(e["query_time"].get<double>(), allowance(f.stmts[i].sql)) << f.stmts[i].id();
     if (must_be_refused(f.stmts[i].group) || f.stmts[i].group == "runaway")
       EXPECT_TRUE(e["error_info"].is_string() && !e["error_info"].get<std::string>().empty()) << f.stmts[i].id();
   }
@@ -336,7 +339,7 @@ TEST(SafetyModes, RewardServer) {
       reward::Reply rep = server.verify(body);
       double el = secs_since(t0);
       ++n;
-      EXPECT_LE(el, kDeadline + margin()) << bench << " " << s.id();
+      EXPECT_LE(el, allowance(s.sql)) << bench << " " << s.id();
       ASSERT_EQ(rep.status, 200) << bench << " " << s.id() << ": " << rep.body.substr(0, 300);
       json v = json::parse(rep.body);
       EXPECT_EQ(v["reward"].get<double>(), 0.0) << bench << " " << s.id();
@@ -378,9 +381,8 @@ TEST(SafetyModes, UdaGoldSide) {
     }
     double el = secs_since(t0);
     // Before the engine's deadline starts, the gold SQL is parsed by DuckDB and its literals are
-    // rewritten (linear in the text: ~0.1 s per MB here); allow for that on the giant literals.
-    double allowance = kDeadline + margin() + 0.25 * double(s.sql.size()) / (1 << 20);
-    EXPECT_LE(el, allowance) << s.id() << " ran " << el << " s";
+    // rewritten (linear in the text: ~0.1 s per MB here); allowance() covers that.
+    EXPECT_LE(el, allowance(s.sql)) << s.id() << " ran " << el << " s";
     if (s.group == "duckdb" || must_be_refused(s.group) || s.group == "runaway")
       EXPECT_FALSE(g.error.empty()) << s.id() << " ran as gold: " << s.sql.substr(0, 200);
     failed += !g.error.empty();
