@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
@@ -328,24 +330,41 @@ TEST(SafetyModes, RewardServer) {
   so.timeout_s = kDeadline;
   so.max_concurrency = 2;
   reward::RewardServer server(so);
-  size_t n = 0;
-  for (const char* bench : {"spider2", "spider", "bird"}) {
-    if (!reward::benchmark_available(bench)) continue;
-    for (auto& s : f.stmts) {
-      std::string body = "{\"db_id\": \"adv\", \"benchmark\": \"" + std::string(bench) + "\", \"gold_sql\": " +
+  // Requests from two client threads at once (as the HTTP front end would send them).
+  struct Call {
+    std::string bench;
+    const AdvStatement* stmt;
+    reward::Reply reply;
+    double seconds = 0;
+  };
+  std::vector<Call> calls;
+  for (const char* bench : {"spider2", "spider", "bird"})
+    if (reward::benchmark_available(bench))
+      for (auto& s : f.stmts) calls.push_back({bench, &s, {}, 0});
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t k; (k = next++) < calls.size();) {
+      auto& c = calls[k];
+      std::string body = "{\"db_id\": \"adv\", \"benchmark\": \"" + c.bench + "\", \"gold_sql\": " +
                          json_text(adversarial_gold_sql()) + ", \"response\": " +
-                         json_text("```sql\n" + s.sql + "\n```") + "}";
+                         json_text("```sql\n" + c.stmt->sql + "\n```") + "}";
       auto t0 = Clock::now();
-      reward::Reply rep = server.verify(body);
-      double el = secs_since(t0);
-      ++n;
-      EXPECT_LE(el, allowance(s.sql)) << bench << " " << s.id();
-      ASSERT_EQ(rep.status, 200) << bench << " " << s.id() << ": " << rep.body.substr(0, 300);
-      json v = json::parse(rep.body);
-      EXPECT_EQ(v["reward"].get<double>(), 0.0) << bench << " " << s.id();
-      EXPECT_NE(v.value("failure_reason", "none"), "none") << bench << " " << s.id();
-      EXPECT_NE(v.value("failure_reason", ""), "gold_execution_error") << bench << " " << s.id();
+      c.reply = server.verify(body);
+      c.seconds = secs_since(t0);
     }
+  };
+  std::thread t1(worker), t2(worker);
+  t1.join();
+  t2.join();
+  size_t n = calls.size();
+  for (auto& c : calls) {
+    const AdvStatement& s = *c.stmt;
+    EXPECT_LE(c.seconds, allowance(s.sql)) << c.bench << " " << s.id();
+    ASSERT_EQ(c.reply.status, 200) << c.bench << " " << s.id() << ": " << c.reply.body.substr(0, 300);
+    json v = json::parse(c.reply.body);
+    EXPECT_EQ(v["reward"].get<double>(), 0.0) << c.bench << " " << s.id();
+    EXPECT_NE(v.value("failure_reason", "none"), "none") << c.bench << " " << s.id();
+    EXPECT_NE(v.value("failure_reason", ""), "gold_execution_error") << c.bench << " " << s.id();
   }
   EXPECT_GE(n, f.stmts.size());
   expect_same_tree(before, f.dbs);
