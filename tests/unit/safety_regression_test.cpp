@@ -7,6 +7,7 @@
 
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/sql/statements.hpp"
 #include "sqlgrade/util/memory.hpp"
 #include "test_support.hpp"
 
@@ -48,6 +49,21 @@ TEST(SafetyRegression, SqliteHugeValuesRefusedWithoutAllocating) {
   auto ok = db.execute("SELECT length(randomblob(1000000))", Limits{});
   ASSERT_TRUE(ok.ok()) << ok.error;
   EXPECT_EQ(ok.table.rows[0][0].to_string(), "1000000");
+}
+
+// Found by fuzz_extract_sql: a UDA query file whose comment reads "-- Query 44444444444444: ..." made
+// split_sql_statements throw std::out_of_range ("stoi"), which the CLI reported as
+// "sqlgrade: error: stoi" without naming the file. The label keeps its text; the number is absent.
+TEST(SafetyRegression, StatementLabelNumberOverflow) {
+  std::string text = "-- Query 4444444444444444uery 1:lect (t)\nSELECT a FROM t;\n-- Query 99999999999: big (t)\nSELECT b FROM t;\n"
+                     "-- Query 7: ok (t)\nSELECT c FROM t;\n";
+  std::vector<SqlStatement> st;
+  ASSERT_NO_THROW(st = split_sql_statements(text, "q.sql"));
+  ASSERT_EQ(st.size(), 3u);
+  EXPECT_FALSE(st[1].label_number.has_value());
+  EXPECT_EQ(st[1].label, "Query 99999999999: big (t)");
+  ASSERT_TRUE(st[2].label_number.has_value());
+  EXPECT_EQ(*st[2].label_number, 7);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "sqlgrade/sql/statements.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <regex>
 
 #include "sqlgrade/error.hpp"
@@ -16,7 +17,11 @@ void apply_comment_metadata(SqlStatement& st, std::string& current_group) {
   for (auto& c : st.comments) {
     std::smatch m;
     if (std::regex_match(c, m, query_re)) {
-      st.label_number = std::stoi(m[1].str());
+      // A label number too large for an int ("Query 99999999999") is kept as text only (stoi threw).
+      int num = 0;
+      std::string digits = m[1].str();
+      auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), num);
+      if (ec == std::errc() && ptr == digits.data() + digits.size()) st.label_number = num;
       st.label = trim(c);
       std::string rest = m[2].str();
       auto p = rest.find('(');

@@ -1,0 +1,1 @@
+SELECT T1.name FROM people AS T1 JOIN pets AS T2 ON T1.id = T2.owner WHERE T2.kind = "cat" ORDER BY T1.score DESC LIMIT 3

@@ -1,0 +1,1 @@
+select distinct born , max ( score ) from people where not id in ( select owner from pets ) and born between 1 and 5

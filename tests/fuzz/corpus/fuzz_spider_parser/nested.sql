@@ -1,0 +1,1 @@
+SELECT count(*) FROM people WHERE score > (SELECT avg(score) FROM people) INTERSECT SELECT count(*) FROM pets

@@ -1,0 +1,1 @@
+SELECT name FROM city WHERE name LIKE '%a%' GROUP BY name HAVING count(*) >= 2 UNION SELECT kind FROM pets

@@ -1,0 +1,37 @@
+# libFuzzer targets (issue 7), built only with -DSQLGRADE_FUZZ=ON and clang:
+#   cmake -S . -B build-fuzz -DSQLGRADE_FUZZ=ON -DSQLGRADE_SANITIZE=ON -DSQLGRADE_BENCH=OFF \
+#         -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+#   cmake --build build-fuzz -j2 --target sqlgrade_fuzzers
+# scripts/fuzz.sh builds and runs them (short CI run or long runs).
+if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "SQLGRADE_FUZZ needs clang (libFuzzer): -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang")
+endif()
+
+# Coverage instrumentation for the libraries the targets exercise (no libFuzzer main in them).
+foreach(_lib sqlgrade_core sqlgrade_spider sqlgrade_serve sqlgrade_bird sqlgrade_spider2 sqlgrade_uda)
+  if(TARGET ${_lib})
+    target_compile_options(${_lib} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
+endforeach()
+
+add_custom_target(sqlgrade_fuzzers)
+function(sqlgrade_fuzzer name)
+  cmake_parse_arguments(F "" "" "LIBS" ${ARGN})
+  foreach(_l ${F_LIBS})
+    if(NOT TARGET ${_l})
+      message(STATUS "sqlgrade fuzz: ${name} skipped (${_l} absent)")
+      return()
+    endif()
+  endforeach()
+  add_executable(${name} "${CMAKE_SOURCE_DIR}/tests/fuzz/${name}.cpp")
+  target_link_libraries(${name} PRIVATE ${F_LIBS} sqlgrade_core)
+  target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/fuzz")
+  add_dependencies(sqlgrade_fuzzers ${name})
+endfunction()
+
+sqlgrade_fuzzer(fuzz_spider_parser LIBS sqlgrade_spider)
+sqlgrade_fuzzer(fuzz_extract_sql LIBS sqlgrade_serve sqlgrade_uda)
+sqlgrade_fuzzer(fuzz_csv)
+sqlgrade_fuzzer(fuzz_json_readers LIBS sqlgrade_bird sqlgrade_spider2 sqlgrade_spider sqlgrade_serve)
