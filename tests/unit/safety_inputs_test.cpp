@@ -70,7 +70,8 @@ TEST(SafetyInputs, SpiderBomCrlfAndNulAreOrdinaryInput) {
   SpiderFx f;
   std::string js = (f.t / "r.json").string();
   spit(f.gold, "\xEF\xBB\xBF" + std::string(adversarial_gold_sql()) + "\tadv\r\nSELECT count(*) FROM pets\tadv\r\n");
-  spit(f.pred, std::string("\xEF\xBB\xBFSELECT name FROM people WHERE id = 7\r\nSELECT count(*) FROM pets\0 junk\r\n", 79));
+  static const char kPred[] = "\xEF\xBB\xBFSELECT name FROM people WHERE id = 7\r\nSELECT count(*) FROM pets\0 junk\r\n";
+  spit(f.pred, std::string(kPred, sizeof kPred - 1));  // the NUL inside is part of the file
   auto r = run_cli(f.args({"--json", js}));
   ASSERT_EQ(r.rc, 0) << r.err;
   json j = json::parse(slurp(js));
