@@ -53,7 +53,7 @@ void run_spider2(const Spider2Args& a) {
     s2::RunResult v2r = r;
     for (auto& it : v2r.items) it.score = it.v2_error ? 0 : it.v2.score;
     sqlgrade::write_file_atomic(s2::ids_csv_path(opt), s2::ids_csv(v2r));
-    sqlgrade::write_file_atomic(s2::v2_metrics_path(opt), s2::v2_detailed_json(r).dump(2) + "\n");
+    sqlgrade::write_file_atomic(s2::v2_metrics_path(opt), s2::v2_detailed_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     std::string log = s2::v2_errors_log(r, opt);
     if (!log.empty() && !a.errors_log.empty()) {
       std::string prev;
@@ -67,7 +67,7 @@ void run_spider2(const Spider2Args& a) {
     out = s2::format_official(r, opt);
   }
   if (opt.strict) out += s2::format_strict(r);
-  if (!a.json_out.empty()) sqlgrade::write_file_atomic(a.json_out, s2::scores_json(r, opt).dump(1) + "\n");
+  if (!a.json_out.empty()) sqlgrade::write_file_atomic(a.json_out, s2::scores_json(r, opt).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 }

@@ -200,7 +200,7 @@ void register_uda_command(CLI::App& app) {
       judge::QueryTrace trace(result.string());  // per-query judge counts for acc.json
       QueryEval r = ev.evaluate(*conn, sql, result);
       write_query_outputs(out, r, f->run.eval);
-      if (!e->quiet) std::printf("%s\n", acc_json(r, f->run.eval).dump(2).c_str());
+      if (!e->quiet) std::printf("%s\n", acc_json(r, f->run.eval).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
       if (std::string js = jd->finish(); !js.empty()) std::fprintf(stderr, "%s\n", js.c_str());
       if (r.status != "ok") {
         std::fprintf(stderr, "sqlgrade: %s\n", r.reason.c_str());

@@ -494,7 +494,7 @@ std::vector<size_t> select_gold_cols(const Frame& gold, const nlohmann::json& cc
   std::vector<size_t> out;
   const long long w = static_cast<long long>(gold.width());
   for (auto& e : list) {
-    if (!e.is_number_integer()) throw std::out_of_range("condition_cols element is not an integer: " + e.dump());
+    if (!e.is_number_integer()) throw std::out_of_range("condition_cols element is not an integer: " + e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     long long k = e.get<long long>();
     if (k < 0) k += w;
     if (k < 0 || k >= w) throw std::out_of_range("positional indexers are out-of-bounds");

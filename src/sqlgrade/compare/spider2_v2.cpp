@@ -43,7 +43,7 @@ std::vector<size_t> gold_selection(const Frame& gold, const nlohmann::json& cc) 
   }
   nlohmann::json list = cc.is_array() ? cc : nlohmann::json::array({cc});
   for (auto& e : list) {
-    if (!e.is_number_integer()) throw std::out_of_range("condition_cols element is not an integer: " + e.dump());
+    if (!e.is_number_integer()) throw std::out_of_range("condition_cols element is not an integer: " + e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     long long k = e.get<long long>();
     if (k < 0) k += w;
     if (k < 0 || k >= w) throw std::out_of_range("positional indexers are out-of-bounds");

@@ -52,7 +52,7 @@ bool parse_chat_response(const std::string& body, std::string& content, std::str
     auto& e = j["error"];
     error = "server error: " + (e.is_object() && e.contains("message") && e["message"].is_string()
                                     ? e["message"].get<std::string>()
-                                    : e.dump());
+                                    : e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return false;
   }
   if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) {

@@ -180,7 +180,7 @@ std::string v2_errors_log(const RunResult& r, const RunOptions& opt) {
                           {"score", 0}};
     if (it.pred_sql) ctx["pred_sql"] = *it.pred_sql;
     std::string msg = it.v2_error->substr(0, it.v2_error->find(':'));
-    out += std::string(ts) + " | ERROR | " + msg + " | context=" + ctx.dump() + "\n";
+    out += std::string(ts) + " | ERROR | " + msg + " | context=" + ctx.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return out;
 }

@@ -288,7 +288,7 @@ Subset build_subset(const SubsetOptions& opt) {
     o["source_index"] = src;
     o["answer"] = answer_json(item.sql);
     if (!opt.db_path.empty()) o["schema_prompt"] = prompt;
-    item.json = o.dump();
+    item.json = o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return item;
   };
   for (size_t i = 0; i < picked.size() && i < opt.train; ++i) out.train.push_back(make(picked[i]));

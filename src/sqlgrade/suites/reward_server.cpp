@@ -289,7 +289,7 @@ Value json_to_value(const json& v, Bench b) {
     }
     case json::value_t::number_float: return Value::real(v.get<double>());
     case json::value_t::string: return Value::text(v.get<std::string>());
-    default: return Value::text(v.dump());
+    default: return Value::text(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 }
 
@@ -649,7 +649,7 @@ struct RewardServer::Impl {
 
   // gold_result rows converted once per distinct payload.
   GoldPtr gold_from_rows(Bench b, const json& gold_result, bool* hit) {
-    std::string key = std::string("rows:") + bench_name(b) + '\x1f' + gold_result.dump();
+    std::string key = std::string("rows:") + bench_name(b) + '\x1f' + gold_result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return cache.get(key, [&]() -> GoldPtr {
       auto d = std::make_shared<GoldData>();
       std::vector<Table> tables = gold_tables(gold_result, b);
@@ -893,13 +893,13 @@ Reply RewardServer::verify(std::string_view body) {
       return Reply{200, verify_json(req).dump(-1, ' ', false, json::error_handler_t::replace)};
     } catch (const json::parse_error& e) {
       impl_->bad++;
-      return Reply{400, json{{"error", std::string("invalid JSON: ") + e.what()}}.dump()};
+      return Reply{400, json{{"error", std::string("invalid JSON: ") + e.what()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
     } catch (const BadRequest& e) {
       impl_->bad++;
       return Reply{400, json{{"error", e.what()}}.dump(-1, ' ', false, json::error_handler_t::replace)};
     } catch (const json::exception& e) {
       impl_->bad++;
-      return Reply{400, json{{"error", std::string("bad request field: ") + e.what()}}.dump()};
+      return Reply{400, json{{"error", std::string("bad request field: ") + e.what()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
     } catch (const std::exception& e) {
       return Reply{500, json{{"error", std::string("internal error: ") + e.what()}}.dump(
                             -1, ' ', false, json::error_handler_t::replace)};
@@ -930,9 +930,9 @@ Reply RewardServer::aggregate_metrics(std::string_view body) {
     const json& list = req.is_array() ? req : req.is_object() && req.contains("verify_responses") ? req["verify_responses"]
                                                                                                   : json();
     if (list.is_null()) throw BadRequest("expected {\"verify_responses\": [...]}");
-    return Reply{200, aggregate(list).dump()};
+    return Reply{200, aggregate(list).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   } catch (const json::parse_error& e) {
-    return Reply{400, json{{"error", std::string("invalid JSON: ") + e.what()}}.dump()};
+    return Reply{400, json{{"error", std::string("invalid JSON: ") + e.what()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   } catch (const std::exception& e) {
     return Reply{400, json{{"error", e.what()}}.dump(-1, ' ', false, json::error_handler_t::replace)};
   }
@@ -971,7 +971,7 @@ Reply RewardServer::health() const {
                      {"bytes", s.gold_cache_bytes},
                      {"hits", s.gold_cache_hits},
                      {"misses", s.gold_cache_misses}};
-  return Reply{200, j.dump()};
+  return Reply{200, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -519,7 +519,7 @@ void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const Eva
   put("gold_result.csv", table_to_csv(ev.gold.table));
   put("matched_gold_result.csv", table_to_csv(mg));
   put("matched_result.csv", table_to_csv(mp));
-  put("acc.json", acc_json(ev, opt).dump(2) + "\n");
+  put("acc.json", acc_json(ev, opt).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   fs::remove_all(out_dir, ec);
   fs::rename(tmp, out_dir, ec);
   if (ec) {
@@ -740,7 +740,7 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
       sum.queries[i] = e;
     }, &progress);
     progress.finish();
-    write_file_atomic(root / "summary.json", sum.to_json().dump(2) + "\n");
+    write_file_atomic(root / "summary.json", sum.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     write_file_atomic(root / "summary.csv", sum.to_csv());
     sums.push_back(std::move(sum));
   }
@@ -778,7 +778,7 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
       auto conn = pool.get();
       fs::path folder = root / item.rel_dir();
       json sj = evaluator.sql_json(*conn, item);
-      write_file_atomic(folder / "sql.json", sj.dump(2) + "\n");
+      write_file_atomic(folder / "sql.json", sj.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
       if (sj["meta"].contains("query_type")) e.query_type = sj["meta"]["query_type"];
       if (with_gold) {
         GoldRun g = evaluator.run_gold(*conn, item.stmt.sql);
@@ -799,7 +799,7 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
       json j = sum.to_json();
       json notes = ds.load_notes();
       j["load_notes"] = notes;
-      write_file_atomic(root / "gold_summary.json", j.dump(2) + "\n");
+      write_file_atomic(root / "gold_summary.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     }
     sums.push_back(std::move(sum));
   }
