@@ -8,6 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -98,5 +101,20 @@ class FakeLlmServer {
   int stdin_ = -1;
   int port_ = 0;
 };
+
+// Skips a test when the LLM client was built without libcurl.
+#ifndef SQLGRADE_HAVE_CURL
+#define REQUIRE_CURL() GTEST_SKIP() << "built without libcurl"
+#else
+#define REQUIRE_CURL() (void)0
+#endif
+
+// The fake server's own counters (GET /stats), or null when it does not answer.
+inline nlohmann::json server_stats(const FakeLlmServer& s) {
+  httplib::Client c("127.0.0.1", s.port());
+  auto r = c.Get("/stats");
+  if (!r || r->status != 200) return nullptr;
+  return nlohmann::json::parse(r->body);
+}
 
 }  // namespace sqlgrade::test

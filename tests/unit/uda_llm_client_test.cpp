@@ -20,19 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-#ifndef SQLGRADE_HAVE_CURL
-#define REQUIRE_CURL() GTEST_SKIP() << "built without libcurl"
-#else
-#define REQUIRE_CURL() (void)0
-#endif
-
-nlohmann::json server_stats(const FakeLlmServer& s) {
-  httplib::Client c("127.0.0.1", s.port());
-  auto r = c.Get("/stats");
-  if (!r || r->status != 200) return nullptr;
-  return nlohmann::json::parse(r->body);
-}
-
 std::string write_script(const TempDir& t, const std::string& json) {
   fs::path p = t / "script.json";
   spit(p, json);

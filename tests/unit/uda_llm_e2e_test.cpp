@@ -23,12 +23,6 @@ using json = nlohmann::json;
 
 namespace {
 
-#ifndef SQLGRADE_HAVE_CURL
-#define REQUIRE_CURL() GTEST_SKIP() << "built without libcurl"
-#else
-#define REQUIRE_CURL() (void)0
-#endif
-
 const char* kSelect = "Select/select_queries_player/2";
 const char* kJoin = "Join/join_queries/1";
 const char* kAgg = "Agg/agg_queries/1";
@@ -71,12 +65,6 @@ std::map<std::string, double> f1s(const fs::path& dir) {
   std::map<std::string, double> out;
   for (const char* q : {kSelect, kJoin, kAgg, "Filter/filter_queries_player/3"}) out[q] = acc(dir, q)["macro_f1"];
   return out;
-}
-
-json server_stats(const FakeLlmServer& s) {
-  httplib::Client c("127.0.0.1", s.port());
-  auto r = c.Get("/stats");
-  return r && r->status == 200 ? json::parse(r->body) : json();
 }
 
 std::vector<std::string> run_args(const std::string& data, const fs::path& results) {

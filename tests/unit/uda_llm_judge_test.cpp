@@ -22,19 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-#ifndef SQLGRADE_HAVE_CURL
-#define REQUIRE_CURL() GTEST_SKIP() << "built without libcurl"
-#else
-#define REQUIRE_CURL() (void)0
-#endif
-
-nlohmann::json server_stats(const FakeLlmServer& s) {
-  httplib::Client c("127.0.0.1", s.port());
-  auto r = c.Get("/stats");
-  if (!r || r->status != 200) return nullptr;
-  return nlohmann::json::parse(r->body);
-}
-
 LlmJudgeOptions opts(const FakeLlmServer& s, const std::string& cache = "") {
   LlmJudgeOptions o;
   o.client.base_url = s.base_url();
