@@ -81,44 +81,58 @@ std::string format_strict(const RunResult& r) {
   return out;
 }
 
+namespace {
+
+// Sums of the v2 per-instance metrics (printed summary and detailed JSON both average these).
+struct V2Totals {
+  double cp = 0, cr = 0, cf = 0, rp = 0, rrc = 0, rf = 0, tp = 0, fp = 0, fn = 0, op = 0, orc = 0, of = 0;
+  long perfect_col = 0, missing = 0, extra = 0, perfect_row = 0;
+};
+
+V2Totals v2_totals(const RunResult& r) {
+  V2Totals t;
+  for (auto& it : r.items) {
+    const auto& v = it.v2;
+    t.cp += v.columns.precision, t.cr += v.columns.recall, t.cf += v.columns.f1;
+    t.perfect_col += v.columns.f1 == 1.0;
+    t.missing += !v.columns.fn.empty();
+    t.extra += !v.columns.fp.empty();
+    t.rp += v.rows.precision, t.rrc += v.rows.recall, t.rf += v.rows.f1;
+    t.perfect_row += v.rows.f1 == 1.0;
+    t.tp += v.rows.tp, t.fp += v.rows.fp, t.fn += v.rows.fn;
+    t.op += v.overall.precision, t.orc += v.overall.recall, t.of += v.overall.f1;
+  }
+  return t;
+}
+
+}  // namespace
+
 std::string format_v2_summary(const RunResult& r, const RunOptions& opt) {
   std::string out;
   const size_t n = r.items.size();
   if (n) {
-    double cp = 0, cr = 0, cf = 0, rp = 0, rrc = 0, rf = 0, tp = 0, fp = 0, fn = 0, op = 0, orc = 0, of = 0;
-    size_t perfect_col = 0, missing = 0, extra = 0, perfect_row = 0;
-    for (auto& it : r.items) {
-      const auto& v = it.v2;
-      cp += v.columns.precision, cr += v.columns.recall, cf += v.columns.f1;
-      perfect_col += v.columns.f1 == 1.0;
-      missing += !v.columns.fn.empty();
-      extra += !v.columns.fp.empty();
-      rp += v.rows.precision, rrc += v.rows.recall, rf += v.rows.f1;
-      perfect_row += v.rows.f1 == 1.0;
-      tp += v.rows.tp, fp += v.rows.fp, fn += v.rows.fn;
-      op += v.overall.precision, orc += v.overall.recall, of += v.overall.f1;
-    }
+    const V2Totals t = v2_totals(r);
     const double d = static_cast<double>(n);
     const std::string ns = std::to_string(n);
     out += "\n=== Column Comparison Metrics ===\n";
-    out += "Average Column Precision: " + fixed(cp / d, 4) + "\n";
-    out += "Average Column Recall: " + fixed(cr / d, 4) + "\n";
-    out += "Average Column F1 Score: " + fixed(cf / d, 4) + "\n";
-    out += "Perfect column matches: " + std::to_string(perfect_col) + " / " + ns + "\n";
-    out += "Examples with missing columns: " + std::to_string(missing) + "\n";
-    out += "Examples with extra columns: " + std::to_string(extra) + "\n";
+    out += "Average Column Precision: " + fixed(t.cp / d, 4) + "\n";
+    out += "Average Column Recall: " + fixed(t.cr / d, 4) + "\n";
+    out += "Average Column F1 Score: " + fixed(t.cf / d, 4) + "\n";
+    out += "Perfect column matches: " + std::to_string(t.perfect_col) + " / " + ns + "\n";
+    out += "Examples with missing columns: " + std::to_string(t.missing) + "\n";
+    out += "Examples with extra columns: " + std::to_string(t.extra) + "\n";
     out += "\n=== Row Comparison Metrics ===\n";
-    out += "Average Row Precision: " + fixed(rp / d, 4) + "\n";
-    out += "Average Row Recall: " + fixed(rrc / d, 4) + "\n";
-    out += "Average Row F1 Score: " + fixed(rf / d, 4) + "\n";
-    out += "Perfect row matches: " + std::to_string(perfect_row) + " / " + ns + "\n";
-    out += "Average matched rows (TP): " + fixed(tp / d, 2) + "\n";
-    out += "Average extra rows (FP): " + fixed(fp / d, 2) + "\n";
-    out += "Average missing rows (FN): " + fixed(fn / d, 2) + "\n";
+    out += "Average Row Precision: " + fixed(t.rp / d, 4) + "\n";
+    out += "Average Row Recall: " + fixed(t.rrc / d, 4) + "\n";
+    out += "Average Row F1 Score: " + fixed(t.rf / d, 4) + "\n";
+    out += "Perfect row matches: " + std::to_string(t.perfect_row) + " / " + ns + "\n";
+    out += "Average matched rows (TP): " + fixed(t.tp / d, 2) + "\n";
+    out += "Average extra rows (FP): " + fixed(t.fp / d, 2) + "\n";
+    out += "Average missing rows (FN): " + fixed(t.fn / d, 2) + "\n";
     out += "\n=== Overall (Columns + Rows) Metrics ===\n";
-    out += "Average Overall Precision: " + fixed(op / d, 4) + "\n";
-    out += "Average Overall Recall: " + fixed(orc / d, 4) + "\n";
-    out += "Average Overall F1 Score: " + fixed(of / d, 4) + "\n";
+    out += "Average Overall Precision: " + fixed(t.op / d, 4) + "\n";
+    out += "Average Overall Recall: " + fixed(t.orc / d, 4) + "\n";
+    out += "Average Overall F1 Score: " + fixed(t.of / d, 4) + "\n";
   }
   out += "\nDetailed column and row metrics saved to: " + v2_metrics_path(opt) + "\n";
   return out;
@@ -127,19 +141,11 @@ std::string format_v2_summary(const RunResult& r, const RunOptions& opt) {
 nlohmann::json v2_detailed_json(const RunResult& r) {
   using nlohmann::json;
   const size_t n = r.items.size();
-  double cp = 0, cr = 0, cf = 0, rp = 0, rrc = 0, rf = 0, tp = 0, fp = 0, fn = 0, op = 0, orc = 0, of = 0;
-  long perfect_col = 0, missing = 0, extra = 0, perfect_row = 0, correct = 0;
+  const V2Totals t = v2_totals(r);
+  long correct = 0;
   json details = json::array();
   for (auto& it : r.items) {
     const auto& v = it.v2;
-    cp += v.columns.precision, cr += v.columns.recall, cf += v.columns.f1;
-    perfect_col += v.columns.f1 == 1.0;
-    missing += !v.columns.fn.empty();
-    extra += !v.columns.fp.empty();
-    rp += v.rows.precision, rrc += v.rows.recall, rf += v.rows.f1;
-    perfect_row += v.rows.f1 == 1.0;
-    tp += v.rows.tp, fp += v.rows.fp, fn += v.rows.fn;
-    op += v.overall.precision, orc += v.overall.recall, of += v.overall.f1;
     int score = it.v2_error ? 0 : v.score;
     correct += score;
     json d = v2::to_json(v);
@@ -154,12 +160,12 @@ nlohmann::json v2_detailed_json(const RunResult& r) {
   const double dn = n ? static_cast<double>(n) : 1.0;
   json summary = {
       {"column_metrics",
-       {{"avg_precision", cp / dn}, {"avg_recall", cr / dn}, {"avg_f1", cf / dn}, {"perfect_matches", perfect_col},
-        {"missing_columns_count", missing}, {"extra_columns_count", extra}}},
+       {{"avg_precision", t.cp / dn}, {"avg_recall", t.cr / dn}, {"avg_f1", t.cf / dn}, {"perfect_matches", t.perfect_col},
+        {"missing_columns_count", t.missing}, {"extra_columns_count", t.extra}}},
       {"row_metrics",
-       {{"avg_precision", rp / dn}, {"avg_recall", rrc / dn}, {"avg_f1", rf / dn}, {"perfect_matches", perfect_row},
-        {"avg_tp_rows", tp / dn}, {"avg_fp_rows", fp / dn}, {"avg_fn_rows", fn / dn}}},
-      {"overall_metrics", {{"avg_precision", op / dn}, {"avg_recall", orc / dn}, {"avg_f1", of / dn}}},
+       {{"avg_precision", t.rp / dn}, {"avg_recall", t.rrc / dn}, {"avg_f1", t.rf / dn}, {"perfect_matches", t.perfect_row},
+        {"avg_tp_rows", t.tp / dn}, {"avg_fp_rows", t.fp / dn}, {"avg_fn_rows", t.fn / dn}}},
+      {"overall_metrics", {{"avg_precision", t.op / dn}, {"avg_recall", t.orc / dn}, {"avg_f1", t.of / dn}}},
       {"total_evaluated", n},
       {"correct_data_matches", correct}};
   return json{{"summary", summary}, {"detailed_results", details}};
