@@ -4,27 +4,6 @@
 # top-level directory; each linked module also defines SQLGRADE_HAVE_<NAME>.
 file(GLOB SERVE_TESTS CONFIGURE_DEPENDS tests/unit/serve_*_test.cpp)
 
-# cpp-httplib: Debian ships a compiled library whose header must see the same feature macros
-# (pkg-config gives them); fall back to a plain header + library lookup.
-if(NOT TARGET sqlgrade_httplib)
-  add_library(sqlgrade_httplib INTERFACE)
-  find_package(PkgConfig QUIET)
-  if(PkgConfig_FOUND)
-    pkg_check_modules(SQLGRADE_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
-  endif()
-  if(TARGET PkgConfig::SQLGRADE_HTTPLIB)
-    target_link_libraries(sqlgrade_httplib INTERFACE PkgConfig::SQLGRADE_HTTPLIB)
-  else()
-    find_package(httplib QUIET)
-    if(TARGET httplib::httplib)
-      target_link_libraries(sqlgrade_httplib INTERFACE httplib::httplib)
-    else()
-      find_path(SQLGRADE_HTTPLIB_INCLUDE httplib.h REQUIRED)
-      target_include_directories(sqlgrade_httplib INTERFACE ${SQLGRADE_HTTPLIB_INCLUDE})
-    endif()
-  endif()
-endif()
-
 sqlgrade_module(NAME serve
   SOURCES src/sqlgrade/sql/extract.cpp src/sqlgrade/suites/reward_server.cpp
   COMMAND src/cli/serve_cmd.cpp
