@@ -117,13 +117,18 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
     if (!k.empty()) k.pop_back();
     return "(" + replace_all(k, "\x1f", ", ") + ")";
   };
-  size_t gdups = 0, pdups = 0;
-  for (auto& [k, rows] : ggroups)
-    if (rows.size() > 1) ++gdups;
-  for (auto& [k, rows] : pgroups)
-    if (rows.size() > 1) ++pdups;
-  if (gdups) res.warnings.push_back("gold has " + std::to_string(gdups) + " key value(s) with several rows");
-  if (pdups) res.warnings.push_back("result has " + std::to_string(pdups) + " key value(s) with several rows");
+  // Duplicate keys are reported with the first few key values, as the reference does.
+  auto dup_warning = [&](const std::map<std::string, std::vector<size_t>>& groups, const char* side) {
+    size_t n = 0;
+    std::string shown;
+    for (auto& [k, rows] : groups)
+      if (rows.size() > 1 && ++n <= 5) shown += (shown.empty() ? "" : " ") + show_key(k);
+    if (n)
+      res.warnings.push_back(std::string(side) + " has " + std::to_string(n) + " key value(s) with several rows: " +
+                             shown + (n > 5 ? " ..." : ""));
+  };
+  dup_warning(ggroups, "gold");
+  dup_warning(pgroups, "result");
 
   std::vector<char> gused(gold.size(), 0), pused(pred.size(), 0);
   std::vector<std::pair<size_t, size_t>> pairs;

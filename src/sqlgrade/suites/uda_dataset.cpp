@@ -60,8 +60,6 @@ const T* best_match(const std::string& want, const std::vector<T>& cands, Name n
   return nullptr;
 }
 
-bool is_plain_number(const std::string& s) { return parse_double(s).has_value(); }
-
 std::string file_stem_id(const std::string& v) {
   std::string s = v;
   auto slash = s.find_last_of('/');
