@@ -96,7 +96,7 @@ Table read_result_csv(const fs::path& path) {
   return t;
 }
 
-json Evaluator::sql_json(DuckConn& conn, const QueryItem& item) {
+json Evaluator::sql_json(DuckConn& conn, const QueryItem& item, const QueryShape* parsed) {
   // Top level as the reference evaluator writes it: "sql" plus one block per table (spelled as in the
   // SQL) with value_type/description of every attribute the statement touches. sqlgrade's own
   // metadata goes under "meta".
@@ -114,7 +114,7 @@ json Evaluator::sql_json(DuckConn& conn, const QueryItem& item) {
   if (!item.stmt.category.empty()) meta["category"] = item.stmt.category;
   if (!item.stmt.group.empty()) meta["group"] = item.stmt.group;
   try {
-    QueryShape shape = parse_query_shape(conn, item.stmt.sql);
+    QueryShape shape = parsed ? *parsed : parse_query_shape(conn, item.stmt.sql);
     meta["query_type"] = to_string(shape.type);
     json tables = json::object(), unknown = json::array();
     for (auto& t : shape.tables) {
@@ -141,12 +141,12 @@ json Evaluator::sql_json(DuckConn& conn, const QueryItem& item) {
   return j;
 }
 
-GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql) {
+GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql, const QueryShape* parsed) {
   GoldRun run;
   GoldPlan& plan = run.plan;
   plan.sql = sql;
   try {
-    plan.shape = parse_query_shape(conn, sql);
+    plan.shape = parsed ? *parsed : parse_query_shape(conn, sql);
   } catch (const std::exception& e) {
     run.error = std::string("gold SQL does not parse: ") + e.what();
     return run;
@@ -777,11 +777,17 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
       RunEntry e = entry_for(ds.name(), item);
       auto conn = pool.get();
       fs::path folder = root / item.rel_dir();
-      json sj = evaluator.sql_json(*conn, item);
+      std::optional<QueryShape> shape;
+      try {
+        shape = parse_query_shape(*conn, item.stmt.sql);
+      } catch (const std::exception&) {
+        // sql_json and run_gold parse again and report the parser's message
+      }
+      json sj = evaluator.sql_json(*conn, item, shape ? &*shape : nullptr);
       write_file_atomic(folder / "sql.json", sj.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
       if (sj["meta"].contains("query_type")) e.query_type = sj["meta"]["query_type"];
       if (with_gold) {
-        GoldRun g = evaluator.run_gold(*conn, item.stmt.sql);
+        GoldRun g = evaluator.run_gold(*conn, item.stmt.sql, shape ? &*shape : nullptr);
         if (!g.error.empty()) {
           e.status = "error";
           e.reason = g.error;

@@ -72,8 +72,9 @@ class Evaluator {
   Evaluator(Dataset& ds, EvalOptions opt, judge::Judge& jd) : ds_(ds), opt_(opt), judge_(jd) {}
   // sql.json content for a statement: sql, comments/labels and value_type/description of every
   // attribute it touches, grouped by the table name as spelled in the SQL.
-  nlohmann::json sql_json(DuckConn& conn, const QueryItem& item);
-  GoldRun run_gold(DuckConn& conn, const std::string& sql);
+  // `parsed`, when given, is the statement's shape already parsed (saves DuckDB a second parse).
+  nlohmann::json sql_json(DuckConn& conn, const QueryItem& item, const QueryShape* parsed = nullptr);
+  GoldRun run_gold(DuckConn& conn, const std::string& sql, const QueryShape* parsed = nullptr);
   // Full evaluation of one result.csv (errors are reported in the result, never thrown).
   QueryEval evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv);
   QueryEval evaluate_table(DuckConn& conn, const std::string& sql, Table pred);
