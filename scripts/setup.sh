@@ -19,13 +19,18 @@ JOBS=${JOBS:-$(nproc)}
 
 PKGS="build-essential cmake pkg-config git libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev
       libfmt-dev libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
-      clang libclang-rt-14-dev nodejs npm ca-certificates"
+      clang libclang-rt-14-dev ca-certificates"
 
 if [ "${SQLGRADE_SKIP_APT:-0}" != 1 ]; then
   missing=""
   for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
   done
+  # npm is only needed to fetch DuckDB; a machine that already has an npm (e.g. Node.js from
+  # another source) must not have Debian's npm forced onto it (the two conflict).
+  if [ -z "${DUCKDB_ROOT:-}" ] && ! command -v npm >/dev/null 2>&1; then
+    missing="$missing nodejs npm"
+  fi
   if [ -n "$missing" ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
     echo "setup: installing Debian packages:$missing"
