@@ -112,8 +112,28 @@ TEST(SafetyInputs, SpiderTablesJsonTruncatedAndWrongTypes) {
   std::string tables = (f.t / "tables.json").string();
   spit(tables, "[{\"db_id\": \"adv\", \"table_names_original\": [\"people\"");
   expect_one_line_error(run_cli(f.args({"--etype", "match", "--table", tables})), tables, 0, "truncated tables.json");
-  // (Wrong field types in tables.json — {"db_id": 5, ...} — end with a one-line error that does not
-  // name the file yet: reported to the Spider owner, not asserted here.)
+  // Wrong field types and out-of-range indexes (fuzz findings): one line naming the file and entry.
+  const char* kPeople = R"("table_names_original": ["people"], )";
+  const std::vector<std::pair<std::string, std::string>> wrong = {
+      {"db_id is a number", R"([{"db_id": 5, "table_names_original": [], "column_names_original": []}])"},
+      {"tables not an array", R"([{"db_id": "adv", "table_names_original": "people", "column_names_original": []}])"},
+      {"column item not a pair", std::string(R"([{"db_id": "adv", )") + kPeople + R"("column_names_original": [[0]]}])"},
+      {"column names a missing table", std::string(R"([{"db_id": "adv", )") + kPeople +
+                                           R"("column_names_original": [[-1, "*"], [3, "id"]]}])"},
+      {"negative foreign key", std::string(R"([{"db_id": "adv", )") + kPeople +
+                                   R"("column_names_original": [[-1, "*"], [0, "id"]], "foreign_keys": [[-2, 1]]}])"},
+      {"foreign key past the columns", std::string(R"([{"db_id": "adv", )") + kPeople +
+                                           R"("column_names_original": [[-1, "*"], [0, "id"]], "foreign_keys": [[1, 9]]}])"},
+      {"foreign keys not an array", std::string(R"([{"db_id": "adv", )") + kPeople +
+                                        R"("column_names_original": [[-1, "*"]], "foreign_keys": {"a": 1}}])"},
+  };
+  for (const auto& [what, text] : wrong) {
+    spit(tables, text);
+    auto r = run_cli(f.args({"--etype", "match", "--table", tables}));
+    expect_one_line_error(r, tables, 0, what);
+    EXPECT_EQ(r.err.find("type_error"), std::string::npos) << what << ": " << r.err;
+    EXPECT_EQ(r.err.find("out_of_range"), std::string::npos) << what << ": " << r.err;
+  }
   spit(tables, "{\"db_id\": \"adv\"}");
   expect_one_line_error(run_cli(f.args({"--etype", "match", "--table", tables})), tables, 0, "object instead of array");
 }

@@ -130,6 +130,41 @@ std::vector<std::pair<std::string, std::string>> foreign_key_pairs(const nlohman
   return out;  // later pairs overwrite earlier ones for the same key
 }
 
+namespace {
+// Checks the fields the schema builders read, so that a malformed tables.json is an InputError
+// naming the file and the entry instead of a JSON type error (or an out-of-range index) later.
+void validate_tables_entry(const std::string& path, size_t k, const nlohmann::json& e) {
+  auto bad = [&](const std::string& what) {
+    std::string id = e["db_id"].is_string() ? e["db_id"].get<std::string>() : std::to_string(k);
+    throw InputError(path, "entry " + id + ": " + what);
+  };
+  if (!e["db_id"].is_string()) bad("db_id is not a string");
+  const auto& tabs = e["table_names_original"];
+  if (!tabs.is_array()) bad("table_names_original is not an array");
+  for (const auto& t : tabs)
+    if (!t.is_string()) bad("table_names_original holds a non-string");
+  const auto& cols = e["column_names_original"];
+  if (!cols.is_array()) bad("column_names_original is not an array");
+  const long ntab = static_cast<long>(tabs.size()), ncol = static_cast<long>(cols.size());
+  for (const auto& c : cols) {
+    if (!c.is_array() || c.size() != 2 || !c[0].is_number_integer() || !c[1].is_string())
+      bad("column_names_original holds an item that is not [table index, name]");
+    long t = c[0].get<long>();
+    if (t < -1 || t >= ntab) bad("column_names_original names table " + std::to_string(t) + " of " + std::to_string(ntab));
+  }
+  const auto& fks = e["foreign_keys"];
+  if (!fks.is_array()) bad("foreign_keys is not an array");
+  for (const auto& fk : fks) {
+    if (!fk.is_array() || fk.size() != 2 || !fk[0].is_number_integer() || !fk[1].is_number_integer())
+      bad("foreign_keys holds an item that is not [column index, column index]");
+    for (int s = 0; s < 2; ++s) {
+      long c = fk[s].get<long>();
+      if (c < 0 || c >= ncol) bad("foreign_keys names column " + std::to_string(c) + " of " + std::to_string(ncol));
+    }
+  }
+}
+}  // namespace
+
 std::unordered_map<std::string, nlohmann::json> load_tables_json(const std::string& path) {
   std::string text = read_file(path);
   strip_bom(text);
@@ -141,11 +176,14 @@ std::unordered_map<std::string, nlohmann::json> load_tables_json(const std::stri
   }
   if (!j.is_array()) throw InputError(path, "expected a JSON array of database entries");
   std::unordered_map<std::string, nlohmann::json> out;
-  for (auto& e : j) {
+  for (size_t k = 0; k < j.size(); ++k) {
+    auto& e = j[k];
     if (!e.is_object() || !e.contains("db_id") || !e.contains("column_names_original") ||
         !e.contains("table_names_original"))
-      throw InputError(path, "entry without db_id / column_names_original / table_names_original");
+      throw InputError(path, "entry " + std::to_string(k) +
+                                 " without db_id / column_names_original / table_names_original");
     if (!e.contains("foreign_keys")) e["foreign_keys"] = nlohmann::json::array();
+    validate_tables_entry(path, k, e);
     out[e["db_id"].get<std::string>()] = e;
   }
   return out;

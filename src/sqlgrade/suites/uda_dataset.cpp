@@ -106,6 +106,9 @@ Dataset::Dataset(const fs::path& dir, const DatasetOptions& opt) : dir_(dir) {
     if (!m.is_object()) throw InputError(opt.table_map->string(), "expected a JSON object {sql_name: {csv, attributes}}");
     for (auto& [k, v] : m.items()) {
       if (!v.is_object()) throw InputError(opt.table_map->string(), "entry '" + k + "' must be an object");
+      for (const char* f : {"csv", "attributes"})
+        if (v.contains(f) && !v[f].is_string())
+          throw InputError(opt.table_map->string(), "entry '" + k + "': \"" + f + "\" must be a string");
       std::string csv = v.value("csv", ""), attrs = v.value("attributes", "");
       table_map_[to_lower(k)] = {fs::path(csv).stem().string(), attrs};
     }
