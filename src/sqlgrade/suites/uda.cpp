@@ -299,7 +299,7 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
           if ((k.pred_col = take(cand)) >= 0) break;
         if (k.pred_col < 0 && shape.tables.size() == 1) {
           std::string t = to_lower(shape.tables[0].name);
-          for (const std::string cand : {t + ".id", t + ".file_name", t + ".filename"})
+          for (const std::string& cand : {t + ".id", t + ".file_name", t + ".filename"})
             if ((k.pred_col = take(cand)) >= 0) break;
         }
       } else {
@@ -307,7 +307,7 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
         std::string alias;
         for (auto& tr : shape.tables)
           if (iequals(tr.name, t)) alias = tr.alias;
-        for (const std::string cand : {t + ".id", t + ".file_name", t + ".filename", t + "_id", alias + ".id"})
+        for (const std::string& cand : {t + ".id", t + ".file_name", t + ".filename", t + "_id", alias + ".id"})
           if (!cand.empty() && cand[0] != '.' && (k.pred_col = take(cand)) >= 0) break;
       }
       if (k.pred_col < 0) ev.warnings.push_back("result.csv has no key column for '" + n + "'");
