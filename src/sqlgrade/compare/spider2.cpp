@@ -490,9 +490,15 @@ bool json_truthy(const nlohmann::json& j) {
 // Gold columns selected by condition_cols (pandas iloc semantics, negative indices allowed).
 std::vector<size_t> select_gold_cols(const Frame& gold, const nlohmann::json& cc) {
   if (!json_truthy(cc)) return all_cols(gold);
-  nlohmann::json list = cc.is_array() ? cc : nlohmann::json::array({cc});
+  return iloc_columns(gold.width(), cc);
+}
+
+}  // namespace
+
+std::vector<size_t> iloc_columns(size_t width, const nlohmann::json& positions) {
+  nlohmann::json list = positions.is_array() ? positions : nlohmann::json::array({positions});
   std::vector<size_t> out;
-  const long long w = static_cast<long long>(gold.width());
+  const long long w = static_cast<long long>(width);
   for (auto& e : list) {
     if (!e.is_number_integer()) throw std::out_of_range("condition_cols element is not an integer: " + e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     long long k = e.get<long long>();
@@ -502,6 +508,8 @@ std::vector<size_t> select_gold_cols(const Frame& gold, const nlohmann::json& cc
   }
   return out;
 }
+
+namespace {
 
 bool py_isclose(double a, double b, double rel_tol, double abs_tol) {
   if (a == b) return true;

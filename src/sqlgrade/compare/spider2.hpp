@@ -68,6 +68,10 @@ struct Frame {
   std::vector<std::string> names() const;
 };
 
+// Column positions for condition_cols entries (one integer or a list): pandas iloc semantics,
+// negative positions count from the end. Throws std::out_of_range as pandas raises IndexError.
+std::vector<size_t> iloc_columns(size_t width, const nlohmann::json& positions);
+
 // pandas.read_csv(text) emulation (pandas 1.5.3 defaults). Throws InputError(name, msg, line) on
 // what pandas rejects (empty input "No columns to parse from file", too many fields in a row).
 Frame frame_from_csv_text(std::string_view csv, const std::string& name);

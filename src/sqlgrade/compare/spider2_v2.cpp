@@ -35,21 +35,12 @@ double ratio(long a, long b) { return b > 0 ? static_cast<double>(a) / static_ca
 double f1_of(double p, double r) { return (p + r) > 0 ? 2 * (p * r) / (p + r) : 0.0; }
 
 std::vector<size_t> gold_selection(const Frame& gold, const nlohmann::json& cc) {
-  std::vector<size_t> out;
-  const long long w = static_cast<long long>(gold.width());
   if (cc.is_null() || (cc.is_array() && cc.empty())) {
+    std::vector<size_t> out;
     for (size_t i = 0; i < gold.width(); ++i) out.push_back(i);
     return out;
   }
-  nlohmann::json list = cc.is_array() ? cc : nlohmann::json::array({cc});
-  for (auto& e : list) {
-    if (!e.is_number_integer()) throw std::out_of_range("condition_cols element is not an integer: " + e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    long long k = e.get<long long>();
-    if (k < 0) k += w;
-    if (k < 0 || k >= w) throw std::out_of_range("positional indexers are out-of-bounds");
-    out.push_back(static_cast<size_t>(k));
-  }
-  return out;
+  return iloc_columns(gold.width(), cc);
 }
 
 }  // namespace
