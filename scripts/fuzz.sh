@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan + UBSan, into build-fuzz/) and runs each one.
+# Builds the libFuzzer targets (scripts/asan_build.sh: clang, ASan + UBSan, in build-asan/ — the tree
+# scripts/sanitize.sh tests) and runs each one. CI runs the short run after scripts/sanitize.sh.
 #   scripts/fuzz.sh                 short run: FUZZ_SECONDS (default 20) per target — what CI runs
 #   scripts/fuzz.sh --long [SECS]   long run: SECS (default 3600) per target, FUZZ_JOBS workers each
 #   scripts/fuzz.sh --target NAME   only that target (repeatable)
-# The working corpus is build-fuzz/corpus/<target>/ (seeded from tests/fuzz/corpus/<target>/, which
-# stays read-only); crashes go to build-fuzz/crashes/<target>/ and end the run with exit 1. Turn each
+# The working corpus is build-asan/corpus/<target>/ (seeded from tests/fuzz/corpus/<target>/, which
+# stays read-only); crashes go to build-asan/crashes/<target>/ and end the run with exit 1. Turn each
 # crash into a regression test in tests/unit/safety_regression_test.cpp and, once fixed, add the
 # (minimised) input to tests/fuzz/corpus/<target>/.
 # Prints one summary line per target: executions, seconds, corpus size, result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR=${BUILD_DIR:-build-fuzz}
+BUILD_DIR=${BUILD_DIR:-build-asan}
 JOBS=${JOBS:-$(nproc)}
 SECS=${FUZZ_SECONDS:-20}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
@@ -24,13 +25,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_spider_parser fuzz_extract_sql fuzz_csv fuzz_json_readers)
-DUCK_ARGS=()
-if [ -n "${DUCKDB_ROOT:-}" ]; then DUCK_ARGS=(-DDUCKDB_ROOT="$DUCKDB_ROOT"); fi
-
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-      -DSQLGRADE_FUZZ=ON -DSQLGRADE_SANITIZE=ON -DSQLGRADE_BENCH=OFF \
-      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${DUCK_ARGS[@]}" >/dev/null
-cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}"
+export BUILD_DIR JOBS
+if ! command -v clang++ >/dev/null; then echo "fuzz.sh: clang++ not found (scripts/setup.sh installs it)" >&2; exit 2; fi
+scripts/asan_build.sh "${TARGETS[@]}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:detect_odr_violation=0:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
