@@ -227,6 +227,30 @@ TEST(ServeCore, BadRequestsAre400) {
   EXPECT_GE(s.stats().bad_requests, 9u);
 }
 
+// Fuzz finding (fuzz_json_readers): verify() used to throw nlohmann type_error 316 while dumping a
+// reply that quoted bytes that are not UTF-8 (a parse error's last token, a result value, a long
+// text cut inside a multi-byte character). Every reply is now valid JSON.
+TEST(ServeCore, RepliesAreValidJsonWhateverTheBytes) {
+  Fixture f;
+  RewardServer s(f.opts());
+  auto valid_reply = [](const Reply& r, int status, const std::string& what) {
+    EXPECT_EQ(r.status, status) << what << ": " << r.body;
+    EXPECT_TRUE(json::accept(r.body)) << what << ": not valid JSON";
+  };
+  valid_reply(s.verify("{\"db_id\": \"shop\", \"x\": \"\xff\xfe\"}"), 400, "raw invalid bytes in a string");
+  valid_reply(s.verify("\xc3"), 400, "a lone lead byte");
+  valid_reply(s.aggregate_metrics("[\"\xff\"]"), 400, "aggregate with invalid bytes");
+  json gold = {{"gold_sql", "SELECT name FROM item"}};
+  valid_reply(s.verify(request(sql_answer("SELECT CAST(x'ff61' AS TEXT) AS name"), gold).dump()), 200,
+              "a result value that is not UTF-8");
+  std::string long_text;
+  for (int i = 0; i < 5000; ++i) long_text += "\xc3\xa9";  // 'é' x 5000
+  valid_reply(s.verify(request(sql_answer("SELECT '" + long_text + "' AS name"), gold).dump()), 200,
+              "a long multi-byte text");
+  valid_reply(s.verify(request(sql_answer("SELECT name FROM item WHERE name = '" + long_text + "' GROUP BY"), gold).dump()),
+              200, "an error message quoting a long multi-byte text");
+}
+
 TEST(ServeCore, GoldResultsAreCached) {
   Fixture f;
   RewardServer s(f.opts());
