@@ -12,7 +12,7 @@ SELECT a.name, b.name, c.name, d.name FROM people a, people b, people c, people 
 SELECT DISTINCT a.id * b.id + c.id FROM people a, people b, people c, people d
 SELECT a.name FROM people a, people b, people c, people d GROUP BY a.name HAVING count(*) < 0
 SELECT max(length(a.name || b.name || c.name || d.name)) FROM people a, people b, people c, people d
-SELECT count(*) FROM people a JOIN people b ON a.name LIKE '%' || b.name || '%' JOIN people c JOIN people d
+SELECT count(*) FROM people a JOIN people b ON a.name LIKE '%' || b.name || '%' JOIN people c JOIN people d JOIN people e
 SELECT sum(x.i) OVER (ORDER BY x.i ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM (SELECT a.id AS i FROM people a, people b, people c) x
 SELECT count(*) FROM generate_series(1, 1000000000000)
 SELECT group_concat(a.name || b.name || c.name) FROM people a, people b, people c, people d

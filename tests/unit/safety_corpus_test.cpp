@@ -111,10 +111,9 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
       EXPECT_EQ(r.status, ExecStatus::Error) << s.id() << " was not refused: " << s.sql.substr(0, 200);
       EXPECT_FALSE(r.error.empty()) << s.id();
     }
-    // A runaway query must never outlive its deadline (checked above). Some of them (runaway:15, a
-    // LIKE join over a small table) finish within the deadline on an idle machine and are stopped
-    // on a loaded one; either is fine, but a stopped one must say why.
-    if (s.group == "runaway" && !r.ok()) {
+    // Every runaway query is stopped (deadline, row/byte cap, or refused), and says why.
+    if (s.group == "runaway") {
+      EXPECT_FALSE(r.ok()) << s.id() << " finished within its deadline: not a runaway";
       EXPECT_FALSE(r.error.empty()) << s.id();
     }
     if (s.group == "memory" && r.ok()) {
@@ -309,9 +308,7 @@ TEST(SafetyModes, Spider2) {
     if (e.contains("query_time") && e["query_time"].is_number()) {
       EXPECT_LE(e["query_time"].get<double>(), allowance(f.stmts[i].sql)) << f.stmts[i].id();
     }
-    // (runaway statements: the deadline check above is the guarantee; a few of them finish in time
-    // on a fast machine, so a stop reason is not required of every one)
-    if (must_be_refused(f.stmts[i].group)) {
+    if (must_be_refused(f.stmts[i].group) || f.stmts[i].group == "runaway") {
       EXPECT_TRUE(e["error_info"].is_string() && !e["error_info"].get<std::string>().empty()) << f.stmts[i].id();
     }
   }
@@ -400,7 +397,7 @@ TEST(SafetyModes, UdaGoldSide) {
     // Before the engine's deadline starts, the gold SQL is parsed by DuckDB and its literals are
     // rewritten (linear in the text: ~0.1 s per MB here); allowance() covers that.
     EXPECT_LE(el, allowance(s.sql)) << s.id() << " ran " << el << " s";
-    if (s.group == "duckdb" || must_be_refused(s.group)) {
+    if (s.group == "duckdb" || s.group == "runaway" || must_be_refused(s.group)) {
       EXPECT_FALSE(g.error.empty()) << s.id() << " ran as gold: " << s.sql.substr(0, 200);
     }
     failed += !g.error.empty();
