@@ -1,8 +1,9 @@
 # DuckDB-specific escapes, used on the gold side of UDA (in-memory DuckDB over CSV gold tables).
 # Expected: refused (enable_external_access=false, locked configuration) or stopped by the deadline.
 # DuckDB evaluates repeat/lpad/rpad/printf/format of one value in one step, outside memory_limit and
-# the interrupt: repeat('ab', 1000000000) takes 7.6 GB and 24 s. Such counts are not in this corpus
-# (known limitation, docs/safety.md); 10 MB values are.
+# the interrupt: repeat('ab', 1000000000) takes 7.6 GB and 24 s. Constant sizes over 64 MiB are
+# refused before the statement runs (the last lines here); computed ones are a known limitation
+# (docs/safety.md), so only 10 MB values are computed in this corpus.
 COPY products TO '/tmp/sqlgrade-adversarial-copy.csv'
 COPY (SELECT 1) TO '/tmp/sqlgrade-adversarial-copy2.parquet' (FORMAT parquet)
 SELECT * FROM read_csv_auto('/etc/passwd')
@@ -31,3 +32,11 @@ WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) 
 SELECT max(length(repeat(range::VARCHAR, 1000))) FROM range(100000000)
 SELECT string_agg(repeat('x', 1000), '') FROM range(10000000)
 SELECT list(range) FROM range(1000000000)
+SELECT repeat('ab', 1000000000)
+SELECT lpad('x', 1e9, 'y')
+SELECT rpad('x', 900000000)
+SELECT length(repeat([1, 2], 500000000))
+SELECT bar(1, 0, 10, 1000000000)
+SELECT format('{:>900000000}', 1)
+SELECT format('{:.{}f}', 1.5, 2000000000)
+SELECT printf('%.*f', 2147483647, 1.5)

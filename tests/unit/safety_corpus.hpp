@@ -99,11 +99,11 @@ inline std::vector<AdvStatement> load_adversarial(const std::set<std::string>& g
 
 // Groups run on SQLite benchmark databases (duckdb.sql is for the UDA gold side).
 inline std::set<std::string> sqlite_groups() {
-  return {"writes", "admin", "extensions", "multi", "schema_objects", "runaway", "memory", "malformed", "sqlite_only"};
+  return {"writes", "admin", "extensions", "multi", "schema_objects", "runaway", "memory", "malformed", "huge_format"};
 }
-// Groups run on DuckDB (UDA gold side): everything except sqlite_only.sql.
+// Groups run on DuckDB (UDA gold side): all of them.
 inline std::set<std::string> duckdb_groups() {
-  return {"writes", "admin", "extensions", "multi", "schema_objects", "runaway", "memory", "malformed", "duckdb"};
+  return {"writes", "admin", "extensions", "multi", "schema_objects", "runaway", "memory", "malformed", "huge_format", "duckdb"};
 }
 // Groups in which no statement may ever execute successfully.
 inline bool must_be_refused(const std::string& group) {

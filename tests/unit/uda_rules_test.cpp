@@ -80,6 +80,30 @@ TEST(UdaQueryShape, TablesItemsAggregatesGroupByJoinKeysLiterals) {
   EXPECT_THROW(parse_query_shape(*c, "DELETE FROM a"), std::runtime_error);
 }
 
+// Constant sizes DuckDB would build in one step outside its memory limit (docs/safety.md).
+TEST(UdaQueryShape, OversizedValuesFromConstantArguments) {
+  DuckDb db;
+  auto c = db.connect();
+  auto flagged = [&](const std::string& sql) { return parse_query_shape(*c, sql).oversized_values; };
+  for (const char* sql : {"SELECT repeat('ab', 1000000000)", "SELECT lpad(x, 1e9, 'y') FROM t",
+                          "SELECT rpad('x', 900000000)", "SELECT bar(x, 0, 10, 1000000000) FROM t",
+                          "SELECT printf('%.*f', 2147483647, 1.5)", "SELECT printf('%2000000000d', 1)",
+                          "SELECT printf('%-0900000000.2f', 1.5)", "SELECT format('{:>900000000}', 1)",
+                          "SELECT format('{:.{}f}', 1.5, 2000000000)",
+                          "SELECT x FROM t WHERE y IN (SELECT repeat(z, 100000000) FROM u)"}) {
+    auto v = flagged(sql);
+    EXPECT_EQ(v.size(), 1u) << sql;
+  }
+  EXPECT_EQ(flagged("SELECT repeat('ab', 1000000000)").at(0), "repeat(..., 1000000000)");
+  // Big numbers that are not sizes, and sizes below the cap, are not flagged.
+  for (const char* sql : {"SELECT repeat('x', 1000)", "SELECT printf('%d rows', 1000000000)",
+                          "SELECT printf('%5.2f of 100000000000', 2.5)", "SELECT format('{} {}', 1000000000, 2)",
+                          "SELECT format('{:>10} {{900000000}}', 1)", "SELECT bar(x, 0, 100000000000, 20) FROM t",
+                          "SELECT lpad(name, 20, ' ') FROM t", "SELECT x FROM t WHERE id = 3000000000"}) {
+    EXPECT_TRUE(flagged(sql).empty()) << sql << ": " << (flagged(sql).empty() ? "" : flagged(sql)[0]);
+  }
+}
+
 TEST(UdaRules, CleaningAndNormalisation) {
   EXPECT_EQ(judge::clean_cell("  a||b \n c "), "a || b c");
   EXPECT_EQ(judge::split_multi("red|| small ||||x"), (std::vector<std::string>{"red", "small", "x"}));

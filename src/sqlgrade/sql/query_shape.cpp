@@ -2,7 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -167,10 +170,91 @@ std::string expression_text(const std::string& sql, size_t begin) {
   return collapse_ws(std::string_view(sql).substr(begin, i - begin));
 }
 
+// |value| of a constant numeric argument, 0 when it is not one.
+double constant_number(const json& arg) {
+  if (str(arg, "class") != "CONSTANT") return 0;
+  const json& v = at(at(arg, "value"), "value");
+  return v.is_number() ? std::fabs(v.get<double>()) : 0;
+}
+
+double digits_value(const std::string& f, size_t& i) {
+  size_t b = i;
+  while (i < f.size() && std::isdigit(static_cast<unsigned char>(f[i]))) ++i;
+  return i - b > 15 ? 1e16 : i > b ? std::stod(f.substr(b, i - b)) : 0;
+}
+
+// Largest width or precision written in a format string: printf style ("%900000000d", "%.*f": `star`
+// is set) or fmt style ("{:>900000000}", "{:.{}f}" sets `star` too).
+double format_widths(const std::string& f, bool fmt_style, bool& star) {
+  double big = 0;
+  for (size_t i = 0; i < f.size();) {
+    if (!fmt_style && f[i] == '%') {
+      ++i;
+      if (i < f.size() && f[i] == '%') {
+        ++i;
+        continue;
+      }
+      while (i < f.size() && std::strchr("-+ #0'", f[i])) ++i;
+      for (int part = 0; part < 2 && i < f.size(); ++part) {
+        if (f[i] == '*') star = true, ++i;
+        else big = std::max(big, digits_value(f, i));
+        if (part == 0 && i < f.size() && f[i] == '.') ++i;
+        else break;
+      }
+    } else if (fmt_style && f[i] == '{') {
+      size_t e = f.find('}', i);
+      size_t colon = f.find(':', i);
+      if (i + 1 < f.size() && f[i + 1] == '{') {
+        i += 2;
+        continue;
+      }
+      if (colon != std::string::npos && (e == std::string::npos || colon < e)) {
+        if (f.find('{', colon) < e) star = true;  // nested replacement field: width from an argument
+        for (size_t k = colon + 1; k < std::min(e, f.size());)
+          if (std::isdigit(static_cast<unsigned char>(f[k]))) big = std::max(big, digits_value(f, k));
+          else ++k;
+      }
+      i = e == std::string::npos ? f.size() : e + 1;
+    } else {
+      ++i;
+    }
+  }
+  return big;
+}
+
+// Records a call that would build one value larger than kMaxDuckValueBytes (see QueryShape).
+void check_value_size(const json& call, QueryShape& s) {
+  const std::string fn = to_lower(str(call, "function_name"));
+  const json& kids = at(call, "children");
+  if (!kids.is_array() || kids.empty()) return;
+  auto arg = [&](size_t i) { return i < kids.size() ? constant_number(kids[i]) : 0.0; };
+  double big = 0;
+  if (fn == "repeat" || fn == "lpad" || fn == "rpad" || fn == "list_resize" || fn == "array_resize") {
+    big = arg(1);
+  } else if (fn == "bar") {
+    big = arg(3);
+  } else if (fn == "printf" || fn == "format") {
+    const json& f = at(at(kids[0], "value"), "value");
+    if (str(kids[0], "class") != "CONSTANT" || !f.is_string()) return;
+    bool star = false;
+    big = format_widths(f.get_ref<const std::string&>(), fn == "format", star);
+    if (star)
+      for (size_t i = 1; i < kids.size(); ++i) big = std::max(big, arg(i));
+  } else {
+    return;
+  }
+  if (big > kMaxDuckValueBytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", big);
+    s.oversized_values.push_back(fn + "(..., " + buf + ")");
+  }
+}
+
 void collect(const json& n, QueryShape& s, const std::string& sql) {
   if (n.is_object()) {
     std::string cls = str(n, "class");
     std::string type = str(n, "type");
+    if (cls == "FUNCTION") check_value_size(n, s);
     if (type == "BASE_TABLE" && n.contains("table_name")) {
       TableRef t{str(n, "table_name"), str(n, "alias")};
       bool seen = false;

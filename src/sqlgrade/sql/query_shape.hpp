@@ -39,6 +39,9 @@ struct StringLiteral {
   std::string value;          // unescaped content
 };
 
+// The largest value a gold statement may ask DuckDB to build in one call (as SQLite's length limit).
+inline constexpr double kMaxDuckValueBytes = 64.0 * 1024 * 1024;
+
 enum class QueryType { SelectFilter, Join, Aggregation };
 const char* to_string(QueryType t);
 
@@ -53,6 +56,13 @@ struct QueryShape {
   bool distinct = false;
   bool has_set_operation = false;  // UNION/INTERSECT/EXCEPT at the top
   QueryType type = QueryType::SelectFilter;
+  // Calls that would build one value larger than kMaxDuckValueBytes from constant arguments:
+  // repeat/lpad/rpad/bar with a huge count or width, printf/format with a huge width or precision
+  // (a number argument or digits inside the format string), e.g. "repeat(..., 1000000000)". DuckDB
+  // builds such a value in one step, outside its memory_limit and beyond its interrupt (docs/safety.md),
+  // so the UDA gold side refuses these statements instead of running them. Computed arguments
+  // (repeat('x', 1000 * 1000000)) are not caught.
+  std::vector<std::string> oversized_values;
 
   // Resolve a qualifier (alias or table name, case-insensitive) to the table name as written; "" if none.
   std::string table_for(const std::string& qualifier) const;
