@@ -14,6 +14,16 @@
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
 
+// A scored column: reported name, cell kind, gold and result column positions.
+static ColumnSpec col(std::string name, CellKind kind, int gold_col, int pred_col) {
+  ColumnSpec c;
+  c.name = std::move(name);
+  c.kind = kind;
+  c.gold_col = gold_col;
+  c.pred_col = pred_col;
+  return c;
+}
+
 TEST(UdaStatements, SplitsWithCommentsEscapesAndMultilineLiterals) {
   std::string text =
       "-- Category 1 : binary_join\n"
@@ -159,7 +169,7 @@ TEST(UdaMatch, SelectFilterById) {
   Table gold = make({"id", "name", "stock"}, {{"1", "Widget", "10"}, {"2", "Gadget", "1200"}, {"3", "Doo", "0"}, {"4", "Thing", "5"}});
   Table pred = make({"file_name", "name", "stock"}, {{"1.txt", "widget", "10"}, {"0002.txt", "Gadget", "12"}, {"9.txt", "X", "1"}});
   std::vector<KeySpec> keys{{"id", 0, 0, true}};
-  std::vector<ColumnSpec> cols{{"name", CellKind::Str, 1, 1}, {"stock", CellKind::Int, 2, 2}};
+  std::vector<ColumnSpec> cols{col("name", CellKind::Str, 1, 1), col("stock", CellKind::Int, 2, 2)};
   judge::RulesJudge rules;
   auto r = evaluate_match(gold, pred, keys, cols, MatchOptions{}, rules);
   ASSERT_EQ(r.pairs.size(), 2u);
@@ -181,7 +191,7 @@ TEST(UdaMatch, MultiValueCells) {
   Table gold = make({"id", "tags"}, {{"1", "red || small"}, {"2", "blue || large || new"}, {"3", "<null>"}});
   Table pred = make({"id", "tags"}, {{"1", "small||red"}, {"2", "Blue||huge"}, {"3", ""}});
   std::vector<KeySpec> keys{{"id", 0, 0, true}};
-  std::vector<ColumnSpec> cols{{"tags", CellKind::Multi, 1, 1}};
+  std::vector<ColumnSpec> cols{col("tags", CellKind::Multi, 1, 1)};
   judge::RulesJudge rules;
   auto r = evaluate_match(gold, pred, keys, cols, MatchOptions{}, rules);
   // cells: (1,1), (1/2, 1/3), both empty (1,1) → P = 2.5/3, R = (2+1/3)/3
@@ -195,7 +205,7 @@ TEST(UdaMatch, MultiEntityAndDuplicatesUsePrimaryKeyInsideEachId) {
   Table gold = make({"id", "drug", "dose"}, {{"7", "Aspirin", "100"}, {"7", "Ibuprofen", "200"}, {"8", "Xanax", "1"}});
   Table pred = make({"id", "drug", "dose"}, {{"7", "ibuprofen", "200"}, {"7", "Aspirin", "150"}, {"7", "Tylenol", "5"}, {"8", "Xanax", "1"}});
   std::vector<KeySpec> keys{{"id", 0, 0, true}};
-  std::vector<ColumnSpec> cols{{"drug", CellKind::Str, 1, 1}, {"dose", CellKind::Int, 2, 2}};
+  std::vector<ColumnSpec> cols{col("drug", CellKind::Str, 1, 1), col("dose", CellKind::Int, 2, 2)};
   MatchOptions mo;
   mo.primary_gold_col = 1;
   mo.primary_pred_col = 1;
@@ -224,7 +234,7 @@ TEST(UdaMatch, JoinCompositeKeys) {
   Table gold = make({"player.id", "team.id", "age"}, {{"1", "10", "30"}, {"1", "11", "31"}, {"2", "10", "25"}});
   Table pred = make({"player.file_name", "team.file_name", "age"}, {{"1.txt", "11.txt", "31"}, {"2.txt", "10.txt", "26"}});
   std::vector<KeySpec> keys{{"player.id", 0, 0, true}, {"team.id", 1, 1, true}};
-  std::vector<ColumnSpec> cols{{"age", CellKind::Int, 2, 2}};
+  std::vector<ColumnSpec> cols{col("age", CellKind::Int, 2, 2)};
   judge::RulesJudge rules;
   auto r = evaluate_match(gold, pred, keys, cols, MatchOptions{}, rules);
   ASSERT_EQ(r.pairs.size(), 2u);
@@ -237,7 +247,7 @@ TEST(UdaMatch, AggregationByGroupKeysWithRelativeError) {
   Table gold = make({"maker", "avg_price"}, {{"Acme", "1.625"}, {"Globex", "10"}, {"Initech", "0"}});
   Table pred = make({"maker", "avg_price"}, {{"ACME", "1.625"}, {"Globex Inc.", "12"}, {"initech", "1"}});
   std::vector<KeySpec> keys{{"maker", 0, 0, false}};
-  std::vector<ColumnSpec> cols{{"avg_price", CellKind::Aggregate, 1, 1}};
+  std::vector<ColumnSpec> cols{col("avg_price", CellKind::Aggregate, 1, 1)};
   MatchOptions mo;
   mo.group_keys_semantic = true;
   judge::RulesJudge rules;
@@ -253,14 +263,14 @@ TEST(UdaMatch, EmptyTablesAndMissingColumns) {
   Table pred = make({"id", "name"}, {});
   std::vector<KeySpec> keys{{"id", 0, 0, true}};
   judge::RulesJudge rules;
-  auto r = evaluate_match(gold, pred, keys, {{"name", CellKind::Str, 1, 1}}, MatchOptions{}, rules);
+  auto r = evaluate_match(gold, pred, keys, {col("name", CellKind::Str, 1, 1)}, MatchOptions{}, rules);
   EXPECT_EQ(r.macro_f1, 1.0);
   EXPECT_EQ(r.columns[0].precision, 1.0);
   Table g2 = make({"id", "name"}, {{"1", "a"}});
   Table p2 = make({"id"}, {{"1"}});
-  auto r2 = evaluate_match(g2, p2, keys, {{"name", CellKind::Str, 1, -1}}, MatchOptions{}, rules);
+  auto r2 = evaluate_match(g2, p2, keys, {col("name", CellKind::Str, 1, -1)}, MatchOptions{}, rules);
   EXPECT_EQ(r2.macro_f1, 0.0);
   EXPECT_EQ(r2.row_f1, 1.0);
-  auto r3 = evaluate_match(g2, pred, keys, {{"name", CellKind::Str, 1, 1}}, MatchOptions{}, rules);
+  auto r3 = evaluate_match(g2, pred, keys, {col("name", CellKind::Str, 1, 1)}, MatchOptions{}, rules);
   EXPECT_EQ(r3.macro_f1, 0.0);
 }
