@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the subcommand files.
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace sqlgrade::cli {
 
@@ -9,5 +11,14 @@ namespace sqlgrade::cli {
 struct Exit {
   int code;
 };
+
+// The first non-empty line of an error message: errors are printed as one line. DuckDB appends
+// "Possible solutions:" paragraphs and "LINE 1: ..." context after the message itself.
+inline std::string first_line(std::string_view msg) {
+  size_t b = msg.find_first_not_of("\r\n");
+  if (b == std::string_view::npos) return std::string();
+  size_t e = msg.find_first_of("\r\n", b);
+  return std::string(msg.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+}
 
 }  // namespace sqlgrade::cli

@@ -29,12 +29,12 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   } catch (const sqlgrade::InputError& e) {
-    std::fprintf(stderr, "sqlgrade: %s\n", e.what());
+    std::fprintf(stderr, "sqlgrade: %s\n", sqlgrade::cli::first_line(e.what()).c_str());
     return 2;
   } catch (const sqlgrade::cli::Exit& e) {
     return e.code;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sqlgrade: error: %s\n", e.what());
+    std::fprintf(stderr, "sqlgrade: error: %s\n", sqlgrade::cli::first_line(e.what()).c_str());
     return 2;
   }
   return 0;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <regex>
 
 #include "cli_common.hpp"
 #include "sqlgrade/error.hpp"
@@ -31,6 +32,16 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
   c->add_option("--gt-dir", f.gt_dir, "folder with the gold CSV tables (default: the dataset folder)");
   c->add_option("--table-map", f.table_map, "JSON {sql_table: {\"csv\": \"File.csv\", \"attributes\": \"key\"}} overriding name resolution");
   c->add_option("--jobs,-j", f.run.jobs, "worker threads (default: all cores)");
+  c->add_option("--memory-limit", f.run.dataset.memory_limit,
+                "DuckDB memory limit for the gold tables and queries, e.g. 2GB, 512MiB")
+      ->capture_default_str()
+      ->check([](const std::string& v) -> std::string {
+        static const std::regex kSize(R"(^\s*[0-9]+(\.[0-9]+)?\s*([KMGT]i?B|B|bytes)\s*$)", std::regex::icase);
+        return std::regex_match(v, kSize) ? "" : "expected a size such as 4GB or 512MiB, got '" + v + "'";
+      });
+  c->add_option("--gold-timeout", f.run.eval.gold_timeout_s, "seconds each gold query may run on DuckDB")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 86400.0));
   if (eval_flags) {
     c->add_option("--primary-key", f.run.eval.primary_key, "column matching multi-entity rows inside one id (default: first non-id select column)");
     c->add_option("--float-tolerance", f.run.eval.float_tolerance, "relative float tolerance: |p-g| <= tol*max(1,|g|)")->capture_default_str();
@@ -203,7 +214,7 @@ void register_uda_command(CLI::App& app) {
       if (!e->quiet) std::printf("%s\n", acc_json(r, f->run.eval).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
       if (std::string js = jd->finish(); !js.empty()) std::fprintf(stderr, "%s\n", js.c_str());
       if (r.status != "ok") {
-        std::fprintf(stderr, "sqlgrade: %s\n", r.reason.c_str());
+        std::fprintf(stderr, "sqlgrade: %s\n", cli::first_line(r.reason).c_str());
         throw cli::Exit{1};
       }
     });

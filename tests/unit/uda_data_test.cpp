@@ -144,6 +144,24 @@ TEST(UdaShop, BadInputIsOneLineErrorAndExitCode2) {
   EXPECT_FALSE(fs::exists(tmp / "acc_result"));
 }
 
+TEST(UdaShop, MemoryLimitAndGoldTimeoutFlags) {
+  TempDir tmp;
+  auto ok = run_cli({"uda", "gold", "--dataset-dir", shop(), "--out", (tmp / "a").string(), "--memory-limit", "256MiB",
+                     "--gold-timeout", "5"});
+  ASSERT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_NE(ok.out.find("6 gold results, 0 gold errors"), std::string::npos) << ok.out;
+  // A limit too small to load the gold tables: one line naming the CSV, exit 2, nothing written.
+  auto small = run_cli({"uda", "gold", "--dataset-dir", shop(), "--out", (tmp / "b").string(), "--memory-limit", "1KB"});
+  EXPECT_EQ(small.rc, 2);
+  EXPECT_EQ(std::count(small.err.begin(), small.err.end(), '\n'), 1) << small.err;
+  EXPECT_NE(small.err.find(".csv"), std::string::npos) << small.err;
+  EXPECT_FALSE(fs::exists(tmp / "b"));
+  // Not a size / not a positive time: flag errors, exit 2.
+  EXPECT_EQ(run_cli({"uda", "gold", "--dataset-dir", shop(), "--out", (tmp / "c").string(), "--memory-limit", "lots"}).rc, 2);
+  EXPECT_EQ(run_cli({"uda", "gold", "--dataset-dir", shop(), "--out", (tmp / "c").string(), "--gold-timeout", "0"}).rc, 2);
+  EXPECT_FALSE(fs::exists(tmp / "c"));
+}
+
 TEST(UdaShop, RunWritesSummariesAndKeepsGoingAfterErrors) {
   TempDir tmp;
   RunOptions opt;
