@@ -9,10 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <csignal>
+#include <fstream>
+#include <thread>
 
 #include "safety_corpus.hpp"
 #include "sqlgrade/csv.hpp"
 #include "sqlgrade/error.hpp"
+#include "sqlgrade/util/fs.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -105,6 +109,52 @@ TEST(SafetyInputs, SpiderSymlinkOutOfTree) {
   auto r = run_cli(f.args({"--json", js}));
   expect_one_line_error(r, "adv.sqlite", 0, "symlink to a non-database");
   EXPECT_FALSE(fs::exists(js)) << "output written although the run failed";
+}
+
+// Files that are not regular files. Before: read_file asked a pipe for its size, got none and
+// returned "" — a prediction file given as `--pred <(...)` was silently empty; a symlink to
+// /dev/zero now reads a bounded amount and fails.
+TEST(SafetyInputs, PipesFifosAndDevices) {
+  std::signal(SIGPIPE, SIG_IGN);  // a reader that stops early must fail the test, not kill it
+  TempDir t;
+  fs::path fifo = t / "pred.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "SELECT name FROM people WHERE id = " + std::to_string(i) + "\n";
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out << text;
+  });
+  std::string got = read_file(fifo);
+  writer.join();
+  EXPECT_EQ(got, text) << "a FIFO must be read whole (" << text.size() << " bytes)";
+
+  fs::create_symlink("/dev/zero", t / "zero.json");
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)read_file(t / "zero.json", size_t(8) << 20);
+    ADD_FAILURE() << "/dev/zero was read without error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("zero.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+
+  // Through the CLI: the prediction file is a FIFO (as `--pred <(...)` gives a pipe).
+  SpiderFx f;
+  fs::path pfifo = f.t / "pred.fifo";
+  ASSERT_EQ(::mkfifo(pfifo.c_str(), 0600), 0);
+  std::thread w2([&] {
+    std::ofstream out(pfifo, std::ios::binary);
+    out << "SELECT name FROM people WHERE id = 7\nSELECT count(*) FROM pets\n";
+  });
+  std::string js = (f.t / "r.json").string();
+  auto r = run_cli({"spider", "--gold", f.gold, "--pred", pfifo.string(), "--db", f.db, "--no-progress", "-q", "--json", js});
+  w2.join();
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(slurp(js));
+  ASSERT_EQ(j["examples"].size(), 2u);
+  EXPECT_EQ(j["examples"][0]["exec"].get<double>(), 1);
 }
 
 TEST(SafetyInputs, SpiderTablesJsonTruncatedAndWrongTypes) {

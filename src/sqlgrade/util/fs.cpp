@@ -9,7 +9,7 @@
 
 namespace sqlgrade {
 
-std::string read_file(const fs::path& path) {
+std::string read_file(const fs::path& path, size_t max_stream_bytes) {
   std::error_code ec;
   auto st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw InputError(path.string(), "no such file");
@@ -17,6 +17,19 @@ std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
   std::string data;
+  if (!fs::is_regular_file(st)) {
+    // A pipe (`--pred <(jq ...)`), FIFO or device: no size to ask for, so read it in chunks, up to
+    // a bound (a symlink to /dev/zero must not eat the memory).
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+      data.append(buf, static_cast<size_t>(in.gcount()));
+      if (data.size() > max_stream_bytes)
+        throw InputError(path.string(), "not a regular file, and more than " + std::to_string(max_stream_bytes >> 20) +
+                                            " MiB came out of it");
+    }
+    if (in.bad()) throw InputError(path.string(), "read error");
+    return data;
+  }
   in.seekg(0, std::ios::end);
   auto size = in.tellg();
   if (size > 0) {
