@@ -82,10 +82,10 @@ int main(int argc, char** argv) {
       while (sqlite3_step(st) == SQLITE_ROW)
         for (int c = 0; c < n; ++c) {
           switch (sqlite3_column_type(st, c)) {
-            case SQLITE_INTEGER: sink += sqlite3_column_int64(st, c); break;
-            case SQLITE_FLOAT: sink += static_cast<long long>(sqlite3_column_double(st, c)); break;
-            case SQLITE_TEXT: sink += sqlite3_column_bytes(st, c) + (sqlite3_column_text(st, c) != nullptr); break;
-            case SQLITE_BLOB: sink += sqlite3_column_bytes(st, c) + (sqlite3_column_blob(st, c) != nullptr); break;
+            case SQLITE_INTEGER: sink = sink + sqlite3_column_int64(st, c); break;
+            case SQLITE_FLOAT: sink = sink + static_cast<long long>(sqlite3_column_double(st, c)); break;
+            case SQLITE_TEXT: sink = sink + sqlite3_column_bytes(st, c) + (sqlite3_column_text(st, c) != nullptr); break;
+            case SQLITE_BLOB: sink = sink + sqlite3_column_bytes(st, c) + (sqlite3_column_blob(st, c) != nullptr); break;
             default: break;
           }
         }

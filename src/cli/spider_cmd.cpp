@@ -113,7 +113,7 @@ void register_spider_command(CLI::App& app) {
   parse->add_option("--compat", pargs->compat, "LIMIT handling: spider (default, as the dataset) or test-suite");
   parse->callback([pargs] { run_parse_cmd(*pargs); });
 
-  cmd->callback([args, cmd, parse] {
+  cmd->callback([args, parse] {
     if (parse->parsed()) return;
     run_spider_cmd(*args);
   });

@@ -233,8 +233,12 @@ TEST(ServeHttp, FullQueueAnswers503AndRecovers) {
       auto res = cl.Post("/verify", slow.dump(), "application/json");
       std::lock_guard<std::mutex> lk(mu);
       statuses[res ? res->status : -1]++;
-      if (res && res->status == 503) EXPECT_EQ(res->get_header_value("Retry-After"), "1");
-      if (res && res->status == 200) EXPECT_EQ(json::parse(res->body)["failure_reason"], "timeout");
+      if (res && res->status == 503) {
+        EXPECT_EQ(res->get_header_value("Retry-After"), "1");
+      }
+      if (res && res->status == 200) {
+        EXPECT_EQ(json::parse(res->body)["failure_reason"], "timeout");
+      }
     });
   for (auto& th : threads) th.join();
   EXPECT_GE(statuses[503], 1);
@@ -256,7 +260,9 @@ TEST(ServeHttp, GracefulShutdownFinishesRequestInFlight) {
   // an oversized body is refused without being buffered
   httplib::Client c("127.0.0.1", srv.port);
   auto big = c.Post("/verify", std::string(2 << 20, 'x'), "application/json");
-  if (big) EXPECT_EQ(big->status, 413);
+  if (big) {
+    EXPECT_EQ(big->status, 413);
+  }
   int status = 0;
   std::string failure;
   std::thread th([&] {

@@ -89,7 +89,7 @@ std::optional<std::string> canonical_date(std::string_view in) {
   if (std::sscanf(s.c_str(), "%4d%c%2d%c%2d%n", &y, &s1, &m, &s2, &d, &consumed) == 5 &&
       consumed == static_cast<int>(s.size()) && s1 == s2 && (s1 == '-' || s1 == '/' || s1 == '.') && y >= 1000 &&
       m >= 1 && m <= 12 && d >= 1 && d <= 31) {
-    char b[16];
+    char b[32];  // y is at most 4 digits here (%4d), but the compiler cannot know
     std::snprintf(b, sizeof b, "%04d-%02d-%02d", y, m, d);
     return std::string(b);
   }
