@@ -16,6 +16,7 @@
 #include "safety_corpus.hpp"
 #include "sqlgrade/csv.hpp"
 #include "sqlgrade/error.hpp"
+#include "sqlgrade/suites/bird.hpp"
 #include "sqlgrade/util/fs.hpp"
 #include "test_support.hpp"
 
@@ -219,6 +220,21 @@ TEST(SafetyInputs, BirdJsonTruncatedInvalidAndWrongTypes) {
   expect_one_line_error(run_cli(f.args()), f.pred, 0, "array instead of object");
   spit(f.pred, std::string("{\"0\": \"SELECT 1\0\"}", 17));
   expect_one_line_error(run_cli(f.args()), f.pred, 0, "NUL inside JSON");
+  // Fuzz finding (fuzz_json_readers): a number too large for a double ("3333e333") is an nlohmann
+  // out_of_range, not a parse_error, and escaped the readers as an undocumented exception.
+  spit(f.pred, "{\"0\": 3333e333}");
+  expect_one_line_error(run_cli(f.args()), f.pred, 0, "number overflow in predictions");
+  std::string questions = (f.t / "dev.json").string();
+  for (const char* text : {"[{\"question_id\": 0, \"db_id\": \"adv\", \"x\": 1e999}]",
+                           "{\"question_id\": 0, \"db_id\": \"adv\"}\n{\"question_id\": 1e999}\n"}) {
+    spit(questions, text);
+    try {
+      (void)bird::load_questions(questions);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("dev.json"), std::string::npos) << e.what();
+    }
+  }
   // wrong type of one value: that question scores 0 with a reason, the run goes on
   spit(f.pred, "{\"0\": 5, \"1\": \"SELECT count(*) FROM pets\\t----- bird -----\\tadv\"}");
   std::string js = (f.t / "r.json").string();

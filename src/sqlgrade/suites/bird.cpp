@@ -109,6 +109,8 @@ PredFile load_predictions(const std::string& path) {
     });
   } catch (const json::parse_error& e) {
     throw InputError(path, std::string("invalid JSON: ") + e.what(), line_of_offset(text, e.byte));
+  } catch (const json::exception& e) {  // out_of_range: a number such as 1e999 (fuzz finding)
+    throw InputError(path, std::string("invalid JSON: ") + e.what());
   }
   if (!doc.is_object())
     throw InputError(path, "expected a JSON object {\"0\": \"SQL\\t----- bird -----\\tdb_id\", ...}");
@@ -148,6 +150,8 @@ std::vector<QuestionInfo> load_questions(const std::string& path) {
       doc = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
       throw InputError(path, std::string("invalid JSON: ") + e.what(), line_of_offset(text, e.byte));
+    } catch (const nlohmann::json::exception& e) {  // out_of_range: a number such as 1e999
+      throw InputError(path, std::string("invalid JSON: ") + e.what());
     }
     for (auto& o : doc) take(o, 0);
   } else {
@@ -157,7 +161,7 @@ std::vector<QuestionInfo> load_questions(const std::string& path) {
       nlohmann::json o;
       try {
         o = nlohmann::json::parse(lines[i]);
-      } catch (const nlohmann::json::parse_error& e) {
+      } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
         throw InputError(path, std::string("invalid JSON line: ") + e.what(), static_cast<long>(i + 1));
       }
       take(o, static_cast<long>(i + 1));

@@ -257,7 +257,7 @@ Subset build_subset(const SubsetOptions& opt) {
   nlohmann::ordered_json doc;
   try {
     doc = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
     throw InputError(opt.data_path, std::string("invalid JSON: ") + e.what());
   }
   if (!doc.is_array()) throw InputError(opt.data_path, "expected a JSON array of questions (BIRD train.json)");
