@@ -37,6 +37,25 @@ void expect_one_line_error(const CliResult& r, const std::string& file, long lin
   EXPECT_LT(r.err.size(), 2000u) << what << ": error line is too long";
 }
 
+// Library level: f() throws InputError whose message names `file` (and `line` when > 0) and holds
+// `text` when given.
+template <class F>
+void expect_input_error(F&& f, const std::string& file, long line, const std::string& what, const std::string& text = "") {
+  try {
+    f();
+    ADD_FAILURE() << what << ": accepted";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find(file), std::string::npos) << what << ": " << msg;
+    if (line > 0) {
+      EXPECT_EQ(e.line(), line) << what << ": " << msg;
+    }
+    if (!text.empty()) {
+      EXPECT_NE(msg.find(text), std::string::npos) << what << ": " << msg;
+    }
+  }
+}
+
 struct SpiderFx {
   TempDir t;
   std::string gold = (t / "gold.txt").string(), pred = (t / "pred.txt").string(), db = (t / "db").string();
@@ -132,13 +151,8 @@ TEST(SafetyInputs, PipesFifosAndDevices) {
 
   fs::create_symlink("/dev/zero", t / "zero.json");
   auto t0 = std::chrono::steady_clock::now();
-  try {
-    (void)read_file(t / "zero.json", size_t(8) << 20);
-    ADD_FAILURE() << "/dev/zero was read without error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("zero.json"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
-  }
+  expect_input_error([&] { (void)read_file(t / "zero.json", size_t(8) << 20); }, "zero.json", 0, "/dev/zero",
+                     "not a regular file");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
 
   // Through the CLI: the prediction file is a FIFO (as `--pred <(...)` gives a pipe).
@@ -228,12 +242,7 @@ TEST(SafetyInputs, BirdJsonTruncatedInvalidAndWrongTypes) {
   for (const char* text : {"[{\"question_id\": 0, \"db_id\": \"adv\", \"x\": 1e999}]",
                            "{\"question_id\": 0, \"db_id\": \"adv\"}\n{\"question_id\": 1e999}\n"}) {
     spit(questions, text);
-    try {
-      (void)bird::load_questions(questions);
-      ADD_FAILURE() << "accepted: " << text;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("dev.json"), std::string::npos) << e.what();
-    }
+    expect_input_error([&] { (void)bird::load_questions(questions); }, questions, 0, text);
   }
   // wrong type of one value: that question scores 0 with a reason, the run goes on
   spit(f.pred, "{\"0\": 5, \"1\": \"SELECT count(*) FROM pets\\t----- bird -----\\tadv\"}");
@@ -303,21 +312,9 @@ TEST(SafetyInputs, Spider2JsonlAndCsv) {
 }
 
 TEST(SafetyInputs, CsvReaderNamesFileAndLine) {
-  // The shared CSV reader: ragged rows, unterminated quotes, embedded NULs, BOM + CRLF.
-  try {
-    parse_csv("a,b\n1,2\n3,4,5\n", "t.csv");
-    FAIL() << "ragged row accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), "t.csv");
-    EXPECT_EQ(e.line(), 3);
-  }
-  try {
-    parse_csv("a,b\n1,2\n\"3,4\n5,6\n", "q.csv");
-    FAIL() << "unterminated quote accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), "q.csv");
-    EXPECT_EQ(e.line(), 3);
-  }
+  // The shared CSV reader: unterminated quotes, embedded NULs, BOM + CRLF (ragged rows:
+  // Csv.RaggedRowIsAnErrorWithLine).
+  expect_input_error([] { (void)parse_csv("a,b\n1,2\n\"3,4\n5,6\n", "q.csv"); }, "q.csv", 3, "unterminated quote");
   auto d = parse_csv(std::string("\xEF\xBB\xBF" "a,b\r\nx\0y,2\r\n", 15), "n.csv");
   ASSERT_EQ(d.header.size(), 2u);
   EXPECT_EQ(d.header[0], "a");
