@@ -11,6 +11,10 @@
 
 namespace sqlgrade {
 
+// The largest single string or blob value any engine may build: SQLite's SQLITE_LIMIT_LENGTH, and the
+// bound the UDA gold side enforces on DuckDB calls with constant sizes (QueryShape::oversized_values).
+inline constexpr size_t kMaxValueBytes = size_t(64) << 20;
+
 struct Limits {
   double timeout_s = 30.0;         // wall-clock deadline per statement; <= 0 means none
   size_t max_rows = 1'000'000;     // result rows before the query is stopped (TooLarge)

@@ -21,7 +21,6 @@ struct SqliteDb::Deadline {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kMaxValueBytes = 64 << 20;
 
 int progress_cb(void* p) {
   auto* d = static_cast<SqliteDb::Deadline*>(p);
@@ -114,7 +113,7 @@ SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
   // zeroblob + hex, or a recursive CTE doubling a string would otherwise allocate gigabytes inside one
   // VM step, before the deadline or the result caps can act. Such a query fails with "string or blob
   // too big". No benchmark database holds a value near this size.
-  sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, kMaxValueBytes);
+  sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(kMaxValueBytes));
   sqlite3_exec(db_, "PRAGMA query_only=1", nullptr, nullptr, nullptr);
   // Touch the schema once so that "file is not a database" surfaces here, not per query.
   char* err = nullptr;

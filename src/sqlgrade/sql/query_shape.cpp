@@ -222,7 +222,7 @@ double format_widths(const std::string& f, bool fmt_style, bool& star) {
   return big;
 }
 
-// Records a call that would build one value larger than kMaxDuckValueBytes (see QueryShape).
+// Records a call that would build one value larger than kMaxValueBytes (see QueryShape).
 void check_value_size(const json& call, QueryShape& s) {
   const std::string fn = to_lower(str(call, "function_name"));
   const json& kids = at(call, "children");
@@ -243,7 +243,7 @@ void check_value_size(const json& call, QueryShape& s) {
   } else {
     return;
   }
-  if (big > kMaxDuckValueBytes) {
+  if (big > static_cast<double>(kMaxValueBytes)) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.0f", big);
     s.oversized_values.push_back(fn + "(..., " + buf + ")");

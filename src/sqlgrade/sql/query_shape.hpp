@@ -39,9 +39,6 @@ struct StringLiteral {
   std::string value;          // unescaped content
 };
 
-// The largest value a gold statement may ask DuckDB to build in one call (as SQLite's length limit).
-inline constexpr double kMaxDuckValueBytes = 64.0 * 1024 * 1024;
-
 enum class QueryType { SelectFilter, Join, Aggregation };
 const char* to_string(QueryType t);
 
@@ -56,7 +53,7 @@ struct QueryShape {
   bool distinct = false;
   bool has_set_operation = false;  // UNION/INTERSECT/EXCEPT at the top
   QueryType type = QueryType::SelectFilter;
-  // Calls that would build one value larger than kMaxDuckValueBytes from constant arguments:
+  // Calls that would build one value larger than kMaxValueBytes (engine.hpp) from constant arguments:
   // repeat/lpad/rpad/bar with a huge count or width, printf/format with a huge width or precision
   // (a number argument or digits inside the format string), e.g. "repeat(..., 1000000000)". DuckDB
   // builds such a value in one step, outside its memory_limit and beyond its interrupt (docs/safety.md),
