@@ -2,6 +2,8 @@
 // and the real workload in $SQLGRADE_DATA/uda-bench/Query (all 602 statements; gold fed back as the
 // result scores exactly 1.0 on every query whose gold runs).
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -150,6 +152,15 @@ TEST(UdaShop, MemoryLimitAndGoldTimeoutFlags) {
                      "--gold-timeout", "5"});
   ASSERT_EQ(ok.rc, 0) << ok.err;
   EXPECT_NE(ok.out.find("6 gold results, 0 gold errors"), std::string::npos) << ok.out;
+  // --gold-timeout reaches the gold run: a gold query that would run for hours stops at 0.3 s.
+  spit(tmp / "slow/sql.json", R"j({"sql": "SELECT count(*) AS n FROM products, range(100000000000)"})j");
+  spit(tmp / "slow/result.csv", "n\n1\n");
+  auto t0 = std::chrono::steady_clock::now();
+  auto slow = run_cli({"uda", "eval", "--dataset-dir", shop(), "--sql-file", (tmp / "slow/sql.json").string(),
+                       "--gold-timeout", "0.3", "--quiet"});
+  EXPECT_EQ(slow.rc, 1) << slow.err;
+  EXPECT_NE(slow.err.find("timeout after 0.3"), std::string::npos) << slow.err;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20);
   // A limit too small to load the gold tables: one line naming the CSV, exit 2, nothing written.
   auto small = run_cli({"uda", "gold", "--dataset-dir", shop(), "--out", (tmp / "b").string(), "--memory-limit", "1KB"});
   EXPECT_EQ(small.rc, 2);
