@@ -154,7 +154,7 @@ GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql, const QueryS
   const QueryShape& shape = plan.shape;
   if (!shape.oversized_values.empty()) {
     // DuckDB would build this value in one step, outside memory_limit and its interrupt.
-    run.error = "gold SQL asks for a value over 64 MiB (" + shape.oversized_values[0] +
+    run.error = "gold SQL asks for a value over " + std::to_string(kMaxValueBytes >> 20) + " MiB (" + shape.oversized_values[0] +
                 "); not run: DuckDB builds it outside its memory limit";
     return run;
   }
