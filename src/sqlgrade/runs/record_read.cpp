@@ -226,6 +226,8 @@ class Reader {
         MergedPart part;
         part.path = string(field(e, p, "path"), p + ".path");
         part.sha256 = string(field(e, p, "sha256"), p + ".sha256");
+        if (!part.sha256.empty() && (part.sha256.size() != 64 || part.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+          fail(p + ".sha256", "expected 64 lowercase hex digits or \"\"");
         part.shard = shard(field(e, p, "shard"), p + ".shard");
         part.host = string(field(e, p, "host"), p + ".host");
         part.started_at = string(field(e, p, "started_at"), p + ".started_at");
