@@ -17,9 +17,9 @@ std::string score(double v, MetricKind k) { return k == MetricKind::Binary ? fmt
 
 constexpr size_t kMaxName = 24;
 
-std::string header(const std::string& title, size_t w) {
+std::string header(const std::string& title, size_t w, double confidence) {
   return pad_right(title, w) + fmt::format("{:>6} {:>8} {:>8} {:>9}   {:<20} {:>11} {:>8}\n", "n", "A", "B", "delta",
-                                           "CI", "b/c", "p");
+                                           fmt::format("{:g}% CI", 100 * confidence), "b/c", "p");
 }
 
 std::string metric_row(const std::string& name, const MetricDiff& m, size_t w) {
@@ -78,20 +78,20 @@ std::string render_diff_text(const DiffResult& d, size_t list_limit) {
   }
   w = std::min(w, 2 * kMaxName);
 
-  o += header("Overall", w);
+  o += header("Overall", w, d.bootstrap.confidence);
   for (const auto& m : d.overall) o += metric_row(terminal_safe(m.metric, kMaxName) + (m.primary ? " *" : ""), m, w);
   for (size_t i = 0; i < d.by_category.size();) {
     const std::string& axis = d.by_category[i].axis;
     size_t j = i;
     while (j < d.by_category.size() && d.by_category[j].axis == axis) ++j;
     for (size_t k = 0; k < d.overall.size(); ++k) {
-      o += "\n" + header(category_title(d.overall[k].metric, axis), w);
+      o += "\n" + header(category_title(d.overall[k].metric, axis), w, d.bootstrap.confidence);
       for (size_t c = i; c < j; ++c) o += metric_row("  " + terminal_safe(d.by_category[c].value, kMaxName - 2), d.by_category[c].metrics[k], w);
     }
     i = j;
   }
   o += fmt::format(
-      "\n* primary metric; delta = B - A.\n{:.0f}% CI: paired bootstrap of the mean difference ({} resamples, seed {}, "
+      "\n* primary metric; delta = B - A.\n{:g}% CI: paired bootstrap of the mean difference ({} resamples, seed {}, "
       "percentile interval).\np: McNemar's exact test (binary metrics); b = A right & B wrong, c = A wrong & B right.\n\n",
       100 * d.bootstrap.confidence, d.bootstrap.resamples, d.bootstrap.seed);
 
