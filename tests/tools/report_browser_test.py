@@ -24,19 +24,11 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import webdriver  # noqa: E402
+from checks import check, verdict  # noqa: E402
 
 CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
 SRC = os.environ.get("SQLGRADE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 HOSTILE = '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> & <b>bold</b> \u202e done'
-FAILURES = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        FAILURES.append(what)
-
-
 def sqlgrade(*args):
     r = subprocess.run([CLI, *args], capture_output=True, text=True)
     if r.returncode != 0:
@@ -280,11 +272,7 @@ def main():
             shutil.copy(os.path.join(shots, f), os.path.join(keep, f))
         print(f"screenshots copied to {keep}")
     print(f"screenshots in {shots}")
-    if FAILURES:
-        print(f"{len(FAILURES)} check(s) failed")
-        return 1
-    print("all checks passed")
-    return 0
+    return verdict("all checks passed")
 
 
 if __name__ == "__main__":

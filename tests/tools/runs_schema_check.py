@@ -23,17 +23,11 @@ except ImportError:
     print("SKIP: python3-jsonschema is not installed (Debian package python3-jsonschema)")
     sys.exit(77)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, verdict  # noqa: E402
+
 CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
 SRC = os.environ.get("SQLGRADE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-FAILURES = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        FAILURES.append(what)
-
-
 def shard_of(i, n):
     return int.from_bytes(hashlib.sha256(i.encode()).digest()[:8], "big") % n
 
@@ -169,11 +163,7 @@ def main():
         broken("primary_undeclared", lambda d: d.update(primary_metric="em"), schema_can=False)
         broken("shard_index_above_count", lambda d: d.update(shard={"index": 3, "count": 2}), schema_can=False)
 
-    if FAILURES:
-        print(f"{len(FAILURES)} check(s) failed")
-        return 1
-    print("schema and reader agree")
-    return 0
+    return verdict("schema and reader agree")
 
 
 if __name__ == "__main__":

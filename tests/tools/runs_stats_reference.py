@@ -20,11 +20,11 @@ import sys
 import tempfile
 from fractions import Fraction
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check as _check, verdict  # noqa: E402
+
 CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
 MASK = (1 << 64) - 1
-FAILURES = []
-
-
 class MT19937_64:
     NN, MM = 312, 156
     A, UM, LM = 0xB5026F5AA96619E9, 0xFFFFFFFF80000000, 0x7FFFFFFF
@@ -63,9 +63,7 @@ class MT19937_64:
 
 
 def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL " + what)
+    return _check(cond, what, quiet=True)
 
 
 def close(a, b, what, tol=1e-9):
@@ -220,11 +218,7 @@ def main():
         close(g_out["correlation"]["pearson"], statistics.correlation(x, y), f"correlation {g_out['run']}: Pearson")
         close(g_out["correlation"]["spearman"], statistics.correlation(ranks(x), ranks(y)), f"correlation {g_out['run']}: Spearman")
 
-    if FAILURES:
-        print(f"{len(FAILURES)} mismatch(es)")
-        return 1
-    print(f"all statistics agree with the reference ({len(out['by_category'])} categories, {R} resamples)")
-    return 0
+    return verdict(f"all statistics agree with the reference ({len(out['by_category'])} categories, {R} resamples)")
 
 
 if __name__ == "__main__":
