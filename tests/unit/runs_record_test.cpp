@@ -111,6 +111,8 @@ TEST(RunsRecord, ValidationErrorsNameFileAndPath) {
   EXPECT_EQ(error_of("{\"schema\": "), error_of("{\"schema\": "));
   EXPECT_EQ(error_of("{\"schema\": ").rfind("run.json: not valid JSON: parse error at line 1", 0), 0u) << error_of("{\"schema\": ");
   EXPECT_EQ(error_of("[]"), "run.json: expected an object");
+  // Found by fuzz_run_record: a number beyond double is nlohmann's out_of_range, not a parse error.
+  EXPECT_EQ(error_of("{\"wall_s\": 88888888880e888888888}"), "run.json: not valid JSON: number overflow parsing '88888888880e888888888'");
 }
 
 TEST(RunsRecord, CliReportsABadRecordOnOneLineWithExitCode2) {

@@ -272,7 +272,7 @@ RunRecord parse_run_record(const std::string& text, const std::string& file) {
   Json j;
   try {
     j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double (1e999)
     std::string msg = e.what();
     if (size_t p = msg.find("] "); p != std::string::npos && msg.rfind("[json.exception", 0) == 0) msg = msg.substr(p + 2);
     throw InputError(file, "not valid JSON: " + msg);
