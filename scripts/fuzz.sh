@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_spider_parser fuzz_extract_sql fuzz_csv fuzz_json_readers)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_spider_parser fuzz_extract_sql fuzz_csv fuzz_json_readers fuzz_run_record)
 export BUILD_DIR JOBS
 if ! command -v clang++ >/dev/null; then echo "fuzz.sh: clang++ not found (scripts/setup.sh installs it)" >&2; exit 2; fi
 scripts/asan_build.sh "${TARGETS[@]}"

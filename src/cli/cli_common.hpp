@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sqlgrade::cli {
 
@@ -19,6 +20,12 @@ inline std::string first_line(std::string_view msg) {
   if (b == std::string_view::npos) return std::string();
   size_t e = msg.find_first_of("\r\n", b);
   return std::string(msg.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+}
+
+// The process's command line (argv), set by main(); run records store it as "command".
+inline std::vector<std::string>& invocation() {
+  static std::vector<std::string> argv;
+  return argv;
 }
 
 }  // namespace sqlgrade::cli

@@ -18,6 +18,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"sqlgrade — fast, faithful grading for text-to-SQL and SQL-over-documents benchmarks"};
   app.require_subcommand(1);
+  sqlgrade::cli::invocation().assign(argv, argv + argc);
   app.set_version_flag("--version", std::string("sqlgrade ") + SQLGRADE_VERSION + " (DuckDB " +
                                         sqlgrade::DuckDb::version() + ")");
 #define SQLGRADE_COMMAND(name) register_##name##_command(app);

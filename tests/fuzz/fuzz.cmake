@@ -8,7 +8,7 @@ if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
 endif()
 
 # Coverage instrumentation for the libraries the targets exercise (no libFuzzer main in them).
-foreach(_lib sqlgrade_core sqlgrade_spider sqlgrade_serve sqlgrade_bird sqlgrade_spider2 sqlgrade_uda)
+foreach(_lib sqlgrade_core sqlgrade_spider sqlgrade_serve sqlgrade_bird sqlgrade_spider2 sqlgrade_uda sqlgrade_runs)
   if(TARGET ${_lib})
     target_compile_options(${_lib} PRIVATE -fsanitize=fuzzer-no-link)
   endif()
@@ -35,3 +35,4 @@ sqlgrade_fuzzer(fuzz_spider_parser LIBS sqlgrade_spider)
 sqlgrade_fuzzer(fuzz_extract_sql LIBS sqlgrade_serve sqlgrade_uda)
 sqlgrade_fuzzer(fuzz_csv)
 sqlgrade_fuzzer(fuzz_json_readers LIBS sqlgrade_bird sqlgrade_spider2 sqlgrade_spider sqlgrade_serve)
+sqlgrade_fuzzer(fuzz_run_record LIBS sqlgrade_runs)

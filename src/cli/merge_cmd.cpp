@@ -1,0 +1,39 @@
+// `sqlgrade merge PART*.json -o RUN.json`: the shards of one run (--shard i/n) as one run record
+// whose summary is recomputed from all instances.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "sqlgrade/runs/digest.hpp"
+#include "sqlgrade/runs/merge.hpp"
+
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> parts;
+  std::string output;
+  bool quiet = false;
+};
+
+void run_merge(const MergeArgs& a) {
+  using namespace sqlgrade::runs;
+  std::vector<MergeInput> parts;
+  for (const auto& f : a.parts) parts.push_back(MergeInput{f, read_run_record(f), sha256_file(f)});
+  RunRecord merged = merge_runs(parts, sqlgrade::cli::invocation());
+  write_run_record(a.output, merged);
+  if (!a.quiet && merged.summary_text) std::fwrite(merged.summary_text->data(), 1, merged.summary_text->size(), stdout);
+  std::fprintf(stderr, "sqlgrade: merged %zu shards, %zu instances into %s\n", parts.size(), merged.instances.size(), a.output.c_str());
+}
+
+}  // namespace
+
+void register_merge_command(CLI::App& app) {
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* cmd = app.add_subcommand("merge", "merge the shards of one run (graded with --shard i/n) into one run record");
+  cmd->add_option("PARTS", args->parts, "run records of shards 1/n … n/n")->required();
+  cmd->add_option("-o,--output", args->output, "run record to write")->required();
+  cmd->add_flag("--quiet", args->quiet, "do not print the recomputed summary");
+  cmd->callback([args]() { run_merge(*args); });
+}

@@ -1,0 +1,29 @@
+#pragma once
+// `sqlgrade report`: one self-contained HTML file (styles, script and data inlined; no network)
+// with headline numbers, charts by category, comparisons with significance, the SQL-feature
+// breakdown, UDA per-column scores and a filterable instance table. Nothing here prints.
+#include <string>
+#include <vector>
+
+#include "sqlgrade/runs/align.hpp"
+#include "sqlgrade/runs/stats.hpp"
+
+namespace sqlgrade::runs {
+
+struct ReportOptions {
+  BootstrapOptions bootstrap;
+  bool common_only = false;  // runs with different id sets: keep the shared ids
+  std::string title;         // default: "<benchmark>: <labels>"
+};
+
+// The data embedded in the page (report_data.cpp). The first run is the baseline of every
+// comparison. InputError when the runs cannot be compared (see align_runs).
+Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt);
+// The whole page (report_html.cpp).
+std::string render_report(const std::vector<NamedRun>& runs, const ReportOptions& opt);
+// JSON text safe inside <script type="application/json">: ASCII only, invalid UTF-8 replaced, and
+// '<', '>', '&' written as \u escapes so no "</script>" or "<!--" can appear.
+std::string json_for_script(const Json& j);
+std::string html_escape(std::string_view s);
+
+}  // namespace sqlgrade::runs

@@ -1,0 +1,8 @@
+#pragma once
+// The report's stylesheet and script, embedded at build time from report.css, report_widgets.js and
+// report_main.js (cmake/modules/runs.cmake generates their definitions).
+namespace sqlgrade::runs {
+extern const char* const kReportCss;
+extern const char* const kReportWidgetsJs;
+extern const char* const kReportMainJs;
+}  // namespace sqlgrade::runs

@@ -1,0 +1,256 @@
+// The data of `sqlgrade report`. See report.hpp; the page's script (report.js) renders it.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "sqlgrade/error.hpp"
+#include "sqlgrade/runs/categories.hpp"
+#include "sqlgrade/runs/diff.hpp"
+#include "sqlgrade/runs/html/report.hpp"
+#include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/runs/sql_features.hpp"
+
+namespace sqlgrade::runs {
+
+namespace {
+
+Json nullable(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
+
+Json run_json(const NamedRun& nr, const std::vector<MetricDef>& metrics) {
+  const RunRecord& r = *nr.run;
+  Json j;
+  j["label"] = run_label(nr);
+  j["file"] = nr.file;
+  j["system"] = r.system;
+  j["benchmark"] = r.benchmark;
+  j["n"] = r.instances.size();
+  j["primary"] = r.primary_metric;
+  j["started_at"] = r.started_at;
+  j["wall_s"] = r.wall_s;
+  j["tool_version"] = r.tool_version;
+  Json eng = Json::object();
+  for (const auto& [k, v] : r.engines) eng[k] = v;
+  j["engines"] = std::move(eng);
+  j["machine"] = Json{{"host", r.machine.host}, {"os", r.machine.os}, {"cores", r.machine.cores}};
+  j["timeout_s"] = r.timeout_s ? Json(*r.timeout_s) : Json(nullptr);
+  j["options"] = r.options;
+  j["command"] = r.command;
+  Json ins = Json::array();
+  for (const auto& in : r.inputs) ins.push_back(Json{{"role", in.role}, {"path", in.path}, {"sha256", nullable(in.sha256)}});
+  j["inputs"] = std::move(ins);
+  Json head = Json::object();
+  for (const auto& m : metrics) {
+    Mean mean = mean_of(r, m.name);
+    head[m.name] = Json{{"n", mean.n}, {"mean", mean.n ? Json(mean.mean) : Json(nullptr)}};
+  }
+  j["headline"] = std::move(head);
+  j["summary_text"] = nullable(r.summary_text);
+  j["warnings"] = r.warnings;
+  if (r.shard) j["shard"] = std::to_string(r.shard->index) + "/" + std::to_string(r.shard->count);
+  return j;
+}
+
+Json instance_run_json(const Instance& in) {
+  Json j;
+  Json s = Json::object();
+  for (const auto& [m, v] : in.scores) s[m] = v;
+  j["s"] = std::move(s);
+  j["pred"] = nullable(in.pred_sql);
+  j["fail"] = nullable(in.failure_reason);
+  j["t"] = in.time_s ? Json(*in.time_s) : Json(nullptr);
+  if (!in.rows.is_null()) j["rows"] = in.rows;
+  if (!in.columns.is_null()) j["cols"] = in.columns;
+  return j;
+}
+
+// Per-(dataset, column) mean precision/recall/F1 over the instances that report the column.
+Json uda_columns(const std::vector<NamedRun>& runs) {
+  struct Acc {
+    size_t n = 0;
+    double p = 0, r = 0, f = 0;
+  };
+  std::vector<std::pair<std::string, std::string>> order;
+  std::set<std::pair<std::string, std::string>> seen;
+  std::vector<std::map<std::pair<std::string, std::string>, Acc>> per_run(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k)
+    for (const auto& in : runs[k].run->instances) {
+      if (!in.columns.is_object()) continue;
+      const std::string* ds = in.category_of("dataset");
+      const std::string group = ds ? *ds : "all";
+      for (auto it = in.columns.begin(); it != in.columns.end(); ++it) {
+        auto key = std::make_pair(group, it.key());
+        if (seen.insert(key).second) order.push_back(key);
+        Acc& a = per_run[k][key];
+        ++a.n;
+        a.p += (*it)["precision"].get<double>(), a.r += (*it)["recall"].get<double>(), a.f += (*it)["f1"].get<double>();
+      }
+    }
+  if (order.empty()) return nullptr;
+  std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+    if (x.first != y.first) return id_less(x.first, y.first);
+    return id_less(x.second, y.second);
+  });
+  Json rows = Json::array();
+  for (const auto& key : order) {
+    Json per = Json::array();
+    for (size_t k = 0; k < runs.size(); ++k) {
+      auto it = per_run[k].find(key);
+      if (it == per_run[k].end()) {
+        per.push_back(nullptr);
+        continue;
+      }
+      const double n = static_cast<double>(it->second.n);
+      per.push_back(Json{{"n", it->second.n}, {"precision", it->second.p / n}, {"recall", it->second.r / n}, {"f1", it->second.f / n}});
+    }
+    rows.push_back(Json{{"group", key.first}, {"column", key.second}, {"runs", std::move(per)}});
+  }
+  return rows;
+}
+
+}  // namespace
+
+Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
+  if (runs.empty()) throw InputError("report", "no run given");
+  const RunRecord& base = *runs.front().run;
+  // Comparability (benchmark, gold, ids) of every run with the first; throws InputError.
+  for (size_t k = 1; k < runs.size(); ++k) align_runs(runs.front(), runs[k], opt.common_only);
+  std::vector<MetricDef> metrics;
+  for (const auto& m : base.metrics) {
+    bool everywhere = true;
+    for (size_t k = 1; k < runs.size(); ++k) {
+      const MetricDef* o = runs[k].run->metric(m.name);
+      everywhere = everywhere && o && o->kind == m.kind;
+    }
+    if (everywhere) metrics.push_back(m);
+  }
+  if (metrics.empty()) throw InputError(runs.back().file, "no metric in common with " + runs.front().file);
+  std::string primary = base.primary_metric;
+  if (std::none_of(metrics.begin(), metrics.end(), [&](const MetricDef& m) { return m.name == primary; })) primary = metrics.front().name;
+
+  Json d;
+  std::string title = opt.title;
+  if (title.empty()) {
+    title = base.benchmark + ":";
+    for (size_t k = 0; k < runs.size(); ++k) title += (k ? " vs " : " ") + run_label(runs[k]);
+  }
+  d["title"] = title;
+  d["generated_by"] = std::string("sqlgrade ") + SQLGRADE_VERSION;
+  d["generated_at"] = utc_now_iso8601();
+  d["benchmark"] = base.benchmark;
+  d["primary"] = primary;
+  Json ms = Json::array();
+  for (const auto& m : metrics) ms.push_back(Json{{"name", m.name}, {"kind", to_string(m.kind)}, {"label", m.label}});
+  d["metrics"] = std::move(ms);
+  Json rs = Json::array();
+  for (const auto& r : runs) rs.push_back(run_json(r, metrics));
+  d["runs"] = std::move(rs);
+
+  // Instances: the baseline's ids (shared ids only with --common), natural order.
+  std::vector<std::unordered_map<std::string, const Instance*>> index(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k)
+    for (const auto& in : runs[k].run->instances) index[k].emplace(in.id, &in);
+  std::vector<const Instance*> ids;
+  for (const auto& in : base.instances) {
+    bool everywhere = true;
+    for (size_t k = 1; k < runs.size(); ++k) everywhere = everywhere && index[k].count(in.id);
+    if (everywhere) ids.push_back(&in);
+  }
+  std::sort(ids.begin(), ids.end(), [](const Instance* x, const Instance* y) { return id_less(x->id, y->id); });
+
+  const bool text_to_sql = base.benchmark != "uda";
+  bool any_gold_sql = false;
+  Json insts = Json::array();
+  std::map<std::string, std::vector<double>> feat_sum;  // feature → per-run sums
+  std::map<std::string, std::vector<size_t>> feat_n;
+  for (const Instance* b : ids) {
+    Json j;
+    j["id"] = b->id;
+    j["q"] = nullable(b->question);
+    std::optional<std::string> gold = b->gold_sql;
+    for (size_t k = 1; k < runs.size() && !gold; ++k) gold = index[k][b->id]->gold_sql;
+    j["gold"] = nullable(gold);
+    Json cat = Json::object();
+    for (const auto& [a, v] : b->category) cat[a] = v;
+    j["cat"] = std::move(cat);
+    Json per = Json::array();
+    for (size_t k = 0; k < runs.size(); ++k) per.push_back(instance_run_json(*index[k][b->id]));
+    j["runs"] = std::move(per);
+    if (text_to_sql && gold && !gold->empty()) {
+      any_gold_sql = true;
+      std::vector<std::string> names = feature_names(classify_sql(*gold));
+      if (names.empty()) names.push_back("none");
+      j["feat"] = names;
+      for (const auto& f : names) {
+        auto& s = feat_sum[f];
+        auto& n = feat_n[f];
+        s.resize(runs.size()), n.resize(runs.size());
+        for (size_t k = 0; k < runs.size(); ++k)
+          if (const double* v = index[k][b->id]->score(primary)) s[k] += *v, ++n[k];
+      }
+    }
+    insts.push_back(std::move(j));
+  }
+  d["instances"] = std::move(insts);
+
+  if (any_gold_sql) {
+    Json rows = Json::array();
+    std::vector<std::pair<std::string, std::string>> order;
+    for (const auto& fi : sql_features()) order.emplace_back(fi.name, fi.label);
+    order.emplace_back("none", "None of these");
+    for (const auto& [name, label] : order) {
+      auto it = feat_n.find(name);
+      if (it == feat_n.end()) continue;
+      Json means = Json::array(), counts = Json::array();
+      for (size_t k = 0; k < runs.size(); ++k) {
+        counts.push_back(it->second[k]);
+        means.push_back(it->second[k] ? Json(feat_sum[name][k] / static_cast<double>(it->second[k])) : Json(nullptr));
+      }
+      rows.push_back(Json{{"feature", name}, {"label", label}, {"n", std::move(counts)}, {"means", std::move(means)}});
+    }
+    d["features"] = std::move(rows);
+  } else {
+    d["features"] = nullptr;
+  }
+
+  // Category means per run.
+  Json axes = Json::array();
+  for (const auto& axis : axes_of(base)) {
+    Json rows = Json::array();
+    for (const auto& value : values_of(base, axis)) {
+      Json per = Json::array();
+      for (size_t k = 0; k < runs.size(); ++k) {
+        Json e = Json::object();
+        size_t count = 0;
+        for (const auto& in : runs[k].run->instances)
+          if (const std::string* v = in.category_of(axis); v && *v == value) ++count;
+        e["count"] = count;
+        for (const auto& m : metrics) {
+          Mean mean = mean_of(*runs[k].run, m.name, axis, value);
+          e[m.name] = mean.n ? Json(mean.mean) : Json(nullptr);
+        }
+        per.push_back(std::move(e));
+      }
+      rows.push_back(Json{{"value", value}, {"runs", std::move(per)}});
+    }
+    axes.push_back(Json{{"name", axis}, {"rows", std::move(rows)}});
+  }
+  d["axes"] = std::move(axes);
+
+  Json comps = Json::array();
+  for (size_t k = 1; k < runs.size(); ++k) {
+    DiffOptions o;
+    o.bootstrap = opt.bootstrap, o.common_only = opt.common_only;
+    DiffResult dr = diff_runs(runs.front(), runs[k], o);
+    Json c = diff_to_json(dr);
+    comps.push_back(Json{{"a", 0}, {"b", k}, {"overall", c["overall"]}, {"by_category", c["by_category"]},
+                         {"regressed", dr.regressions.size()}, {"improved", dr.improvements.size()}, {"notes", c["notes"]}});
+  }
+  d["comparisons"] = std::move(comps);
+  d["bootstrap"] = Json{{"resamples", opt.bootstrap.resamples}, {"seed", opt.bootstrap.seed}, {"confidence", opt.bootstrap.confidence}};
+  d["uda_columns"] = uda_columns(runs);
+  return d;
+}
+
+}  // namespace sqlgrade::runs

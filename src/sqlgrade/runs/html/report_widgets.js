@@ -1,0 +1,134 @@
+// sqlgrade report, part 1: DOM helpers, number formats, SVG charts and small tables.
+// Instance text is hostile: it only ever reaches the page through textContent / text nodes.
+'use strict';
+
+const SVGNS = 'http://www.w3.org/2000/svg';
+// Okabe-Ito palette (distinguishable with colour-vision deficiencies).
+const COLORS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000'];
+const color = (k) => COLORS[k % COLORS.length];
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'text') e.textContent = String(v);
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, String(v));
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+function svg(tag, attrs, text) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = String(text);
+  return e;
+}
+
+function fmt(v, digits) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  return Number(v).toFixed(digits === undefined ? 4 : digits);
+}
+function fmtSigned(v) {
+  if (v === null || v === undefined) return '–';
+  return (v >= 0 ? '+' : '') + Number(v).toFixed(4);
+}
+function fmtP(p) {
+  if (p === null || p === undefined) return '–';
+  return p < 0.0001 ? '<0.0001' : Number(p).toFixed(4);
+}
+function fmtScore(v, kind) {
+  if (v === null || v === undefined) return '–';
+  return kind === 'binary' ? String(v) : Number(v).toFixed(3);
+}
+function swatch(k) {
+  const s = el('span', { class: 'swatch' });
+  s.style.background = color(k);
+  return s;
+}
+function shorten(s, n) {
+  s = String(s === null || s === undefined ? '' : s).replace(/\s+/g, ' ').trim();
+  return s.length > n ? s.slice(0, n - 1) + '…' : s;
+}
+
+// Grouped bar chart: groups along x, one bar per series. values[series][group] (null = none).
+function barChart(groups, series, opts) {
+  opts = opts || {};
+  const barW = 18, gap = 18, left = 48, top = 12, plotH = 170;
+  const groupW = Math.max(series.length * barW, 24) + gap;
+  const rotate = groups.some((g) => String(g).length > 10) || groups.length > 12;
+  const bottom = rotate ? 96 : 30;
+  const width = Math.max(320, left + groups.length * groupW + 20);
+  const height = top + plotH + bottom;
+  let yMax = opts.yMax || 1;
+  for (const s of series) for (const v of s.values) if (v !== null && v > yMax) yMax = v;
+  const root = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' });
+  root.append(svg('title', {}, opts.title || 'chart'));
+  for (let i = 0; i <= 4; i++) {
+    const v = (yMax * i) / 4, y = top + plotH - (plotH * i) / 4;
+    root.append(svg('line', { x1: left, x2: width - 10, y1: y, y2: y, class: 'grid' }));
+    root.append(svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end' }, fmt(v, 2)));
+  }
+  groups.forEach((g, gi) => {
+    const x0 = left + gi * groupW + gap / 2;
+    series.forEach((s, si) => {
+      const v = s.values[gi];
+      if (v === null || v === undefined) return;
+      const h = Math.max(0, (plotH * v) / yMax);
+      const r = svg('rect', { x: x0 + si * barW, y: top + plotH - h, width: barW - 2, height: h, fill: s.color });
+      r.append(svg('title', {}, `${s.label} · ${g}: ${fmt(v)}`));
+      root.append(r);
+    });
+    const lx = x0 + (series.length * barW) / 2, ly = top + plotH + 14;
+    const label = svg('text', rotate ? { x: lx, y: ly, 'text-anchor': 'end', transform: `rotate(-40 ${lx} ${ly})` }
+                                     : { x: lx, y: ly, 'text-anchor': 'middle' }, shorten(g, 18));
+    label.append(svg('title', {}, String(g)));
+    root.append(label);
+  });
+  return el('div', { class: 'chart' }, root);
+}
+
+function legend(runs) {
+  return el('div', { class: 'legend' }, ...runs.map((r, k) => el('span', { class: 'item' }, swatch(k), r.label)));
+}
+
+// A table from a header row and body rows; a cell is a string/number/Node or {v, cls}.
+function table(head, rows, attrs) {
+  const cell = (tag, c) => {
+    if (c && typeof c === 'object' && !(c instanceof Node)) return el(tag, { class: c.cls || null, title: c.title || null }, c.v);
+    return el(tag, {}, c);
+  };
+  const thead = el('thead', {}, el('tr', {}, ...head.map((h) => cell('th', h))));
+  const tbody = el('tbody', {});
+  for (const r of rows) {
+    const tr = el('tr', { class: r.cls || null }, ...(r.cells || r).map((c) => cell('td', c)));
+    tbody.append(tr);
+  }
+  return el('table', attrs || {}, thead, tbody);
+}
+
+const num = (v, cls) => ({ v, cls: 'num' + (cls ? ' ' + cls : '') });
+const signCls = (d) => (d > 0 ? 'pos' : d < 0 ? 'neg' : '');
+
+// Rows of a comparison table for one metric comparison (see diff_to_json).
+function comparisonCells(label, m) {
+  const ci = m.n ? `[${fmtSigned(m.bootstrap.lo)}, ${fmtSigned(m.bootstrap.hi)}]` : '–';
+  const sig = m.n && (m.bootstrap.lo > 0 || m.bootstrap.hi < 0);
+  return {
+    cls: sig ? 'sig' : null,
+    cells: [label, num(m.n), num(fmt(m.a)), num(fmt(m.b)), num(fmtSigned(m.delta), signCls(m.delta)), num(ci),
+            num(m.mcnemar ? `${m.mcnemar.b}/${m.mcnemar.c}` : '–'), num(m.mcnemar ? fmtP(m.mcnemar.p) : '–')],
+  };
+}
+const COMPARISON_HEAD = ['', num('n'), num('A'), num('B'), num('Δ (B−A)'), num('95% CI'), num('b/c'), num('McNemar p')];
+
+// A small result table (first rows of a query result).
+function resultTable(columns, rows) {
+  const head = (columns && columns.length ? columns : (rows[0] || []).map((_, i) => `col${i + 1}`));
+  const body = rows.map((r) => r.map((c) => (c === null ? { v: 'NULL', cls: 'null' } : String(c))));
+  return table(head, body);
+}

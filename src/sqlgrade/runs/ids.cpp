@@ -1,0 +1,78 @@
+// Natural id order and the shard function. See ids.hpp.
+#include "sqlgrade/runs/ids.hpp"
+
+#include "sqlgrade/error.hpp"
+#include "sqlgrade/runs/digest.hpp"
+
+namespace sqlgrade::runs {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Compares two digit runs by value: strip leading zeros, then length, then digits.
+int compare_digits(std::string_view a, std::string_view b) {
+  auto strip = [](std::string_view s) {
+    size_t i = 0;
+    while (i + 1 < s.size() && s[i] == '0') ++i;
+    return s.substr(i);
+  };
+  a = strip(a), b = strip(b);
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  int c = a.compare(b);
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+bool id_less(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = is_digit(a[i]), db = is_digit(b[j]);
+    size_t ie = i, je = j;
+    while (ie < a.size() && is_digit(a[ie]) == da) ++ie;
+    while (je < b.size() && is_digit(b[je]) == db) ++je;
+    std::string_view ra = a.substr(i, ie - i), rb = b.substr(j, je - j);
+    int c;
+    if (da && db) c = compare_digits(ra, rb);
+    else if (da != db) c = da ? -1 : 1;
+    else c = ra.compare(rb) < 0 ? -1 : ra.compare(rb) > 0 ? 1 : 0;
+    if (c) return c < 0;
+    i = ie, j = je;
+  }
+  if ((i < a.size()) != (j < b.size())) return j < b.size();
+  return a < b;
+}
+
+uint64_t shard_of(std::string_view id, uint64_t n) {
+  auto d = sha256_bytes(id);
+  uint64_t v = 0;
+  for (int k = 0; k < 8; ++k) v = v << 8 | d[static_cast<size_t>(k)];
+  return n ? v % n : 0;
+}
+
+Shard parse_shard(std::string_view spec, const std::string& flag) {
+  auto bad = [&]() { return InputError(flag, "expected i/n with 1 <= i <= n (e.g. 2/8), got '" + std::string(spec) + "'"); };
+  size_t slash = spec.find('/');
+  if (slash == std::string_view::npos) throw bad();
+  auto num = [&](std::string_view s) {
+    if (s.empty() || s.size() > 7) throw bad();
+    long v = 0;
+    for (char c : s) {
+      if (!is_digit(c)) throw bad();
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  };
+  long i = num(spec.substr(0, slash)), n = num(spec.substr(slash + 1));
+  if (n < 1 || n > 1000000 || i < 1 || i > n) throw bad();
+  return Shard{static_cast<int>(i), static_cast<int>(n)};
+}
+
+std::string to_string(const Shard& s) { return std::to_string(s.index) + "/" + std::to_string(s.count); }
+
+bool in_shard(std::string_view id, const Shard& s) {
+  return shard_of(id, static_cast<uint64_t>(s.count)) == static_cast<uint64_t>(s.index - 1);
+}
+
+}  // namespace sqlgrade::runs

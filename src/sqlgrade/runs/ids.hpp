@@ -1,0 +1,28 @@
+#pragma once
+// Instance ids: their order and the shard each belongs to.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sqlgrade/runs/record.hpp"
+
+namespace sqlgrade::runs {
+
+// Natural order: ids are split into runs of ASCII digits and other bytes; digit runs compare by
+// numeric value (so "2" < "10", "local009" < "local10"), other runs bytewise; a digit run sorts
+// before a non-digit run; ties (e.g. "01" vs "1") fall back to bytewise comparison. A strict weak
+// order on all byte strings.
+bool id_less(std::string_view a, std::string_view b);
+
+// The shard of an id among n (0-based): the first 8 bytes of SHA-256(id as UTF-8 bytes) read as a
+// big-endian unsigned 64-bit integer, modulo n. Stable across machines, runs and languages:
+//   python3 -c 'import hashlib,sys; print(int.from_bytes(hashlib.sha256(sys.argv[1].encode()).digest()[:8],"big") % int(sys.argv[2]))' ID N
+uint64_t shard_of(std::string_view id, uint64_t n);
+
+// "--shard i/n" (1 <= i <= n <= 1,000,000); InputError naming `flag` otherwise.
+Shard parse_shard(std::string_view spec, const std::string& flag = "--shard");
+std::string to_string(const Shard& s);  // "i/n"
+// Whether the id belongs to shard s (shard_of(id, s.count) == s.index - 1).
+bool in_shard(std::string_view id, const Shard& s);
+
+}  // namespace sqlgrade::runs

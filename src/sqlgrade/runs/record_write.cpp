@@ -1,0 +1,145 @@
+// Writing run records and stamping the environment they were made in. See record.hpp.
+#include <sqlite3.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+#include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/util/fs.hpp"
+
+namespace sqlgrade::runs {
+
+const char* to_string(MetricKind k) { return k == MetricKind::Binary ? "binary" : "continuous"; }
+
+const double* Instance::score(const std::string& metric) const {
+  for (const auto& [m, v] : scores)
+    if (m == metric) return &v;
+  return nullptr;
+}
+
+const std::string* Instance::category_of(const std::string& axis) const {
+  for (const auto& [a, v] : category)
+    if (a == axis) return &v;
+  return nullptr;
+}
+
+const MetricDef* RunRecord::metric(const std::string& name) const {
+  for (const auto& m : metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+namespace {
+
+Json opt(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
+Json shard_json(const Shard& s) { return Json{{"index", s.index}, {"count", s.count}}; }
+
+Json instance_json(const Instance& in) {
+  Json j;
+  j["id"] = in.id;
+  Json sc = Json::object();
+  for (const auto& [m, v] : in.scores) sc[m] = v;
+  j["scores"] = std::move(sc);
+  Json cat = Json::object();
+  for (const auto& [a, v] : in.category) cat[a] = v;
+  j["category"] = std::move(cat);
+  if (in.question) j["question"] = *in.question;
+  j["gold_sql"] = opt(in.gold_sql);
+  j["pred_sql"] = opt(in.pred_sql);
+  if (in.failure_reason) j["failure_reason"] = *in.failure_reason;
+  if (in.time_s) j["time_s"] = *in.time_s;
+  if (!in.rows.is_null()) j["rows"] = in.rows;
+  if (!in.columns.is_null()) j["columns"] = in.columns;
+  if (!in.detail.is_null()) j["detail"] = in.detail;
+  return j;
+}
+
+}  // namespace
+
+Json to_json(const RunRecord& r) {
+  Json j;
+  j["schema"] = kSchemaName;
+  j["schema_version"] = r.schema_version;
+  j["tool"] = Json{{"name", r.tool}, {"version", r.tool_version}};
+  j["command"] = r.command;
+  j["benchmark"] = r.benchmark;
+  j["system"] = r.system;
+  Json ms = Json::array();
+  for (const auto& m : r.metrics) {
+    Json e{{"name", m.name}, {"kind", to_string(m.kind)}};
+    if (!m.label.empty()) e["label"] = m.label;
+    ms.push_back(std::move(e));
+  }
+  j["metrics"] = std::move(ms);
+  j["primary_metric"] = r.primary_metric;
+  j["options"] = r.options.is_object() ? r.options : Json::object();
+  Json ins = Json::array();
+  for (const auto& in : r.inputs) ins.push_back(Json{{"role", in.role}, {"side", in.side}, {"path", in.path}, {"sha256", opt(in.sha256)}});
+  j["inputs"] = std::move(ins);
+  Json eng = Json::object();
+  for (const auto& [k, v] : r.engines) eng[k] = v;
+  j["engines"] = std::move(eng);
+  j["timeout_s"] = r.timeout_s ? Json(*r.timeout_s) : Json(nullptr);
+  j["machine"] = Json{{"host", r.machine.host}, {"os", r.machine.os}, {"cores", r.machine.cores}};
+  j["started_at"] = r.started_at;
+  j["wall_s"] = r.wall_s;
+  if (r.shard) j["shard"] = shard_json(*r.shard);
+  if (!r.merged_from.empty()) {
+    Json mf = Json::array();
+    for (const auto& p : r.merged_from)
+      mf.push_back(Json{{"path", p.path}, {"sha256", p.sha256}, {"shard", shard_json(p.shard)}, {"host", p.host},
+                        {"started_at", p.started_at}, {"wall_s", p.wall_s}, {"command", p.command}});
+    j["merged_from"] = std::move(mf);
+  }
+  if (!r.category_axes.empty()) {
+    Json ax = Json::array();
+    for (const auto& a : r.category_axes) ax.push_back(Json{{"name", a.name}, {"values", a.values}});
+    j["category_axes"] = std::move(ax);
+  }
+  j["warnings"] = r.warnings;
+  j["summary"] = r.summary.is_object() ? r.summary : Json::object();
+  if (r.summary_text) j["summary_text"] = *r.summary_text;
+  Json insts = Json::array();
+  for (const auto& in : r.instances) insts.push_back(instance_json(in));
+  j["instances"] = std::move(insts);
+  return j;
+}
+
+std::string render_run_record(const RunRecord& r) {
+  return to_json(r).dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+void write_run_record(const std::string& path, const RunRecord& r) { write_file_atomic(path, render_run_record(r)); }
+
+std::string utc_now_iso8601() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Machine this_machine() {
+  Machine m;
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0) m.host = host;
+  struct utsname u {};
+  if (uname(&u) == 0) m.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  m.cores = std::thread::hardware_concurrency();
+  return m;
+}
+
+void stamp_environment(RunRecord& r) {
+  r.tool = "sqlgrade";
+  r.tool_version = SQLGRADE_VERSION;
+  r.machine = this_machine();
+  r.started_at = utc_now_iso8601();
+}
+
+std::string sqlite_version() { return sqlite3_libversion(); }
+
+}  // namespace sqlgrade::runs
