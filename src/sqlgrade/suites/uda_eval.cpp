@@ -1,0 +1,233 @@
+// UDA driver, evaluation of one result: reading result.csv, mapping its columns to the gold's keys
+// and select items, choosing cell kinds and the primary key, then the comparison rule
+// (compare/uda.hpp).
+#include <algorithm>
+
+#include "sqlgrade/csv.hpp"
+#include "sqlgrade/error.hpp"
+#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/suites/uda_internal.hpp"
+#include "sqlgrade/util/text.hpp"
+
+namespace sqlgrade::uda {
+
+using detail::attribute_of;
+using detail::is_stop_name;
+using detail::table_of;
+
+namespace {
+
+std::string standard_header(std::string h) {
+  h = trim(h);
+  if (h.size() >= 2 && (h.front() == '"' || h.front() == '`') && (h.back() == '"' || h.back() == '`'))
+    h = trim(h.substr(1, h.size() - 2));
+  return h;
+}
+
+}  // namespace
+
+Table read_result_csv(const fs::path& path) {
+  CsvData csv = read_csv_file(path.string());
+  Table t;
+  std::vector<size_t> keep;
+  for (size_t c = 0; c < csv.header.size(); ++c) {
+    std::string h = standard_header(csv.header[c]);
+    if (h.empty() || h.rfind("Unnamed", 0) == 0) continue;
+    keep.push_back(c);
+    t.columns.push_back(h);
+  }
+  for (auto& r : csv.rows) {
+    Row row;
+    for (size_t c : keep) row.push_back(is_na_token(r[c]) ? Value::null() : Value::text(r[c]));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv) {
+  Table pred;
+  try {
+    pred = read_result_csv(result_csv);
+  } catch (const InputError& e) {
+    QueryEval ev;
+    ev.status = "error";
+    ev.reason = std::string("bad result file: ") + e.what();
+    ev.gold = run_gold(conn, sql);
+    return ev;
+  }
+  return evaluate_table(conn, sql, std::move(pred));
+}
+
+QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Table pred) {
+  QueryEval ev;
+  ev.judge_name = judge_.name();
+  ev.judge_model = judge_.model();
+  ev.gold = run_gold(conn, sql);
+  ev.pred = std::move(pred);
+  if (!ev.gold.error.empty()) {
+    ev.status = "error";
+    ev.reason = ev.gold.error;
+    return ev;
+  }
+  const GoldPlan& plan = ev.gold.plan;
+  const QueryShape& shape = plan.shape;
+  const Table& gold = ev.gold.table;
+  Table& pr = ev.pred;
+
+  // ---- map result columns ----
+  std::vector<std::string> headers;
+  for (auto& h : pr.columns) headers.push_back(to_lower(h));
+  std::vector<char> used(headers.size(), 0);
+  auto take = [&](const std::string& want) -> int {
+    std::string w = to_lower(want);
+    for (size_t c = 0; c < headers.size(); ++c)
+      if (!used[c] && headers[c] == w) {
+        used[c] = 1;
+        return static_cast<int>(c);
+      }
+    return -1;
+  };
+  // id keys first so that attribute columns do not take them
+  if (shape.type != QueryType::Aggregation) {
+    for (auto& n : plan.injected) {
+      KeySpec k;
+      k.name = n;
+      k.is_id = true;
+      k.gold_col = gold.find_column(n);
+      if (n == "id") {
+        for (const char* cand : {"id", "file_name", "filename", "file_id", "doc_id"})
+          if ((k.pred_col = take(cand)) >= 0) break;
+        if (k.pred_col < 0 && shape.tables.size() == 1) {
+          std::string t = to_lower(shape.tables[0].name);
+          for (const std::string& cand : {t + ".id", t + ".file_name", t + ".filename"})
+            if ((k.pred_col = take(cand)) >= 0) break;
+        }
+      } else {
+        std::string t = n.substr(0, n.size() - 3);
+        std::string alias;
+        for (auto& tr : shape.tables)
+          if (iequals(tr.name, t)) alias = tr.alias;
+        for (const std::string& cand : {t + ".id", t + ".file_name", t + ".filename", t + "_id", alias + ".id"})
+          if (!cand.empty() && cand[0] != '.' && (k.pred_col = take(cand)) >= 0) break;
+      }
+      if (k.pred_col < 0) ev.warnings.push_back("result.csv has no key column for '" + n + "'");
+      ev.keys.push_back(k);
+    }
+  }
+  std::vector<int> item_pred(shape.select.size(), -1);
+  for (size_t i = 0; i < shape.select.size(); ++i) {
+    const SelectItem& it = shape.select[i];
+    std::vector<std::string> cands;
+    if (!it.alias.empty()) cands.push_back(it.alias);
+    cands.push_back(plan.item_names[i]);
+    if (it.column && it.is_plain_column) {
+      if (!it.column->table.empty()) cands.push_back(it.column->table + "." + it.column->column);
+      std::string t = table_of(ds_, shape, *it.column);
+      cands.push_back(t + "." + it.column->column);
+      cands.push_back(it.column->column);
+    }
+    cands.push_back(it.expr_text);
+    cands.push_back(gold.columns[plan.item_gold_col[i]]);
+    cands.push_back(it.output_name);
+    for (auto& c : cands)
+      if (!c.empty() && (item_pred[i] = take(c)) >= 0) break;
+    if (item_pred[i] < 0 && it.column) {  // pandas de-duplicated names: age_1, age_2
+      for (int k = 1; k <= 3 && item_pred[i] < 0; ++k) item_pred[i] = take(it.column->column + "_" + std::to_string(k));
+    }
+  }
+  // ---- keys for aggregation: the non-aggregate select items (the GROUP BY columns) ----
+  std::vector<char> is_key(shape.select.size(), 0);
+  if (shape.type == QueryType::Aggregation) {
+    for (size_t i = 0; i < shape.select.size(); ++i) {
+      if (shape.select[i].is_agg) continue;
+      is_key[i] = 1;
+      KeySpec k;
+      k.name = plan.item_names[i];
+      k.gold_col = plan.item_gold_col[i];
+      k.pred_col = item_pred[i];
+      if (k.pred_col < 0) ev.warnings.push_back("result.csv has no column for group key '" + k.name + "'");
+      ev.keys.push_back(k);
+    }
+    for (auto& g : shape.group_by) {
+      bool selected = std::any_of(shape.select.begin(), shape.select.end(), [&](auto& it) {
+        return !it.is_agg && it.column && iequals(it.column->column, g.column);
+      });
+      if (!selected) ev.warnings.push_back("GROUP BY column '" + g.qualified() + "' is not selected; groups keyed by the selected columns");
+    }
+  }
+  // ---- scored columns ----
+  for (size_t i = 0; i < shape.select.size(); ++i) {
+    const SelectItem& it = shape.select[i];
+    const std::string& name = plan.item_names[i];
+    if (is_key[i]) {
+      ev.skipped.push_back(name);
+      continue;
+    }
+    if (is_stop_name(name) || (it.column && it.is_plain_column && iequals(it.column->column, "id"))) {
+      ev.skipped.push_back(name);
+      continue;
+    }
+    ColumnSpec cs;
+    cs.name = name;
+    cs.gold_col = plan.item_gold_col[i];
+    cs.pred_col = item_pred[i];
+    const Attribute* a = it.column ? attribute_of(ds_, shape, *it.column) : nullptr;
+    if (a) {
+      cs.description = a->description;
+      cs.value_type = a->value_type;
+    }
+    if (it.is_agg) {
+      cs.kind = CellKind::Aggregate;
+      cs.agg = it.agg;
+      bool text = std::any_of(gold.rows.begin(), gold.rows.end(),
+                              [&](const Row& r) { return r[cs.gold_col].kind == Kind::Text; });
+      if (text) cs.kind = CellKind::Str;  // MIN/MAX over text
+    } else if (cs.value_type == "int") {
+      cs.kind = CellKind::Int;
+    } else if (cs.value_type == "float") {
+      cs.kind = CellKind::Float;
+    } else if (cs.value_type == "multi_str") {
+      cs.kind = CellKind::Multi;
+    } else {
+      cs.kind = CellKind::Str;
+    }
+    if (cs.pred_col < 0) ev.warnings.push_back("result.csv has no column for '" + name + "' (scored 0)");
+    ev.columns.push_back(cs);
+  }
+  // ---- primary key for multi-entity documents ----
+  MatchOptions mo;
+  mo.query_type = to_string(shape.type);
+  mo.group_keys_semantic = shape.type == QueryType::Aggregation;
+  mo.float_tolerance = opt_.float_tolerance;
+  mo.multi_sep = opt_.multi_sep;
+  if (shape.type != QueryType::Aggregation) {
+    int pick = -1;
+    if (!opt_.primary_key.empty()) {
+      for (size_t i = 0; i < shape.select.size() && pick < 0; ++i) {
+        const SelectItem& it = shape.select[i];
+        if (iequals(plan.item_names[i], opt_.primary_key) || iequals(it.output_name, opt_.primary_key) ||
+            (it.column && (iequals(it.column->column, opt_.primary_key) || iequals(it.column->qualified(), opt_.primary_key))))
+          pick = static_cast<int>(i);
+      }
+      if (pick < 0) ev.warnings.push_back("--primary-key '" + opt_.primary_key + "' is not a select column; default used");
+    }
+    if (pick < 0)
+      for (size_t i = 0; i < shape.select.size() && pick < 0; ++i)
+        if (!is_stop_name(plan.item_names[i]) && !shape.select[i].is_agg) pick = static_cast<int>(i);
+    if (pick >= 0) {
+      ev.primary_key = plan.item_names[pick];
+      mo.primary_name = ev.primary_key;
+      mo.primary_gold_col = plan.item_gold_col[pick];
+      mo.primary_pred_col = item_pred[pick];
+      if (shape.select[pick].column)
+        if (auto* a = attribute_of(ds_, shape, *shape.select[pick].column)) mo.primary_description = a->description;
+    }
+  }
+  ev.match = evaluate_match(gold, pr, ev.keys, ev.columns, mo, judge_);
+  if (ev.match.multi_entity && !ev.primary_key.empty())
+    ev.warnings.push_back("multi-entity rows matched inside each id by primary key '" + ev.primary_key + "'");
+  for (auto& w : ev.match.warnings) ev.warnings.push_back(w);
+  return ev;
+}
+
+}  // namespace sqlgrade::uda
