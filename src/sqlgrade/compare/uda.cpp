@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "sqlgrade/util/text.hpp"
+#include "sqlgrade/util/unicode.hpp"
 
 namespace sqlgrade::uda {
 
@@ -40,7 +41,7 @@ bool looks_like_extension(const std::string& ext) {
 
 std::string text_of(const Value& v) { return v.is_null() ? std::string() : judge::clean_cell(v.to_string()); }
 
-bool empty_cell(const Value& v) { return v.is_null() || trim_view(v.to_string()).empty(); }
+bool empty_cell(const Value& v) { return v.is_null() || unicode::collapse_space(v.to_string()).empty(); }
 
 std::optional<double> number_of(const Value& v) {
   if (v.kind == Kind::Int) return static_cast<double>(v.i);
@@ -55,7 +56,7 @@ std::optional<double> number_of(const Value& v) {
 
 std::string key_text(const Value& v, bool is_id) {
   if (v.is_null()) return "";
-  std::string s = collapse_ws(v.to_string());
+  std::string s = unicode::collapse_space(v.to_string());
   if (is_id) {
     auto slash = s.find_last_of("/\\");
     if (slash != std::string::npos) s = s.substr(slash + 1);

@@ -4,9 +4,10 @@
 //
 // Row matching
 //   - by key tuples: `id` (select/filter), `<t>.id` per table (joins), the GROUP BY columns
-//     (aggregation; an aggregate without GROUP BY is one group). Keys are canonicalised: trimmed,
-//     whitespace collapsed, lower case, numbers canonical (1 = 1.0 = 0001), id values that are file
-//     names lose their directory and extension;
+//     (aggregation; an aggregate without GROUP BY is one group). Keys are canonicalised: Unicode
+//     folded (NFKC, case folding, accents removed, Unicode whitespace collapsed — util/unicode.hpp),
+//     numbers canonical (1 = 1.0 = 0001), id values that are file names lose their directory and
+//     extension;
 //   - an id with several rows on either side (multi-entity document, or duplicates) is matched inside
 //     the group by the primary key column: exact, then normalised, then the judge's same-entity answer;
 //     without a primary key rows pair in order;
