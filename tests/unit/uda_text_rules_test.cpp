@@ -1,5 +1,5 @@
 // UDA-Bench rules on real-world text: Unicode case, accents, composition and spaces in str cells,
-// multi-value items and keys.
+// multi-value items and keys; values wrapped in quotes; signs.
 // Expected scores are hand-computed from the rules in docs/uda.md.
 #include <gtest/gtest.h>
 
@@ -107,4 +107,46 @@ TEST(UdaUnicode, InvalidUtf8FallsBackWithoutCrashing) {
   auto m = evaluate_match(gold, pred, id, {col("tags", CellKind::Multi, 1, 1)}, MatchOptions{}, rules);
   EXPECT_EQ(m.pairs.size(), 2u);
   EXPECT_NEAR(m.columns[0].precision, 0.5, 1e-12);  // row 1 fully right, row 2 wrong
+}
+
+TEST(UdaQuoted, NumbersDatesAndStringsInsideQuotes) {
+  // Floats, ints and aggregates: quotes (ASCII or typographic) around a number do not hide it.
+  EXPECT_EQ(cell(CellKind::Float, txt("\"-0.68\""), Value::real(-0.68)), 1.0);
+  EXPECT_EQ(cell(CellKind::Float, txt("'-0.68'"), Value::real(-0.68)), 1.0);
+  EXPECT_EQ(cell(CellKind::Float, txt("\xe2\x80\x9c-0.68\xe2\x80\x9d"), Value::real(-0.68)), 1.0);  // “-0.68”
+  EXPECT_EQ(cell(CellKind::Float, txt("\"0.68\""), Value::real(-0.68)), 0.0);
+  EXPECT_EQ(cell(CellKind::Int, txt("\"74.0\""), Value::integer(74)), 1.0);
+  EXPECT_EQ(cell(CellKind::Int, txt("\" 1,200 \""), Value::integer(1200)), 1.0);
+  EXPECT_EQ(cell(CellKind::Aggregate, txt("\"-5\""), Value::integer(-5)), 1.0);
+  EXPECT_NEAR(cell(CellKind::Aggregate, txt("'110'"), Value::integer(100)).value(), 1 / 1.1, 1e-12);
+  // Strings, numbers-as-text and dates.
+  EXPECT_EQ(cell(CellKind::Str, txt("\"24\""), txt("24")), 1.0);
+  EXPECT_EQ(cell(CellKind::Str, txt("\"74.0\""), txt("74")), 1.0);
+  EXPECT_EQ(cell(CellKind::Str, txt("\"1842/1/27\""), txt("1842/1/27")), 1.0);
+  EXPECT_EQ(cell(CellKind::Str, txt("'1842-01-27'"), txt("1842/1/27")), 1.0);
+  EXPECT_EQ(cell(CellKind::Str, txt("\"Jules Chéret\""), txt("Jules Chéret")), 1.0);
+  EXPECT_EQ(cell(CellKind::Str, txt("\"\""), Value::null()), 1.0);  // a quoted empty string is empty
+  EXPECT_EQ(judge::normalize_for_compare("\"-0.68\""), judge::normalize_for_compare("-0.68"));
+  // Keys and multi-value items.
+  EXPECT_EQ(key_text(txt("\"0001\""), true), "1");
+  EXPECT_EQ(key_text(txt("'7.txt'"), true), "7");
+  judge::RulesJudge rules;
+  Table gold = make({"id", "vals"}, {{"1", "-0.5 || 1842/1/27 || Paris"}});
+  Table pred = make({"id", "vals"}, {{"\"1\"", "\"-0.5\" || \"1842-01-27\" || \"paris\""}});
+  std::vector<KeySpec> id{{"id", 0, 0, true}};
+  auto m = evaluate_match(gold, pred, id, {col("vals", CellKind::Multi, 1, 1)}, MatchOptions{}, rules);
+  ASSERT_EQ(m.pairs.size(), 1u);
+  EXPECT_EQ(m.columns[0].f1, 1.0);
+}
+
+TEST(UdaQuoted, SignIsNeverPunctuation) {
+  // In text, a minus or plus sign in front of a number is kept.
+  EXPECT_NE(judge::normalize_for_compare("temperature -5 degrees"), judge::normalize_for_compare("temperature 5 degrees"));
+  EXPECT_FALSE(cell(CellKind::Str, txt("change of -3%"), txt("change of 3%")).has_value());
+  EXPECT_FALSE(cell(CellKind::Str, txt("\"-0.68 points\""), txt("0.68 points")).has_value());
+  EXPECT_EQ(cell(CellKind::Str, txt("(-3)"), txt("-3")), 1.0);
+  EXPECT_EQ(cell(CellKind::Float, txt("\xe2\x88\x92" "0.68"), Value::real(-0.68)), 1.0);  // U+2212 MINUS SIGN
+  // A hyphen inside a word or between numbers is still punctuation.
+  EXPECT_EQ(judge::normalize_for_compare("COVID-19"), judge::normalize_for_compare("covid 19"));
+  EXPECT_EQ(judge::normalize_for_compare("1990-2000"), judge::normalize_for_compare("1990 2000"));
 }

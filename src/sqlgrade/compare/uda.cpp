@@ -41,13 +41,14 @@ bool looks_like_extension(const std::string& ext) {
 
 std::string text_of(const Value& v) { return v.is_null() ? std::string() : judge::clean_cell(v.to_string()); }
 
-bool empty_cell(const Value& v) { return v.is_null() || unicode::collapse_space(v.to_string()).empty(); }
+// NULL, '', only whitespace, or a quoted empty string ("" / '').
+bool empty_cell(const Value& v) { return v.is_null() || unicode::unquote(v.to_string()).empty(); }
 
 std::optional<double> number_of(const Value& v) {
   if (v.kind == Kind::Int) return static_cast<double>(v.i);
   if (v.kind == Kind::Real) return v.r;
   if (v.is_null()) return std::nullopt;
-  auto d = judge::lenient_number(v.s);
+  auto d = judge::number_in(v.s);
   if (d && std::isnan(*d)) return std::nullopt;
   return d;
 }
@@ -56,7 +57,7 @@ std::optional<double> number_of(const Value& v) {
 
 std::string key_text(const Value& v, bool is_id) {
   if (v.is_null()) return "";
-  std::string s = unicode::collapse_space(v.to_string());
+  std::string s = unicode::unquote(v.to_string());
   if (is_id) {
     auto slash = s.find_last_of("/\\");
     if (slash != std::string::npos) s = s.substr(slash + 1);

@@ -6,13 +6,15 @@
 //   - by key tuples: `id` (select/filter), `<t>.id` per table (joins), the GROUP BY columns
 //     (aggregation; an aggregate without GROUP BY is one group). Keys are canonicalised: Unicode
 //     folded (NFKC, case folding, accents removed, Unicode whitespace collapsed — util/unicode.hpp),
-//     numbers canonical (1 = 1.0 = 0001), id values that are file names lose their directory and
-//     extension;
+//     quotes around a value removed, numbers canonical (1 = 1.0 = 0001), id values that are file
+//     names lose their directory and extension;
 //   - an id with several rows on either side (multi-entity document, or duplicates) is matched inside
 //     the group by the primary key column: exact, then normalised, then the judge's same-entity answer;
 //     without a primary key rows pair in order;
 //   - aggregation groups left over are matched by normalised key equality, then by the judge.
 // Cells (precision, recall) per matched pair
+//   - values wrapped in quotation marks are read without them everywhere (numbers, dates, text,
+//     emptiness), and a sign is never punctuation;
 //   - int: equal after numeric parsing; float: |p-g| <= tol * max(1, |g|); when a side is not a
 //     number the str rule applies; str: both empty (NULL or '') → 1, normalised-equal → 1, else the
 //     judge; multi_str: items split on `||`, one-to-one exact (normalised) matches plus the judge's

@@ -99,19 +99,28 @@ std::optional<std::string> canonical_date(std::string_view in) {
   return std::nullopt;
 }
 
+std::optional<double> number_in(std::string_view s) {
+  return lenient_number(unicode::unquote(unicode::fold(s)));
+}
+
 std::string normalize_for_compare(std::string_view in) {
-  std::string s = unicode::fold(in);
+  // Quotes go before anything is recognised: "\"-0.68\"" is the number -0.68, "'1842/1/27'" a date.
+  std::string s = unicode::unquote(unicode::fold(in));
   if (s.empty()) return s;
   if (auto d = canonical_date(s)) return *d;
   if (auto v = lenient_number(s)) return canonical_number(*v);
   std::u32string u = unicode::decode(s), out;
   out.reserve(u.size());
+  auto digit_at = [&](size_t k) { return k < u.size() && unicode::is_digit(u[k]); };
   for (size_t i = 0; i < u.size(); ++i) {
     char32_t c = u[i];
     bool punct = unicode::is_punct(c);
     // keep a '.' or ',' between two digits (decimal numbers inside text)
-    if (punct && (c == '.' || c == ',') && i > 0 && i + 1 < u.size() && unicode::is_digit(u[i - 1]) &&
-        unicode::is_digit(u[i + 1]))
+    if (punct && (c == '.' || c == ',') && i > 0 && unicode::is_digit(u[i - 1]) && digit_at(i + 1)) punct = false;
+    // a sign is never punctuation: '-' or '+' starting a number ("-5", "(-0.5)"), but not a hyphen
+    // inside a word or between numbers ("COVID-19", "1990-2000")
+    if (punct && (c == '-' || c == '+') && (digit_at(i + 1) || (i + 1 < u.size() && u[i + 1] == '.' && digit_at(i + 2))) &&
+        (i == 0 || unicode::is_space(u[i - 1]) || unicode::is_punct(u[i - 1])))
       punct = false;
     out += punct ? U' ' : c;
   }
@@ -119,7 +128,7 @@ std::string normalize_for_compare(std::string_view in) {
 }
 
 std::string canonical_key(std::string_view in) {
-  std::string s = unicode::fold(in);
+  std::string s = unicode::unquote(unicode::fold(in));
   if (auto v = parse_double(s)) return canonical_number(*v);
   return s;
 }
