@@ -53,8 +53,17 @@ struct GoldRun {
   double seconds = 0;
 };
 
+// Why a statement was not scored (QueryEval::error_kind, RunEntry::error_kind). A result problem
+// — result.csv unreadable or without a key column (kResultError), or absent (kMissingResult) —
+// scores 0 and counts in every average; a gold problem (kGoldError: the SQL cannot run on the gold
+// tables, or there is no SQL) leaves the statement out of the averages. See docs/uda.md, "Summary".
+inline constexpr const char* kResultError = "result_error";
+inline constexpr const char* kMissingResult = "missing_result";
+inline constexpr const char* kGoldError = "gold_error";
+
 struct QueryEval {
   std::string status = "ok";  // ok | error
+  std::string error_kind;     // "" when ok, else kResultError / kMissingResult / kGoldError
   std::string reason;
   GoldRun gold;
   Table pred;
@@ -88,6 +97,10 @@ class Evaluator {
   EvalOptions opt_;
   judge::Judge& judge_;
 };
+
+// Turns `ev` into an unscored statement of the given kind (a gold error wins when the gold failed):
+// every metric 0, the real gold and result sizes, the columns that would have been scored at 0.
+void mark_unscored(QueryEval& ev, const char* kind, std::string reason);
 
 // Reads a system's result.csv: BOM/CRLF tolerant; columns without a header or named "Unnamed…"
 // dropped; header names trimmed and unquoted; NA tokens become NULL. InputError when malformed.

@@ -44,15 +44,36 @@ Table read_result_csv(const fs::path& path) {
   return t;
 }
 
+void mark_unscored(QueryEval& ev, const char* kind, std::string reason) {
+  if (!ev.gold.error.empty()) {  // without a gold result the statement is a gold error, whatever the result
+    kind = kGoldError;
+    reason = ev.gold.error;
+  }
+  ev.status = "error";
+  ev.error_kind = kind;
+  ev.reason = std::move(reason);
+  MatchResult m;
+  m.len_gold = ev.gold.error.empty() ? ev.gold.table.size() : 0;
+  m.len_pred = ev.pred.size();
+  for (auto& c : ev.columns) {
+    ColumnResult r;
+    r.name = c.name;
+    r.kind = c.kind;
+    m.columns.push_back(r);
+  }
+  ev.match = std::move(m);
+}
+
 QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv) {
   Table pred;
   try {
     pred = read_result_csv(result_csv);
   } catch (const InputError& e) {
     QueryEval ev;
-    ev.status = "error";
-    ev.reason = std::string("bad result file: ") + e.what();
+    ev.judge_name = judge_.name();
+    ev.judge_model = judge_.model();
     ev.gold = run_gold(conn, sql);
+    mark_unscored(ev, kResultError, std::string("bad result file: ") + e.what());
     return ev;
   }
   return evaluate_table(conn, sql, std::move(pred));
@@ -65,8 +86,7 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
   ev.gold = run_gold(conn, sql);
   ev.pred = std::move(pred);
   if (!ev.gold.error.empty()) {
-    ev.status = "error";
-    ev.reason = ev.gold.error;
+    mark_unscored(ev, kGoldError, ev.gold.error);
     return ev;
   }
   const GoldPlan& plan = ev.gold.plan;
@@ -87,6 +107,9 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
       }
     return -1;
   };
+  // A key column the result lacks: its rows cannot be matched (never read as NULL keys, which would
+  // match the gold's id-less rows or NULL groups).
+  std::vector<std::string> missing_keys;
   // id keys first so that attribute columns do not take them
   if (shape.type != QueryType::Aggregation) {
     for (auto& n : plan.injected) {
@@ -94,23 +117,22 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
       k.name = n;
       k.is_id = true;
       k.gold_col = gold.find_column(n);
+      std::vector<std::string> cands;
       if (n == "id") {
-        for (const char* cand : {"id", "file_name", "filename", "file_id", "doc_id"})
-          if ((k.pred_col = take(cand)) >= 0) break;
-        if (k.pred_col < 0 && shape.tables.size() == 1) {
+        cands = {"id", "file_name", "filename", "file_id", "doc_id"};
+        if (shape.tables.size() == 1) {
           std::string t = to_lower(shape.tables[0].name);
-          for (const std::string& cand : {t + ".id", t + ".file_name", t + ".filename"})
-            if ((k.pred_col = take(cand)) >= 0) break;
+          for (const std::string& c : {t + ".id", t + ".file_name", t + ".filename"}) cands.push_back(c);
         }
       } else {
         std::string t = n.substr(0, n.size() - 3);
-        std::string alias;
+        cands = {t + ".id", t + ".file_name", t + ".filename", t + "_id"};
         for (auto& tr : shape.tables)
-          if (iequals(tr.name, t)) alias = tr.alias;
-        for (const std::string& cand : {t + ".id", t + ".file_name", t + ".filename", t + "_id", alias + ".id"})
-          if (!cand.empty() && cand[0] != '.' && (k.pred_col = take(cand)) >= 0) break;
+          if (iequals(tr.name, t) && !tr.alias.empty()) cands.push_back(tr.alias + ".id");
       }
-      if (k.pred_col < 0) ev.warnings.push_back("result.csv has no key column for '" + n + "'");
+      for (auto& c : cands)
+        if ((k.pred_col = take(c)) >= 0) break;
+      if (k.pred_col < 0) missing_keys.push_back("'" + n + "' (looked for " + join(cands, ", ") + ")");
       ev.keys.push_back(k);
     }
   }
@@ -145,7 +167,7 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
       k.name = plan.item_names[i];
       k.gold_col = plan.item_gold_col[i];
       k.pred_col = item_pred[i];
-      if (k.pred_col < 0) ev.warnings.push_back("result.csv has no column for group key '" + k.name + "'");
+      if (k.pred_col < 0) missing_keys.push_back("'" + k.name + "' (a GROUP BY column)");
       ev.keys.push_back(k);
     }
     for (auto& g : shape.group_by) {
@@ -193,6 +215,14 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
     }
     if (cs.pred_col < 0) ev.warnings.push_back("result.csv has no column for '" + name + "' (scored 0)");
     ev.columns.push_back(cs);
+  }
+  if (!missing_keys.empty()) {
+    std::string what = "result.csv has no column for key " + join(missing_keys, ", ");
+    if (!pr.rows.empty()) {
+      mark_unscored(ev, kResultError, what + "; its rows cannot be matched to the gold rows");
+      return ev;
+    }
+    ev.warnings.push_back(what + " (the result has no rows)");
   }
   // ---- primary key for multi-entity documents ----
   MatchOptions mo;

@@ -50,6 +50,7 @@ ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt) {
   j["evaluated_columns"] = evaluated;
   j["skipped_columns"] = ev.skipped;
   j["status"] = ev.status;
+  if (!ev.error_kind.empty()) j["error_kind"] = ev.error_kind;
   if (!ev.reason.empty()) j["reason"] = ev.reason;
   j["mode"] = {{"query_type", to_string(ev.gold.plan.shape.type)},
                {"multi_entity", ev.match.multi_entity},
