@@ -1,4 +1,5 @@
-// UDA-Bench runs that go wrong: results without their key columns.
+// UDA-Bench runs that go wrong: results without their key columns, missing and unreadable results in
+// the summary's counts and averages, --require-all.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,20 @@ QueryEval eval_shop(const std::string& sql, const std::string& result_csv) {
   Evaluator ev(ds, EvalOptions{}, rules);
   auto conn = ds.connect();
   return ev.evaluate(*conn, sql, tmp / "result.csv");
+}
+
+// Numbers of the "all" line of `uda run`'s table.
+std::vector<std::string> all_line(const std::string& out) {
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("all ", 0) == 0) {
+      std::istringstream ws(line);
+      std::vector<std::string> v;
+      for (std::string w; ws >> w;) v.push_back(w);
+      return v;
+    }
+  return {};
 }
 
 }  // namespace
@@ -60,4 +75,80 @@ TEST(UdaKeys, MissingKeyColumnScoresZeroWithReason) {
   json acc = json::parse(slurp(tmp / "q/acc_result/acc.json"));
   EXPECT_EQ(acc["status"], "error");
   EXPECT_EQ(acc["rows"]["len_gold"], 4);
+}
+
+TEST(UdaSummary, EveryGoldBearingStatementCounts) {
+  TempDir tmp;
+  // Shop (6 statements) plus one statement whose gold SQL cannot run.
+  fs::path q = tmp / "Query/Shop";
+  fs::create_directories(q.parent_path());
+  fs::copy(shop(), q, fs::copy_options::recursive);
+  spit(q / "Filter/zz_broken.sql", "-- Query 1: broken (products)\nSELECT no_such_column FROM products;\n");
+  fs::path runs = tmp / "runs";
+  auto g = run_cli({"uda", "gold", "--dataset-dir", q.string(), "--out", runs.string(), "--as-result"});
+  ASSERT_EQ(g.rc, 0) << g.err;
+  // Select 1: no result at all; Select 2: a row with an extra non-empty field (unreadable).
+  fs::remove(runs / "Shop/Select/select_queries/1/result.csv");
+  spit(runs / "Shop/Select/select_queries/2/result.csv", "file_name,name,tags\n1.txt,Widget,red\n2.txt,Gadget,blue,oops\n");
+
+  auto r = run_cli({"uda", "run", "--dataset-dir", q.string(), "--results", runs.string()});
+  ASSERT_EQ(r.rc, 0) << r.err;  // without --require-all a run with errors still succeeds
+  json s = json::parse(slurp(runs / "Shop/summary.json"));
+  json& all = s["overall"];
+  EXPECT_EQ(all["statements"], 7);
+  EXPECT_EQ(all["scored"], 4);
+  EXPECT_EQ(all["result_errors"], 1);
+  EXPECT_EQ(all["missing_results"], 1);
+  EXPECT_EQ(all["gold_errors"], 1);
+  EXPECT_EQ(all["averaged_over"], 6);
+  // Headline: 4 perfect statements and 2 zeros over the 6 statements with a gold result.
+  EXPECT_NEAR(all["macro_f1"].get<double>(), 4.0 / 6, 1e-12);
+  EXPECT_NEAR(all["macro_precision"].get<double>(), 4.0 / 6, 1e-12);
+  EXPECT_EQ(all["scored_only"]["statements"], 4);
+  EXPECT_EQ(all["scored_only"]["macro_f1"], 1.0);
+  json& sel = s["by_task"]["Select"];
+  EXPECT_EQ(sel["statements"], 2);
+  EXPECT_EQ(sel["scored"], 0);
+  EXPECT_EQ(sel["macro_f1"], 0.0);
+  json& fil = s["by_task"]["Filter"];
+  EXPECT_EQ(fil["gold_errors"], 1);
+  EXPECT_EQ(fil["macro_f1"], 1.0);
+  ASSERT_EQ(s["gold_errors"].size(), 1u);
+  EXPECT_EQ(s["gold_errors"][0]["path"], "Shop/Filter/zz_broken/1");
+  EXPECT_NE(s["gold_errors"][0]["reason"].get<std::string>().find("no_such_column"), std::string::npos);
+  std::map<std::string, json> by_path;
+  for (auto& e : s["queries"]) by_path[e["path"]] = e;
+  ASSERT_EQ(by_path.size(), 7u);
+  EXPECT_EQ(by_path["Shop/Select/select_queries/1"]["error_kind"], "missing_result");
+  EXPECT_EQ(by_path["Shop/Select/select_queries/1"]["len_gold"], 4);
+  EXPECT_EQ(by_path["Shop/Select/select_queries/2"]["error_kind"], "result_error");
+  EXPECT_EQ(by_path["Shop/Filter/zz_broken/1"]["error_kind"], "gold_error");
+  // acc.json of the unreadable result: status, the line, and the real gold size.
+  json acc = json::parse(slurp(runs / "Shop/Select/select_queries/2/acc_result/acc.json"));
+  EXPECT_EQ(acc["status"], "error");
+  EXPECT_NE(acc["reason"].get<std::string>().find(":3"), std::string::npos) << acc["reason"];
+  EXPECT_EQ(acc["rows"]["len_gold"], 4);
+  // summary.csv has the kind of every error.
+  std::string csv = slurp(runs / "Shop/summary.csv");
+  EXPECT_NE(csv.find("error_kind"), std::string::npos);
+  EXPECT_NE(csv.find("missing_result"), std::string::npos);
+  // The printed table: named columns, the headline and the scored-only F1 on the "all" line.
+  EXPECT_NE(r.out.find("statements"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("missing"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("scored_only_f1"), std::string::npos) << r.out;
+  auto line = all_line(r.out);
+  ASSERT_GE(line.size(), 10u) << r.out;
+  EXPECT_EQ(line[1], "7");                      // statements
+  EXPECT_EQ(line[line.size() - 2], "0.667");    // f1 over the 6 gold-bearing statements
+  EXPECT_EQ(line.back(), "1.000");              // f1 of the scored statements only
+
+  // --require-all: exit 1 when a result is missing or unreadable, the counts on stderr.
+  auto strict = run_cli({"uda", "run", "--dataset-dir", q.string(), "--results", runs.string(), "--require-all"});
+  EXPECT_EQ(strict.rc, 1);
+  EXPECT_NE(strict.err.find("1 missing"), std::string::npos) << strict.err;
+  // ... and 0 when every gold-bearing statement has a readable result (gold errors do not count).
+  auto g2 = run_cli({"uda", "gold", "--dataset-dir", q.string(), "--out", runs.string(), "--as-result"});
+  ASSERT_EQ(g2.rc, 0);
+  auto ok = run_cli({"uda", "run", "--dataset-dir", q.string(), "--results", runs.string(), "--require-all"});
+  EXPECT_EQ(ok.rc, 0) << ok.err;
 }

@@ -87,6 +87,9 @@ class Evaluator {
   // Full evaluation of one result.csv (errors are reported in the result, never thrown).
   QueryEval evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv);
   QueryEval evaluate_table(DuckConn& conn, const std::string& sql, Table pred);
+  // A statement without a result: the gold is still run (its size goes to acc.json, and a gold
+  // that fails makes the statement a gold error instead of a missing result).
+  QueryEval missing_result(DuckConn& conn, const std::string& sql, std::string reason);
 
   Dataset& dataset() { return ds_; }
   const EvalOptions& options() const { return opt_; }
@@ -118,15 +121,38 @@ struct RunEntry {
   int index = 0;
   std::string label, category, query_type;
   std::string status = "ok", reason;
+  std::string error_kind;  // "" when ok, else kResultError / kMissingResult / kGoldError
   double macro_precision = 0, macro_recall = 0, macro_f1 = 0;
   size_t len_gold = 0, len_pred = 0, matched_rows = 0;
   size_t judge_questions = 0;
 };
 
+// Counts and averages over a set of statements (a task, a dataset, a whole run). Every statement
+// with a gold result is in the averages: scored ones with their macro values, result errors and
+// missing results with 0. Gold errors are counted (and listed by the summary) but left out.
+struct SummaryCounts {
+  size_t statements = 0, scored = 0, result_errors = 0, missing_results = 0, gold_errors = 0;
+  double sum_precision = 0, sum_recall = 0, sum_f1 = 0;  // over the scored statements
+  void add(const RunEntry& e);
+  void add(const SummaryCounts& o);
+  size_t averaged_over() const { return scored + result_errors + missing_results; }
+  // Headline: mean over averaged_over() (nullopt when it is 0).
+  std::optional<double> precision() const, recall() const, f1() const;
+  // Mean over the scored statements only (nullopt when none).
+  std::optional<double> scored_precision() const, scored_recall() const, scored_f1() const;
+  nlohmann::ordered_json to_json() const;
+};
+
 struct DatasetSummary {
   std::string dataset;
   std::vector<RunEntry> queries;
-  nlohmann::json to_json() const;
+  std::vector<std::string> load_notes;  // Dataset::load_notes() of the gold tables
+  SummaryCounts counts() const;
+  // summary.json of `uda run`: counting rule, overall and per-task counts and averages, the gold
+  // errors, the gold tables' load notes, and every statement.
+  nlohmann::ordered_json to_json() const;
+  // gold_summary.json of `uda gold`: statements, gold results and errors, load notes.
+  nlohmann::ordered_json gold_json() const;
   std::string to_csv() const;
 };
 
@@ -145,8 +171,10 @@ Table gold_as_result(const GoldRun& g);
 // Dataset folders under `dir`: the folder itself if it holds *_attributes.json, else its subfolders that do.
 std::vector<fs::path> dataset_dirs(const fs::path& dir);
 
-// `uda run`: evaluate every <results>/<Dataset>/**/result.csv; writes acc_result/ per query and
-// summary.json / summary.csv per dataset.
+// `uda run`: evaluate every statement of each dataset's query files against
+// <results>/<Dataset>/<Task>/<stem>/<n>/result.csv (plus any other folder of the results tree with a
+// result.csv or sql.json). A statement without result.csv is a missing result; it still counts.
+// Writes acc_result/ into every existing statement folder and summary.json / summary.csv per dataset.
 std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::path& results_root,
                                          const RunOptions& opt, judge::Judge& jd);
 
@@ -155,7 +183,8 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
 std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const fs::path& out_root,
                                              bool with_gold, const RunOptions& opt);
 
-// Console table: one line per (dataset, task) plus totals.
+// Console table: one line per (dataset, task) with the counts, the headline P/R/F1 (every statement
+// with a gold result) and the scored-only F1, a line for the whole run, and a legend.
 std::string summary_table(const std::vector<DatasetSummary>& sums);
 
 }  // namespace sqlgrade::uda

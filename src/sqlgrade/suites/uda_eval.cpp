@@ -79,6 +79,15 @@ QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::
   return evaluate_table(conn, sql, std::move(pred));
 }
 
+QueryEval Evaluator::missing_result(DuckConn& conn, const std::string& sql, std::string reason) {
+  QueryEval ev;
+  ev.judge_name = judge_.name();
+  ev.judge_model = judge_.model();
+  ev.gold = run_gold(conn, sql);
+  mark_unscored(ev, kMissingResult, std::move(reason));
+  return ev;
+}
+
 QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Table pred) {
   QueryEval ev;
   ev.judge_name = judge_.name();

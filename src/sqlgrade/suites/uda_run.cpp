@@ -71,17 +71,89 @@ RunEntry entry_for(const std::string& dataset, const QueryItem& item) {
 
 void fill_entry(RunEntry& e, const QueryEval& ev) {
   e.status = ev.status;
+  e.error_kind = ev.error_kind;
   e.reason = ev.reason;
   e.query_type = ev.gold.error.empty() || !ev.gold.plan.shape.select.empty() ? to_string(ev.gold.plan.shape.type) : "";
-  if (ev.status == "ok") {
-    e.macro_precision = ev.match.macro_precision;
-    e.macro_recall = ev.match.macro_recall;
-    e.macro_f1 = ev.match.macro_f1;
-    e.len_gold = ev.match.len_gold;
-    e.len_pred = ev.match.len_pred;
-    e.matched_rows = ev.match.pairs.size();
-    e.judge_questions = ev.match.judge_questions;
+  e.macro_precision = ev.match.macro_precision;
+  e.macro_recall = ev.match.macro_recall;
+  e.macro_f1 = ev.match.macro_f1;
+  e.len_gold = ev.match.len_gold;
+  e.len_pred = ev.match.len_pred;
+  e.matched_rows = ev.match.pairs.size();
+  e.judge_questions = ev.match.judge_questions;
+}
+
+// One statement of a `uda run`: a statement of the query files and/or a folder of the results tree.
+struct RunJob {
+  fs::path folder;
+  QueryItem item;
+  std::string sql, error;        // error: no SQL for this folder (a gold error)
+  std::vector<std::string> notes;  // warnings for acc.json
+};
+
+QueryItem item_from_folder(const std::string& rel) {
+  QueryItem item;
+  auto parts = split(rel, "/");
+  item.task = parts.size() > 0 ? parts[0] : "";
+  item.file_stem = parts.size() > 1 ? parts[1] : "";
+  item.stmt.index = parts.size() > 2 ? static_cast<int>(parse_int(parts[2]).value_or(0)) : 0;
+  return item;
+}
+
+// Every statement of the dataset's query files (whether or not the results tree has a folder for
+// it) and every other folder of the results tree that holds a result.csv or a sql.json. The SQL
+// comes from the folder's sql.json, else from the query file.
+std::vector<RunJob> run_jobs(const fs::path& dataset_dir, const fs::path& root) {
+  std::vector<RunJob> jobs;
+  std::map<std::string, size_t> by_dir;
+  for (auto& it : discover_queries(dataset_dir)) {
+    by_dir[it.rel_dir().generic_string()] = jobs.size();
+    RunJob job;
+    job.folder = root / it.rel_dir();
+    job.sql = it.stmt.sql;
+    job.item = std::move(it);
+    jobs.push_back(std::move(job));
   }
+  std::error_code ec;
+  if (fs::is_directory(root, ec)) {
+    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
+         it != fs::recursive_directory_iterator(); ++it) {
+      auto name = it->path().filename();
+      if (!it->is_regular_file() || (name != "result.csv" && name != "sql.json")) continue;
+      if (it->path().parent_path().filename() == "acc_result") continue;
+      std::string rel = fs::relative(it->path().parent_path(), root).generic_string();
+      if (by_dir.count(rel)) continue;
+      by_dir[rel] = jobs.size();
+      RunJob job;
+      job.folder = it->path().parent_path();
+      job.item = item_from_folder(rel);
+      job.error = "no sql.json and no statement " + rel + " in the query files";
+      jobs.push_back(std::move(job));
+    }
+  }
+  for (auto& job : jobs) {
+    fs::path sj = job.folder / "sql.json";
+    if (!fs::exists(sj, ec)) continue;
+    std::string problem;
+    try {
+      auto j = json::parse(read_file(sj));
+      if (j.is_object() && j.contains("sql") && j["sql"].is_string()) {
+        job.sql = j["sql"];
+        job.error.clear();
+        continue;
+      }
+      problem = "no \"sql\" string";
+    } catch (const std::exception& e) {
+      problem = std::string("invalid JSON: ") + e.what();
+    }
+    if (job.sql.empty()) job.error = sj.string() + ": " + problem;
+    else job.notes.push_back(sj.string() + ": " + problem + "; the SQL of the query file was used");
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const RunJob& a, const RunJob& b) {
+    return std::tie(a.item.task, a.item.file_stem, a.item.stmt.index, a.folder) <
+           std::tie(b.item.task, b.item.file_stem, b.item.stmt.index, b.folder);
+  });
+  return jobs;
 }
 
 }  // namespace
@@ -95,74 +167,39 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
     Dataset ds(dir, opt.dataset);
     DatasetSummary sum;
     sum.dataset = ds.name();
+    sum.load_notes = ds.load_notes();
     fs::path root = results_root / ds.name();
-    if (!fs::is_directory(root, ec)) continue;
-    // statements by relative folder, to find the SQL when a folder has no sql.json
-    std::map<std::string, QueryItem> by_dir;
-    std::vector<QueryItem> items = discover_queries(dir);
-    for (auto& it : items) by_dir[it.rel_dir().generic_string()] = it;
-    struct Job {
-      fs::path folder;
-      QueryItem item;
-      std::string sql, error;
-    };
-    std::vector<Job> jobs;
-    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
-         it != fs::recursive_directory_iterator(); ++it) {
-      if (!it->is_regular_file() || it->path().filename() != "result.csv") continue;
-      if (it->path().parent_path().filename() == "acc_result") continue;
-      Job job;
-      job.folder = it->path().parent_path();
-      std::string rel = fs::relative(job.folder, root).generic_string();
-      auto found = by_dir.find(rel);
-      if (found != by_dir.end()) {
-        job.item = found->second;
-      } else {
-        auto parts = split(rel, "/");
-        job.item.task = parts.size() > 0 ? parts[0] : "";
-        job.item.file_stem = parts.size() > 1 ? parts[1] : "";
-        job.item.stmt.index = parts.size() > 2 ? static_cast<int>(parse_int(parts[2]).value_or(0)) : 0;
-      }
-      fs::path sj = job.folder / "sql.json";
-      if (fs::exists(sj)) {
-        try {
-          auto j = json::parse(read_file(sj));
-          if (!j.is_object() || !j.contains("sql") || !j["sql"].is_string()) job.error = sj.string() + ": no \"sql\" string";
-          else job.sql = j["sql"];
-        } catch (const std::exception& e) {
-          job.error = sj.string() + ": invalid JSON: " + e.what();
-        }
-      } else if (found != by_dir.end()) {
-        job.sql = found->second.stmt.sql;
-      } else {
-        job.error = "no sql.json and no statement " + rel + " in the query files";
-      }
-      jobs.push_back(std::move(job));
-    }
-    std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) {
-      return std::tie(a.item.task, a.item.file_stem, a.item.stmt.index) < std::tie(b.item.task, b.item.file_stem, b.item.stmt.index);
-    });
+    std::vector<RunJob> jobs = run_jobs(dir, root);
     sum.queries.resize(jobs.size());
     Evaluator evaluator(ds, opt.eval, jd);
     ConnPool pool(ds);
     Progress progress("uda " + ds.name(), jobs.size(), opt.progress);
     parallel_for(jobs.size(), resolve_jobs(opt.jobs), [&](size_t i) {
-      Job& job = jobs[i];
+      RunJob& job = jobs[i];
       RunEntry e = entry_for(ds.name(), job.item);
       e.path = (fs::path(ds.name()) / fs::relative(job.folder, root)).generic_string();
       if (!job.error.empty()) {
         e.status = "error";
+        e.error_kind = kGoldError;
         e.reason = job.error;
-      } else {
-        judge::QueryTrace trace(e.path);  // per-query judge counts (acc.json) and judge-log labels
-        auto conn = pool.get();
-        QueryEval ev = evaluator.evaluate(*conn, job.sql, job.folder / "result.csv");
-        pool.put(std::move(conn));
-        fill_entry(e, ev);
+        sum.queries[i] = e;
+        return;
+      }
+      judge::QueryTrace trace(e.path);  // per-query judge counts (acc.json) and judge-log labels
+      auto conn = pool.get();
+      fs::path result = job.folder / "result.csv";
+      QueryEval ev = fs::exists(result) ? evaluator.evaluate(*conn, job.sql, result)
+                                        : evaluator.missing_result(*conn, job.sql, "no result.csv in " + e.path);
+      pool.put(std::move(conn));
+      ev.warnings.insert(ev.warnings.begin(), job.notes.begin(), job.notes.end());
+      fill_entry(e, ev);
+      std::error_code fec;
+      if (fs::is_directory(job.folder, fec)) {  // statements without a folder get no acc_result/
         try {
           write_query_outputs(job.folder / "acc_result", ev, opt.eval);
         } catch (const InputError& err) {
           e.status = "error";
+          e.error_kind = kResultError;
           e.reason = std::string("cannot write outputs: ") + err.what();
         }
       }
@@ -208,6 +245,7 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
         GoldRun g = evaluator.run_gold(*conn, item.stmt.sql, shape ? &*shape : nullptr);
         if (!g.error.empty()) {
           e.status = "error";
+          e.error_kind = kGoldError;
           e.reason = g.error;
         } else {
           e.len_gold = g.table.size();
@@ -220,10 +258,9 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
     }, &progress);
     progress.finish();
     if (with_gold) {
-      json j = sum.to_json();
-      json notes = ds.load_notes();
-      j["load_notes"] = notes;
-      write_file_atomic(root / "gold_summary.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      sum.load_notes = ds.load_notes();
+      write_file_atomic(root / "gold_summary.json",
+                        sum.gold_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     }
     sums.push_back(std::move(sum));
   }
