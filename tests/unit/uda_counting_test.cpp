@@ -1,5 +1,5 @@
 // UDA-Bench runs that go wrong: results without their key columns, missing and unreadable results in
-// the summary's counts and averages, --require-all.
+// the summary's counts and averages, --require-all, a trailing comma.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -151,4 +151,15 @@ TEST(UdaSummary, EveryGoldBearingStatementCounts) {
   ASSERT_EQ(g2.rc, 0);
   auto ok = run_cli({"uda", "run", "--dataset-dir", q.string(), "--results", runs.string(), "--require-all"});
   EXPECT_EQ(ok.rc, 0) << ok.err;
+}
+
+TEST(UdaResultCsv, TrailingCommaOnOneRowIsTolerated) {
+  auto r = eval_shop("SELECT name, price, stock FROM products",
+                     "file_name,name,price,stock\n1.txt,Widget,2.5,10,\n2.txt,Gadget,10,1200\n3.txt,Doohickey,0.75,0\n"
+                     "4.txt,Thingamajig,100,5\n");
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_EQ(r.match.macro_f1, 1.0);
+  bool noted = false;
+  for (auto& w : r.warnings) noted |= w.find("line 2") != std::string::npos;
+  EXPECT_TRUE(noted);
 }

@@ -106,8 +106,10 @@ class Evaluator {
 void mark_unscored(QueryEval& ev, const char* kind, std::string reason);
 
 // Reads a system's result.csv: BOM/CRLF tolerant; columns without a header or named "Unnamed…"
-// dropped; header names trimmed and unquoted; NA tokens become NULL. InputError when malformed.
-Table read_result_csv(const fs::path& path);
+// dropped; header names trimmed and unquoted; NA tokens become NULL; empty fields after the last
+// column (a trailing comma) are dropped and reported in `notes`. InputError when malformed (a row
+// with extra non-empty fields, an unterminated quote, …), naming the line.
+Table read_result_csv(const fs::path& path, std::vector<std::string>* notes = nullptr);
 
 // Writes acc.json, gold_result.csv, matched_result.csv, matched_gold_result.csv into out_dir.
 void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const EvalOptions& opt);

@@ -26,8 +26,18 @@ std::string standard_header(std::string h) {
 
 }  // namespace
 
-Table read_result_csv(const fs::path& path) {
-  CsvData csv = read_csv_file(path.string());
+Table read_result_csv(const fs::path& path, std::vector<std::string>* notes) {
+  CsvOptions opt;
+  opt.allow_trailing_empty = true;  // a trailing comma loses nothing; pandas would refuse the file
+  CsvData csv = read_csv_file(path.string(), opt);
+  if (notes && !csv.trailing_empty_lines.empty()) {
+    std::string lines;
+    for (size_t k = 0; k < csv.trailing_empty_lines.size() && k < 5; ++k)
+      lines += (k ? ", " : "") + std::to_string(csv.trailing_empty_lines[k]);
+    if (csv.trailing_empty_lines.size() > 5) lines += ", …";
+    notes->push_back("result.csv: empty fields after the last column ignored on " +
+                     std::to_string(csv.trailing_empty_lines.size()) + " row(s) (line " + lines + ")");
+  }
   Table t;
   std::vector<size_t> keep;
   for (size_t c = 0; c < csv.header.size(); ++c) {
@@ -66,8 +76,9 @@ void mark_unscored(QueryEval& ev, const char* kind, std::string reason) {
 
 QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv) {
   Table pred;
+  std::vector<std::string> notes;
   try {
-    pred = read_result_csv(result_csv);
+    pred = read_result_csv(result_csv, &notes);
   } catch (const InputError& e) {
     QueryEval ev;
     ev.judge_name = judge_.name();
@@ -76,7 +87,9 @@ QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::
     mark_unscored(ev, kResultError, std::string("bad result file: ") + e.what());
     return ev;
   }
-  return evaluate_table(conn, sql, std::move(pred));
+  QueryEval ev = evaluate_table(conn, sql, std::move(pred));
+  ev.warnings.insert(ev.warnings.begin(), notes.begin(), notes.end());
+  return ev;
 }
 
 QueryEval Evaluator::missing_result(DuckConn& conn, const std::string& sql, std::string reason) {
