@@ -1,5 +1,5 @@
 // UDA-Bench runs that go wrong: results without their key columns, missing and unreadable results in
-// the summary's counts and averages, --require-all, a trailing comma.
+// the summary's counts and averages, --require-all, a trailing comma; matched CSVs in id order.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +15,17 @@ using json = nlohmann::json;
 namespace {
 
 std::string shop() { return fixtures() + "/uda/Shop"; }
+
+// A one-table dataset whose gold rows are not in id order; `extra` rows are appended to the CSV.
+fs::path zoo(const TempDir& tmp, const std::string& extra = "") {
+  fs::path d = tmp / "Query/Zoo";
+  spit(d / "animals.csv", "id,name,legs\n10,Zebra,4\n2,Bear,4\n1,Ant,6\n3,Cat,4\n" + extra);
+  spit(d / "Zoo_attributes.json",
+       R"({"animals": {"name": {"value_type": "str", "description": "animal"},
+                        "legs": {"value_type": "int", "description": "number of legs"}}})");
+  spit(d / "Select/select_queries.sql", "-- Query 1: select (animals)\nSELECT name, legs FROM animals;\n");
+  return d;
+}
 
 QueryEval eval_shop(const std::string& sql, const std::string& result_csv) {
   TempDir tmp;
@@ -162,4 +173,16 @@ TEST(UdaResultCsv, TrailingCommaOnOneRowIsTolerated) {
   bool noted = false;
   for (auto& w : r.warnings) noted |= w.find("line 2") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+TEST(UdaOutputs, MatchedCsvsInIdOrder) {
+  TempDir tmp;
+  fs::path d = zoo(tmp);
+  spit(tmp / "q/result.csv", "file_name,name,legs\n3.txt,cat,4\n10.txt,Zebra,4\n1.txt,Ant,8\n2.txt,Bear,4\n");
+  auto r = run_cli({"uda", "eval", "--dataset-dir", d.string(), "--sql-file", (d / "Select/select_queries.sql").string(),
+                    "--result-csv", (tmp / "q/result.csv").string(), "--quiet"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(slurp(tmp / "q/acc_result/matched_gold_result.csv"), "id,name,legs\n1,Ant,6\n2,Bear,4\n3,Cat,4\n10,Zebra,4\n");
+  EXPECT_EQ(slurp(tmp / "q/acc_result/matched_result.csv"),
+            "file_name,name,legs\n1.txt,Ant,8\n2.txt,Bear,4\n3.txt,cat,4\n10.txt,Zebra,4\n");
 }

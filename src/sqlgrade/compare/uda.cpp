@@ -263,7 +263,37 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
       }
     }
   }
-  std::sort(pairs.begin(), pairs.end());
+  // The plan lists matched rows in ID order: key values compared as numbers when both are numbers
+  // (2 before 10), numbers before text, text by its canonical form; rows of one id in gold order.
+  {
+    struct Order {
+      std::vector<std::string> parts;
+      std::vector<std::optional<double>> nums;
+    };
+    std::unordered_map<size_t, Order> order;
+    for (auto& pr : pairs) {
+      Order& o = order[pr.first];
+      o.parts = split(gkeys[pr.first], "\x1f");
+      for (auto& p : o.parts) {
+        auto d = parse_double(p);
+        o.nums.push_back(d && !std::isnan(*d) ? d : std::nullopt);
+      }
+    }
+    auto key_less = [&](const std::pair<size_t, size_t>& a, const std::pair<size_t, size_t>& b) {
+      const Order &x = order.at(a.first), &y = order.at(b.first);
+      for (size_t k = 0; k < x.parts.size() && k < y.parts.size(); ++k) {
+        if (x.nums[k] && y.nums[k]) {
+          if (*x.nums[k] != *y.nums[k]) return *x.nums[k] < *y.nums[k];
+        } else if (x.nums[k] || y.nums[k]) {
+          return x.nums[k].has_value();
+        } else if (x.parts[k] != y.parts[k]) {
+          return x.parts[k] < y.parts[k];
+        }
+      }
+      return a < b;
+    };
+    std::sort(pairs.begin(), pairs.end(), key_less);
+  }
   res.pairs = pairs;
   size_t unmatched_g = gold.size() - pairs.size(), unmatched_p = pred.size() - pairs.size();
   if (unmatched_g) res.warnings.push_back(std::to_string(unmatched_g) + " gold row(s) have no match in the result");

@@ -76,7 +76,7 @@ struct CellScore {
 };
 
 struct MatchResult {
-  std::vector<std::pair<size_t, size_t>> pairs;  // (gold row, result row), in gold order
+  std::vector<std::pair<size_t, size_t>> pairs;  // (gold row, result row), in key (ID) order
   size_t len_gold = 0, len_pred = 0;
   bool multi_entity = false;
   std::vector<ColumnResult> columns;
