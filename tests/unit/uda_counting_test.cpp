@@ -1,5 +1,6 @@
 // UDA-Bench runs that go wrong: results without their key columns, missing and unreadable results in
-// the summary's counts and averages, --require-all, a trailing comma; matched CSVs in id order.
+// the summary's counts and averages, --require-all, a trailing comma; matched CSVs in id order; gold
+// rows without an id reported once at load time.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -185,4 +186,20 @@ TEST(UdaOutputs, MatchedCsvsInIdOrder) {
   EXPECT_EQ(slurp(tmp / "q/acc_result/matched_gold_result.csv"), "id,name,legs\n1,Ant,6\n2,Bear,4\n3,Cat,4\n10,Zebra,4\n");
   EXPECT_EQ(slurp(tmp / "q/acc_result/matched_result.csv"),
             "file_name,name,legs\n1.txt,Ant,8\n2.txt,Bear,4\n3.txt,cat,4\n10.txt,Zebra,4\n");
+}
+
+TEST(UdaGold, IdLessGoldRowsReportedOnceAtLoad) {
+  TempDir tmp;
+  fs::path d = zoo(tmp, ",Ghost,0\n,Phantom,0\n");
+  fs::path runs = tmp / "runs";
+  auto g = run_cli({"uda", "gold", "--dataset-dir", d.string(), "--out", runs.string(), "--as-result"});
+  ASSERT_EQ(g.rc, 0) << g.err;
+  json gs = json::parse(slurp(runs / "Zoo/gold_summary.json"));
+  std::string notes = gs["load_notes"].dump();
+  EXPECT_NE(notes.find("animals.csv: 2 rows without an id"), std::string::npos) << notes;
+  auto r = run_cli({"uda", "run", "--dataset-dir", d.string(), "--results", runs.string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json acc = json::parse(slurp(runs / "Zoo/Select/select_queries/1/acc_result/acc.json"));
+  EXPECT_EQ(acc["macro_f1"], 1.0);  // gold fed back still scores 1, the id-less rows included
+  for (auto& w : acc["warnings"]) EXPECT_EQ(w.get<std::string>().find("several rows"), std::string::npos) << w;
 }
