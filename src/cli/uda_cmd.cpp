@@ -44,7 +44,9 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
       ->check(CLI::Range(0.01, 86400.0));
   if (eval_flags) {
     c->add_option("--primary-key", f.run.eval.primary_key, "column matching multi-entity rows inside one id (default: first non-id select column)");
-    c->add_option("--float-tolerance", f.run.eval.float_tolerance, "relative float tolerance: |p-g| <= tol*max(1,|g|)")->capture_default_str();
+    c->add_option("--float-tolerance", f.run.eval.float_tolerance,
+                  "float cells match when |p-g| <= tol*max(1,|g|): absolute below |g| = 1, relative above")
+        ->capture_default_str();
     c->add_option("--multi-value-sep", f.run.eval.multi_sep, "separator of multi-value cells")->capture_default_str();
     c->add_option("--judge", f.judge, "cell judge: rules (offline, default) or llm (OpenAI-compatible server)")
         ->check(CLI::IsMember({"rules", "llm"}));

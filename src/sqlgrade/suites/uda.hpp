@@ -20,7 +20,7 @@ namespace sqlgrade::uda {
 
 struct EvalOptions {
   std::string primary_key;          // --primary-key (default: first non-id select column)
-  double float_tolerance = 1e-4;    // relative: |p-g| <= tol * max(1, |g|)
+  double float_tolerance = 1e-4;    // |p-g| <= tol * max(1, |g|): absolute below |g| = 1, relative above
   std::string multi_sep = "||";
   double gold_timeout_s = 60;
 };
