@@ -3,8 +3,12 @@
 // Expected scores are hand-computed from the rules in docs/uda.md.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "sqlgrade/compare/uda.hpp"
 #include "sqlgrade/judge/judge.hpp"
+#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/util/unicode.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
@@ -107,6 +111,29 @@ TEST(UdaUnicode, InvalidUtf8FallsBackWithoutCrashing) {
   auto m = evaluate_match(gold, pred, id, {col("tags", CellKind::Multi, 1, 1)}, MatchOptions{}, rules);
   EXPECT_EQ(m.pairs.size(), 2u);
   EXPECT_NEAR(m.columns[0].precision, 0.5, 1e-12);  // row 1 fully right, row 2 wrong
+}
+
+// Random byte strings (mostly invalid UTF-8, quotes, signs, spaces): no crash, and every comparison
+// form is valid UTF-8 without surrounding spaces.
+TEST(UdaUnicode, RandomBytesGiveValidComparisonForms) {
+  std::mt19937 rng(11);
+  const std::string pieces[] = {"\"", "'", "-", "+", "1", ".", ",", " ", kNbsp, kAcute, "\xe2\x80\x9c", "\xe2\x88\x92",
+                                "\xc3\xa9", "||", "a", "\xef\xbc\xa1", "\xe2\x80\x8b"};
+  for (int n = 0; n < 20000; ++n) {
+    std::string s;
+    int len = rng() % 12;
+    for (int k = 0; k < len; ++k) {
+      if (rng() % 3 == 0) s += static_cast<char>(rng() % 256);
+      else s += pieces[rng() % std::size(pieces)];
+    }
+    for (const std::string& form : {judge::normalize_for_compare(s), judge::canonical_key(s), unicode::fold(s)}) {
+      ASSERT_TRUE(is_valid_utf8(form)) << s;
+      ASSERT_TRUE(form.empty() || (form.front() != ' ' && form.back() != ' ')) << s;
+    }
+    (void)unicode::unquote(s);
+    (void)judge::split_multi(s);
+    (void)cell(CellKind::Float, txt(s), txt(s));
+  }
 }
 
 TEST(UdaQuoted, NumbersDatesAndStringsInsideQuotes) {
