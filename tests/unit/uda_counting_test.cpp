@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/suites/uda.hpp"
-#include "test_support.hpp"
+#include "uda_test_support.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
@@ -15,7 +15,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string shop() { return fixtures() + "/uda/Shop"; }
+constexpr auto shop = uda_shop;
 
 // A one-table dataset whose gold rows are not in id order; `extra` rows are appended to the CSV.
 fs::path zoo(const TempDir& tmp, const std::string& extra = "") {

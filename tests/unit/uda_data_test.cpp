@@ -10,7 +10,7 @@
 
 #include "sqlgrade/csv.hpp"
 #include "sqlgrade/suites/uda.hpp"
-#include "test_support.hpp"
+#include "uda_test_support.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
@@ -18,7 +18,7 @@ using namespace sqlgrade::test;
 using json = nlohmann::json;
 
 namespace {
-std::string shop() { return fixtures() + "/uda/Shop"; }
+constexpr auto shop = uda_shop;
 
 // Writes result.csv beside every gold_result.csv, ids renamed to file names ("7" → "7.txt").
 size_t gold_as_results(const fs::path& root) {

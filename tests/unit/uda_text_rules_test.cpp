@@ -9,6 +9,7 @@
 #include "sqlgrade/judge/judge.hpp"
 #include "sqlgrade/util/text.hpp"
 #include "sqlgrade/util/unicode.hpp"
+#include "uda_test_support.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
@@ -18,25 +19,8 @@ namespace {
 std::optional<double> cell(CellKind k, Value pred, Value gold) { return rule_cell_score(k, pred, gold, 1e-4); }
 Value txt(const std::string& s) { return Value::text(s); }
 
-Table make(std::vector<std::string> cols, std::vector<std::vector<std::string>> rows) {
-  Table t;
-  t.columns = std::move(cols);
-  for (auto& r : rows) {
-    Row row;
-    for (auto& v : r) row.push_back(v == "<null>" ? Value::null() : Value::text(v));
-    t.rows.push_back(row);
-  }
-  return t;
-}
-
-ColumnSpec col(std::string name, CellKind kind, int gold_col, int pred_col) {
-  ColumnSpec c;
-  c.name = std::move(name);
-  c.kind = kind;
-  c.gold_col = gold_col;
-  c.pred_col = pred_col;
-  return c;
-}
+constexpr auto make = sqlgrade::test::uda_table;
+constexpr auto col = sqlgrade::test::uda_col;
 
 const std::string kNbsp = "\xc2\xa0";         // U+00A0 NO-BREAK SPACE
 const std::string kThin = "\xe2\x80\x89";     // U+2009 THIN SPACE

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "sqlgrade/util/text.hpp"
+
 namespace sqlgrade::unicode {
 
 namespace {
@@ -43,22 +45,6 @@ bool opens_quote(char32_t cp) {
 bool closes_quote(char32_t cp) {
   if (cp == '"' || cp == '\'' || cp == '`') return true;
   return cp >= 0x80 && is_category(cp, {UTF8PROC_CATEGORY_PI, UTF8PROC_CATEGORY_PF});
-}
-
-std::string ascii_fold(std::string_view s) {
-  std::string o;
-  o.reserve(s.size());
-  bool pending = false;
-  for (unsigned char c : s) {
-    if (is_space(c)) {
-      pending = !o.empty();
-      continue;
-    }
-    if (pending) o += ' ';
-    pending = false;
-    o += static_cast<char>(std::tolower(c));
-  }
-  return o;
 }
 
 }  // namespace
@@ -132,7 +118,7 @@ std::string collapse_space(std::string_view s) {
 }
 
 std::string fold(std::string_view s) {
-  if (is_ascii(s)) return ascii_fold(s);
+  if (is_ascii(s)) return to_lower(collapse_space(s));
   std::string valid = encode(decode(s));
   utf8proc_uint8_t* out = nullptr;
   auto opts = static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD |
@@ -141,7 +127,7 @@ std::string fold(std::string_view s) {
                         &out, opts);
   if (n < 0) {  // out of memory or a library error: ASCII case folding of the repaired text
     std::free(out);
-    return ascii_fold(valid);
+    return to_lower(collapse_space(valid));
   }
   std::string mapped(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
   std::free(out);
