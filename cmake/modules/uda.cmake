@@ -3,7 +3,7 @@
 file(GLOB UDA_SOURCES CONFIGURE_DEPENDS
      src/sqlgrade/sql/statements.cpp src/sqlgrade/sql/query_shape.cpp
      src/sqlgrade/compare/uda.cpp src/sqlgrade/judge/*.cpp
-     src/sqlgrade/suites/uda.cpp src/sqlgrade/suites/uda_*.cpp)
+     src/sqlgrade/suites/uda_*.cpp)
 file(GLOB UDA_TESTS CONFIGURE_DEPENDS tests/unit/uda_*_test.cpp)
 
 # The LLM judge's HTTP client needs libcurl; without it `--judge llm` reports that it is unavailable.

@@ -44,7 +44,9 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
       ->check(CLI::Range(0.01, 86400.0));
   if (eval_flags) {
     c->add_option("--primary-key", f.run.eval.primary_key, "column matching multi-entity rows inside one id (default: first non-id select column)");
-    c->add_option("--float-tolerance", f.run.eval.float_tolerance, "relative float tolerance: |p-g| <= tol*max(1,|g|)")->capture_default_str();
+    c->add_option("--float-tolerance", f.run.eval.float_tolerance,
+                  "float cells match when |p-g| <= tol*max(1,|g|): absolute below |g| = 1, relative above")
+        ->capture_default_str();
     c->add_option("--multi-value-sep", f.run.eval.multi_sep, "separator of multi-value cells")->capture_default_str();
     c->add_option("--judge", f.judge, "cell judge: rules (offline, default) or llm (OpenAI-compatible server)")
         ->check(CLI::IsMember({"rules", "llm"}));
@@ -114,15 +116,17 @@ std::unique_ptr<JudgeSetup> make_judge(const CommonFlags& f) {
   return s;
 }
 
-void print_errors(const std::vector<DatasetSummary>& sums, bool all_errors) {
-  size_t n = 0;
+void print_errors(const std::vector<DatasetSummary>& sums, bool list) {
+  SummaryCounts t;
   for (auto& s : sums)
-    for (auto& q : s.queries)
-      if (q.status != "ok") {
-        if (all_errors) std::printf("error  %s: %s\n", q.path.c_str(), q.reason.c_str());
-        ++n;
-      }
-  if (!all_errors && n) std::printf("%zu quer%s with errors (see summary.json)\n", n, n == 1 ? "y" : "ies");
+    for (auto& q : s.queries) {
+      t.add(q);
+      if (list && q.status != "ok") std::printf("%-14s %s: %s\n", q.error_kind.c_str(), q.path.c_str(), q.reason.c_str());
+    }
+  if (!list && t.statements != t.scored)
+    std::printf("not scored: %zu missing result(s), %zu result error(s), %zu gold error(s) "
+                "(reasons: --list-errors or summary.json)\n",
+                t.missing_results, t.result_errors, t.gold_errors);
 }
 
 }  // namespace
@@ -226,10 +230,13 @@ void register_uda_command(CLI::App& app) {
     auto dataset_dir = std::make_shared<std::string>();
     auto results = std::make_shared<std::string>();
     auto verbose = std::make_shared<bool>(false);
-    auto* c = uda->add_subcommand("run", "evaluate every <results>/<Dataset>/**/result.csv; summary per dataset");
+    auto require_all = std::make_shared<bool>(false);
+    auto* c = uda->add_subcommand("run", "evaluate every statement of the datasets against <results>/<Dataset>/<Task>/<stem>/<n>/result.csv; summary per dataset");
     c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
     c->add_option("--results", *results, "results root holding <Dataset>/<Task>/<file stem>/<n>/result.csv")->required();
-    c->add_flag("--list-errors", *verbose, "print every query error");
+    c->add_flag("--list-errors", *verbose, "print every statement that was not scored, with its reason");
+    c->add_flag("--require-all", *require_all,
+                "exit 1 when a statement with a gold result has no result.csv or an unusable one (it scores 0 either way)");
     add_common(c, *f, true);
     c->callback([=] {
       apply_common(*f);
@@ -238,6 +245,16 @@ void register_uda_command(CLI::App& app) {
       std::printf("%s", summary_table(sums).c_str());
       print_errors(sums, *verbose);
       if (std::string js = jd->finish(); !js.empty()) std::printf("%s\n", js.c_str());
+      if (*require_all) {
+        SummaryCounts t;
+        for (auto& s : sums) t.add(s.counts());
+        if (t.missing_results + t.result_errors > 0) {
+          std::fflush(stdout);
+          std::fprintf(stderr, "sqlgrade: --require-all: %zu missing result(s) and %zu result error(s) (scored 0; see summary.json)\n",
+                       t.missing_results, t.result_errors);
+          throw cli::Exit{1};
+        }
+      }
     });
   }
 }

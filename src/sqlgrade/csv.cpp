@@ -85,7 +85,10 @@ CsvData parse_csv(std::string_view text, const std::string& name, const CsvOptio
     if (!out.header.empty() || opt.header) {
       size_t w = out.header.size();
       if (fields.size() > w) {
-        if (!opt.allow_ragged)
+        bool trailing_empty = opt.allow_trailing_empty && w > 0;
+        for (size_t k = w; k < fields.size() && trailing_empty; ++k) trailing_empty = fields[k].empty() && !quoted[k];
+        if (trailing_empty) out.trailing_empty_lines.push_back(row_line);
+        else if (!opt.allow_ragged)
           throw InputError(name, "expected " + std::to_string(w) + " fields, saw " + std::to_string(fields.size()),
                            row_line);
         fields.resize(w);

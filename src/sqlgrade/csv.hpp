@@ -15,6 +15,10 @@ struct CsvOptions {
   // Rows with fewer fields than the header are padded with empty fields (pandas does the same);
   // rows with more fields are an InputError unless allow_ragged is set (then they are truncated).
   bool allow_ragged = false;
+  // Rows with more fields than the header are accepted when every extra field is empty and unquoted
+  // (a trailing comma); the extra fields are dropped and the row's line is listed in
+  // CsvData::trailing_empty_lines. Extra fields with content stay an InputError.
+  bool allow_trailing_empty = false;
   bool skip_blank_lines = true;  // a line with no characters at all is not a row (pandas default)
 };
 
@@ -23,6 +27,7 @@ struct CsvData {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<bool>> quoted;  // whether each field was quoted in the file
   std::vector<long> line;                 // 1-based line where each row starts
+  std::vector<long> trailing_empty_lines;  // rows whose empty extra fields were dropped (allow_trailing_empty)
 };
 
 // Parse CSV text. `name` is used in error messages (usually the file path).

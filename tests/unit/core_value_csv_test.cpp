@@ -80,6 +80,18 @@ TEST(Csv, RaggedRowIsAnErrorWithLine) {
   EXPECT_THROW(parse_csv("a\n\"open", "u.csv"), InputError);
 }
 
+TEST(Csv, TrailingEmptyFieldsOnlyWhenAllowed) {
+  CsvOptions opt;
+  opt.allow_trailing_empty = true;
+  auto d = parse_csv("a,b\n1,2,\n3,4\n5,6,,\n", "t.csv", opt);
+  ASSERT_EQ(d.rows.size(), 3u);
+  EXPECT_EQ(d.rows[0], (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(d.trailing_empty_lines, (std::vector<long>{2, 4}));
+  EXPECT_THROW(parse_csv("a,b\n1,2,x\n", "t.csv", opt), InputError);    // content is never dropped
+  EXPECT_THROW(parse_csv("a,b\n1,2,\"\"\n", "t.csv", opt), InputError);  // nor a quoted field
+  EXPECT_THROW(parse_csv("a,b\n1,2,\n", "t.csv"), InputError);          // off by default
+}
+
 TEST(Csv, WriteRoundTrip) {
   std::vector<std::string> f{"plain", "with,comma", "with \"quote\"", "multi\nline", ""};
   std::string line = csv_line(f);

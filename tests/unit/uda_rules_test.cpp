@@ -10,19 +10,13 @@
 #include "sqlgrade/judge/judge.hpp"
 #include "sqlgrade/sql/query_shape.hpp"
 #include "sqlgrade/sql/statements.hpp"
+#include "uda_test_support.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
 
-// A scored column: reported name, cell kind, gold and result column positions.
-static ColumnSpec col(std::string name, CellKind kind, int gold_col, int pred_col) {
-  ColumnSpec c;
-  c.name = std::move(name);
-  c.kind = kind;
-  c.gold_col = gold_col;
-  c.pred_col = pred_col;
-  return c;
-}
+static constexpr auto col = sqlgrade::test::uda_col;
+static constexpr auto make = sqlgrade::test::uda_table;
 
 TEST(UdaStatements, SplitsWithCommentsEscapesAndMultilineLiterals) {
   std::string text =
@@ -151,18 +145,6 @@ TEST(UdaRules, CellScores) {
   EXPECT_EQ(s(CellKind::Aggregate, Value::null(), Value::integer(3)).value(), 0.0);
 }
 
-namespace {
-Table make(std::vector<std::string> cols, std::vector<std::vector<std::string>> rows) {
-  Table t;
-  t.columns = cols;
-  for (auto& r : rows) {
-    Row row;
-    for (auto& v : r) row.push_back(v == "<null>" ? Value::null() : Value::text(v));
-    t.rows.push_back(row);
-  }
-  return t;
-}
-}  // namespace
 
 TEST(UdaMatch, SelectFilterById) {
   // gold 4 rows, result 3 rows (one wrong value, one extra row, one missing gold row).

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "sqlgrade/util/text.hpp"
+#include "sqlgrade/util/unicode.hpp"
 
 namespace sqlgrade::uda {
 
@@ -40,13 +41,14 @@ bool looks_like_extension(const std::string& ext) {
 
 std::string text_of(const Value& v) { return v.is_null() ? std::string() : judge::clean_cell(v.to_string()); }
 
-bool empty_cell(const Value& v) { return v.is_null() || trim_view(v.to_string()).empty(); }
+// NULL, '', only whitespace, or a quoted empty string ("" / '').
+bool empty_cell(const Value& v) { return v.is_null() || unicode::unquote(v.to_string()).empty(); }
 
 std::optional<double> number_of(const Value& v) {
   if (v.kind == Kind::Int) return static_cast<double>(v.i);
   if (v.kind == Kind::Real) return v.r;
   if (v.is_null()) return std::nullopt;
-  auto d = judge::lenient_number(v.s);
+  auto d = judge::number_in(v.s);
   if (d && std::isnan(*d)) return std::nullopt;
   return d;
 }
@@ -55,7 +57,7 @@ std::optional<double> number_of(const Value& v) {
 
 std::string key_text(const Value& v, bool is_id) {
   if (v.is_null()) return "";
-  std::string s = collapse_ws(v.to_string());
+  std::string s = unicode::unquote(v.to_string());
   if (is_id) {
     auto slash = s.find_last_of("/\\");
     if (slash != std::string::npos) s = s.substr(slash + 1);
@@ -117,12 +119,16 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
     if (!k.empty()) k.pop_back();
     return "(" + replace_all(k, "\x1f", ", ") + ")";
   };
-  // Duplicate keys are reported with the first few key values, as the reference does.
+  // Duplicate keys are reported with the first few key values, as the reference does. Rows without
+  // any key value are left out: the gold's (Art's id-less rows) are reported once by the dataset's
+  // load notes (gold_summary.json), not by every query that returns them; the result's either pair
+  // with those or are counted among the unmatched rows below.
+  std::string empty_key(keys.size(), '\x1f');
   auto dup_warning = [&](const std::map<std::string, std::vector<size_t>>& groups, const char* side) {
     size_t n = 0;
     std::string shown;
     for (auto& [k, rows] : groups)
-      if (rows.size() > 1 && ++n <= 5) shown += (shown.empty() ? "" : " ") + show_key(k);
+      if (rows.size() > 1 && k != empty_key && ++n <= 5) shown += (shown.empty() ? "" : " ") + show_key(k);
     if (n)
       res.warnings.push_back(std::string(side) + " has " + std::to_string(n) + " key value(s) with several rows: " +
                              shown + (n > 5 ? " ..." : ""));
@@ -261,7 +267,37 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
       }
     }
   }
-  std::sort(pairs.begin(), pairs.end());
+  // The plan lists matched rows in ID order: key values compared as numbers when both are numbers
+  // (2 before 10), numbers before text, text by its canonical form; rows of one id in gold order.
+  {
+    struct Order {
+      std::vector<std::string> parts;
+      std::vector<std::optional<double>> nums;
+    };
+    std::unordered_map<size_t, Order> order;
+    for (auto& pr : pairs) {
+      Order& o = order[pr.first];
+      o.parts = split(gkeys[pr.first], "\x1f");
+      for (auto& p : o.parts) {
+        auto d = parse_double(p);
+        o.nums.push_back(d && !std::isnan(*d) ? d : std::nullopt);
+      }
+    }
+    auto key_less = [&](const std::pair<size_t, size_t>& a, const std::pair<size_t, size_t>& b) {
+      const Order &x = order.at(a.first), &y = order.at(b.first);
+      for (size_t k = 0; k < x.parts.size() && k < y.parts.size(); ++k) {
+        if (x.nums[k] && y.nums[k]) {
+          if (*x.nums[k] != *y.nums[k]) return *x.nums[k] < *y.nums[k];
+        } else if (x.nums[k] || y.nums[k]) {
+          return x.nums[k].has_value();
+        } else if (x.parts[k] != y.parts[k]) {
+          return x.parts[k] < y.parts[k];
+        }
+      }
+      return a < b;
+    };
+    std::sort(pairs.begin(), pairs.end(), key_less);
+  }
   res.pairs = pairs;
   size_t unmatched_g = gold.size() - pairs.size(), unmatched_p = pred.size() - pairs.size();
   if (unmatched_g) res.warnings.push_back(std::to_string(unmatched_g) + " gold row(s) have no match in the result");

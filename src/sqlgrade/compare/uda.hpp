@@ -4,14 +4,21 @@
 //
 // Row matching
 //   - by key tuples: `id` (select/filter), `<t>.id` per table (joins), the GROUP BY columns
-//     (aggregation; an aggregate without GROUP BY is one group). Keys are canonicalised: trimmed,
-//     whitespace collapsed, lower case, numbers canonical (1 = 1.0 = 0001), id values that are file
-//     names lose their directory and extension;
+//     (aggregation; an aggregate without GROUP BY is one group). Keys are canonicalised: Unicode
+//     folded (NFKC, case folding, accents removed, Unicode whitespace collapsed — util/unicode.hpp),
+//     quotes around a value removed, numbers canonical (1 = 1.0 = 0001), id values that are file
+//     names lose their directory and extension; an empty key matches only an empty key. Every key
+//     must have a result column (the caller makes a result without one unscored, never NULL keys);
+//   - matched pairs are listed in key (ID) order: numbers numerically and before text;
 //   - an id with several rows on either side (multi-entity document, or duplicates) is matched inside
 //     the group by the primary key column: exact, then normalised, then the judge's same-entity answer;
 //     without a primary key rows pair in order;
-//   - aggregation groups left over are matched by normalised key equality, then by the judge.
+//   - aggregation groups left over are matched by normalised key equality, then by the judge;
+//   - duplicate-key warnings leave out rows without any key value (reported by the dataset's load
+//     notes for the gold).
 // Cells (precision, recall) per matched pair
+//   - values wrapped in quotation marks are read without them everywhere (numbers, dates, text,
+//     emptiness), and a sign is never punctuation;
 //   - int: equal after numeric parsing; float: |p-g| <= tol * max(1, |g|); when a side is not a
 //     number the str rule applies; str: both empty (NULL or '') → 1, normalised-equal → 1, else the
 //     judge; multi_str: items split on `||`, one-to-one exact (normalised) matches plus the judge's
@@ -36,7 +43,7 @@ const char* to_string(CellKind k);
 struct KeySpec {
   std::string name;
   int gold_col = -1;
-  int pred_col = -1;  // -1: the result has no such column (every key is then "")
+  int pred_col = -1;  // -1: no such result column (keys read as ""; the driver never scores such a result)
   bool is_id = false; // id keys: file names become ids
 };
 
@@ -73,7 +80,7 @@ struct CellScore {
 };
 
 struct MatchResult {
-  std::vector<std::pair<size_t, size_t>> pairs;  // (gold row, result row), in gold order
+  std::vector<std::pair<size_t, size_t>> pairs;  // (gold row, result row), in key (ID) order
   size_t len_gold = 0, len_pred = 0;
   bool multi_entity = false;
   std::vector<ColumnResult> columns;

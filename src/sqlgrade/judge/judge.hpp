@@ -61,7 +61,8 @@ class RulesJudge : public Judge {
 // ---- deterministic rules ----
 
 // UDA cell cleaning (also applied to gold CSV cells and to gold SQL string literals): `||` becomes
-// ` || `, whitespace runs collapse to one space, the ends are trimmed.
+// ` || `, every run of Unicode whitespace (U+00A0, U+2009, U+3000, tabs, …) collapses to one space,
+// the ends are trimmed — what the reference's `\s+` / strip() do on Python strings.
 std::string clean_cell(std::string_view s);
 
 // Splits a multi-value cell on the separator (default "||"), trims items and drops empty ones.
@@ -70,15 +71,24 @@ std::vector<std::string> split_multi(std::string_view s, std::string_view sep = 
 // Parses a number written the ways extraction systems write them: "1,234.5", "$12", "12%", " 3 ".
 std::optional<double> lenient_number(std::string_view s);
 
+// A cell as a number the way the rules read it: unicode::fold, quotation marks around the value
+// removed (unicode::unquote), then lenient_number — so "\"-0.68\"", "'74.0'" and "−0.68" (U+2212)
+// are numbers.
+std::optional<double> number_in(std::string_view s);
+
 // Canonical date "YYYY-MM-DD" for Y-M-D / Y/M/D / Y.M.D (1- or 2-digit month and day), else nullopt.
 std::optional<std::string> canonical_date(std::string_view s);
 
-// The comparison form used by the rules: lower case, punctuation removed (except inside numbers),
-// whitespace collapsed; numbers in canonical form (1 == 1.0 == "1,000"/1000 ...), dates as YYYY-MM-DD.
+// The comparison form used by the rules: unicode::fold (NFKC, full case folding, accents and other
+// combining marks removed, Unicode whitespace collapsed), quotation marks around the whole value
+// removed, then numbers in canonical form (1 == 1.0, "1,000" == 1000 ...), dates as YYYY-MM-DD, and
+// otherwise Unicode punctuation removed — except '.'/',' between digits and a sign starting a
+// number ("-5" stays "-5"; a sign is never punctuation).
 std::string normalize_for_compare(std::string_view s);
 
-// Canonical key text for exact row matching: trimmed, whitespace-collapsed, lower case; numbers in
-// canonical form so that "1", "1.0" and "0001" agree.
+// Canonical key text for exact row matching: unicode::fold (so case, accents, NFC/NFD and Unicode
+// spaces do not split a key), surrounding quotes removed; numbers in canonical form so that "1",
+// "1.0", "0001" and "\"1\"" agree.
 std::string canonical_key(std::string_view s);
 
 // Number rendering used in canonical forms: integral values without ".0", others with up to 15

@@ -4,6 +4,7 @@
 
 #include "sqlgrade/judge/judge.hpp"
 #include "sqlgrade/util/text.hpp"
+#include "sqlgrade/util/unicode.hpp"
 
 namespace sqlgrade::judge {
 
@@ -18,12 +19,14 @@ std::vector<Answer> RulesJudge::ask(const std::vector<Question>& questions) {
   return out;
 }
 
-std::string clean_cell(std::string_view s) { return collapse_ws(replace_all(std::string(s), "||", " || ")); }
+std::string clean_cell(std::string_view s) {
+  return unicode::collapse_space(replace_all(std::string(s), "||", " || "));
+}
 
 std::vector<std::string> split_multi(std::string_view s, std::string_view sep) {
   std::vector<std::string> out;
   for (auto& part : split(s, sep)) {
-    std::string t = collapse_ws(part);
+    std::string t = unicode::collapse_space(part);
     if (!t.empty()) out.push_back(std::move(t));
   }
   return out;
@@ -96,29 +99,38 @@ std::optional<std::string> canonical_date(std::string_view in) {
   return std::nullopt;
 }
 
+std::optional<double> number_in(std::string_view s) {
+  return lenient_number(unicode::unquote(unicode::fold(s)));
+}
+
 std::string normalize_for_compare(std::string_view in) {
-  std::string s = collapse_ws(in);
+  // Quotes go before anything is recognised: "\"-0.68\"" is the number -0.68, "'1842/1/27'" a date.
+  std::string s = unicode::unquote(unicode::fold(in));
   if (s.empty()) return s;
   if (auto d = canonical_date(s)) return *d;
   if (auto v = lenient_number(s)) return canonical_number(*v);
-  std::string low = to_lower(s), out;
-  out.reserve(low.size());
-  for (size_t i = 0; i < low.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(low[i]);
-    bool punct = c < 0x80 && std::ispunct(c);
+  std::u32string u = unicode::decode(s), out;
+  out.reserve(u.size());
+  auto digit_at = [&](size_t k) { return k < u.size() && unicode::is_digit(u[k]); };
+  for (size_t i = 0; i < u.size(); ++i) {
+    char32_t c = u[i];
+    bool punct = unicode::is_punct(c);
     // keep a '.' or ',' between two digits (decimal numbers inside text)
-    if (punct && (c == '.' || c == ',') && i > 0 && i + 1 < low.size() &&
-        std::isdigit(static_cast<unsigned char>(low[i - 1])) && std::isdigit(static_cast<unsigned char>(low[i + 1])))
+    if (punct && (c == '.' || c == ',') && i > 0 && unicode::is_digit(u[i - 1]) && digit_at(i + 1)) punct = false;
+    // a sign is never punctuation: '-' or '+' starting a number ("-5", "(-0.5)"), but not a hyphen
+    // inside a word or between numbers ("COVID-19", "1990-2000")
+    if (punct && (c == '-' || c == '+') && (digit_at(i + 1) || (i + 1 < u.size() && u[i + 1] == '.' && digit_at(i + 2))) &&
+        (i == 0 || unicode::is_space(u[i - 1]) || unicode::is_punct(u[i - 1])))
       punct = false;
-    out += punct ? ' ' : static_cast<char>(c);
+    out += punct ? U' ' : c;
   }
-  return collapse_ws(out);
+  return unicode::collapse_space(unicode::encode(out));
 }
 
 std::string canonical_key(std::string_view in) {
-  std::string s = collapse_ws(in);
+  std::string s = unicode::unquote(unicode::fold(in));
   if (auto v = parse_double(s)) return canonical_number(*v);
-  return to_lower(s);
+  return s;
 }
 
 }  // namespace sqlgrade::judge

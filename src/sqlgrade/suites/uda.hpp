@@ -20,7 +20,7 @@ namespace sqlgrade::uda {
 
 struct EvalOptions {
   std::string primary_key;          // --primary-key (default: first non-id select column)
-  double float_tolerance = 1e-4;    // relative: |p-g| <= tol * max(1, |g|)
+  double float_tolerance = 1e-4;    // |p-g| <= tol * max(1, |g|): absolute below |g| = 1, relative above
   std::string multi_sep = "||";
   double gold_timeout_s = 60;
 };
@@ -53,8 +53,17 @@ struct GoldRun {
   double seconds = 0;
 };
 
+// Why a statement was not scored (QueryEval::error_kind, RunEntry::error_kind). A result problem
+// — result.csv unreadable or without a key column (kResultError), or absent (kMissingResult) —
+// scores 0 and counts in every average; a gold problem (kGoldError: the SQL cannot run on the gold
+// tables, or there is no SQL) leaves the statement out of the averages. See docs/uda.md, "Summary".
+inline constexpr const char* kResultError = "result_error";
+inline constexpr const char* kMissingResult = "missing_result";
+inline constexpr const char* kGoldError = "gold_error";
+
 struct QueryEval {
   std::string status = "ok";  // ok | error
+  std::string error_kind;     // "" when ok, else kResultError / kMissingResult / kGoldError
   std::string reason;
   GoldRun gold;
   Table pred;
@@ -78,6 +87,9 @@ class Evaluator {
   // Full evaluation of one result.csv (errors are reported in the result, never thrown).
   QueryEval evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv);
   QueryEval evaluate_table(DuckConn& conn, const std::string& sql, Table pred);
+  // A statement without a result: the gold is still run (its size goes to acc.json, and a gold
+  // that fails makes the statement a gold error instead of a missing result).
+  QueryEval missing_result(DuckConn& conn, const std::string& sql, std::string reason);
 
   Dataset& dataset() { return ds_; }
   const EvalOptions& options() const { return opt_; }
@@ -89,9 +101,15 @@ class Evaluator {
   judge::Judge& judge_;
 };
 
+// Turns `ev` into an unscored statement of the given kind (a gold error wins when the gold failed):
+// every metric 0, the real gold and result sizes, the columns that would have been scored at 0.
+void mark_unscored(QueryEval& ev, const char* kind, std::string reason);
+
 // Reads a system's result.csv: BOM/CRLF tolerant; columns without a header or named "Unnamed…"
-// dropped; header names trimmed and unquoted; NA tokens become NULL. InputError when malformed.
-Table read_result_csv(const fs::path& path);
+// dropped; header names trimmed and unquoted; NA tokens become NULL; empty fields after the last
+// column (a trailing comma) are dropped and reported in `notes`. InputError when malformed (a row
+// with extra non-empty fields, an unterminated quote, …), naming the line.
+Table read_result_csv(const fs::path& path, std::vector<std::string>* notes = nullptr);
 
 // Writes acc.json, gold_result.csv, matched_result.csv, matched_gold_result.csv into out_dir.
 void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const EvalOptions& opt);
@@ -105,15 +123,38 @@ struct RunEntry {
   int index = 0;
   std::string label, category, query_type;
   std::string status = "ok", reason;
+  std::string error_kind;  // "" when ok, else kResultError / kMissingResult / kGoldError
   double macro_precision = 0, macro_recall = 0, macro_f1 = 0;
   size_t len_gold = 0, len_pred = 0, matched_rows = 0;
   size_t judge_questions = 0;
 };
 
+// Counts and averages over a set of statements (a task, a dataset, a whole run). Every statement
+// with a gold result is in the averages: scored ones with their macro values, result errors and
+// missing results with 0. Gold errors are counted (and listed by the summary) but left out.
+struct SummaryCounts {
+  size_t statements = 0, scored = 0, result_errors = 0, missing_results = 0, gold_errors = 0;
+  double sum_precision = 0, sum_recall = 0, sum_f1 = 0;  // over the scored statements
+  void add(const RunEntry& e);
+  void add(const SummaryCounts& o);
+  size_t averaged_over() const { return scored + result_errors + missing_results; }
+  // Headline: mean over averaged_over() (nullopt when it is 0).
+  std::optional<double> precision() const, recall() const, f1() const;
+  // Mean over the scored statements only (nullopt when none).
+  std::optional<double> scored_precision() const, scored_recall() const, scored_f1() const;
+  nlohmann::ordered_json to_json() const;
+};
+
 struct DatasetSummary {
   std::string dataset;
   std::vector<RunEntry> queries;
-  nlohmann::json to_json() const;
+  std::vector<std::string> load_notes;  // Dataset::load_notes() of the gold tables
+  SummaryCounts counts() const;
+  // summary.json of `uda run`: counting rule, overall and per-task counts and averages, the gold
+  // errors, the gold tables' load notes, and every statement.
+  nlohmann::ordered_json to_json() const;
+  // gold_summary.json of `uda gold`: statements, gold results and errors, load notes.
+  nlohmann::ordered_json gold_json() const;
   std::string to_csv() const;
 };
 
@@ -132,8 +173,10 @@ Table gold_as_result(const GoldRun& g);
 // Dataset folders under `dir`: the folder itself if it holds *_attributes.json, else its subfolders that do.
 std::vector<fs::path> dataset_dirs(const fs::path& dir);
 
-// `uda run`: evaluate every <results>/<Dataset>/**/result.csv; writes acc_result/ per query and
-// summary.json / summary.csv per dataset.
+// `uda run`: evaluate every statement of each dataset's query files against
+// <results>/<Dataset>/<Task>/<stem>/<n>/result.csv (plus any other folder of the results tree with a
+// result.csv or sql.json). A statement without result.csv is a missing result; it still counts.
+// Writes acc_result/ into every existing statement folder and summary.json / summary.csv per dataset.
 std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::path& results_root,
                                          const RunOptions& opt, judge::Judge& jd);
 
@@ -142,7 +185,8 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
 std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const fs::path& out_root,
                                              bool with_gold, const RunOptions& opt);
 
-// Console table: one line per (dataset, task) plus totals.
+// Console table: one line per (dataset, task) with the counts, the headline P/R/F1 (every statement
+// with a gold result) and the scored-only F1, a line for the whole run, and a legend.
 std::string summary_table(const std::vector<DatasetSummary>& sums);
 
 }  // namespace sqlgrade::uda

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 #include "sqlgrade/csv.hpp"
@@ -230,6 +231,28 @@ void Dataset::load_table(GoldTable& t, DuckConn& conn) {
         break;
       }
     }
+  }
+  // Gold rows without an id, and ids on several rows, are reported once here (gold_summary.json,
+  // summary.json) rather than as a warning on every query that returns them.
+  for (size_t c = 0; c < names.size(); ++c) {
+    if (!iequals(names[c], "id")) continue;
+    size_t no_id = 0;
+    std::map<std::string, size_t> seen;
+    for (auto& row : rows) {
+      if (row[c].is_null() || row[c].s.empty()) ++no_id;
+      else seen[judge::canonical_key(row[c].s)]++;
+    }
+    std::string file = t.csv.filename().string();
+    if (no_id)
+      notes_.push_back(file + ": " + std::to_string(no_id) + " rows without an id (in a result they can only match rows " +
+                       "whose id is empty)");
+    std::vector<std::string> dups;
+    for (auto& [id, n] : seen)
+      if (n > 1) dups.push_back(id + " (" + std::to_string(n) + " rows)");
+    if (!dups.empty())
+      notes_.push_back(file + ": " + std::to_string(dups.size()) + " id(s) on several rows: " + join(dups, ", ") +
+                       " (matched inside each id by the primary key)");
+    break;
   }
   // types
   std::vector<std::string> types(names.size(), "VARCHAR");
