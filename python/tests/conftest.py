@@ -36,7 +36,9 @@ def sqlgrade_bin() -> str:
 
 
 def data_dir() -> str:
-    return os.environ.get("SQLGRADE_DATA") or os.path.join(REPO, "..", "shared", "data")
+    """SQLGRADE_DATA, else the build's default (ctest passes SQLGRADE_DEFAULT_DATA), else ../shared/data."""
+    return (os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA")
+            or os.path.join(REPO, "..", "shared", "data"))
 
 
 def file_hashes(paths: List[str]) -> Dict[str, str]:
