@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from .errors import InputError
-from .shaping import SHAPING_KWARGS, Shaping
+from .shaping import Shaping, from_checked_dict
 
 __all__ = ["Config", "config", "configure", "reload", "BENCHMARKS", "normalize_benchmark"]
 
@@ -86,16 +86,11 @@ class Config:
                 raise InputError(f"{name} must be a number > 0, got {v!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["shaping"] = self.shaping.to_dict()
-        return d
+        return dataclasses.asdict(self)  # shaping becomes a dict too
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Config":
-        unknown = set(d) - {f.name for f in dataclasses.fields(cls)}
-        if unknown:
-            raise InputError(f"config: unknown setting(s) {', '.join(sorted(unknown))}")
-        return cls(**d)
+        return from_checked_dict(cls, d, "config: unknown setting(s)")
 
 
 _lock = threading.Lock()
@@ -166,6 +161,3 @@ def _export(c: Config) -> None:
         else:
             os.environ[var] = value
 
-
-# Names accepted as per-call keyword arguments by the adapters (besides the shaping ones).
-SHAPING_KWARG_NAMES = tuple(SHAPING_KWARGS)

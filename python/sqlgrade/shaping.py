@@ -82,10 +82,15 @@ class Shaping:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Shaping":
-        unknown = set(d) - {f.name for f in dataclasses.fields(cls)}
-        if unknown:
-            raise InputError(f"shaping: unknown option(s) {', '.join(sorted(unknown))}")
-        return cls(**d)
+        return from_checked_dict(cls, d, "shaping: unknown option(s)")
+
+
+def from_checked_dict(cls: Any, d: Mapping[str, Any], unknown_message: str) -> Any:
+    """``cls(**d)`` for a dataclass, with InputError naming the keys it does not have."""
+    unknown = set(d) - {f.name for f in dataclasses.fields(cls)}
+    if unknown:
+        raise InputError(f"{unknown_message} {', '.join(sorted(unknown))}")
+    return cls(**d)
 
 
 def has_top_level_order_by(sql: str) -> bool:

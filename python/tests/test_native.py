@@ -8,8 +8,6 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
-
 import sqlgrade
 from conftest import Dbs, file_hashes, needs_native
 
