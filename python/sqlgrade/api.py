@@ -136,7 +136,7 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
     A bad item raises :class:`InputError` naming its index, before anything is graded."""
     cfg = config()
     shp = _shaping(shaping, common, cfg)
-    requests: List[Dict[str, Any]] = []
+    bases: List[Dict[str, Any]] = []  # before a gold is filled in (each gold sets its own order rule)
     golds: List[List[str]] = []
     for i, item in enumerate(items):
         if not isinstance(item, Mapping):
@@ -149,18 +149,18 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
             raise InputError(f"request {i}: {e}") from None
         except TypeError as e:
             raise TypeError(f"request {i}: {e}") from None
-        requests.append(_with_gold(req, g[0], shp) if g else req)
+        bases.append(req)
         golds.append(g)
     n_threads = threads if threads is not None else cfg.threads
     backend = get_backend(cfg)
-    replies = backend.verdicts(requests, n_threads)
+    replies = backend.verdicts([_with_gold(r, g[0], shp) if g else r for r, g in zip(bases, golds)], n_threads)
     # Alternatives: one more round for every item whose gold k did not match but which has gold k+1.
     k = 1
     while True:
         todo = [i for i, r in enumerate(replies) if not r.get("execution_match") and len(golds[i]) > k]
         if not todo:
             break
-        alt = backend.verdicts([_with_gold(requests[i], golds[i][k], shp) for i in todo], n_threads)
+        alt = backend.verdicts([_with_gold(bases[i], golds[i][k], shp) for i in todo], n_threads)
         for i, r in zip(todo, alt):
             if r.get("execution_match"):
                 replies[i] = r

@@ -132,6 +132,11 @@ def test_order_top_level(srv, dbs: Dbs):
     nested = "SELECT name FROM (SELECT name, price FROM item ORDER BY price DESC)"
     assert sqlgrade.verdict(reversed_order, db=dbs.shop, gold_sql=nested, extract=False,
                             order="top_level").reward == 1.0
+    # Each alternative gold decides for itself: the first has a top-level ORDER BY, the second none.
+    golds = ["SELECT name FROM item WHERE qty > 100 ORDER BY price DESC", "SELECT name FROM item"]
+    assert sqlgrade.verdict(reversed_order, db=dbs.shop, gold_sql=golds, extract=False, order="top_level").reward == 1.0
+    vs = sqlgrade.verdicts([{"output": reversed_order, "gold_sql": golds}], db=dbs.shop, extract=False, order="top_level")
+    assert vs[0].reward == 1.0
     # An explicit ignore_order wins over the shaping rule.
     assert sqlgrade.verdict(reversed_order, db=dbs.shop, gold_sql=gold, extract=False, order="top_level",
                             ignore_order=True).reward == 1.0
