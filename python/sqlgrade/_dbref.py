@@ -1,0 +1,73 @@
+"""Database references: a path (file or folder) or a bare db_id, resolved per benchmark.
+
+Layouts, as ``sqlgrade serve`` resolves a ``db_id`` under its folders:
+
+* spider2: ``<dir>/<db_id>.sqlite`` (or ``<dir>/<db_id>/<db_id>.sqlite``)
+* bird:    ``<dir>/<db_id>/<db_id>.sqlite``
+* spider:  the folder ``<dir>/<db_id>/``; every ``*.sqlite`` in it is a test-suite database
+
+So a path names its db_id: a file's stem (spider2, bird) or its folder's name (spider), and a
+folder its own name. A bare id (no path separator, no ``.sqlite``) is looked up under
+``db_root`` when one is configured; otherwise only a server can resolve it (in its own folders).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from .errors import InputError
+
+__all__ = ["DbRef", "resolve_db"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass(frozen=True)
+class DbRef:
+    db_id: str
+    path: Optional[str]  # absolute; None when only a server can resolve the id
+
+
+def _looks_like_path(s: str) -> bool:
+    return os.sep in s or "/" in s or s.endswith((".sqlite", ".db", ".sqlite3")) or os.path.exists(s)
+
+
+def resolve_db(db: object, benchmark: str, db_root: Optional[str] = None) -> DbRef:
+    """Resolve ``db`` (path or id) for ``benchmark``; raises InputError for a missing path."""
+    if isinstance(db, os.PathLike):
+        db = os.fspath(db)
+    if not isinstance(db, str) or not db.strip():
+        raise InputError(f"db must be a database path or id, got {db!r}")
+    if not _looks_like_path(db):
+        if db.startswith(".") or "\\" in db or "\0" in db:
+            raise InputError(f"{db}: not a valid database id")
+        return DbRef(db, _under_root(db, benchmark, db_root) if db_root else None)
+    path = os.path.abspath(db)
+    if os.path.isdir(path):
+        name = os.path.basename(path.rstrip(os.sep))
+        if benchmark != "spider":
+            inner = os.path.join(path, name + ".sqlite")
+            if not os.path.isfile(inner):
+                raise InputError(f"{db}: folder has no {name}.sqlite")
+            return DbRef(name, inner)
+        return DbRef(name, path)
+    if not os.path.isfile(path):
+        raise InputError(f"{db}: no such database file")
+    if benchmark == "spider":
+        return DbRef(os.path.basename(os.path.dirname(path)), path)
+    return DbRef(os.path.splitext(os.path.basename(path))[0], path)
+
+
+def _under_root(db_id: str, benchmark: str, root: str) -> str:
+    flat = os.path.join(root, db_id + ".sqlite")
+    nested = os.path.join(root, db_id, db_id + ".sqlite")
+    if benchmark == "spider":
+        folder = os.path.join(root, db_id)
+        if os.path.isdir(folder):
+            return os.path.abspath(nested if os.path.isfile(nested) else folder)
+    for p in ((flat, nested) if benchmark == "spider2" else (nested, flat)):
+        if os.path.isfile(p):
+            return os.path.abspath(p)
+    raise InputError(f"{db_id}: no database for it under {root}")

@@ -1,0 +1,115 @@
+"""SkyRL environment and the test-suite eval_exec_match drop-in, called as their callers do."""
+
+from __future__ import annotations
+
+import inspect
+import os
+
+import pytest
+
+import sqlgrade
+from conftest import Dbs, file_hashes, needs_native
+from sqlgrade import compat, skyrl
+
+GOLD = "SELECT name FROM item WHERE qty > 1"
+
+
+# ---- SkyRL ---------------------------------------------------------------------------------------
+# NovaSky SkyRL, skyrl-gym (read at yumc-afk/SkyRL @bde56ee): skyrl_gym/envs/sql/env.py and
+# base_text_env.py. The generator builds the env from the dataset row and calls
+#   env = SQLEnv(env_config, extras)      # extras: db_id, reward_spec={"ground_truth": gold}, data, max_turns
+#   prompt, meta = env.init(chat_prompt)
+#   out = env.step(action_text)           # -> observations, reward, done, metadata, postprocessed_action
+#   env.close()
+def skyrl_env(dbs: Dbs, **extras):
+    row = {"db_id": "shop", "reward_spec": {"method": "rule", "ground_truth": GOLD}, "data": "", "max_turns": 3}
+    row.update(extras)
+    return skyrl.SQLEnv({"db_path": dbs.bird_dir, "wrong_result_score": 0.1}, row)
+
+
+def test_skyrl_solution_ends_the_episode_with_the_verdict(srv, dbs: Dbs):
+    env = skyrl_env(dbs, benchmark="bird")
+    prompt = [{"role": "user", "content": "Which items have qty > 1?"}]
+    assert env.init(prompt) == (prompt, {})
+    out = env.step("<think>easy</think>\n<solution>SELECT name FROM item WHERE qty >= 2</solution> trailing text")
+    assert set(out) == {"observations", "reward", "done", "metadata", "postprocessed_action"}
+    assert out["done"] is True and out["reward"] == 1.0 and out["observations"] == []
+    assert out["postprocessed_action"].endswith("</solution>")  # cut after </solution>, as SkyRL-SQL does
+    assert out["metadata"]["verdict"]["extracted_sql"] == "SELECT name FROM item WHERE qty >= 2"
+    env.close()
+    # A fenced solution, a wrong one (shaped 0.1 from env_config), and running out of turns (-1 default).
+    assert skyrl_env(dbs, benchmark="bird").step("<solution>```sql\n" + GOLD + "\n```</solution>")["reward"] == 1.0
+    assert skyrl_env(dbs, benchmark="bird").step("<solution>SELECT name FROM item</solution>")["reward"] == 0.1
+    env = skyrl_env(dbs, benchmark="bird", max_turns=1)
+    out = env.step("I am thinking without any tags")
+    assert out["done"] is True and out["reward"] == -1.0
+
+
+def test_skyrl_folder_layout_and_bad_rows(srv, dbs: Dbs):
+    # SkyRL-SQL's layout: <env_config.db_path>/<data sub-folder>/<db_id>/<db_id>.sqlite; here "data" is
+    # empty, so the root itself holds <db_id>/<db_id>.sqlite (the BIRD folder of the fixtures).
+    env = skyrl.SQLEnv({"db_path": dbs.bird_dir}, {"db_id": "shop", "benchmark": "bird", "reward_spec": {"ground_truth": GOLD}})
+    assert env._kw["db"] == os.path.join(dbs.bird_dir, "shop", "shop.sqlite")
+    with pytest.raises(sqlgrade.InputError, match="no gold"):
+        skyrl.SQLEnv({"db_path": dbs.bird_dir}, {"db_id": "shop"})
+    with pytest.raises(sqlgrade.InputError, match="no database"):
+        skyrl.SQLEnv({}, {"reward_spec": {"ground_truth": GOLD}})
+
+
+def test_skyrl_sql_step_needs_execute(srv, dbs: Dbs):
+    # Phase 1: `sqlgrade serve` has no /execute yet, so an observation step says so (not a silent 0).
+    env = skyrl_env(dbs, benchmark="bird")
+    with pytest.raises(sqlgrade.BackendUnsupported, match="/execute"):
+        env.step("<think>look</think><sql>SELECT * FROM item</sql>")
+
+
+@needs_native
+def test_skyrl_sql_step_observation(settings, dbs: Dbs):
+    settings(server=None, backend="native")
+    env = skyrl_env(dbs, benchmark="bird")
+    out = env.step("<think>look</think><sql>SELECT name, qty FROM item ORDER BY id</sql> and more")
+    assert out["done"] is False and out["reward"] == 0.0
+    assert out["observations"][0]["role"] == "user"
+    assert "apple | 3" in out["observations"][0]["content"]
+    out = env.step("<sql>SELECT nope FROM item</sql>")
+    assert "no such column" in out["observations"][0]["content"]
+    assert env.step(f"<solution>{GOLD}</solution>")["reward"] == 1.0
+
+
+# ---- test-suite eval_exec_match --------------------------------------------------------------------
+# taoyds/test-suite-sql-eval @e97acc5, exec_eval.py:
+#   def eval_exec_match(db: str, p_str: str, g_str: str, plug_value: bool, keep_distinct: bool,
+#                       progress_bar_for_each_datapoint: bool) -> int
+# evaluation.py calls it with keywords: eval_exec_match(db=db, p_str=p_str, g_str=g_str, plug_value=...,
+#   keep_distinct=..., progress_bar_for_each_datapoint=...), db = <db_dir>/<db_id>/<db_id>.sqlite.
+def test_eval_exec_match_signature_and_semantics(srv, dbs: Dbs):
+    assert list(inspect.signature(compat.eval_exec_match).parameters) == [
+        "db", "p_str", "g_str", "plug_value", "keep_distinct", "progress_bar_for_each_datapoint"]
+    before = file_hashes([dbs.school, dbs.school_variant])
+    gold = "SELECT name FROM student WHERE city = 'Oslo'"
+    assert compat.eval_exec_match(dbs.school, "SELECT name FROM student WHERE city = 'Oslo'", gold, False, False, False) == 1
+    # Equal on school.sqlite, different on school_variant.sqlite: the test suite says 0.
+    assert compat.eval_exec_match(db=dbs.school, p_str="SELECT name FROM student WHERE age = 20", g_str=gold,
+                                  plug_value=False, keep_distinct=False, progress_bar_for_each_datapoint=True) == 0
+    assert compat.eval_exec_match(dbs.school, "SELECT nme FROM student", gold, False, False, False) == 0
+    assert compat.eval_exec_match(dbs.school, "DROP TABLE student", gold, False, False, False) == 0
+    assert compat.eval_exec_match(dbs.school, "", gold, False, False, False) == 0
+    assert file_hashes([dbs.school, dbs.school_variant]) == before
+
+
+def test_eval_exec_match_gold_error_and_unsupported_flags(srv, dbs: Dbs):
+    with pytest.raises(sqlgrade.GoldError, match="gold query") as e:
+        compat.eval_exec_match(dbs.school, "SELECT 1", "SELECT nope FROM student", False, False, False)
+    assert isinstance(e.value, AssertionError)  # like the original's `assert g_flag != 'exception'`
+    with pytest.raises(sqlgrade.BackendUnsupported, match="plug_value"):
+        compat.eval_exec_match(dbs.school, "SELECT 1", "SELECT 1", True, False, False)
+    with pytest.raises(sqlgrade.InputError, match="no such database file"):
+        compat.eval_exec_match(dbs.school + ".x", "SELECT 1", "SELECT 1", False, False, False)
+
+
+@needs_native
+def test_eval_exec_match_keep_distinct_native(settings, dbs: Dbs):
+    settings(server=None, backend="native")
+    gold = "SELECT city FROM student"
+    assert compat.eval_exec_match(dbs.school, "SELECT DISTINCT city FROM student", gold, False, False, False) == 1
+    assert compat.eval_exec_match(dbs.school, "SELECT DISTINCT city FROM student", gold, False, True, False) == 0
