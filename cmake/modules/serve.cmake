@@ -5,7 +5,9 @@
 file(GLOB SERVE_TESTS CONFIGURE_DEPENDS tests/unit/serve_*_test.cpp)
 
 sqlgrade_module(NAME serve
-  SOURCES src/sqlgrade/sql/extract.cpp src/sqlgrade/suites/reward_server.cpp
+  SOURCES src/sqlgrade/sql/extract.cpp src/sqlgrade/suites/reward_server.cpp src/sqlgrade/suites/reward_wire.cpp
+          src/sqlgrade/suites/reward_gold_cache.cpp src/sqlgrade/suites/reward_verdict.cpp
+          src/sqlgrade/suites/reward_metrics.cpp src/sqlgrade/suites/reward_http.cpp
   COMMAND src/cli/serve_cmd.cpp
   TESTS ${SERVE_TESTS}
   LIBS sqlgrade_httplib)

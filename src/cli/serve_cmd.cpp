@@ -14,7 +14,7 @@
 #include "cli_common.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/sql/extract.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/suites/reward_http.hpp"
 
 namespace {
 
