@@ -1,0 +1,119 @@
+// Reward server against hostile requests (issue 12), without HTTP: condition_cols indexes that wrap,
+// outputs that are not a query, task indexes of /aggregate_metrics, echoed fields, the gold cache.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/suites/reward_server.hpp"
+#include "test_support.hpp"
+
+using namespace sqlgrade;
+using namespace sqlgrade::reward;
+using namespace sqlgrade::test;
+using json = nlohmann::json;
+
+namespace {
+
+struct Shop {
+  TempDir tmp;
+  std::string dbdir;
+  Shop() {
+    dbdir = (tmp / "dbs").string();
+    make_sqlite(tmp / "dbs" / "shop" / "shop.sqlite", slurp(fixtures() + "/serve/shop.sql"));
+  }
+  ServerOptions opts() const {
+    ServerOptions o;
+    o.db_dir = dbdir;
+    o.max_concurrency = 2;
+    o.timeout_s = 5;
+    return o;
+  }
+};
+
+json request(const std::string& text, json extra) {
+  json r = {{"response", {{"output", json::array({{{"type", "message"},
+                                                   {"content", json::array({{{"type", "output_text"}, {"text", text}}})}}})}}},
+            {"instance_id", "local900"},
+            {"db_id", "shop"},
+            {"question", "q"}};
+  for (auto& [k, v] : extra.items()) r[k] = v;
+  return r;
+}
+
+json verify(RewardServer& s, const json& req) {
+  Reply r = s.verify(req.dump());
+  EXPECT_EQ(r.status, 200) << r.body;
+  return json::parse(r.body);
+}
+
+std::string fenced(const std::string& sql) { return "Answer:\n```sql\n" + sql + "\n```"; }
+
+const char* kUint64Max = "18446744073709551615";
+const char kNulThenQuery[] = "```sql\n;\0SELECT name FROM item\n```";
+
+}  // namespace
+
+// Item 6: pandas iloc raises IndexError for 18446744073709551615 (Python ints do not wrap); the
+// official evaluator then scores 0. It used to be read as -1 (the last column) and score 1.
+TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
+  if (!benchmark_available("spider2")) GTEST_SKIP() << "spider2 module not linked";
+  Shop f;
+  RewardServer s(f.opts());
+  json gr = json::array({json::array({json::array({"apple", 1.5}), json::array({"pear", 2.25})})});
+  std::string pred = fenced("SELECT price FROM item WHERE id <= 2 ORDER BY id");  // the gold's last column only
+  json huge = json::parse(std::string("[") + kUint64Max + "]");
+  for (bool single : {false, true}) {
+    json extra = {{"gold_result", gr}, {"gold_single_file", single}};
+    extra["condition_cols"] = huge;
+    json r = verify(s, request(pred, extra));
+    EXPECT_EQ(r["reward"], 0.0) << "single=" << single << " " << r.dump();
+    EXPECT_NE(r["failure_detail"].get<std::string>().find("out-of-bounds"), std::string::npos) << r["failure_detail"];
+    extra["condition_cols"] = json::array({-1});  // a real -1 is the last column, as in pandas
+    EXPECT_EQ(verify(s, request(pred, extra))["reward"], 1.0) << "single=" << single;
+    extra["condition_cols"] = json::array({1});
+    EXPECT_EQ(verify(s, request(pred, extra))["reward"], 1.0) << "single=" << single;
+    if (!single) {  // per alternative (list of lists): alternative 0 uses [1] and matches
+      extra["condition_cols"] = json::array({json::array({1}), huge});
+      EXPECT_EQ(verify(s, request(pred, extra))["reward"], 1.0);
+    }
+  }
+  // gold_sql takes the same rule
+  json gs = {{"gold_sql", "SELECT name, price FROM item WHERE id <= 2"}, {"condition_cols", huge}};
+  EXPECT_EQ(verify(s, request(pred, gs))["reward"], 0.0);
+  gs["condition_cols"] = json::parse(std::string("[[") + kUint64Max + "]]");
+  EXPECT_EQ(verify(s, request(pred, gs))["reward"], 0.0);
+
+  // ... and so does spider2lite_eval.jsonl of --spider2-gold-dir
+  TempDir g;
+  spit(g / "spider2lite_eval.jsonl", std::string("{\"instance_id\": \"local900\", \"condition_cols\": [") + kUint64Max +
+                                         "], \"ignore_order\": true}\n"
+                                         "{\"instance_id\": \"local901\", \"condition_cols\": [-1], \"ignore_order\": true}\n");
+  spit(g / "exec_result" / "local900.csv", "name,price\napple,1.5\npear,2.25\n");
+  spit(g / "exec_result" / "local901.csv", "name,price\napple,1.5\npear,2.25\n");
+  ServerOptions o = f.opts();
+  o.spider2_gold_dir = g.str();
+  RewardServer official(o);
+  json r0 = request(pred, json::object()), r1 = request(pred, {{"instance_id", "local901"}});
+  EXPECT_EQ(verify(official, r0)["reward"], 0.0);
+  EXPECT_EQ(verify(official, r1)["reward"], 1.0);
+}
+
+// Item 6, CLI side: `sqlgrade spider2` reads the same spider2lite_eval.jsonl field the same way.
+TEST(ServeHostile, ConditionColsIndexThatWrapsInEvalJsonlScoresZeroInTheCli) {
+  if (!benchmark_available("spider2")) GTEST_SKIP() << "spider2 module not linked";
+  TempDir t;
+  spit(t / "g" / "spider2lite_eval.jsonl",
+       std::string("{\"instance_id\": \"local900\", \"condition_cols\": [") + kUint64Max + "], \"ignore_order\": true}\n" +
+           "{\"instance_id\": \"local901\", \"condition_cols\": [-1], \"ignore_order\": true}\n");
+  for (const char* id : {"local900", "local901"}) {
+    spit(t / "g" / "exec_result" / (std::string(id) + ".csv"), "name,price\napple,1.5\npear,2.25\n");
+    spit(t / "p" / (std::string(id) + ".csv"), "price\n1.5\n2.25\n");
+  }
+  CliResult r = run_cli({"spider2", "--mode", "exec_result", "--result_dir", (t / "p").string(), "--gold_dir",
+                         (t / "g").string(), "--no-progress"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "{'local900': 0, 'local901': 1}") << r.out;
+}
