@@ -117,3 +117,40 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsInEvalJsonlScoresZeroInTheCli) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "{'local900': 0, 'local901': 1}") << r.out;
 }
+
+// Item 7: a prediction that is not a query (`;`, a lone comment) executes as an empty result; it
+// must never earn reward 1 against a gold with no rows, whatever the benchmark.
+TEST(ServeHostile, NothingScoresZeroForEveryBenchmark) {
+  Shop f;
+  RewardServer s(f.opts());
+  const std::vector<std::string> nothing = {
+      fenced(";"),
+      fenced(";;\n;"),
+      fenced("-- the answer is empty"),
+      fenced("/* nothing */"),
+      fenced("/* unterminated"),
+      fenced("  \t;\r\n-- x\n/* y */ ;"),
+      std::string(kNulThenQuery, sizeof kNulThenQuery - 1),  // SQLite stops reading at the NUL
+      "<answer>;</answer>",
+      "{\"answer\": \"-- none\"}",
+  };
+  int checked = 0;
+  for (const char* bench : {"spider2", "spider", "bird"}) {
+    if (!benchmark_available(bench)) continue;
+    json empty_gold = {{"benchmark", bench}, {"gold_sql", "SELECT name FROM item WHERE id < 0"}};
+    json empty_rows = {{"benchmark", bench}, {"gold_result", json::array({json::array()})}};
+    for (const json& gold : {empty_gold, empty_rows}) {
+      for (auto& text : nothing) {
+        json r = verify(s, request(text, gold));
+        EXPECT_EQ(r["reward"], 0.0) << bench << " " << json(text).dump() << " " << r.dump();
+        EXPECT_EQ(r["failure_reason"], "no_sql_extracted") << bench << " " << json(text).dump();
+        EXPECT_TRUE(r["extracted_sql"].is_null());
+        ++checked;
+      }
+      // a real query with an empty result still matches an empty gold
+      json ok = verify(s, request(fenced("SELECT name FROM item WHERE id > 100"), gold));
+      EXPECT_EQ(ok["reward"], 1.0) << bench << " " << ok.dump();
+    }
+  }
+  EXPECT_GE(checked, 18);
+}

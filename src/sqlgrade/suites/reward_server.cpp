@@ -162,10 +162,12 @@ json RewardServer::verify_json(const json& req) {
   for (const char* f : {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols"}) resp.erase(f);
 
   Verdict v;
-  sql::Extracted ex = sql::extract_sql(text, xo);
+  sql::Extracted ex = sql::extract_reward_sql(text, xo);
   if (!ex.sql) {
     v.failure = "no_sql_extracted";
-    v.detail = text.empty() ? "empty model output" : "no SQL found in the model output";
+    v.detail = text.empty()                              ? "empty model output"
+               : ex.source != sql::ExtractSource::None ? "the extracted text holds no SQL statement (only ';', comments or whitespace)"
+                                                         : "no SQL found in the model output";
   } else {
     v = impl_->judge.judge(b, req, db_id, *ex.sql);
   }
