@@ -154,3 +154,34 @@ TEST(ServeHostile, NothingScoresZeroForEveryBenchmark) {
   }
   EXPECT_GE(checked, 18);
 }
+
+// Item 8: task indexes are grouped exactly over the whole JSON integer range, in numeric order;
+// anything else is refused.
+TEST(ServeHostile, AggregateTaskIndexesAreExact) {
+  const std::vector<std::string> idx = {kUint64Max, "-1", "9223372036854775807", "-9223372036854775808",
+                                        "4611686018427387904", "0", "4611686018427387903"};
+  json rs = json::array();
+  for (size_t i = 0; i < idx.size(); ++i)
+    for (int k = 0; k < 2; ++k)
+      rs.push_back({{"_ng_task_index", json::parse(idx[i])}, {"reward", k == 0 && i % 2 == 0 ? 1.0 : 0.0}});
+  json m = aggregate(rs);
+  EXPECT_EQ(m["agent_metrics"]["num_tasks"], idx.size());
+  const std::vector<std::string> order = {"-9223372036854775808", "-1", "0", "4611686018427387903",
+                                          "4611686018427387904", "9223372036854775807", kUint64Max};
+  ASSERT_EQ(m["group_level_metrics"].size(), order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(m["group_level_metrics"][i]["task"].dump(), order[i]);
+    EXPECT_EQ(m["group_level_metrics"][i]["num_rollouts"], 2);
+  }
+  EXPECT_DOUBLE_EQ(m["agent_metrics"]["pass@2"].get<double>(), 4.0 / 7);
+  // not an integer: 400, not a silent fallback to instance_id
+  Shop f;
+  RewardServer s(f.opts());
+  for (const char* bad : {"1.5", "\"3\"", "true", "[1]"}) {
+    std::string body = std::string(R"({"verify_responses": [{"_ng_task_index": )") + bad + R"(, "reward": 1.0}]})";
+    Reply r = s.aggregate_metrics(body);
+    EXPECT_EQ(r.status, 400) << bad << " " << r.body;
+    EXPECT_NE(r.body.find("_ng_task_index"), std::string::npos) << r.body;
+  }
+  EXPECT_EQ(s.aggregate_metrics(R"({"verify_responses": [{"_ng_task_index": null, "reward": 1.0}]})").status, 200);
+}

@@ -1,7 +1,8 @@
 // /aggregate_metrics: NeMo Gym's grouping of verify responses into tasks, mean reward, pass@k.
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <map>
+#include <string>
 
 #include "sqlgrade/suites/reward_server.hpp"
 
@@ -18,6 +19,53 @@ double pass_at_k(size_t n, size_t c, size_t k) {
   return 1.0 - prod;
 }
 
+namespace {
+
+// Which task a response belongs to, ordered: task indices (numerically), then instance ids, then
+// responses with neither (by position). Indices are exact over the whole JSON integer range
+// [-2^63, 2^64 - 1]: a negative index keeps its two's-complement bits, which order the negatives
+// among themselves, and sorts before every non-negative one.
+struct TaskKey {
+  int kind = 0;           // 0 = _ng_task_index, 1 = instance_id, 2 = position
+  bool non_negative = true;
+  uint64_t bits = 0;      // kind 0: the index (two's complement when negative); kind 2: the position
+  std::string id;         // kind 1
+  bool operator<(const TaskKey& o) const {
+    if (kind != o.kind) return kind < o.kind;
+    if (non_negative != o.non_negative) return !non_negative;
+    if (bits != o.bits) return bits < o.bits;
+    return id < o.id;
+  }
+};
+
+TaskKey task_key(const json& r, size_t pos, json* key) {
+  TaskKey k;
+  if (auto t = r.find("_ng_task_index"); t != r.end() && !t->is_null()) {
+    if (!t->is_number_integer())
+      throw BadRequest("verify_responses[" + std::to_string(pos) + "]._ng_task_index must be an integer");
+    k.kind = 0;
+    if (t->is_number_unsigned()) {
+      k.bits = t->get<uint64_t>();
+    } else {
+      int64_t v = t->get<int64_t>();
+      k.non_negative = v >= 0;
+      k.bits = static_cast<uint64_t>(v);
+    }
+    *key = *t;
+  } else if (auto id = r.find("instance_id"); id != r.end() && id->is_string()) {
+    k.kind = 1;
+    k.id = id->get<std::string>();
+    *key = *id;
+  } else {
+    k.kind = 2;
+    k.bits = pos;
+    *key = pos;
+  }
+  return k;
+}
+
+}  // namespace
+
 json aggregate(const json& responses) {
   if (!responses.is_array()) throw BadRequest("`verify_responses` must be a list");
   struct Group {
@@ -26,7 +74,7 @@ json aggregate(const json& responses) {
     size_t n = 0, correct = 0;
     double reward_sum = 0;
   };
-  std::map<std::string, Group> groups;  // ordered: numeric task indices sort as zero-padded strings
+  std::map<TaskKey, Group> groups;
   std::map<std::string, size_t> failures;
   double reward_sum = 0;
   size_t pos = 0;
@@ -37,21 +85,7 @@ json aggregate(const json& responses) {
       throw BadRequest("verify_responses[" + std::to_string(pos) + "] has no numeric `reward`");
     double reward = rw->get<double>();
     json key;
-    std::string sort_key;
-    if (auto t = r.find("_ng_task_index"); t != r.end() && t->is_number_integer()) {
-      key = *t;
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "0:%020lld", static_cast<long long>(t->get<int64_t>()) + (1LL << 62));
-      sort_key = buf;
-    } else if (auto id = r.find("instance_id"); id != r.end() && id->is_string()) {
-      key = *id;
-      sort_key = "1:" + id->get<std::string>();
-    } else {
-      key = pos;
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "2:%020zu", pos);
-      sort_key = buf;
-    }
+    TaskKey sort_key = task_key(r, pos, &key);
     Group& g = groups[sort_key];
     g.key = key;
     if (auto id = r.find("instance_id"); id != r.end()) g.instance_id = *id;
