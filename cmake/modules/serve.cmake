@@ -3,6 +3,7 @@
 # before spider.cmake and spider2.cmake (alphabetical), so the check is deferred to the end of the
 # top-level directory; each linked module also defines SQLGRADE_HAVE_<NAME>.
 file(GLOB SERVE_TESTS CONFIGURE_DEPENDS tests/unit/serve_*_test.cpp)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # SHA-256 keys of the gold cache
 
 sqlgrade_module(NAME serve
   SOURCES src/sqlgrade/sql/extract.cpp src/sqlgrade/suites/reward_server.cpp src/sqlgrade/suites/reward_wire.cpp
@@ -10,7 +11,7 @@ sqlgrade_module(NAME serve
           src/sqlgrade/suites/reward_metrics.cpp src/sqlgrade/suites/reward_http.cpp
   COMMAND src/cli/serve_cmd.cpp
   TESTS ${SERVE_TESTS}
-  LIBS sqlgrade_httplib)
+  LIBS sqlgrade_httplib OpenSSL::Crypto)
 
 if(TARGET sqlgrade_serve)
   function(sqlgrade_serve_link_benchmarks)

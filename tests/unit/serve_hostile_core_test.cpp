@@ -1,7 +1,9 @@
 // Reward server against hostile requests (issue 12), without HTTP: condition_cols indexes that wrap,
 // outputs that are not a query, task indexes of /aggregate_metrics, echoed fields, the gold cache.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,30 @@ json verify(RewardServer& s, const json& req) {
 }
 
 std::string fenced(const std::string& sql) { return "Answer:\n```sql\n" + sql + "\n```"; }
+
+// Bytes currently allocated by this process (every malloc arena, mmapped blocks included), or under
+// AddressSanitizer its allocator's count. Unlike the RSS, it drops as soon as memory is freed.
+#if defined(__SANITIZE_ADDRESS__)
+#define SQLGRADE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SQLGRADE_TEST_ASAN 1
+#endif
+#endif
+#ifdef SQLGRADE_TEST_ASAN
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
+size_t live_heap_bytes() { return __sanitizer_get_current_allocated_bytes(); }
+#else
+size_t live_heap_bytes() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+#endif
+constexpr size_t kMiB = size_t(1) << 20;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 const char* kUint64Max = "18446744073709551615";
 const char kNulThenQuery[] = "```sql\n;\0SELECT name FROM item\n```";
@@ -184,4 +210,106 @@ TEST(ServeHostile, AggregateTaskIndexesAreExact) {
     EXPECT_NE(r.body.find("_ng_task_index"), std::string::npos) << r.body;
   }
   EXPECT_EQ(s.aggregate_metrics(R"({"verify_responses": [{"_ng_task_index": null, "reward": 1.0}]})").status, 200);
+}
+
+// Item 4: the cache holds a digest of each gold text, not the text, and counts what it keeps. Distinct
+// 1 MiB gold_sql texts used to stay in memory twice each (map key + LRU list), uncounted.
+TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
+  Shop f;
+  ServerOptions o = f.opts();
+  o.gold_cache_bytes = 4 * kMiB;
+  RewardServer s(o);
+  verify(s, request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
+  size_t before = live_heap_bytes();
+  const int kTexts = 24;
+  for (int i = 0; i < kTexts; ++i) {
+    std::string gold = "SELECT name FROM item /* " + std::to_string(i) + std::string(kMiB, 'x') + " */";
+    json r = verify(s, request(fenced("SELECT name FROM item"), {{"gold_sql", gold}}));
+    EXPECT_EQ(r["reward"], 1.0);
+  }
+  size_t grown = live_heap_bytes() > before ? live_heap_bytes() - before : 0;
+  ServerStats st = s.stats();
+  EXPECT_EQ(st.gold_cache_entries, size_t(kTexts) + 1);  // small results: all kept, 32-byte keys
+  EXPECT_LE(st.gold_cache_bytes, 4 * kMiB);
+  EXPECT_GT(st.gold_cache_bytes, st.gold_cache_entries * 64);  // keys and bookkeeping are counted
+  EXPECT_LT(grown, 4 * kMiB) << "the cache kept " << grown / kMiB << " MiB for " << kTexts << " texts of 1 MiB";
+}
+
+// Item 4: spider, bird and spider2 golds share one cache, bounded by bytes; a result larger than the
+// whole cache is not kept. Spider test-suite golds used to stay in the evaluator's own map forever.
+TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
+  Shop f;
+  ServerOptions o = f.opts();
+  o.gold_cache_bytes = 16 * kMiB;
+  RewardServer s(o);
+  for (const char* bench : {"spider2", "spider", "bird"})  // warm the pools and evaluators
+    if (benchmark_available(bench)) verify(s, request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
+  size_t before = live_heap_bytes();
+  // ~7 MB per result (50 000 rows of an integer and a short text); 6 distinct golds per benchmark
+  auto big_gold = [](int i, int rows) {
+    return "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT " + std::to_string(rows) +
+           ") SELECT x + " + std::to_string(i) + ", 'row ' || x FROM c";
+  };
+  int sent = 0;
+  for (const char* bench : {"spider2", "spider", "bird"}) {
+    if (!benchmark_available(bench)) continue;
+    for (int i = 0; i < 6; ++i) {
+      json r = verify(s, request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", big_gold(i, 50000)}}));
+      EXPECT_EQ(r["failure_reason"], "execution_error") << bench << " " << r["failure_detail"];
+      ++sent;
+    }
+  }
+  size_t grown = live_heap_bytes() > before ? live_heap_bytes() - before : 0;
+  EXPECT_GE(sent, 12);
+  EXPECT_LE(s.stats().gold_cache_bytes, 16 * kMiB);
+  EXPECT_LT(grown, 28 * kMiB) << sent << " big golds left " << grown / kMiB << " MiB behind (cache: 16 MiB)";
+  // larger than the whole cache: returned, not kept (and nothing else evicted for it)
+  size_t entries = s.stats().gold_cache_entries;
+  for (const char* bench : {"spider", "bird"}) {
+    if (!benchmark_available(bench)) continue;
+    json g = {{"benchmark", bench}, {"gold_sql", big_gold(99, 200000)}};
+    EXPECT_EQ(verify(s, request(fenced("SELECT 1"), g))["gold_cached"], false);
+    EXPECT_EQ(verify(s, request(fenced("SELECT 1"), g))["gold_cached"], false) << bench;
+  }
+  EXPECT_EQ(s.stats().gold_cache_entries, entries);
+}
+
+// Item 5: spider golds run under the gold timeout (not the prediction's), a gold that times out is
+// tried again on the next request (it used to answer gold_execution_error until a restart), and a
+// good spider gold is served from the cache.
+TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
+  Shop f;
+  const std::string slow = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000) "
+                           "SELECT count(*) FROM c";  // about a second on an idle core
+  {
+    ServerOptions o = f.opts();
+    o.timeout_s = 0.05;
+    o.gold_timeout_s = 60;
+    RewardServer s(o);
+    for (const char* bench : {"spider", "bird", "spider2"}) {
+      if (!benchmark_available(bench)) continue;
+      json g = {{"benchmark", bench}, {"gold_sql", slow}};
+      json r = verify(s, request(fenced("SELECT 3000000"), g));
+      EXPECT_EQ(r["reward"], 1.0) << bench << " " << r.dump();
+      EXPECT_EQ(r["gold_cached"], false) << bench;
+      EXPECT_EQ(verify(s, request(fenced("SELECT 3000000"), g))["gold_cached"], true) << bench;
+    }
+  }
+  ServerOptions o = f.opts();
+  o.timeout_s = 5;
+  o.gold_timeout_s = 0.3;
+  RewardServer s(o);
+  const std::string runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c";
+  for (const char* bench : {"spider", "bird", "spider2"}) {
+    if (!benchmark_available(bench)) continue;
+    json g = {{"benchmark", bench}, {"gold_sql", runaway}};
+    for (int round = 0; round < 2; ++round) {
+      auto t0 = std::chrono::steady_clock::now();
+      json r = verify(s, request(fenced("SELECT 1"), g));
+      double secs = seconds_since(t0);
+      EXPECT_EQ(r["failure_reason"], "gold_execution_error") << bench << " " << r.dump();
+      EXPECT_EQ(r["gold_cached"], false) << bench << " round " << round;
+      EXPECT_GE(secs, 0.25) << bench << " round " << round << ": the gold was not executed again";
+    }
+  }
 }

@@ -89,7 +89,7 @@ const Judge::OfficialEntry* Judge::official_entry(const json& req) const {
 
 // Official gold CSVs of an instance: <id>.csv alone, else <id>_a.csv, <id>_b.csv, ... (sorted).
 GoldPtr Judge::gold_from_dir(const std::string& id, bool* hit) {
-  return cache_.get("golddir\x1f" + id, [&]() -> GoldPtr {
+  return cache_.get(gold_key({"golddir", opt_.spider2_gold_dir, id}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
     fs::path dir = fs::path(opt_.spider2_gold_dir) / "exec_result";
     std::vector<std::string> files;
@@ -106,22 +106,22 @@ GoldPtr Judge::gold_from_dir(const std::string& id, bool* hit) {
       }
       std::sort(files.begin(), files.end());
     }
-    if (files.empty()) {
-      d->error = "No matching gold file found for " + id;
-      return d;
-    }
+    d->ok = !files.empty();
+    if (files.empty()) d->error = "No matching gold file found for " + id;
 #ifdef SQLGRADE_HAVE_SPIDER2
     for (auto& f : files) {
       try {
         d->frames.push_back(spider2::frame_from_csv_file(f));
       } catch (const std::exception& e) {
+        d->ok = false;
         d->error = std::string("gold CSV unreadable: ") + e.what();
-        return d;
+        d->transient = true;  // may be a full file table or an I/O error: read it again next time
+        d->frames.clear();
+        break;
       }
-      d->bytes += frame_bytes(d->frames.back());
     }
 #endif
-    d->ok = true;
+    d->bytes = gold_bytes(*d);
     return d;
   }, hit);
 }
@@ -147,40 +147,52 @@ std::string Judge::db_path(Bench b, const std::string& db_id) const {
 
 // Executes a gold query once per (benchmark, db, SQL) and keeps the result.
 GoldPtr Judge::gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit) {
-  std::string key = std::string(bench_name(b)) + '\x1f' + path + '\x1f' + gold_sql;
-  return cache_.get(key, [&]() -> GoldPtr {
+  return cache_.get(gold_key({bench_name(b), path, gold_sql}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
     ExecResult r = run(path, gold_sql, gold_limits());
     if (!r.ok()) {
-      d->timeout = r.status == ExecStatus::Timeout;
+      d->transient = load_dependent(r);
       d->error = std::string("gold ") + status_word(r.status) + ": " + r.error;
-      d->bytes = d->error.size();
-      return d;
-    }
+    } else {
 #ifdef SQLGRADE_HAVE_SPIDER2
-    if (b == Bench::Spider2) {
-      try {
-        d->frames.push_back(spider2::frame_from_table(r.table));
-        d->bytes = frame_bytes(d->frames.back());
-      } catch (const std::exception& e) {
-        d->error = std::string("gold result cannot be read as the official CSV: ") + e.what();
-        return d;
+      if (b == Bench::Spider2) {
+        try {
+          d->frames.push_back(spider2::frame_from_table(r.table));
+          d->ok = true;
+        } catch (const std::exception& e) {
+          d->error = std::string("gold result cannot be read as the official CSV: ") + e.what();
+        }
       }
-      d->ok = true;
-      return d;
-    }
 #endif
-    d->bytes = table_bytes(r.table);
-    d->tables.push_back(std::move(r.table));
-    d->ok = true;
+      if (b != Bench::Spider2) {
+        d->tables.push_back(std::move(r.table));
+        d->ok = true;
+      }
+    }
+    d->bytes = gold_bytes(*d);
     return d;
   }, hit);
 }
 
+// A Spider test-suite gold on one database file, through the same cache (spider::GoldSource).
+std::shared_ptr<const ExecResult> Judge::spider_gold(const std::string& db_file, const std::string& query,
+                                                     const std::function<ExecResult()>& execute, bool* any_miss) {
+  bool hit = false;
+  GoldPtr g = cache_.get(gold_key({"spider-testsuite", db_file, query}), [&]() -> GoldPtr {
+    auto d = std::make_shared<GoldData>();
+    d->exec = execute();
+    d->ok = d->exec.ok();
+    d->transient = load_dependent(d->exec);
+    d->bytes = gold_bytes(*d);
+    return d;
+  }, &hit);
+  if (!hit) *any_miss = true;
+  return std::shared_ptr<const ExecResult>(g, &g->exec);
+}
+
 // gold_result rows converted once per distinct payload.
 GoldPtr Judge::gold_from_rows(Bench b, const json& gold_result, bool* hit) {
-  std::string key = std::string("rows:") + bench_name(b) + '\x1f' + dump(gold_result);
-  return cache_.get(key, [&]() -> GoldPtr {
+  return cache_.get(gold_key({"rows", bench_name(b), dump(gold_result)}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
     std::vector<Table> tables = gold_tables(gold_result, b);
 #ifdef SQLGRADE_HAVE_SPIDER2
@@ -190,17 +202,19 @@ GoldPtr Judge::gold_from_rows(Bench b, const json& gold_result, bool* hit) {
           d->frames.push_back(spider2::frame_from_table(t));
         } catch (const std::exception& e) {
           d->error = std::string("gold_result cannot be read as the official CSV: ") + e.what();
+          d->frames.clear();
+          d->bytes = gold_bytes(*d);
           return d;
         }
-        d->bytes += frame_bytes(d->frames.back());
       }
       d->ok = true;
+      d->bytes = gold_bytes(*d);
       return d;
     }
 #endif
-    for (auto& t : tables) d->bytes += table_bytes(t);
     d->tables = std::move(tables);
     d->ok = true;
+    d->bytes = gold_bytes(*d);
     return d;
   }, hit);
 }
@@ -223,13 +237,22 @@ Verdict Judge::judge(Bench b, const json& req, const std::string& db_id, const s
       try {
         spider::ExecOptions eo;
         eo.timeout_s = opt_.timeout_s;
+        eo.gold_timeout_s = gold_limits().timeout_s;
+        eo.max_rows = opt_.max_rows;
+        eo.max_result_bytes = opt_.max_result_bytes;
         spider_eval_ = std::make_unique<spider::ExecEvaluator>(opt_.spider_db_dir, eo);
       } catch (const std::exception& e) {
         spider_init_error_ = e.what();
       }
     });
     if (!spider_eval_) throw std::runtime_error("spider evaluator unavailable: " + spider_init_error_);
-    spider::ExecVerdict ev = spider_eval_->evaluate({db_id, gold_sql->get<std::string>(), pred_sql});
+    bool any_miss = false;
+    spider::ExecVerdict ev = spider_eval_->evaluate(
+        {db_id, gold_sql->get<std::string>(), pred_sql},
+        [&](const std::string& db_file, const std::string& query, const std::function<ExecResult()>& execute) {
+          return spider_gold(db_file, query, execute, &any_miss);
+        });
+    v.gold_cached = !any_miss;
     v.match = ev.score == 1;
     v.failure = v.match ? "none" : ev.gold_error ? "gold_execution_error" : ev.timeout ? "timeout" : "execution_error";
     v.detail = ev.reason;

@@ -2,6 +2,7 @@
 // Verdict dispatch of the reward server: the gold of a request (SQL, rows or the official gold folder,
 // through the gold cache), the prediction's execution, and the comparison module of its benchmark.
 // Internal to the serve module.
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +51,8 @@ class Judge {
   GoldPtr gold_from_dir(const std::string& id, bool* hit);
   GoldPtr gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit);
   GoldPtr gold_from_rows(Bench b, const nlohmann::json& gold_result, bool* hit);
+  std::shared_ptr<const ExecResult> spider_gold(const std::string& db_file, const std::string& query,
+                                                const std::function<ExecResult()>& execute, bool* any_miss);
   Limits pred_limits() const;
   Limits gold_limits() const;
 
