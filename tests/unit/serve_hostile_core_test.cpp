@@ -313,3 +313,35 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     }
   }
 }
+
+// Item 2: the reply echoes NeMo's task fields and `_ng_*` bookkeeping, but not megabytes of fields a
+// client invented (a 1 MiB request used to come back with every unknown field).
+TEST(ServeHostile, ReplyDoesNotEchoUnboundedUnknownFields) {
+  Shop f;
+  RewardServer s(f.opts());
+  json req = request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}});
+  req["uuid"] = "u-1";
+  req["metadata"] = {{"split", "dev"}};
+  req["_ng_task_index"] = 7;
+  req["_ng_rollout_index"] = 3;
+  req["small_extra"] = "kept";
+  for (int i = 0; i < 8; ++i) req["junk" + std::to_string(i)] = std::string(256 << 10, 'j');
+  std::string body = req.dump();
+  Reply r = s.verify(body);
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["reward"], 1.0);
+  EXPECT_EQ(j["uuid"], "u-1");
+  EXPECT_EQ(j["metadata"]["split"], "dev");
+  EXPECT_EQ(j["_ng_task_index"], 7);
+  EXPECT_EQ(j["_ng_rollout_index"], 3);
+  EXPECT_EQ(j["instance_id"], "local900");
+  EXPECT_TRUE(j.contains("response"));
+  EXPECT_LT(r.body.size(), 100u << 10) << "request " << body.size() << " bytes, reply " << r.body.size();
+  int junk = 0;
+  for (int i = 0; i < 8; ++i) junk += j.contains("junk" + std::to_string(i));
+  EXPECT_EQ(junk, 0);
+  ASSERT_TRUE(j.contains("unechoed_fields"));
+  EXPECT_EQ(j["unechoed_fields"].size(), 8u);
+  EXPECT_EQ(j["small_extra"], "kept");  // small enough for the allowance
+}

@@ -158,8 +158,8 @@ json RewardServer::verify_json(const json& req) {
 
   std::string text = model_text(req);
 
-  json resp = req;
-  for (const char* f : {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols"}) resp.erase(f);
+  std::vector<std::string> unechoed;
+  json resp = echo_fields(req, &unechoed);
 
   Verdict v;
   sql::Extracted ex = sql::extract_reward_sql(text, xo);
@@ -185,6 +185,7 @@ json RewardServer::verify_json(const json& req) {
   resp["extraction_source"] = sql::to_string(ex.source);
   resp["benchmark"] = bench_name(b);
   resp["gold_cached"] = v.gold_cached;
+  if (!unechoed.empty()) resp["unechoed_fields"] = unechoed;
   return resp;
 }
 

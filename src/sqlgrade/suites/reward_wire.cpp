@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 #include "sqlgrade/util/text.hpp"
 
@@ -117,6 +118,29 @@ std::string model_text(const json& req) {
     if (ot != r.end() && ot->is_string()) text = ot->get<std::string>();
   }
   return text;
+}
+
+json echo_fields(const json& req, std::vector<std::string>* dropped) {
+  static const char* const kNotEchoed[] = {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols"};
+  static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
+                                       "model_output", "benchmark", "extract", "gold_single_file"};
+  json out = json::object();
+  size_t unknown_bytes = 0;
+  for (auto it = req.begin(); it != req.end(); ++it) {
+    const std::string& k = it.key();
+    if (std::find(std::begin(kNotEchoed), std::end(kNotEchoed), k) != std::end(kNotEchoed)) continue;
+    bool known = k.rfind("_ng_", 0) == 0 || std::find(std::begin(kKnown), std::end(kKnown), k) != std::end(kKnown);
+    if (!known) {
+      size_t cost = k.size() + dump(*it).size();
+      if (unknown_bytes + cost > kMaxUnknownEchoBytes) {
+        if (dropped && dropped->size() < 32) dropped->push_back(k.substr(0, 64));
+        continue;
+      }
+      unknown_bytes += cost;
+    }
+    out[k] = *it;
+  }
+  return out;
 }
 
 Value json_to_value(const json& v, Bench b) {

@@ -36,6 +36,15 @@ Reply error_reply(int status, const std::string& message);
 // request[key] as a boolean option (absent/null: unchanged); BadRequest when it is not a boolean.
 void set_bool_opt(const nlohmann::json& o, const char* key, bool& dst);
 
+// The request fields a verify reply echoes (the NeMo shape): the fields of NeMo's request schema and
+// NeMo Gym's `_ng_*` bookkeeping whatever their size; any other field only while it fits, with the
+// other such fields echoed, in kMaxUnknownEchoBytes (serialized), so that a reply never carries back megabytes a
+// client invented. The names left out go to `dropped` (at most 32, each cut to 64 bytes).
+// db_id, question, gold_sql, gold_result, ignore_order and condition_cols are not echoed (the reply
+// sets its own db_id, question and gold_sql).
+inline constexpr size_t kMaxUnknownEchoBytes = 64u << 10;
+nlohmann::json echo_fields(const nlohmann::json& req, std::vector<std::string>* dropped);
+
 // A JSON cell of gold_result as the value Python's sqlite3/csv path would hold.
 Value json_to_value(const nlohmann::json& v, Bench b);
 // gold_result: [alternative][row][cell] -> one Table per alternative (columns c0..; short rows padded).
