@@ -189,43 +189,63 @@ json RewardServer::verify_json(const json& req) {
   return resp;
 }
 
-Reply RewardServer::verify(std::string_view body) {
-  auto handle = [this, body]() -> Reply {
-    impl_->inflight++;
-    struct Dec {
-      std::atomic<size_t>& n;
-      ~Dec() { n--; }
-    } dec{impl_->inflight};
-    try {
-      return Reply{200, dump(verify_json(parse_body(body)))};
-    } catch (const json::parse_error& e) {
-      impl_->bad++;
-      return error_reply(400, std::string("invalid JSON: ") + e.what());
-    } catch (const BadRequest& e) {
-      impl_->bad++;
-      return error_reply(400, e.what());
-    } catch (const json::exception& e) {
-      impl_->bad++;
-      return error_reply(400, std::string("bad request field: ") + e.what());
-    } catch (const std::exception& e) {
-      return error_reply(500, std::string("internal error: ") + e.what());
-    }
-  };
-  auto promise = std::make_shared<std::promise<Reply>>();
-  auto fut = promise->get_future();
-  if (!impl_->exec.try_submit([this, handle, promise] {
-        Reply r;
-        try {
-          r = handle();
-        } catch (...) {
-          r = Reply{500, R"({"error":"internal error"})"};
-        }
-        impl_->exec.release();
-        promise->set_value(std::move(r));
-      })) {
-    impl_->rejected++;
-    return Reply{503, R"({"error":"server busy: the verify queue is full, retry later"})"};
+namespace {
+Reply busy_reply() { return error_reply(503, "server busy: the verify queue is full, retry later"); }
+}  // namespace
+
+Reply RewardServer::handle_verify(std::string_view body) {
+  impl_->inflight++;
+  struct Dec {
+    std::atomic<size_t>& n;
+    ~Dec() { n--; }
+  } dec{impl_->inflight};
+  try {
+    return Reply{200, dump(verify_json(parse_body(body)))};
+  } catch (const json::parse_error& e) {
+    impl_->bad++;
+    return error_reply(400, std::string("invalid JSON: ") + e.what());
+  } catch (const BadRequest& e) {
+    impl_->bad++;
+    return error_reply(400, e.what());
+  } catch (const json::exception& e) {
+    impl_->bad++;
+    return error_reply(400, std::string("bad request field: ") + e.what());
+  } catch (const std::exception& e) {
+    return error_reply(500, std::string("internal error: ") + e.what());
   }
+}
+
+void RewardServer::submit(std::function<Reply()> work, std::function<void(Reply)> done) {
+  auto task = [this, work = std::move(work), done]() {
+    Reply r;
+    try {
+      r = work();
+    } catch (...) {
+      r = error_reply(500, "internal error");
+    }
+    impl_->exec.release();  // the slot is free before the caller sees the result
+    done(std::move(r));
+  };
+  if (!impl_->exec.try_submit(std::move(task))) {
+    impl_->rejected++;
+    done(busy_reply());
+  }
+}
+
+void RewardServer::verify_async(std::string body, std::function<void(Reply)> done) {
+  auto shared = std::make_shared<std::string>(std::move(body));
+  submit([this, shared] { return handle_verify(*shared); }, std::move(done));
+}
+
+void RewardServer::aggregate_metrics_async(std::string body, std::function<void(Reply)> done) {
+  auto shared = std::make_shared<std::string>(std::move(body));
+  submit([this, shared] { return aggregate_metrics(*shared); }, std::move(done));
+}
+
+Reply RewardServer::verify(std::string_view body) {
+  std::promise<Reply> promise;
+  auto fut = promise.get_future();
+  submit([this, body] { return handle_verify(body); }, [&promise](Reply r) { promise.set_value(std::move(r)); });
   return fut.get();
 }
 
@@ -256,7 +276,9 @@ ServerStats RewardServer::stats() const {
   return s;
 }
 
-Reply RewardServer::health() const {
+Reply RewardServer::health() const { return Reply{200, dump(health_json())}; }
+
+json RewardServer::health_json() const {
   ServerStats s = stats();
   json j;
   j["status"] = "ok";
@@ -275,8 +297,10 @@ Reply RewardServer::health() const {
   j["gold_cache"] = {{"entries", s.gold_cache_entries},
                      {"bytes", s.gold_cache_bytes},
                      {"hits", s.gold_cache_hits},
-                     {"misses", s.gold_cache_misses}};
-  return Reply{200, dump(j)};
+                     {"misses", s.gold_cache_misses},
+                     {"max_entries", opt_.gold_cache_entries},
+                     {"max_bytes", opt_.gold_cache_bytes}};
+  return j;
 }
 
 }  // namespace sqlgrade::reward

@@ -78,6 +78,13 @@ class RewardServer {
   Reply verify(std::string_view body);
   Reply aggregate_metrics(std::string_view body);
   Reply health() const;
+  nlohmann::json health_json() const;
+
+  // The same for an event-driven front end: the work runs on a verify worker and `done` is called
+  // exactly once, on that worker, or at once on the calling thread with 503 when the queue is full.
+  // /aggregate_metrics shares the verify queue (its bodies can be as large as any request).
+  void verify_async(std::string body, std::function<void(Reply)> done);
+  void aggregate_metrics_async(std::string body, std::function<void(Reply)> done);
 
   // The verdict part of verify for an already parsed request (throws BadRequest on invalid input).
   nlohmann::json verify_json(const nlohmann::json& request);
@@ -90,6 +97,8 @@ class RewardServer {
   };
 
  private:
+  Reply handle_verify(std::string_view body);
+  void submit(std::function<Reply()> work, std::function<void(Reply)> done);
   struct Impl;
   ServerOptions opt_;
   std::unique_ptr<Impl> impl_;
