@@ -17,18 +17,8 @@ cli="${1:-$here/build/sqlgrade}"
 secs="${2:-30}"
 rate="${3:-100}"
 conc="${4:-2}"
-command -v wrk >/dev/null || { echo "wrk not installed (apt-get install wrk)" >&2; exit 2; }
-tmp="$(mktemp -d)"
-pid=""
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-mkdir -p "$tmp/dbs"
-sqlite3 "$tmp/dbs/shop.sqlite" < "$here/tests/fixtures/serve/shop.sql"
-"$cli" serve --port 0 --db-dir "$tmp/dbs" --max-concurrency "$conc" --timeout 1 > "$tmp/out" 2> "$tmp/err" &
-pid=$!
-for _ in $(seq 100); do grep -q listening "$tmp/out" 2>/dev/null && break; sleep 0.05; done
-port="$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/out" | head -1)"
-[ -n "$port" ] || { echo "server did not start:"; cat "$tmp/err"; exit 1; }
+. "$here/bench/serve_common.sh"
+serve_start "$cli" --max-concurrency "$conc" --timeout 1
 url="http://127.0.0.1:$port/verify"
 
 normal_conns=32
@@ -52,5 +42,4 @@ grep -E "^ +(50|75|90|99)%|requests in|Requests/sec|Non-2xx|Socket errors" "$tmp
 echo "== runaway verifies (each stopped at the 1 s deadline)"
 grep -E "^ +(50|99)%|requests in|Requests/sec|Non-2xx|Socket errors" "$tmp/runaway"
 curl -s "http://127.0.0.1:$port/health"; echo
-kill -TERM "$pid"; wait "$pid" || true; pid=""
-tail -1 "$tmp/err"
+serve_stop

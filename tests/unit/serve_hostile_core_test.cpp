@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "serve_proc.hpp"
 #include "sqlgrade/suites/reward_server.hpp"
 #include "test_support.hpp"
 
@@ -34,16 +35,6 @@ struct Shop {
     return o;
   }
 };
-
-json request(const std::string& text, json extra) {
-  json r = {{"response", {{"output", json::array({{{"type", "message"},
-                                                   {"content", json::array({{{"type", "output_text"}, {"text", text}}})}}})}}},
-            {"instance_id", "local900"},
-            {"db_id", "shop"},
-            {"question", "q"}};
-  for (auto& [k, v] : extra.items()) r[k] = v;
-  return r;
-}
 
 json verify(RewardServer& s, const json& req) {
   Reply r = s.verify(req.dump());
@@ -94,23 +85,23 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
   for (bool single : {false, true}) {
     json extra = {{"gold_result", gr}, {"gold_single_file", single}};
     extra["condition_cols"] = huge;
-    json r = verify(s, request(pred, extra));
+    json r = verify(s, serve_request(pred, extra));
     EXPECT_EQ(r["reward"], 0.0) << "single=" << single << " " << r.dump();
     EXPECT_NE(r["failure_detail"].get<std::string>().find("out-of-bounds"), std::string::npos) << r["failure_detail"];
     extra["condition_cols"] = json::array({-1});  // a real -1 is the last column, as in pandas
-    EXPECT_EQ(verify(s, request(pred, extra))["reward"], 1.0) << "single=" << single;
+    EXPECT_EQ(verify(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
     extra["condition_cols"] = json::array({1});
-    EXPECT_EQ(verify(s, request(pred, extra))["reward"], 1.0) << "single=" << single;
+    EXPECT_EQ(verify(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
     if (!single) {  // per alternative (list of lists): alternative 0 uses [1] and matches
       extra["condition_cols"] = json::array({json::array({1}), huge});
-      EXPECT_EQ(verify(s, request(pred, extra))["reward"], 1.0);
+      EXPECT_EQ(verify(s, serve_request(pred, extra))["reward"], 1.0);
     }
   }
   // gold_sql takes the same rule
   json gs = {{"gold_sql", "SELECT name, price FROM item WHERE id <= 2"}, {"condition_cols", huge}};
-  EXPECT_EQ(verify(s, request(pred, gs))["reward"], 0.0);
+  EXPECT_EQ(verify(s, serve_request(pred, gs))["reward"], 0.0);
   gs["condition_cols"] = json::parse(std::string("[[") + kUint64Max + "]]");
-  EXPECT_EQ(verify(s, request(pred, gs))["reward"], 0.0);
+  EXPECT_EQ(verify(s, serve_request(pred, gs))["reward"], 0.0);
 
   // ... and so does spider2lite_eval.jsonl of --spider2-gold-dir
   TempDir g;
@@ -122,7 +113,7 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
   ServerOptions o = f.opts();
   o.spider2_gold_dir = g.str();
   RewardServer official(o);
-  json r0 = request(pred, json::object()), r1 = request(pred, {{"instance_id", "local901"}});
+  json r0 = serve_request(pred, {{"instance_id", "local900"}}), r1 = serve_request(pred, {{"instance_id", "local901"}});
   EXPECT_EQ(verify(official, r0)["reward"], 0.0);
   EXPECT_EQ(verify(official, r1)["reward"], 1.0);
 }
@@ -167,14 +158,14 @@ TEST(ServeHostile, NothingScoresZeroForEveryBenchmark) {
     json empty_rows = {{"benchmark", bench}, {"gold_result", json::array({json::array()})}};
     for (const json& gold : {empty_gold, empty_rows}) {
       for (auto& text : nothing) {
-        json r = verify(s, request(text, gold));
+        json r = verify(s, serve_request(text, gold));
         EXPECT_EQ(r["reward"], 0.0) << bench << " " << json(text).dump() << " " << r.dump();
         EXPECT_EQ(r["failure_reason"], "no_sql_extracted") << bench << " " << json(text).dump();
         EXPECT_TRUE(r["extracted_sql"].is_null());
         ++checked;
       }
       // a real query with an empty result still matches an empty gold
-      json ok = verify(s, request(fenced("SELECT name FROM item WHERE id > 100"), gold));
+      json ok = verify(s, serve_request(fenced("SELECT name FROM item WHERE id > 100"), gold));
       EXPECT_EQ(ok["reward"], 1.0) << bench << " " << ok.dump();
     }
   }
@@ -219,12 +210,12 @@ TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
   ServerOptions o = f.opts();
   o.gold_cache_bytes = 4 * kMiB;
   RewardServer s(o);
-  verify(s, request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
+  verify(s, serve_request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
   size_t before = live_heap_bytes();
   const int kTexts = 24;
   for (int i = 0; i < kTexts; ++i) {
     std::string gold = "SELECT name FROM item /* " + std::to_string(i) + std::string(kMiB, 'x') + " */";
-    json r = verify(s, request(fenced("SELECT name FROM item"), {{"gold_sql", gold}}));
+    json r = verify(s, serve_request(fenced("SELECT name FROM item"), {{"gold_sql", gold}}));
     EXPECT_EQ(r["reward"], 1.0);
   }
   size_t grown = live_heap_bytes() > before ? live_heap_bytes() - before : 0;
@@ -243,7 +234,7 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   o.gold_cache_bytes = 16 * kMiB;
   RewardServer s(o);
   for (const char* bench : {"spider2", "spider", "bird"})  // warm the pools and evaluators
-    if (benchmark_available(bench)) verify(s, request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
+    if (benchmark_available(bench)) verify(s, serve_request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
   size_t before = live_heap_bytes();
   // ~7 MB per result (50 000 rows of an integer and a short text); 6 distinct golds per benchmark
   auto big_gold = [](int i, int rows) {
@@ -254,7 +245,7 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   for (const char* bench : {"spider2", "spider", "bird"}) {
     if (!benchmark_available(bench)) continue;
     for (int i = 0; i < 6; ++i) {
-      json r = verify(s, request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", big_gold(i, 50000)}}));
+      json r = verify(s, serve_request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", big_gold(i, 50000)}}));
       EXPECT_EQ(r["failure_reason"], "execution_error") << bench << " " << r["failure_detail"];
       ++sent;
     }
@@ -268,8 +259,8 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   for (const char* bench : {"spider", "bird"}) {
     if (!benchmark_available(bench)) continue;
     json g = {{"benchmark", bench}, {"gold_sql", big_gold(99, 200000)}};
-    EXPECT_EQ(verify(s, request(fenced("SELECT 1"), g))["gold_cached"], false);
-    EXPECT_EQ(verify(s, request(fenced("SELECT 1"), g))["gold_cached"], false) << bench;
+    EXPECT_EQ(verify(s, serve_request(fenced("SELECT 1"), g))["gold_cached"], false);
+    EXPECT_EQ(verify(s, serve_request(fenced("SELECT 1"), g))["gold_cached"], false) << bench;
   }
   EXPECT_EQ(s.stats().gold_cache_entries, entries);
 }
@@ -289,10 +280,10 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     for (const char* bench : {"spider", "bird", "spider2"}) {
       if (!benchmark_available(bench)) continue;
       json g = {{"benchmark", bench}, {"gold_sql", slow}};
-      json r = verify(s, request(fenced("SELECT 3000000"), g));
+      json r = verify(s, serve_request(fenced("SELECT 3000000"), g));
       EXPECT_EQ(r["reward"], 1.0) << bench << " " << r.dump();
       EXPECT_EQ(r["gold_cached"], false) << bench;
-      EXPECT_EQ(verify(s, request(fenced("SELECT 3000000"), g))["gold_cached"], true) << bench;
+      EXPECT_EQ(verify(s, serve_request(fenced("SELECT 3000000"), g))["gold_cached"], true) << bench;
     }
   }
   ServerOptions o = f.opts();
@@ -305,7 +296,7 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     json g = {{"benchmark", bench}, {"gold_sql", runaway}};
     for (int round = 0; round < 2; ++round) {
       auto t0 = std::chrono::steady_clock::now();
-      json r = verify(s, request(fenced("SELECT 1"), g));
+      json r = verify(s, serve_request(fenced("SELECT 1"), g));
       double secs = seconds_since(t0);
       EXPECT_EQ(r["failure_reason"], "gold_execution_error") << bench << " " << r.dump();
       EXPECT_EQ(r["gold_cached"], false) << bench << " round " << round;
@@ -319,7 +310,7 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
 TEST(ServeHostile, ReplyDoesNotEchoUnboundedUnknownFields) {
   Shop f;
   RewardServer s(f.opts());
-  json req = request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}});
+  json req = serve_request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}});
   req["uuid"] = "u-1";
   req["metadata"] = {{"split", "dev"}};
   req["_ng_task_index"] = 7;
@@ -335,7 +326,7 @@ TEST(ServeHostile, ReplyDoesNotEchoUnboundedUnknownFields) {
   EXPECT_EQ(j["metadata"]["split"], "dev");
   EXPECT_EQ(j["_ng_task_index"], 7);
   EXPECT_EQ(j["_ng_rollout_index"], 3);
-  EXPECT_EQ(j["instance_id"], "local900");
+  EXPECT_EQ(j["instance_id"], "local901");
   EXPECT_TRUE(j.contains("response"));
   EXPECT_LT(r.body.size(), 100u << 10) << "request " << body.size() << " bytes, reply " << r.body.size();
   int junk = 0;
