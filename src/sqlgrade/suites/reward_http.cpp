@@ -214,6 +214,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     parser_.reset();
     keep_alive_ = false;
+    drain_after_reply_ = true;
     reply(error_reply(status, message));
   }
 
@@ -235,7 +236,7 @@ class Session : public std::enable_shared_from_this<Session> {
       bool again = !ec && self->res_.keep_alive();
       self->res_ = {};
       if (ec) return self->close_now();
-      if (!again) return self->linger();
+      if (!again) return self->drain_after_reply_ ? self->linger() : self->close_now();
       self->version_ = 0;
       self->path_.clear();
       self->read_request();
@@ -244,11 +245,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Closing right after an error reply, with request bytes still arriving, would make the kernel
   // answer them with a reset that can destroy the reply before the client reads it. So: send FIN,
-  // read and drop what still comes for at most kLinger, then close.
+  // read and drop what still comes for at most kLinger, then close. A lingering connection gives way
+  // like one waiting for a request.
   void linger() {
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
     stream_.expires_after(kLinger);
+    sh_.registry.reading(this, true);
     drain();
   }
   void drain() {
@@ -275,6 +278,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string path_;
   unsigned version_ = 0;
   bool keep_alive_ = false;
+  bool drain_after_reply_ = false;  // the request was not read to its end (an error reply)
   std::array<char, 4096> drain_{};
 };
 

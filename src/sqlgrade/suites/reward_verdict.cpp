@@ -176,7 +176,7 @@ GoldPtr Judge::gold_from_sql(Bench b, const std::string& path, const std::string
 
 // A Spider test-suite gold on one database file, through the same cache (spider::GoldSource).
 std::shared_ptr<const ExecResult> Judge::spider_gold(const std::string& db_file, const std::string& query,
-                                                     const std::function<ExecResult()>& execute, bool* any_miss) {
+                                                     const std::function<ExecResult()>& execute, int* hits, int* misses) {
   bool hit = false;
   GoldPtr g = cache_.get(gold_key({"spider-testsuite", db_file, query}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
@@ -186,7 +186,7 @@ std::shared_ptr<const ExecResult> Judge::spider_gold(const std::string& db_file,
     d->bytes = gold_bytes(*d);
     return d;
   }, &hit);
-  if (!hit) *any_miss = true;
+  ++*(hit ? hits : misses);
   return std::shared_ptr<const ExecResult>(g, &g->exec);
 }
 
@@ -246,13 +246,13 @@ Verdict Judge::judge(Bench b, const json& req, const std::string& db_id, const s
       }
     });
     if (!spider_eval_) throw std::runtime_error("spider evaluator unavailable: " + spider_init_error_);
-    bool any_miss = false;
+    int hits = 0, misses = 0;
     spider::ExecVerdict ev = spider_eval_->evaluate(
         {db_id, gold_sql->get<std::string>(), pred_sql},
         [&](const std::string& db_file, const std::string& query, const std::function<ExecResult()>& execute) {
-          return spider_gold(db_file, query, execute, &any_miss);
+          return spider_gold(db_file, query, execute, &hits, &misses);
         });
-    v.gold_cached = !any_miss;
+    v.gold_cached = hits > 0 && misses == 0;
     v.match = ev.score == 1;
     v.failure = v.match ? "none" : ev.gold_error ? "gold_execution_error" : ev.timeout ? "timeout" : "execution_error";
     v.detail = ev.reason;

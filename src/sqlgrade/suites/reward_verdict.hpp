@@ -52,7 +52,7 @@ class Judge {
   GoldPtr gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit);
   GoldPtr gold_from_rows(Bench b, const nlohmann::json& gold_result, bool* hit);
   std::shared_ptr<const ExecResult> spider_gold(const std::string& db_file, const std::string& query,
-                                                const std::function<ExecResult()>& execute, bool* any_miss);
+                                                const std::function<ExecResult()>& execute, int* hits, int* misses);
   Limits pred_limits() const;
   Limits gold_limits() const;
 
