@@ -19,8 +19,8 @@ JOBS=${JOBS:-$(nproc)}
 
 PKGS="build-essential cmake pkg-config git libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev
       libfmt-dev libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
-      clang libclang-rt-14-dev ca-certificates libutf8proc-dev libssl-dev libboost-dev python3-jsonschema
-      python3-pytest chromium chromium-driver"
+      clang libclang-rt-14-dev ca-certificates libutf8proc-dev libssl-dev libboost-dev zlib1g-dev
+      python3-jsonschema python3-pytest chromium chromium-driver"
 
 if [ "${SQLGRADE_SKIP_APT:-0}" != 1 ]; then
   missing=""

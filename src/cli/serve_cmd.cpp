@@ -14,14 +14,15 @@
 #include "cli_common.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/sql/extract.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/suites/reward_http.hpp"
 
 namespace {
 
 struct ServeArgs {
   sqlgrade::reward::ServerOptions so;
   sqlgrade::reward::HttpOptions http;
-  double max_result_mb = 64, cache_mb = 256, max_body_mb = 16;
+  double max_result_mb = 64, cache_mb = 256, max_body_mb = 16, max_buffered_mb = 256;
+  bool log_requests = false;
   int max_concurrency = 0;
   bool word_boundary = false, nemo_strict = false;
 };
@@ -48,6 +49,8 @@ void run_serve(ServeArgs& a) {
   a.so.extract.word_boundary = a.word_boundary;
   a.so.extract.tags_and_json = !a.nemo_strict;
   a.http.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
+  a.http.max_buffered_bytes = static_cast<size_t>(a.max_buffered_mb * (1 << 20));
+  if (a.log_requests) a.http.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   RewardServer server(a.so);
   serve_http(server, a.http, [&](int port) {
     std::printf("sqlgrade serve: listening on http://%s:%d (max-concurrency %u, queue %zu, timeout %g s)\n",
@@ -132,10 +135,21 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")->default_val(64);
   s->add_option("--cache-entries", sa->so.gold_cache_entries, "gold results kept")->default_val(4096);
   s->add_option("--cache-mb", sa->cache_mb, "memory for cached gold results, MiB")->default_val(256);
-  s->add_option("--max-body-mb", sa->max_body_mb, "largest accepted request body, MiB")->default_val(16);
+  s->add_option("--max-body-mb", sa->max_body_mb,
+                 "largest request body, MiB, on the wire and again after gzip/deflate decoding (413 beyond)")
+      ->default_val(16);
+  s->add_option("--max-buffered-mb", sa->max_buffered_mb,
+                 "request bodies held at once over all connections, MiB (the longest-waiting request gives way)")
+      ->default_val(256);
+  s->add_option("--max-connections", sa->http.max_connections,
+                 "open connections (the one waiting longest for its request gives way)")
+      ->default_val(512);
+  s->add_option("--request-timeout", sa->http.request_timeout_s,
+                 "seconds for a whole request (headers and body) to arrive, and for its reply to be taken")
+      ->default_val(30.0);
   s->add_flag("--word-boundary", sa->word_boundary, "raw-text SQL fallback needs a word boundary before the keyword");
   s->add_flag("--nemo-strict", sa->nemo_strict, "extract SQL exactly as NeMo Gym (no <answer>/<solution>/JSON)");
-  s->add_flag("--log-requests", sa->http.log_requests, "one line per request on stderr");
+  s->add_flag("--log-requests", sa->log_requests, "one line per request on stderr");
   s->callback([sa] { run_serve(*sa); });
 
   auto ea = std::make_shared<ExtractArgs>();

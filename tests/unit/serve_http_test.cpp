@@ -2,120 +2,22 @@
 // clients with good, wrong, runaway and malicious SQL; queue bound (503); graceful shutdown.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "serve_proc.hpp"
 #include "test_support.hpp"
-
-extern char** environ;
 
 using namespace sqlgrade::test;
 using json = nlohmann::json;
 
 namespace {
-
-// `sqlgrade serve --port 0 ...` in a child process; the port is read from its first stdout line.
-struct ServerProc {
-  pid_t pid = -1;
-  int port = 0;
-  int out_fd = -1;
-  std::string err_path;
-
-  ServerProc(const std::vector<std::string>& args, const std::string& err) : err_path(err) {
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> all = {SQLGRADE_CLI, "serve", "--port", "0", "--host", "127.0.0.1"};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    int rc = posix_spawn(&pid, SQLGRADE_CLI, &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    out_fd = fds[0];
-    if (rc != 0) {
-      pid = -1;
-      return;
-    }
-    std::string line;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{out_fd, POLLIN, 0};
-      if (poll(&p, 1, 200) <= 0) continue;
-      char buf[256];
-      ssize_t n = read(out_fd, buf, sizeof buf);
-      if (n <= 0) break;
-      line.append(buf, static_cast<size_t>(n));
-    }
-    std::smatch m;
-    if (std::regex_search(line, m, std::regex(R"(listening on http://127\.0\.0\.1:(\d+))"))) port = std::stoi(m[1]);
-  }
-  // Sends `sig` and waits (at most `secs`) for the exit; returns the exit code, or -1.
-  int stop(int sig = SIGTERM, double secs = 15) {
-    if (pid <= 0) return -1;
-    kill(pid, sig);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(secs);
-    while (std::chrono::steady_clock::now() < deadline) {
-      int st = 0;
-      pid_t r = waitpid(pid, &st, WNOHANG);
-      if (r == pid) {
-        pid = -1;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-  ~ServerProc() {
-    if (pid > 0) {
-      kill(pid, SIGKILL);
-      int st;
-      waitpid(pid, &st, 0);
-    }
-    if (out_fd >= 0) close(out_fd);
-  }
-};
-
-struct Dbs {
-  TempDir tmp;
-  std::string dir, file;
-  Dbs() {
-    dir = (tmp / "dbs").string();
-    file = (tmp / "dbs" / "shop.sqlite").string();
-    make_sqlite(file, slurp(fixtures() + "/serve/shop.sql"));
-  }
-};
-
-json request(const std::string& text, json extra) {
-  json r = {{"responses_create_params", {{"input", json::array()}}},
-            {"response",
-             {{"output", json::array({{{"type", "message"},
-                                       {"role", "assistant"},
-                                       {"content", json::array({{{"type", "output_text"}, {"text", text}}})}}})}}},
-            {"instance_id", "local901"},
-            {"db_id", "shop"},
-            {"question", "q"}};
-  for (auto& [k, v] : extra.items()) r[k] = v;
-  return r;
-}
 
 const char* kRunaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c";
 
@@ -145,7 +47,7 @@ std::vector<Case> cases() {
 }  // namespace
 
 TEST(ServeHttp, ConcurrentMixedRequestsOnLoopback) {
-  Dbs d;
+  ShopDbs d;
   std::string hash = file_hash(d.file);
   TempDir t;
   ServerProc srv({"--db-dir", d.dir, "--max-concurrency", "2", "--timeout", "0.3"}, (t / "err").string());
@@ -169,7 +71,7 @@ TEST(ServeHttp, ConcurrentMixedRequestsOnLoopback) {
       cl.set_read_timeout(30, 0);
       for (int i = 0; i < kPerThread; ++i) {
         const Case& k = cs[(th * 3 + i) % cs.size()];
-        auto res = cl.Post("/verify", request(k.text, k.extra).dump(), "application/json");
+        auto res = cl.Post("/verify", serve_request(k.text, k.extra).dump(), "application/json");
         std::string got = !res ? "no response" : res->status != 200 ? "HTTP " + std::to_string(res->status)
                                                                      : json::parse(res->body)["failure_reason"].get<std::string>();
         if (got == k.failure) {
@@ -198,7 +100,7 @@ TEST(ServeHttp, ConcurrentMixedRequestsOnLoopback) {
   auto bad = c.Post("/verify", "{oops", "application/json");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
-  auto unk = c.Post("/verify", request("SELECT 1", {{"db_id", "nope"}, {"gold_sql", "SELECT 1"}}).dump(), "application/json");
+  auto unk = c.Post("/verify", serve_request("SELECT 1", {{"db_id", "nope"}, {"gold_sql", "SELECT 1"}}).dump(), "application/json");
   ASSERT_TRUE(unk);
   EXPECT_EQ(unk->status, 400);
   auto nf = c.Get("/nothing-here");
@@ -217,11 +119,11 @@ TEST(ServeHttp, ConcurrentMixedRequestsOnLoopback) {
 }
 
 TEST(ServeHttp, FullQueueAnswers503AndRecovers) {
-  Dbs d;
+  ShopDbs d;
   TempDir t;
   ServerProc srv({"--db-dir", d.dir, "--max-concurrency", "1", "--max-queue", "1", "--timeout", "1"}, (t / "err").string());
   ASSERT_GT(srv.port, 0) << slurp(t / "err");
-  json slow = request(std::string("```sql\n") + kRunaway + "\n```", {{"gold_sql", "SELECT 1"}});
+  json slow = serve_request(std::string("```sql\n") + kRunaway + "\n```", {{"gold_sql", "SELECT 1"}});
   const int kClients = 6;
   std::map<int, int> statuses;
   std::mutex mu;
@@ -245,7 +147,7 @@ TEST(ServeHttp, FullQueueAnswers503AndRecovers) {
   EXPECT_GE(statuses[200], 1);
   EXPECT_EQ(statuses[200] + statuses[503], kClients);
   httplib::Client c("127.0.0.1", srv.port);
-  auto ok = c.Post("/verify", request("```sql\nSELECT 1\n```", {{"gold_sql", "SELECT 1"}}).dump(), "application/json");
+  auto ok = c.Post("/verify", serve_request("```sql\nSELECT 1\n```", {{"gold_sql", "SELECT 1"}}).dump(), "application/json");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
   EXPECT_EQ(json::parse(ok->body)["reward"], 1.0);
@@ -253,7 +155,7 @@ TEST(ServeHttp, FullQueueAnswers503AndRecovers) {
 }
 
 TEST(ServeHttp, GracefulShutdownFinishesRequestInFlight) {
-  Dbs d;
+  ShopDbs d;
   TempDir t;
   ServerProc srv({"--db-dir", d.dir, "--timeout", "1", "--max-body-mb", "1"}, (t / "err").string());
   ASSERT_GT(srv.port, 0) << slurp(t / "err");
@@ -268,7 +170,7 @@ TEST(ServeHttp, GracefulShutdownFinishesRequestInFlight) {
   std::thread th([&] {
     httplib::Client cl("127.0.0.1", srv.port);
     cl.set_read_timeout(30, 0);
-    auto res = cl.Post("/verify", request(std::string("```sql\n") + kRunaway + "\n```", {{"gold_sql", "SELECT 1"}}).dump(),
+    auto res = cl.Post("/verify", serve_request(std::string("```sql\n") + kRunaway + "\n```", {{"gold_sql", "SELECT 1"}}).dump(),
                        "application/json");
     if (res) {
       status = res->status;

@@ -151,8 +151,8 @@ TEST(SpiderExecEvaluator, GoldResultIsComputedOnce) {
   Fixture f;
   ExecEvaluator ev(f.dir, {});
   auto paths = ev.db_paths("concert");
-  const ExecResult* a = &ev.gold_result(paths[0], "SELECT name FROM singer");
-  const ExecResult* b = &ev.gold_result(paths[0], "SELECT name FROM singer");
+  const ExecResult* a = ev.gold_result(paths[0], "SELECT name FROM singer").get();
+  const ExecResult* b = ev.gold_result(paths[0], "SELECT name FROM singer").get();
   EXPECT_EQ(a, b);
   std::vector<ExecItem> items(64, ExecItem{"concert", "SELECT name FROM singer", "SELECT name FROM singer"});
   auto vs = ev.evaluate_all(items, 4, nullptr);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -501,6 +502,9 @@ std::vector<size_t> iloc_columns(size_t width, const nlohmann::json& positions) 
   const long long w = static_cast<long long>(width);
   for (auto& e : list) {
     if (!e.is_number_integer()) throw std::out_of_range("condition_cols element is not an integer: " + e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    // Python ints do not wrap: 18446744073709551615 is out of bounds (IndexError), not -1.
+    if (e.is_number_unsigned() && e.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      throw std::out_of_range("positional indexers are out-of-bounds");
     long long k = e.get<long long>();
     if (k < 0) k += w;
     if (k < 0 || k >= w) throw std::out_of_range("positional indexers are out-of-bounds");

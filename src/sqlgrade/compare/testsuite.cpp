@@ -306,7 +306,7 @@ std::string replace_cur_year(const std::string& sql) {
 struct ExecEvaluator::Impl {
   struct GoldSlot {
     std::once_flag once;
-    ExecResult res;
+    std::shared_ptr<const ExecResult> res;
   };
   std::mutex mu;
   std::unordered_map<std::string, std::shared_ptr<GoldSlot>> gold;
@@ -398,7 +398,17 @@ SqliteOptions sqlite_opts(Compat c) {
 std::string file_name(const std::string& p) { return fs::path(p).filename().string(); }
 }  // namespace
 
-const ExecResult& ExecEvaluator::gold_result(const std::string& db_path, const std::string& gold_sql) {
+std::shared_ptr<const ExecResult> ExecEvaluator::gold_result(const std::string& db_path, const std::string& gold_sql,
+                                                             const GoldSource& gold) {
+  std::string q = opt_.compat == Compat::Spider ? gold_sql : replace_cur_year(gold_sql);
+  auto run = [&] {
+    Limits lim;
+    lim.timeout_s = opt_.gold_timeout_s > 0 ? opt_.gold_timeout_s : opt_.timeout_s;
+    lim.max_rows = opt_.max_rows;
+    lim.max_bytes = opt_.max_result_bytes;
+    return SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
+  };
+  if (gold) return gold(db_path, q, run);
   std::shared_ptr<Impl::GoldSlot> slot;
   {
     std::string key = db_path;
@@ -409,12 +419,7 @@ const ExecResult& ExecEvaluator::gold_result(const std::string& db_path, const s
     if (!s) s = std::make_shared<Impl::GoldSlot>();
     slot = s;
   }
-  std::call_once(slot->once, [&] {
-    Limits lim;
-    lim.timeout_s = opt_.timeout_s;
-    std::string q = opt_.compat == Compat::Spider ? gold_sql : replace_cur_year(gold_sql);
-    slot->res = SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
-  });
+  std::call_once(slot->once, [&] { slot->res = std::make_shared<const ExecResult>(run()); });
   return slot->res;  // the slot stays alive in the map for the evaluator's lifetime
 }
 
@@ -426,7 +431,7 @@ ExecResult ExecEvaluator::run_pred(const std::string& db_path, const std::string
   return SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
 }
 
-ExecVerdict ExecEvaluator::evaluate(const ExecItem& item) {
+ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold) {
   auto t0 = Clock::now();
   ExecVerdict v;
   auto done = [&]() {
@@ -471,7 +476,8 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item) {
   // One candidate over every database; returns true when it matches everywhere.
   auto try_candidate = [&](const std::string& cand, std::string* why) -> int {  // 1 pass, 0 fail, -1 gold error
     for (const std::string& db : dbs) {
-      const ExecResult& gr = gold_result(db, g);
+      std::shared_ptr<const ExecResult> gold_res = gold_result(db, g, gold);
+      const ExecResult& gr = *gold_res;
       if (!gr.ok()) {
         v.gold_error = true;
         v.reason = std::string("gold ") + (gr.status == ExecStatus::Timeout ? "timed out" : "failed") + " on " +

@@ -247,4 +247,30 @@ Extracted extract_sql(std::string_view text, const ExtractOptions& opt) {
   return out;
 }
 
+bool holds_no_statement(std::string_view sql) {
+  sql = sql.substr(0, sql.find('\0'));  // SQLite reads no further (comments included)
+  size_t i = 0, n = sql.size();
+  while (i < n) {
+    char c = sql[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ';') {
+      ++i;
+    } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
+      size_t e = sql.find('\n', i + 2);
+      i = e == std::string_view::npos ? n : e + 1;
+    } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+      size_t e = sql.find("*/", i + 2);
+      i = e == std::string_view::npos ? n : e + 2;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+Extracted extract_reward_sql(std::string_view text, const ExtractOptions& opt) {
+  Extracted out = extract_sql(text, opt);
+  if (out.sql && holds_no_statement(*out.sql)) out.sql.reset();
+  return out;
+}
+
 }  // namespace sqlgrade::sql

@@ -42,6 +42,18 @@ struct Extracted {
 
 Extracted extract_sql(std::string_view text, const ExtractOptions& opt = {});
 
+// True when `sql` holds no statement at all: only ';', SQLite whitespace (space, \t, \n, \f, \r) and
+// comments (`--` to the end of the line, `/* ... */`, an unterminated `/*` to the end), up to the end
+// or the first NUL byte (where SQLite stops reading). SQLite runs such a text as an empty result.
+bool holds_no_statement(std::string_view sql);
+
+// The extraction every reward path uses (the reward server for every benchmark, and any later
+// binding): extract_sql(), then an extracted text that holds no statement counts as no SQL. Without
+// this rule `;` or a lone comment executes as an empty result and earns reward 1 whenever the gold
+// returns no rows (135 of the 500 BIRD Mini-Dev golds do) — a policy would learn it. `source` still
+// says where the text was found. The official CLIs keep their own quirk and do not use this.
+Extracted extract_reward_sql(std::string_view text, const ExtractOptions& opt = {});
+
 // Python str.strip() (Unicode whitespace) on UTF-8 text.
 std::string_view py_strip(std::string_view s);
 

@@ -18,7 +18,8 @@
 // Resources: at most max_concurrency verifies run at once, at most max_queue wait; beyond that a
 // request gets 503 at once. Gold results are cached (LRU bounded by entries and bytes).
 //
-// RewardServer is independent of HTTP (tests call it directly); serve_http() puts cpp-httplib in front.
+// RewardServer is independent of HTTP (tests call it directly); serve_http() (reward_http.hpp) puts an
+// HTTP server in front of it.
 #include <atomic>
 #include <cstddef>
 #include <functional>
@@ -77,6 +78,13 @@ class RewardServer {
   Reply verify(std::string_view body);
   Reply aggregate_metrics(std::string_view body);
   Reply health() const;
+  nlohmann::json health_json() const;
+
+  // The same for an event-driven front end: the work runs on a verify worker and `done` is called
+  // exactly once, on that worker, or at once on the calling thread with 503 when the queue is full.
+  // /aggregate_metrics shares the verify queue (its bodies can be as large as any request).
+  void verify_async(std::string body, std::function<void(Reply)> done);
+  void aggregate_metrics_async(std::string body, std::function<void(Reply)> done);
 
   // The verdict part of verify for an already parsed request (throws BadRequest on invalid input).
   nlohmann::json verify_json(const nlohmann::json& request);
@@ -89,6 +97,8 @@ class RewardServer {
   };
 
  private:
+  Reply handle_verify(std::string_view body);
+  void submit(std::function<Reply()> work, std::function<void(Reply)> done);
   struct Impl;
   ServerOptions opt_;
   std::unique_ptr<Impl> impl_;
@@ -104,19 +114,5 @@ nlohmann::json aggregate(const nlohmann::json& verify_responses);
 
 // Unbiased pass@k estimator 1 - C(n-c, k) / C(n, k) (n samples, c correct).
 double pass_at_k(size_t n, size_t c, size_t k);
-
-// HTTP front end. Binds host:port (port 0 = any free port), calls on_listening(actual_port) once
-// listening, then serves until stop_flag becomes true or SIGINT/SIGTERM arrive (graceful: no new
-// connections, requests in progress finish). Returns 0 on a clean shutdown; throws on bind failure.
-struct HttpOptions {
-  std::string host = "127.0.0.1";
-  int port = 8000;
-  size_t max_body_bytes = 32u << 20;
-  unsigned http_threads = 0;  // 0 = max_concurrency + max_queue + 4
-  bool handle_signals = true;
-  bool log_requests = false;
-};
-int serve_http(RewardServer& server, const HttpOptions& http, const std::function<void(int)>& on_listening,
-               std::atomic<bool>* stop_flag = nullptr);
 
 }  // namespace sqlgrade::reward
