@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -78,6 +79,35 @@ bool only_trailing_noise(const char* p) {
   return true;
 }
 
+// How a database is opened without writing anything beside it. A read-only connection to a WAL-mode
+// database (or to any database with a -wal file next to it: SQLite then reads the WAL whatever the
+// header says) creates -wal and -shm files in its folder, and fails on read-only media. With no WAL
+// content to read, `immutable=1` reads the main file alone and creates nothing. WAL content cannot be
+// read without a shared-memory index (the -shm file SQLite would create), so such a database is
+// refused with a one-line error instead (the user can checkpoint it).
+bool opens_immutable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path wal = path + "-wal";
+  const bool has_wal = fs::exists(fs::symlink_status(wal, ec));
+  if (has_wal) {
+    auto size = fs::file_size(wal, ec);
+    // 32 bytes: a WAL header without a single frame (a checkpointed, truncated or reset log).
+    if (ec || size > 32)
+      throw InputError(path, "its -wal file holds changes not yet written into the database; sqlgrade opens "
+                             "databases read-only and writes nothing beside them, so it cannot read them "
+                             "(checkpoint it first: sqlite3 <file> 'PRAGMA wal_checkpoint(TRUNCATE)')");
+  }
+  unsigned char header[20] = {0};
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    size_t got = std::fread(header, 1, sizeof header, f);
+    std::fclose(f);
+    if (got < sizeof header) return has_wal;
+  }
+  // Bytes 18 and 19 of the header: file format write/read versions, 2 = WAL.
+  return has_wal || header[18] == 2 || header[19] == 2;
+}
+
 }  // namespace
 
 SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
@@ -97,6 +127,7 @@ SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
     }
   }
   uri += "?mode=ro";
+  if (opens_immutable(path)) uri += "&immutable=1";
   int rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "cannot open";

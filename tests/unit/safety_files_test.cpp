@@ -1,0 +1,122 @@
+// Issue 12, "Engines and files": what sqlgrade writes beside databases and outputs, and which files an
+// input may make it open. Each test names the behaviour that was wrong before.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <set>
+
+#include "safety_corpus.hpp"
+#include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/error.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace sqlgrade;
+using namespace sqlgrade::test;
+
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> out;
+  for (auto& e : fs::directory_iterator(dir)) out.insert(e.path().filename().string());
+  return out;
+}
+
+void exec_sql(sqlite3* h, const char* sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(h, sql, nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  ASSERT_EQ(rc, SQLITE_OK) << sql << ": " << msg;
+}
+
+// A WAL-mode database, closed cleanly: everything is in the main file, the header says WAL.
+void make_wal_db(const fs::path& db) {
+  fs::create_directories(db.parent_path());
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.string().c_str(), &h), SQLITE_OK);
+  exec_sql(h, "PRAGMA journal_mode=WAL");
+  exec_sql(h, adversarial_db_script());
+  sqlite3_close(h);
+  ASSERT_FALSE(fs::exists(db.string() + "-wal"));
+}
+
+// ---- item 10: WAL-mode databases ----
+
+// Before: opening a WAL-mode database read-only created <db>-wal and <db>-shm in its folder (and on
+// read-only media the database could not be opened at all). Now nothing appears beside it.
+TEST(SafetyFiles, WalModeDatabaseLeavesNoSideFiles) {
+  TempDir t;
+  fs::path db = t / "dbs" / "adv" / "adv.sqlite";
+  make_wal_db(db);
+  auto before = names_in(db.parent_path());
+  std::string hash = file_hash(db);
+  {
+    SqliteDb conn(db.string());
+    auto r = conn.execute(adversarial_gold_sql(), Limits{});
+    ASSERT_TRUE(r.ok()) << r.error;
+    ASSERT_EQ(r.table.rows.size(), 1u);
+    EXPECT_EQ(r.table.rows[0][0].to_string(), "p7");
+    EXPECT_EQ(names_in(db.parent_path()), before) << "side files while the connection is open";
+    // Writes are still refused.
+    EXPECT_FALSE(conn.execute("DELETE FROM people", Limits{}).ok());
+  }
+  EXPECT_EQ(names_in(db.parent_path()), before);
+  EXPECT_EQ(file_hash(db), hash);
+  // Through a whole grading run (Spider exec, 2 threads).
+  spit(t / "gold.txt", std::string(adversarial_gold_sql()) + "\tadv\n" + adversarial_gold_sql() + "\tadv\n");
+  spit(t / "pred.txt", std::string(adversarial_gold_sql()) + "\nSELECT 1\n");
+  auto r = run_cli({"spider", "--gold", (t / "gold.txt").string(), "--pred", (t / "pred.txt").string(), "--db",
+                    (t / "dbs").string(), "--etype", "exec", "--jobs", "2", "--no-progress"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(names_in(db.parent_path()), before);
+  EXPECT_EQ(file_hash(db), hash);
+  if (::geteuid() != 0) {  // root ignores file modes: a read-only folder can only be tested as a user
+    fs::permissions(db.parent_path(), fs::perms::owner_read | fs::perms::owner_exec);
+    SqliteDb ro(db.string());
+    EXPECT_TRUE(ro.execute(adversarial_gold_sql(), Limits{}).ok());
+    fs::permissions(db.parent_path(), fs::perms::owner_all);
+  }
+}
+
+// A WAL file with frames holds committed data that is not in the main file yet. Reading it needs a
+// shared-memory index (the -shm file SQLite would create), so sqlgrade refuses such a database with
+// one line naming it; before, it read it and left <db>-shm behind.
+TEST(SafetyFiles, DatabaseWithPendingWalIsRefusedWithoutSideFiles) {
+  TempDir t;
+  fs::path src = t / "src" / "adv.sqlite";
+  fs::create_directories(src.parent_path());
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(src.string().c_str(), &h), SQLITE_OK);
+  exec_sql(h, "PRAGMA journal_mode=WAL");
+  exec_sql(h, "PRAGMA wal_autocheckpoint=0");
+  exec_sql(h, adversarial_db_script());
+  // Copy the database and its log while the writer still has them open (nothing checkpointed).
+  fs::path db = t / "dbs" / "adv" / "adv.sqlite";
+  fs::create_directories(db.parent_path());
+  fs::copy_file(src, db);
+  fs::copy_file(src.string() + "-wal", db.string() + "-wal");
+  sqlite3_close(h);
+  auto before = names_in(db.parent_path());
+  try {
+    SqliteDb conn(db.string());
+    ADD_FAILURE() << "opened a database whose -wal file has frames";
+  } catch (const InputError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find(db.string()), std::string::npos) << m;
+    EXPECT_NE(m.find("-wal"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  EXPECT_EQ(names_in(db.parent_path()), before);
+  // An empty -wal file (left by a reader) is no obstacle: the data is all in the main file.
+  fs::path clean = t / "clean" / "adv.sqlite";
+  make_wal_db(clean);
+  spit(clean.string() + "-wal", "");
+  auto before2 = names_in(clean.parent_path());
+  SqliteDb ok(clean.string());
+  EXPECT_TRUE(ok.execute(adversarial_gold_sql(), Limits{}).ok());
+  EXPECT_EQ(names_in(clean.parent_path()), before2);
+}
+
+}  // namespace
