@@ -119,4 +119,67 @@ TEST(SafetyFiles, DatabaseWithPendingWalIsRefusedWithoutSideFiles) {
   EXPECT_EQ(names_in(clean.parent_path()), before2);
 }
 
+// ---- item 11: outputs never go through a symlink ----
+
+struct S2Fx {
+  TempDir t;
+  fs::path gold = t / "gold", preds = t / "preds" / "sql_mode", dbs = t / "databases", meta = t / "meta.jsonl";
+  S2Fx() {
+    fs::create_directories(gold / "exec_result");
+    fs::create_directories(preds);
+    make_sqlite(dbs / "adv.sqlite", adversarial_db_script());
+    spit(gold / "spider2lite_eval.jsonl", "{\"instance_id\": \"local001\", \"condition_cols\": [], \"ignore_order\": true}\n");
+    spit(meta, "{\"instance_id\": \"local001\", \"db\": \"adv\"}\n");
+    spit(gold / "exec_result" / "local001.csv", "name\np7\n");
+    spit(preds / "local001.sql", adversarial_gold_sql());
+  }
+  std::vector<std::string> args() const {
+    return {"spider2", "--mode", "sql", "--result_dir", preds.string(), "--gold_dir", gold.string(),
+            "--db_dir", dbs.string(), "--meta", meta.string(), "--no-progress"};
+  }
+};
+
+// Before: `spider2 --mode sql` cleared <result_dir>_csv through a symlink, deleting another folder's
+// CSVs. Now a symlinked output folder is refused (one line, exit 2) before anything runs, as the
+// official script's shutil.rmtree refuses it.
+TEST(SafetyFiles, Spider2RefusesASymlinkedCsvFolder) {
+  S2Fx f;
+  fs::path victim = f.t / "victim";
+  spit(victim / "keep.csv", "a\n1\n");
+  spit(victim / "local001.csv", "a\n2\n");
+  fs::create_directory_symlink(victim, f.preds.string() + "_csv");
+  auto r = run_cli(f.args());
+  EXPECT_EQ(r.rc, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("symbolic link"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sql_mode_csv"), std::string::npos) << r.err;
+  EXPECT_EQ(names_in(victim), (std::set<std::string>{"keep.csv", "local001.csv"}));
+  EXPECT_EQ(slurp(victim / "keep.csv"), "a\n1\n");
+  EXPECT_EQ(slurp(victim / "local001.csv"), "a\n2\n");
+}
+
+// Symlinks inside the output folder (or at the ids file) are replaced or removed themselves; what they
+// point to is never written or deleted.
+TEST(SafetyFiles, Spider2NeverWritesThroughSymlinksInsideOutputs) {
+  S2Fx f;
+  fs::path victim = f.t / "victim";
+  spit(victim / "a.csv", "a\n1\n");
+  spit(victim / "b.csv", "b\n2\n");
+  spit(victim / "ids.csv", "x\n");
+  fs::path out = f.preds.string() + "_csv";
+  fs::create_directories(out);
+  fs::create_symlink(victim / "a.csv", out / "local001.csv");  // would be written
+  fs::create_symlink(victim / "b.csv", out / "stale.csv");     // would be cleared
+  fs::create_symlink(victim / "ids.csv", f.preds.string() + "-ids.csv");
+  auto r = run_cli(f.args());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(slurp(victim / "a.csv"), "a\n1\n");
+  EXPECT_EQ(slurp(victim / "b.csv"), "b\n2\n");
+  EXPECT_EQ(slurp(victim / "ids.csv"), "x\n");
+  EXPECT_FALSE(fs::is_symlink(out / "local001.csv"));
+  EXPECT_EQ(slurp(out / "local001.csv"), "name\np7\n");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(out / "stale.csv")));
+  EXPECT_FALSE(fs::is_symlink(f.preds.string() + "-ids.csv"));
+  EXPECT_NE(slurp(f.preds.string() + "-ids.csv").find("local001"), std::string::npos);
+}
+
 }  // namespace
