@@ -102,11 +102,19 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
   Limits lim{kDeadline, 1'000'000, 64u << 20};
   auto stmts = load_adversarial(sqlite_groups());
   size_t refused = 0, stopped = 0;
+  double worst = -kDeadline;
+  std::string worst_id;
   for (auto& s : stmts) {
     auto t0 = Clock::now();
     ExecResult r = conn.execute(s.sql, lim);
     double el = secs_since(t0);
     EXPECT_LE(el, allowance(s.sql)) << s.id() << " ran " << el << " s";
+    if (el - kDeadline > worst) worst = el - kDeadline, worst_id = s.id();
+    // Slow built-ins (LIKE/GLOB, instr, replace, trims on 2e7-character values): valid queries that are
+    // stopped at the deadline or answered within it, never an error.
+    if (s.group == "builtins") {
+      EXPECT_TRUE(r.ok() || r.status == ExecStatus::Timeout) << s.id() << ": " << to_string(r.status) << " " << r.error;
+    }
     if (must_be_refused(s.group)) {
       EXPECT_EQ(r.status, ExecStatus::Error) << s.id() << " was not refused: " << s.sql.substr(0, 200);
       EXPECT_FALSE(r.error.empty()) << s.id();
@@ -135,8 +143,9 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
   EXPECT_EQ(file_hash(db), before);
   expect_no_side_files();
   EXPECT_LT(peak_rss_bytes(), kMemCapMiB << 20) << "peak RSS " << (peak_rss_bytes() >> 20) << " MiB";
-  std::printf("[safety] sqlite engine: %zu statements, %zu refused, %zu stopped, peak RSS %zu MiB\n",
-              stmts.size(), refused, stopped, peak_rss_bytes() >> 20);
+  std::printf("[safety] sqlite engine: %zu statements, %zu refused, %zu stopped, peak RSS %zu MiB; longest run past "
+              "the %.0f s deadline: %.2f s (%s)\n",
+              stmts.size(), refused, stopped, peak_rss_bytes() >> 20, kDeadline, worst, worst_id.c_str());
 }
 
 TEST(SafetyEngine, CartesianProductPeakMemory) {
@@ -172,7 +181,7 @@ struct ModeFixture {
 
 size_t count_timeouts(const std::vector<AdvStatement>& v) {
   size_t n = 0;
-  for (auto& s : v) n += s.group == "runaway" || s.group == "memory";
+  for (auto& s : v) n += s.group == "runaway" || s.group == "memory" || s.group == "builtins";
   return n;
 }
 

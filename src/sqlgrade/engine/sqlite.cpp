@@ -8,29 +8,19 @@
 #include <filesystem>
 #include <map>
 
+#include "sqlgrade/engine/sqlite_guarded.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/util/text.hpp"
 
 namespace sqlgrade {
 
-struct SqliteDb::Deadline {
-  std::chrono::steady_clock::time_point until;
-  bool active = false;
-  bool fired = false;
-};
+struct SqliteDb::Deadline : sqlite_guard::Deadline {};
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int progress_cb(void* p) {
-  auto* d = static_cast<SqliteDb::Deadline*>(p);
-  if (d->active && Clock::now() >= d->until) {
-    d->fired = true;
-    return 1;
-  }
-  return 0;
-}
+int progress_cb(void* p) { return static_cast<SqliteDb::Deadline*>(p)->expired() ? 1 : 0; }
 
 bool pragma_allowed(const char* name) {
   static const char* allowed[] = {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
@@ -145,6 +135,9 @@ SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
   // VM step, before the deadline or the result caps can act. Such a query fails with "string or blob
   // too big". No benchmark database holds a value near this size.
   sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(kMaxValueBytes));
+  // LIKE/GLOB, instr, replace and the trims: SQLite's results, but bounded by the statement's deadline
+  // (one call is one VM step, which the progress handler cannot interrupt; sqlite_guarded.hpp).
+  sqlite_guard::register_guarded_functions(db_, deadline_.get());
   sqlite3_exec(db_, "PRAGMA query_only=1", nullptr, nullptr, nullptr);
   // Touch the schema once so that "file is not a database" surfaces here, not per query.
   char* err = nullptr;
