@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -14,36 +16,72 @@
 
 namespace sqlgrade {
 
-std::string read_file(const fs::path& path, size_t max_stream_bytes) {
+namespace {
+std::atomic<size_t> g_max_input_bytes{kDefaultMaxInputBytes};
+
+std::string mib_text(size_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, bytes % (size_t(1) << 20) ? "%.1f" : "%.0f", double(bytes) / double(size_t(1) << 20));
+  return b;
+}
+
+[[noreturn]] void too_large(const fs::path& path, const std::string& what, size_t max_bytes) {
+  throw InputError(path.string(), what + " the input limit of " + mib_text(max_bytes) +
+                                      " MiB (--max-input-mb raises it)");
+}
+}  // namespace
+
+size_t max_input_bytes() { return g_max_input_bytes.load(); }
+void set_max_input_bytes(size_t bytes) { g_max_input_bytes.store(bytes ? bytes : kDefaultMaxInputBytes); }
+
+std::string read_file(const fs::path& path, size_t max_bytes) {
+  if (max_bytes == 0) max_bytes = max_input_bytes();
   std::error_code ec;
   auto st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw InputError(path.string(), "no such file");
   if (fs::is_directory(st)) throw InputError(path.string(), "is a directory, expected a file");
+  const bool regular = fs::is_regular_file(st);
+  size_t size = 0;
+  if (regular) {
+    size = static_cast<size_t>(fs::file_size(path, ec));
+    if (!ec && size > max_bytes) too_large(path, "is " + mib_text(size) + " MiB, more than", max_bytes);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
-  std::string data;
-  if (!fs::is_regular_file(st)) {
-    // A pipe (`--pred <(jq ...)`), FIFO or device: no size to ask for, so read it in chunks, up to
-    // a bound (a symlink to /dev/zero must not eat the memory).
-    char buf[1 << 16];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-      data.append(buf, static_cast<size_t>(in.gcount()));
-      if (data.size() > max_stream_bytes)
-        throw InputError(path.string(), "not a regular file, and more than " + std::to_string(max_stream_bytes >> 20) +
-                                            " MiB came out of it");
+  try {
+    std::string data;
+    if (regular && size > 0) {
+      data.resize(size);
+      in.read(data.data(), static_cast<std::streamsize>(size));
+      data.resize(static_cast<size_t>(in.gcount()));  // the file may have shrunk meanwhile
+      if (in.bad()) throw InputError(path.string(), "read error");
+      return data;
+    }
+    // A pipe, FIFO or device (or a file whose size the system does not know): 1 MiB blocks, joined
+    // at the end, never more than the bound in memory.
+    std::vector<std::string> blocks;
+    size_t total = 0;
+    for (;;) {
+      std::string block(size_t(1) << 20, '\0');
+      in.read(block.data(), static_cast<std::streamsize>(block.size()));
+      block.resize(static_cast<size_t>(in.gcount()));
+      if (block.empty()) break;
+      total += block.size();
+      if (total > max_bytes)
+        too_large(path, regular ? std::string("grew to more than") : std::string("is not a regular file and yields more than"),
+                  max_bytes);
+      blocks.push_back(std::move(block));
     }
     if (in.bad()) throw InputError(path.string(), "read error");
+    data.reserve(total);
+    for (auto& b : blocks) {
+      data += b;
+      std::string().swap(b);
+    }
     return data;
+  } catch (const std::bad_alloc&) {
+    throw InputError(path.string(), "not enough memory to read it");
   }
-  in.seekg(0, std::ios::end);
-  auto size = in.tellg();
-  if (size > 0) {
-    data.resize(static_cast<size_t>(size));
-    in.seekg(0);
-    in.read(data.data(), size);
-  }
-  if (in.bad()) throw InputError(path.string(), "read error");
-  return data;
 }
 
 namespace {

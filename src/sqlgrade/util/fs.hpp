@@ -8,10 +8,18 @@ namespace sqlgrade {
 
 namespace fs = std::filesystem;
 
-// Whole file as bytes; InputError if missing, a directory or unreadable.
-// Pipes, FIFOs and devices (not regular files) are read in chunks up to max_stream_bytes (2 GiB):
-// beyond it, InputError.
-std::string read_file(const fs::path& path, size_t max_stream_bytes = size_t(2) << 30);
+// The largest input file read whole, in bytes: 256 MiB unless set_max_input_bytes changed it (the CLI's
+// --max-input-mb). Every input file (gold, predictions, tables.json, CSV, JSON) is read through
+// read_file, so this bounds the memory one input can cost before any parsing.
+inline constexpr size_t kDefaultMaxInputBytes = size_t(256) << 20;
+size_t max_input_bytes();
+void set_max_input_bytes(size_t bytes);
+
+// Whole file as bytes; InputError naming the file if it is missing, a directory, unreadable, or larger
+// than `max_bytes` (0: max_input_bytes()). A regular file's size is checked before anything is
+// allocated (a 40 GB sparse file costs nothing); pipes, FIFOs and devices (`--pred <(jq ...)`,
+// /dev/zero) are read in 1 MiB blocks and stopped at the bound.
+std::string read_file(const fs::path& path, size_t max_bytes = 0);
 // Write atomically: <path>.tmp.<pid> then rename. Creates parent directories. The temporary file is
 // created exclusively and never through a symlink; the rename replaces a symlink at `path` instead of
 // writing through it.
