@@ -5,11 +5,14 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <set>
 
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/error.hpp"
+#include "sqlgrade/suites/reward_server.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -180,6 +183,118 @@ TEST(SafetyFiles, Spider2NeverWritesThroughSymlinksInsideOutputs) {
   EXPECT_FALSE(fs::exists(fs::symlink_status(out / "stale.csv")));
   EXPECT_FALSE(fs::is_symlink(f.preds.string() + "-ids.csv"));
   EXPECT_NE(slurp(f.preds.string() + "-ids.csv").find("local001"), std::string::npos);
+}
+
+// ---- item 14: a database named by an input never lies outside the folder the user gave ----
+
+// The folder layout of these tests: the user's databases under t/dbs (adv), and look-alike databases
+// outside it that the names "../evil", "<abs>/evil" and "." would reach: t/evil.sqlite,
+// t/evil/evil.sqlite. The outside ones answer the gold query "correctly", so reaching them shows.
+struct EscapeFx {
+  TempDir t;
+  fs::path dbs = t / "dbs";
+  std::string abs_evil = (t / "evil").string();
+  EscapeFx() {
+    make_sqlite(dbs / "adv" / "adv.sqlite", adversarial_db_script());
+    make_sqlite(t / "evil" / "evil.sqlite", adversarial_db_script());
+    make_sqlite(t / "evil.sqlite", adversarial_db_script());
+    make_sqlite(dbs / "adv.sqlite", adversarial_db_script());  // flat layout (Spider 2.0-Lite, server)
+  }
+};
+
+// Before: in BIRD's original layout the prediction's db_id picked the database and an absolute one
+// replaced --db_root_path, so prediction and gold ran on any <x>/<x>.sqlite on the disk (here they
+// matched, scoring 1). Now such a prediction scores 0 with a reason.
+TEST(SafetyFiles, BirdPredictionDbIdStaysInsideTheRoot) {
+  EscapeFx f;
+  fs::create_directories(f.t / "pred");
+  fs::create_directories(f.t / "gold");
+  spit(f.t / "gold" / "dev_gold.sql", std::string(adversarial_gold_sql()) + "\tadv\n" + adversarial_gold_sql() +
+                                           "\tadv\n" + adversarial_gold_sql() + "\tadv\n");
+  nlohmann::json pred = {{"0", std::string(adversarial_gold_sql()) + "\t----- bird -----\t" + f.abs_evil},
+                         {"1", std::string(adversarial_gold_sql()) + "\t----- bird -----\t../evil"},
+                         {"2", std::string(adversarial_gold_sql()) + "\t----- bird -----\tadv"}};
+  spit(f.t / "pred" / "predict_dev.json", pred.dump());
+  std::string js = (f.t / "out.json").string();
+  auto r = run_cli({"bird", "--predicted_sql_path", (f.t / "pred").string(), "--ground_truth_path",
+                    (f.t / "gold").string(), "--db_root_path", f.dbs.string() + "/", "--data_mode", "dev", "--json", js,
+                    "--no-progress"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto items = nlohmann::json::parse(slurp(js))["results"];
+  ASSERT_EQ(items.size(), 3u);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(items[i]["score"].get<double>(), 0) << items[i].dump();
+    EXPECT_EQ(items[i].value("status", ""), "pred_error") << items[i].dump();
+    EXPECT_NE(items[i].value("reason", "").find("inside --db_root_path"), std::string::npos) << items[i].dump();
+  }
+  EXPECT_EQ(items[2]["score"].get<double>(), 1) << items[2].dump();
+  // A gold line naming a database outside the root is a bad input file: one line, exit 2.
+  spit(f.t / "gold" / "dev_gold.sql", std::string(adversarial_gold_sql()) + "\t" + f.abs_evil + "\n");
+  spit(f.t / "pred" / "predict_dev.json", "{}");
+  auto g = run_cli({"bird", "--predicted_sql_path", (f.t / "pred").string(), "--ground_truth_path",
+                    (f.t / "gold").string(), "--db_root_path", f.dbs.string() + "/", "--data_mode", "dev", "--no-progress"});
+  EXPECT_EQ(g.rc, 2) << g.out << g.err;
+  EXPECT_NE(g.err.find("dev_gold.sql:1:"), std::string::npos) << g.err;
+  EXPECT_NE(g.err.find("inside --db_root_path"), std::string::npos) << g.err;
+}
+
+TEST(SafetyFiles, SpiderAndSpider2DbNamesStayInsideTheirFolders) {
+  EscapeFx f;
+  for (const std::string& bad : {std::string("../evil"), f.abs_evil, std::string(".")}) {
+    spit(f.t / "gold.txt", std::string(adversarial_gold_sql()) + "\t" + bad + "\n");
+    spit(f.t / "pred.txt", std::string(adversarial_gold_sql()) + "\n");
+    auto r = run_cli({"spider", "--gold", (f.t / "gold.txt").string(), "--pred", (f.t / "pred.txt").string(), "--db",
+                      f.dbs.string(), "--etype", "exec", "--no-progress"});
+    EXPECT_EQ(r.rc, 2) << bad << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("gold.txt:1:"), std::string::npos) << bad << ": " << r.err;
+  }
+  // Spider 2.0-Lite: the db of an instance comes from spider2-lite.jsonl.
+  fs::path gold = f.t / "s2gold", preds = f.t / "s2preds";
+  fs::create_directories(gold / "exec_result");
+  fs::create_directories(preds);
+  spit(gold / "spider2lite_eval.jsonl", "{\"instance_id\": \"local001\", \"condition_cols\": [], \"ignore_order\": true}\n"
+                                        "{\"instance_id\": \"local002\", \"condition_cols\": [], \"ignore_order\": true}\n");
+  spit(f.t / "meta.jsonl", "{\"instance_id\": \"local001\", \"db\": \"../evil\"}\n{\"instance_id\": \"local002\", \"db\": \"" +
+                               f.abs_evil + "\"}\n");
+  for (const char* id : {"local001", "local002"}) {
+    spit(gold / "exec_result" / (std::string(id) + ".csv"), "name\np7\n");
+    spit(preds / (std::string(id) + ".sql"), adversarial_gold_sql());
+  }
+  auto r = run_cli({"spider2", "--mode", "sql", "--result_dir", preds.string(), "--gold_dir", gold.string(), "--db_dir",
+                    f.dbs.string(), "--meta", (f.t / "meta.jsonl").string(), "--no-progress"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("Correct examples: 0, Total examples: 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not a file name inside --db_dir"), std::string::npos) << r.out;
+}
+
+// The reward server resolves a request's db_id with safe_db_id (one plain name, no leading '.'), for
+// every benchmark: these requests are refused with 400 and never reach a database.
+TEST(SafetyFiles, RewardServerDbIdsStayInsideTheirFolders) {
+  EscapeFx f;
+  reward::ServerOptions so;
+  so.db_dir = f.dbs.string();
+  so.spider_db_dir = f.dbs.string();
+  so.bird_db_dir = f.dbs.string();
+  so.timeout_s = 5;
+  reward::RewardServer server(so);
+  size_t checked = 0;
+  for (const char* bench : {"spider2", "spider", "bird"}) {
+    if (!reward::benchmark_available(bench)) continue;
+    for (const std::string& bad : {std::string("../evil"), f.abs_evil, f.abs_evil + "/evil", std::string("."),
+                                   std::string(".."), std::string("adv/../../evil"), std::string("evil\0x", 6)}) {
+      nlohmann::json req = {{"db_id", bad}, {"benchmark", bench}, {"gold_sql", adversarial_gold_sql()},
+                            {"response", std::string("```sql\n") + adversarial_gold_sql() + "\n```"}};
+      auto reply = server.verify(req.dump());
+      EXPECT_EQ(reply.status, 400) << bench << " " << bad << ": " << reply.body.substr(0, 300);
+      ++checked;
+    }
+    nlohmann::json ok = {{"db_id", "adv"}, {"benchmark", bench}, {"gold_sql", adversarial_gold_sql()},
+                         {"response", std::string("```sql\n") + adversarial_gold_sql() + "\n```"}};
+    auto reply = server.verify(ok.dump());
+    EXPECT_EQ(reply.status, 200) << bench << ": " << reply.body.substr(0, 300);
+    EXPECT_NE(reply.body.find("\"reward\":1"), std::string::npos) << bench << ": " << reply.body.substr(0, 300);
+  }
+  EXPECT_GE(checked, 7u);
 }
 
 }  // namespace

@@ -194,6 +194,11 @@ void OutputDir::write(const std::string& name, std::string_view content) {
   write_at(fd_, tmp_name_for(name), name, content, (dir_ / name).string());
 }
 
+bool is_plain_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+         name.find('\0') == std::string_view::npos;
+}
+
 bool strip_bom(std::string& s) {
   if (s.size() >= 3 && static_cast<unsigned char>(s[0]) == 0xEF && static_cast<unsigned char>(s[1]) == 0xBB &&
       static_cast<unsigned char>(s[2]) == 0xBF) {

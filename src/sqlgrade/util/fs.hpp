@@ -3,6 +3,7 @@
 // (temporary file + rename) so nothing half-written is left behind.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace sqlgrade {
 
@@ -48,6 +49,11 @@ class OutputDir {
   fs::path dir_;
   int fd_ = -1;
 };
+// True when `name` (a db_id or similar, read from an input file or a request) names an entry directly
+// inside a folder: not empty, not "." or "..", no '/' and no NUL byte. `<root>/<name>` then stays
+// inside <root> whatever the name (an absolute name would replace <root>, "../x" would climb out).
+bool is_plain_name(std::string_view name);
+
 // Strip a UTF-8 BOM in place; returns true if one was present.
 bool strip_bom(std::string& s);
 
