@@ -9,7 +9,12 @@
 #include <chrono>
 
 #include "safety_corpus.hpp"
+#include "sqlgrade/engine/duckdb.hpp"
+#include "sqlgrade/judge/judge.hpp"
+#include "sqlgrade/sql/query_shape.hpp"
 #include "sqlgrade/sql/spider_tokenize.hpp"
+#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/suites/uda_dataset.hpp"
 #include "sqlgrade/util/memory.hpp"
 #include "test_support.hpp"
 
@@ -161,6 +166,49 @@ TEST(SafetyLimits, HugeTokenCountsThroughTheSpiderCli) {
     EXPECT_LT(children_peak_mib(), asan_scaled_mib(c.cap_mib)) << c.name;
     std::printf("[safety] spider CLI, %s on one line: peak RSS so far %zu MiB\n", c.name, children_peak_mib());
   }
+}
+
+// Item 15: DuckDB builds the list of a scalar range()/generate_series() in one step, outside
+// memory_limit (range(1e9): 6 GB of RSS with a 1 GB limit) and beyond the interrupt. The UDA gold side
+// now refuses those whose list would pass 64 MiB or whose size is not a constant; table functions
+// (FROM range(...)) stream their rows and still run (the deadline stops them).
+TEST(SafetyLimits, DuckDbListBuildersAreBoundedOnTheUdaGoldSide) {
+  DuckDb db;
+  auto c = db.connect();
+  auto flagged = [&](const std::string& sql) { return parse_query_shape(*c, sql).oversized_values; };
+  const std::vector<std::string> refused = {
+      "SELECT len(range(1000000000))", "SELECT range(1e9)", "SELECT generate_series(1, 3000000000)",
+      "SELECT unnest(range(0, 2000000000, 2))", "SELECT len(range(1000 * 1000000))",
+      "SELECT len(generate_series(TIMESTAMP '2000-01-01', TIMESTAMP '3000-01-01', INTERVAL 1 SECOND))",
+      "SELECT list_transform(range(100000000::BIGINT), x -> x + 1)", "SELECT repeat('ab', 40000000)",
+      "SELECT len(repeat([1, 2, 3], 10000000))", "SELECT count(*) FROM range(10) t WHERE len(range(t.range * 1000000000)) > 0"};
+  for (auto& sql : refused) EXPECT_FALSE(flagged(sql).empty()) << sql;
+  for (const char* sql : {"SELECT range(10)", "SELECT generate_series(-5, 5, 2)", "SELECT range(8000000)",
+                          "SELECT count(*) FROM range(1000000000000) t", "SELECT * FROM generate_series(1, 3000000000) LIMIT 1",
+                          "SELECT repeat('ab', 1000)", "SELECT count(*) FROM repeat(1, 100000000000)"})
+    EXPECT_TRUE(flagged(sql).empty()) << sql << ": " << flagged(sql).at(0);
+
+  // Through the gold runner, with a 1 GB memory limit: refused with a reason, no memory taken.
+  fs::path shop = fs::path(fixtures()) / "uda" / "Shop";
+  uda::DatasetOptions dopt;
+  dopt.memory_limit = "1GB";
+  uda::Dataset ds(shop, dopt);
+  uda::EvalOptions eo;
+  eo.gold_timeout_s = 2;
+  judge::RulesJudge jd;
+  uda::Evaluator ev(ds, eo, jd);
+  auto conn = ds.connect();
+  size_t before = peak_rss_bytes();
+  for (auto& sql : refused) {
+    auto t0 = Clock::now();
+    uda::GoldRun g = ev.run_gold(*conn, sql);
+    double el = std::chrono::duration<double>(Clock::now() - t0).count();
+    EXPECT_FALSE(g.error.empty()) << sql;
+    EXPECT_LT(el, 5) << sql;
+  }
+  size_t grew = (peak_rss_bytes() - before) >> 20;
+  EXPECT_LT(grew, asan_scaled_mib(300)) << "peak RSS grew by " << grew << " MiB";
+  std::printf("[safety] uda gold, %zu list builders: peak RSS +%zu MiB\n", refused.size(), grew);
 }
 
 }  // namespace
