@@ -10,6 +10,7 @@
 #include <set>
 
 #include "safety_corpus.hpp"
+#include "safety_spider2_fixture.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/suites/reward_server.hpp"
@@ -124,23 +125,7 @@ TEST(SafetyFiles, DatabaseWithPendingWalIsRefusedWithoutSideFiles) {
 
 // ---- item 11: outputs never go through a symlink ----
 
-struct S2Fx {
-  TempDir t;
-  fs::path gold = t / "gold", preds = t / "preds" / "sql_mode", dbs = t / "databases", meta = t / "meta.jsonl";
-  S2Fx() {
-    fs::create_directories(gold / "exec_result");
-    fs::create_directories(preds);
-    make_sqlite(dbs / "adv.sqlite", adversarial_db_script());
-    spit(gold / "spider2lite_eval.jsonl", "{\"instance_id\": \"local001\", \"condition_cols\": [], \"ignore_order\": true}\n");
-    spit(meta, "{\"instance_id\": \"local001\", \"db\": \"adv\"}\n");
-    spit(gold / "exec_result" / "local001.csv", "name\np7\n");
-    spit(preds / "local001.sql", adversarial_gold_sql());
-  }
-  std::vector<std::string> args() const {
-    return {"spider2", "--mode", "sql", "--result_dir", preds.string(), "--gold_dir", gold.string(),
-            "--db_dir", dbs.string(), "--meta", meta.string(), "--no-progress"};
-  }
-};
+using S2Fx = Spider2Fixture;
 
 // Before: `spider2 --mode sql` cleared <result_dir>_csv through a symlink, deleting another folder's
 // CSVs. Now a symlinked output folder is refused (one line, exit 2) before anything runs, as the
