@@ -253,12 +253,16 @@ TEST(SafetyBuiltins, SlowCallsStopAtTheDeadline) {
   };
   double worst = 0;
   for (auto& c : cases) {
+    // The calls that now finish get a generous deadline (a loaded or ASan build needs a few seconds to
+    // build 2e7 characters and search them); the old quadratic search needed hours either way.
+    const bool stops = std::string(c.expect) == "timeout";
+    const double dl = stops ? deadline : 20.0;
     auto t0 = Clock::now();
-    auto r = g.db->execute(c.sql, Limits{deadline, 10, 1u << 30});
+    auto r = g.db->execute(c.sql, Limits{dl, 10, 1u << 30});
     double el = std::chrono::duration<double>(Clock::now() - t0).count();
-    worst = std::max(worst, el - deadline);
-    EXPECT_LE(el, deadline + margin()) << c.sql.substr(0, 120) << " ran " << el << " s";
-    if (std::string(c.expect) == "timeout") {
+    if (stops) worst = std::max(worst, el - deadline);
+    EXPECT_LE(el, dl + margin()) << c.sql.substr(0, 120) << " ran " << el << " s";
+    if (stops) {
       EXPECT_EQ(r.status, ExecStatus::Timeout) << c.sql.substr(0, 120) << ": " << r.error;
     } else {
       ASSERT_TRUE(r.ok()) << c.sql.substr(0, 120) << ": " << r.error;
