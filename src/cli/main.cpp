@@ -10,6 +10,7 @@
 #include "cli_common.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
 #include "sqlgrade/error.hpp"
+#include "sqlgrade/util/fs.hpp"
 
 #define SQLGRADE_COMMAND(name) void register_##name##_command(CLI::App& app);
 #include "sqlgrade_commands.inc"
@@ -21,6 +22,13 @@ int main(int argc, char** argv) {
   sqlgrade::cli::invocation().assign(argv, argv + argc);
   app.set_version_flag("--version", std::string("sqlgrade ") + SQLGRADE_VERSION + " (DuckDB " +
                                         sqlgrade::DuckDb::version() + ")");
+  // Bound on any one input file (every command; also accepted after the subcommand name).
+  app.add_option_function<double>(
+         "--max-input-mb",
+         [](double mb) { sqlgrade::set_max_input_bytes(static_cast<size_t>(mb * double(size_t(1) << 20))); },
+         "largest input file read whole, in MiB (default 256; up to 4095): beyond it, a one-line error")
+      ->check(CLI::Range(1.0, 4095.0));
+  app.fallthrough();  // inherited by the subcommands registered below
 #define SQLGRADE_COMMAND(name) register_##name##_command(app);
 #include "sqlgrade_commands.inc"
 #undef SQLGRADE_COMMAND

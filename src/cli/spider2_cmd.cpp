@@ -31,6 +31,9 @@ void run_spider2(const Spider2Args& a) {
   s2::RunOptions opt = a.opt;
   opt.mode = a.mode == "sql" ? s2::Mode::Sql : s2::Mode::ExecResult;
   if (a.no_progress) opt.progress = 0;
+  // sql mode: <result_dir>_csv is checked before anything runs. The official script wipes that folder
+  // (shutil.rmtree, which refuses a symlink); we only drop stale CSVs, and never through a symlink.
+  if (opt.mode == s2::Mode::Sql) sqlgrade::OutputDir::check(s2::csv_dir_path(opt));
   s2::RunResult r = s2::run(opt);
   if (r.items.empty()) {
     std::fputs(s2::format_official(r, opt).c_str(), stdout);
@@ -38,14 +41,10 @@ void run_spider2(const Spider2Args& a) {
   }
   // Outputs first (atomically), then what the official script prints.
   if (opt.mode == s2::Mode::Sql) {
-    fs::path dir = s2::csv_dir_path(opt);
-    std::error_code ec;
-    if (fs::is_directory(dir, ec))  // the official script wipes this folder; we only drop stale CSVs
-      for (auto& e : fs::directory_iterator(dir, ec))
-        if (e.path().extension() == ".csv") fs::remove(e.path(), ec);
-    fs::create_directories(dir, ec);
+    sqlgrade::OutputDir csv_dir(s2::csv_dir_path(opt));
+    csv_dir.remove_files_ending_with(".csv");
     for (auto& it : r.items)
-      if (it.result_csv) sqlgrade::write_file_atomic(dir / (it.instance_id + ".csv"), *it.result_csv);
+      if (it.result_csv) csv_dir.write(it.instance_id + ".csv", *it.result_csv);
   }
   std::string out;
   if (opt.v2) {

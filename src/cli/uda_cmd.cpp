@@ -1,9 +1,10 @@
 // `sqlgrade uda prepare|gold|eval|run` — UDA-Bench / OpenQuest accuracy.
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <iostream>
-#include <regex>
+#include <string_view>
 
 #include "cli_common.hpp"
 #include "sqlgrade/error.hpp"
@@ -17,6 +18,31 @@ namespace {
 
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
+
+// A DuckDB memory size: `\s*[0-9]+(\.[0-9]+)?\s*([KMGT]i?B|B|bytes)\s*`, case-insensitive (hand-written:
+// sqlgrade uses no backtracking regex engine).
+bool is_memory_size(std::string_view v) {
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto up = [](char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); };
+  size_t i = 0, n = v.size();
+  while (i < n && space(v[i])) ++i;
+  size_t d = i;
+  while (i < n && digit(v[i])) ++i;
+  if (i == d) return false;
+  if (i + 1 < n && v[i] == '.' && digit(v[i + 1])) {
+    ++i;
+    while (i < n && digit(v[i])) ++i;
+  }
+  while (i < n && space(v[i])) ++i;
+  size_t e = n;
+  while (e > i && space(v[e - 1])) --e;
+  std::string unit;
+  for (size_t k = i; k < e; ++k) unit += up(v[k]);
+  if (unit == "B" || unit == "BYTES") return true;
+  if (unit.size() < 2 || unit.size() > 3 || std::string_view("KMGT").find(unit[0]) == std::string_view::npos) return false;
+  return unit.size() == 2 ? unit[1] == 'B' : unit[1] == 'I' && unit[2] == 'B';
+}
 
 struct CommonFlags {
   std::string attributes_file, gt_dir, table_map, judge = "rules";
@@ -36,8 +62,7 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
                 "DuckDB memory limit for the gold tables and queries, e.g. 2GB, 512MiB")
       ->capture_default_str()
       ->check([](const std::string& v) -> std::string {
-        static const std::regex kSize(R"(^\s*[0-9]+(\.[0-9]+)?\s*([KMGT]i?B|B|bytes)\s*$)", std::regex::icase);
-        return std::regex_match(v, kSize) ? "" : "expected a size such as 4GB or 512MiB, got '" + v + "'";
+        return is_memory_size(v) ? "" : "expected a size such as 4GB or 512MiB, got '" + v + "'";
       });
   c->add_option("--gold-timeout", f.run.eval.gold_timeout_s, "seconds each gold query may run on DuckDB")
       ->capture_default_str()

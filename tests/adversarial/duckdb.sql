@@ -2,8 +2,10 @@
 # Expected: refused (enable_external_access=false, locked configuration) or stopped by the deadline.
 # DuckDB evaluates repeat/lpad/rpad/printf/format of one value in one step, outside memory_limit and
 # the interrupt: repeat('ab', 1000000000) takes 7.6 GB and 24 s. Constant sizes over 64 MiB are
-# refused before the statement runs (the last lines here); computed ones are a known limitation
-# (docs/safety.md), so only 10 MB values are computed in this corpus.
+# refused before the statement runs (the last lines here), as are scalar range()/generate_series()
+# lists over 64 MiB or of a non-constant size (also built in one step: range(1e9) took 6 GB with a
+# 1 GB memory_limit); other computed sizes are a known limitation (docs/safety.md), so only 10 MB
+# values are computed in this corpus.
 COPY products TO '/tmp/sqlgrade-adversarial-copy.csv'
 COPY (SELECT 1) TO '/tmp/sqlgrade-adversarial-copy2.parquet' (FORMAT parquet)
 SELECT * FROM read_csv_auto('/etc/passwd')
@@ -40,3 +42,8 @@ SELECT bar(1, 0, 10, 1000000000)
 SELECT format('{:>900000000}', 1)
 SELECT format('{:.{}f}', 1.5, 2000000000)
 SELECT printf('%.*f', 2147483647, 1.5)
+SELECT len(range(1000000000))
+SELECT unnest(generate_series(1, 2000000000)) LIMIT 1
+SELECT len(range(1000 * 1000000))
+SELECT len(generate_series(TIMESTAMP '2000-01-01', TIMESTAMP '3000-01-01', INTERVAL 1 SECOND))
+SELECT repeat('ab', 40000000)

@@ -33,7 +33,7 @@ inline constexpr bool kUnderAsan = false;
 inline constexpr size_t asan_scaled_mib(size_t mib) { return kUnderAsan ? 2 * mib : mib; }
 
 struct AdvStatement {
-  std::string group;  // file stem: writes, admin, extensions, multi, schema_objects, runaway, memory, malformed, duckdb
+  std::string group;  // file stem: writes, admin, ..., malformed, huge_format, builtins, duckdb
   int line = 0;       // 1-based line in the file
   std::string sql;    // expanded text
   std::string id() const { return group + ":" + std::to_string(line); }
@@ -99,11 +99,12 @@ inline std::vector<AdvStatement> load_adversarial(const std::set<std::string>& g
 
 // Groups run on SQLite benchmark databases (duckdb.sql is for the UDA gold side).
 inline std::set<std::string> sqlite_groups() {
-  return {"writes", "admin", "extensions", "multi", "schema_objects", "runaway", "memory", "malformed", "huge_format"};
+  return {"writes", "admin", "extensions", "multi", "schema_objects", "runaway", "memory", "malformed", "huge_format", "builtins"};
 }
 // Groups run on DuckDB (UDA gold side): all of them.
 inline std::set<std::string> duckdb_groups() {
-  return {"writes", "admin", "extensions", "multi", "schema_objects", "runaway", "memory", "malformed", "huge_format", "duckdb"};
+  return {"writes", "admin", "extensions", "multi", "schema_objects", "runaway", "memory", "malformed", "huge_format",
+          "builtins", "duckdb"};
 }
 // Groups in which no statement may ever execute successfully.
 inline bool must_be_refused(const std::string& group) {

@@ -102,11 +102,19 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
   Limits lim{kDeadline, 1'000'000, 64u << 20};
   auto stmts = load_adversarial(sqlite_groups());
   size_t refused = 0, stopped = 0;
+  double worst = -kDeadline;
+  std::string worst_id;
   for (auto& s : stmts) {
     auto t0 = Clock::now();
     ExecResult r = conn.execute(s.sql, lim);
     double el = secs_since(t0);
     EXPECT_LE(el, allowance(s.sql)) << s.id() << " ran " << el << " s";
+    if (el - kDeadline > worst) worst = el - kDeadline, worst_id = s.id();
+    // Slow built-ins (LIKE/GLOB, instr, replace, trims on 2e7-character values): valid queries that are
+    // stopped at the deadline or answered within it, never an error.
+    if (s.group == "builtins") {
+      EXPECT_TRUE(r.ok() || r.status == ExecStatus::Timeout) << s.id() << ": " << to_string(r.status) << " " << r.error;
+    }
     if (must_be_refused(s.group)) {
       EXPECT_EQ(r.status, ExecStatus::Error) << s.id() << " was not refused: " << s.sql.substr(0, 200);
       EXPECT_FALSE(r.error.empty()) << s.id();
@@ -135,8 +143,9 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
   EXPECT_EQ(file_hash(db), before);
   expect_no_side_files();
   EXPECT_LT(peak_rss_bytes(), kMemCapMiB << 20) << "peak RSS " << (peak_rss_bytes() >> 20) << " MiB";
-  std::printf("[safety] sqlite engine: %zu statements, %zu refused, %zu stopped, peak RSS %zu MiB\n",
-              stmts.size(), refused, stopped, peak_rss_bytes() >> 20);
+  std::printf("[safety] sqlite engine: %zu statements, %zu refused, %zu stopped, peak RSS %zu MiB; longest run past "
+              "the %.0f s deadline: %.2f s (%s)\n",
+              stmts.size(), refused, stopped, peak_rss_bytes() >> 20, kDeadline, worst, worst_id.c_str());
 }
 
 TEST(SafetyEngine, CartesianProductPeakMemory) {
@@ -172,7 +181,7 @@ struct ModeFixture {
 
 size_t count_timeouts(const std::vector<AdvStatement>& v) {
   size_t n = 0;
-  for (auto& s : v) n += s.group == "runaway" || s.group == "memory";
+  for (auto& s : v) n += s.group == "runaway" || s.group == "memory" || s.group == "builtins";
   return n;
 }
 
@@ -201,11 +210,14 @@ TEST(SafetyModes, Spider) {
   json j = json::parse(slurp(js));
   auto& ex = j["examples"];
   ASSERT_EQ(ex.size(), items.size());
+  double longest = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     EXPECT_EQ(ex[i]["exec"].get<double>(), 0) << items[i].id();
     EXPECT_FALSE(ex[i].value("exec_reason", "").empty()) << items[i].id();
     EXPECT_LE(ex[i].value("exec_seconds", 0.0), allowance(items[i].sql)) << items[i].id();
+    longest = std::max(longest, ex[i].value("exec_seconds", 0.0));
   }
+  std::printf("[safety] spider: longest per-item engine time %.2f s (deadline %.0f s)\n", longest, kDeadline);
   // all runaways overlap on 2 threads; bound the whole run generously
   EXPECT_LE(wall, count_timeouts(items) * (kDeadline + margin()) + 30) << wall;
   EXPECT_LT(f.children_peak_mib(), kMemCapMiB);
@@ -240,12 +252,15 @@ TEST(SafetyModes, Bird) {
   json j = json::parse(slurp(js));
   json items = j["results"];
   ASSERT_EQ(items.size(), f.stmts.size()) << j.dump().substr(0, 500);
+  double longest = 0;
   for (size_t i = 0; i < f.stmts.size(); ++i) {
     EXPECT_EQ(items[i]["score"].get<double>(), 0) << f.stmts[i].id();
     EXPECT_FALSE(items[i].value("reason", "").empty() && items[i].value("status", "ok") != "ok")
         << f.stmts[i].id();
     EXPECT_NE(items[i].value("status", ""), "gold_timeout") << f.stmts[i].id();
+    longest = std::max(longest, items[i].value("pred_seconds", 0.0));
   }
+  std::printf("[safety] bird: longest per-item prediction time %.2f s (deadline %.0f s)\n", longest, kDeadline);
   EXPECT_LE(wall, count_timeouts(f.stmts) * (kDeadline + margin()) + 30) << wall;
   EXPECT_LT(f.children_peak_mib(), kMemCapMiB);
   std::printf("[safety] bird: %zu statements in %.1f s, peak RSS %zu MiB\n", f.stmts.size(), wall, f.children_peak_mib());
@@ -300,6 +315,7 @@ TEST(SafetyModes, Spider2) {
   std::map<std::string, json> by_id;
   for (auto& e : j["per_instance"]) by_id[e["instance_id"].get<std::string>()] = e;
   size_t checked = 0;
+  double longest = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
     ASSERT_TRUE(by_id.count(ids[i])) << f.stmts[i].id();
     auto& e = by_id[ids[i]];
@@ -307,12 +323,14 @@ TEST(SafetyModes, Spider2) {
     EXPECT_EQ(e["score"].get<double>(), 0) << f.stmts[i].id();
     if (e.contains("query_time") && e["query_time"].is_number()) {
       EXPECT_LE(e["query_time"].get<double>(), allowance(f.stmts[i].sql)) << f.stmts[i].id();
+      longest = std::max(longest, e["query_time"].get<double>());
     }
     if (must_be_refused(f.stmts[i].group) || f.stmts[i].group == "runaway") {
       EXPECT_TRUE(e["error_info"].is_string() && !e["error_info"].get<std::string>().empty()) << f.stmts[i].id();
     }
   }
   EXPECT_EQ(checked, f.stmts.size());
+  std::printf("[safety] spider2: longest per-instance query time %.2f s (deadline %.0f s)\n", longest, kDeadline);
   expect_same_tree(before, f.t / "s2db");
   expect_no_side_files();
 }
@@ -367,7 +385,9 @@ TEST(SafetyModes, RewardServer) {
   t1.join();
   t2.join();
   size_t n = calls.size();
+  double longest = 0;
   for (auto& c : calls) {
+    longest = std::max(longest, c.seconds);
     const AdvStatement& s = *c.stmt;
     EXPECT_LE(c.seconds, allowance(s.sql)) << c.bench << " " << s.id();
     ASSERT_EQ(c.status, 200) << c.bench << " " << s.id() << ": " << c.head;
@@ -379,7 +399,8 @@ TEST(SafetyModes, RewardServer) {
   expect_same_tree(before, f.dbs);
   expect_no_side_files();
   EXPECT_LT(peak_rss_bytes(), kMemCapMiB << 20);
-  std::printf("[safety] serve: %zu verifies, peak RSS %zu MiB\n", n, peak_rss_bytes() >> 20);
+  std::printf("[safety] serve: %zu verifies, peak RSS %zu MiB, longest verify %.2f s (prediction + gold, deadline %.0f s each)\n",
+              n, peak_rss_bytes() >> 20, longest, kDeadline);
 }
 
 TEST(SafetyModes, UdaGoldSide) {

@@ -98,8 +98,13 @@ TEST(SafetyDeterminism, BirdMiniDev) {
 TEST(SafetyDeterminism, Spider2LocalSqlMode) {
   SQLGRADE_REQUIRE_DATA("spider2lite/gold/spider2lite_eval.jsonl");
   TempDir t;
-  expect_same_reports({"spider2", "--mode", "sql", "--result_dir",
-                       DATA + "/preds/spider2lite_local/xlang_example_submission/sql_mode", "--gold_dir",
+  // spider2 writes <result_dir>-ids.csv and <result_dir>_csv/ beside the predictions: they are copied
+  // into this test's own folder first, so that the shared (read-only) data is never written to.
+  fs::copy(DATA + "/preds/spider2lite_local/xlang_example_submission/sql_mode", t / "sql_mode", fs::copy_options::recursive);
+  for (auto& e : fs::recursive_directory_iterator(t / "sql_mode"))  // the shared copy may be read-only
+    fs::permissions(e.path(), fs::perms::owner_all, fs::perm_options::add);
+  fs::permissions(t / "sql_mode", fs::perms::owner_all, fs::perm_options::add);
+  expect_same_reports({"spider2", "--mode", "sql", "--result_dir", (t / "sql_mode").string(), "--gold_dir",
                        DATA + "/spider2lite/gold", "--db_dir", DATA + "/spider2lite/databases", "--meta",
                        DATA + "/spider2lite/spider2-lite.jsonl", "--timeout", "60", "--no-progress", "--json",
                        (t / "r.json").string()},

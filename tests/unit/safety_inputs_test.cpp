@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "safety_corpus.hpp"
+#include "safety_spider2_fixture.hpp"
 #include "sqlgrade/csv.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/suites/bird.hpp"
@@ -268,26 +269,7 @@ TEST(SafetyInputs, BirdGoldFileLineErrors) {
                         "nowhere", 0, "missing database root");
 }
 
-struct S2Fx {
-  TempDir t;
-  fs::path gold = t / "gold", preds = t / "preds", dbs = t / "databases", meta = t / "meta.jsonl";
-  S2Fx() {
-    fs::create_directories(gold / "exec_result");
-    fs::create_directories(preds);
-    make_sqlite(dbs / "adv.sqlite", adversarial_db_script());
-    spit(gold / "spider2lite_eval.jsonl", "{\"instance_id\": \"local001\", \"condition_cols\": [], \"ignore_order\": true}\n");
-    spit(meta, "{\"instance_id\": \"local001\", \"db\": \"adv\"}\n");
-    spit(gold / "exec_result" / "local001.csv", "name\np7\n");
-    spit(preds / "local001.sql", adversarial_gold_sql());
-    spit(preds / "local001.csv", "name\np7\n");
-  }
-  std::vector<std::string> args(const std::string& mode, std::vector<std::string> extra = {}) const {
-    std::vector<std::string> a = {"spider2", "--mode", mode, "--result_dir", preds.string(), "--gold_dir", gold.string(),
-                                  "--db_dir", dbs.string(), "--meta", meta.string(), "--no-progress"};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  }
-};
+using S2Fx = Spider2Fixture;
 
 TEST(SafetyInputs, Spider2JsonlAndCsv) {
   S2Fx f;

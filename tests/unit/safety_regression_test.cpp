@@ -4,11 +4,14 @@
 
 #include <chrono>
 #include <functional>
+#include <random>
+#include <regex>
 
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/sql/statements.hpp"
 #include "sqlgrade/util/memory.hpp"
+#include "sqlgrade/util/text.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -66,6 +69,87 @@ TEST(SafetyRegression, StatementLabelNumberOverflow) {
   EXPECT_EQ(st[1].label, "Query 99999999999: big (t)");
   ASSERT_TRUE(st[2].label_number.has_value());
   EXPECT_EQ(*st[2].label_number, 7);
+}
+
+// Issue 12, item 13: the "-- Query N: ..." / "-- Category K: ..." labels were read with std::regex_match,
+// whose recursive matcher overflowed the stack (SIGSEGV in `uda prepare/gold/eval`) on a ~50 KB comment
+// line. They are matched by hand now, in linear time.
+TEST(SafetyRegression, LongCommentLineDoesNotOverflowTheStack) {
+  const std::string filler(400000, 'x');
+  std::string text = "-- Category 2: " + filler + "\n-- Query 12: " + filler + " (t)\nSELECT a FROM t;\n-- " + filler +
+                     "\nSELECT b FROM t;\n";
+  std::vector<SqlStatement> st;
+  ASSERT_NO_THROW(st = split_sql_statements(text, "q.sql"));
+  ASSERT_EQ(st.size(), 2u);
+  ASSERT_TRUE(st[0].label_number.has_value());
+  EXPECT_EQ(*st[0].label_number, 12);
+  EXPECT_EQ(st[0].category, filler);
+  EXPECT_EQ(st[0].group, filler);
+  EXPECT_FALSE(st[1].label_number.has_value());
+  EXPECT_EQ(st[1].comments.at(0), filler);
+}
+
+TEST(SafetyRegression, LongCommentLineThroughUdaPrepare) {
+  TempDir t;
+  fs::copy(fs::path(fixtures()) / "uda" / "Shop", t / "Shop", fs::copy_options::recursive);
+  std::string q = slurp(t / "Shop" / "Select" / "select_queries.sql");
+  spit(t / "Shop" / "Select" / "select_queries.sql", "-- Query 1: " + std::string(300000, 'y') + "\n" + q);
+  auto r = run_cli({"uda", "prepare", "--dataset-dir", (t / "Shop").string(), "--out", (t / "out").string()});
+  EXPECT_EQ(r.rc, 0) << r.err.substr(0, 500);
+}
+
+// The hand-written label matcher gives what the std::regex patterns it replaced gave (the test may use
+// std::regex: its inputs are short and its own).
+TEST(SafetyRegression, LabelMatcherAgreesWithTheRegexItReplaced) {
+  const std::regex query_re(R"(^\s*Query\s+(\d+)\s*:?\s*(.*)$)", std::regex::icase);
+  const std::regex cat_re(R"(^\s*Category\s+\d+\s*:\s*(.*)$)", std::regex::icase);
+  const std::vector<std::string> parts = {"Query", "QUERY", "query", "Category", "category", " ", "  ", "\t", "\n",
+                                          "\r", "\v", ":", "1", "42", "x", "(t)", "(", "a b", "Q", "uery", "\f"};
+  std::mt19937 rng(12);
+  int labelled = 0, grouped = 0;
+  for (int k = 0; k < 20000; ++k) {
+    std::string c;
+    int n = 1 + static_cast<int>(rng() % 7);
+    for (int j = 0; j < n; ++j) c += parts[rng() % parts.size()];
+    if (rng() % 2) c = (rng() % 2 ? "Query " : "Category ") + std::to_string(rng() % 100) + c;
+    // As a block comment the text reaches the matcher trimmed; newlines inside it stay.
+    auto st = split_sql_statements("/*" + c + "*/\nSELECT 1;", "q.sql");
+    ASSERT_EQ(st.size(), 1u);
+    const std::string& seen = st[0].comments.at(0);
+    std::smatch m;
+    std::optional<int> num;
+    std::string category, group;
+    if (std::regex_match(seen, m, query_re)) {
+      std::string d = m[1].str();
+      if (d.size() <= 9) num = std::stoi(d);  // larger numbers may not fit an int: no label_number then
+      else num.reset();
+      std::string rest = m[2].str();
+      category = trim(rest.substr(0, rest.find('(')));
+      ++labelled;
+    } else if (std::regex_match(seen, m, cat_re)) {
+      group = trim(m[1].str());
+      ++grouped;
+    }
+    if (num) {
+      EXPECT_EQ(st[0].label_number, num) << "[" << seen << "]";
+    } else if (category.empty() && group.empty() && st[0].label.empty()) {
+      EXPECT_FALSE(st[0].label_number.has_value()) << "[" << seen << "]";
+    }
+    EXPECT_EQ(st[0].category, category) << "[" << seen << "]";
+    EXPECT_EQ(st[0].group, group) << "[" << seen << "]";
+  }
+  EXPECT_GT(labelled, 1000);
+  EXPECT_GT(grouped, 200);
+}
+
+// No std::regex on untrusted text anywhere in the sources: the only two uses are gone.
+TEST(SafetyRegression, NoStdRegexInSources) {
+  for (auto& e : fs::recursive_directory_iterator(fs::path(SQLGRADE_SOURCE_DIR) / "src")) {
+    if (!e.is_regular_file()) continue;
+    std::string text = slurp(e.path());
+    EXPECT_EQ(text.find("std::regex"), std::string::npos) << e.path();
+    EXPECT_EQ(text.find("#include <regex>"), std::string::npos) << e.path();
+  }
 }
 
 }  // namespace

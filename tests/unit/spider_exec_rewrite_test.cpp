@@ -47,14 +47,14 @@ TEST(SpiderExecRewrite, LexerTokenTypes) {
   std::vector<std::string> strings, numbers;
   bool comment = false;
   for (auto& t : toks) {
-    if (t.type == sqlparse::TokType::StringSingle) strings.push_back(t.text);
-    if (t.type == sqlparse::TokType::Number) numbers.push_back(t.text);
-    if (t.type == sqlparse::TokType::CommentSingle) comment = t.text == "-- x\n";
+    if (t.type == sqlparse::TokType::StringSingle) strings.emplace_back(t.text());
+    if (t.type == sqlparse::TokType::Number) numbers.emplace_back(t.text());
+    if (t.type == sqlparse::TokType::CommentSingle) comment = t.text() == "-- x\n";
   }
   EXPECT_EQ(strings, std::vector<std::string>{"'it''s'"});
   EXPECT_EQ(numbers, std::vector<std::string>{"-1.5"});
   EXPECT_TRUE(comment);
   std::string joined;
-  for (auto& t : toks) joined += t.text;
+  for (auto& t : toks) joined += t.text();
   EXPECT_EQ(joined, "SELECT a FROM t WHERE b = 'it''s' AND c = -1.5 -- x\nORDER BY a");  // round trip
 }

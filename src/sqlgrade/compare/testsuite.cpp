@@ -15,6 +15,7 @@
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/sql/spider_sqlparse.hpp"
+#include "sqlgrade/util/fs.hpp"
 
 namespace sqlgrade::spider {
 
@@ -359,7 +360,7 @@ std::vector<std::string> ExecEvaluator::db_paths(const std::string& db_id) {
   std::vector<std::string> out;
   std::error_code ec;
   bool has_main = false;
-  if (db_id.empty() || db_id.find('/') != std::string::npos || db_id == "." || db_id == "..") {
+  if (!is_plain_name(db_id)) {
     ec = std::make_error_code(std::errc::invalid_argument);
   } else if (opt_.compat == Compat::Spider) {
     if (fs::is_regular_file(dir / main, ec)) out.push_back((dir / main).string());

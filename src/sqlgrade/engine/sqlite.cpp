@@ -3,33 +3,24 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
 
+#include "sqlgrade/engine/sqlite_guarded.hpp"
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/util/text.hpp"
 
 namespace sqlgrade {
 
-struct SqliteDb::Deadline {
-  std::chrono::steady_clock::time_point until;
-  bool active = false;
-  bool fired = false;
-};
+struct SqliteDb::Deadline : sqlite_guard::Deadline {};
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int progress_cb(void* p) {
-  auto* d = static_cast<SqliteDb::Deadline*>(p);
-  if (d->active && Clock::now() >= d->until) {
-    d->fired = true;
-    return 1;
-  }
-  return 0;
-}
+int progress_cb(void* p) { return static_cast<SqliteDb::Deadline*>(p)->expired() ? 1 : 0; }
 
 bool pragma_allowed(const char* name) {
   static const char* allowed[] = {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
@@ -78,6 +69,35 @@ bool only_trailing_noise(const char* p) {
   return true;
 }
 
+// How a database is opened without writing anything beside it. A read-only connection to a WAL-mode
+// database (or to any database with a -wal file next to it: SQLite then reads the WAL whatever the
+// header says) creates -wal and -shm files in its folder, and fails on read-only media. With no WAL
+// content to read, `immutable=1` reads the main file alone and creates nothing. WAL content cannot be
+// read without a shared-memory index (the -shm file SQLite would create), so such a database is
+// refused with a one-line error instead (the user can checkpoint it).
+bool opens_immutable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path wal = path + "-wal";
+  const bool has_wal = fs::exists(fs::symlink_status(wal, ec));
+  if (has_wal) {
+    auto size = fs::file_size(wal, ec);
+    // 32 bytes: a WAL header without a single frame (a checkpointed, truncated or reset log).
+    if (ec || size > 32)
+      throw InputError(path, "its -wal file holds changes not yet written into the database; sqlgrade opens "
+                             "databases read-only and writes nothing beside them, so it cannot read them "
+                             "(checkpoint it first: sqlite3 <file> 'PRAGMA wal_checkpoint(TRUNCATE)')");
+  }
+  unsigned char header[20] = {0};
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    size_t got = std::fread(header, 1, sizeof header, f);
+    std::fclose(f);
+    if (got < sizeof header) return has_wal;
+  }
+  // Bytes 18 and 19 of the header: file format write/read versions, 2 = WAL.
+  return has_wal || header[18] == 2 || header[19] == 2;
+}
+
 }  // namespace
 
 SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
@@ -97,6 +117,7 @@ SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
     }
   }
   uri += "?mode=ro";
+  if (opens_immutable(path)) uri += "&immutable=1";
   int rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "cannot open";
@@ -114,6 +135,9 @@ SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
   // VM step, before the deadline or the result caps can act. Such a query fails with "string or blob
   // too big". No benchmark database holds a value near this size.
   sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(kMaxValueBytes));
+  // LIKE/GLOB, instr, replace and the trims: SQLite's results, but bounded by the statement's deadline
+  // (one call is one VM step, which the progress handler cannot interrupt; sqlite_guarded.hpp).
+  sqlite_guard::register_guarded_functions(db_, deadline_.get());
   sqlite3_exec(db_, "PRAGMA query_only=1", nullptr, nullptr, nullptr);
   // Touch the schema once so that "file is not a database" surfaces here, not per query.
   char* err = nullptr;

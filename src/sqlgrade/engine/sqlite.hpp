@@ -8,7 +8,12 @@
 //    is disabled at the connection;
 //  - only one statement per call (trailing text other than whitespace/comments is an error, as in
 //    Python's sqlite3 module);
-//  - a per-statement wall-clock deadline through the progress handler; row and byte caps.
+//  - a per-statement wall-clock deadline through the progress handler; row and byte caps;
+//  - LIKE/GLOB, instr, replace and trim/ltrim/rtrim replaced by functions with SQLite's results that
+//    also stop at the deadline or run in linear time (sqlite_guarded.hpp): one built-in call is one VM
+//    step, which the progress handler cannot interrupt;
+//  - nothing written beside the file: WAL-mode databases open with immutable=1 (no -wal/-shm); one
+//    whose -wal holds frames is refused (InputError), as reading it would need a -shm file.
 // A SqliteDb is not thread-safe: use one per thread (SqlitePool gives each thread its own).
 #include <memory>
 #include <string>
@@ -32,7 +37,8 @@ struct SqliteOptions {
 
 class SqliteDb : public Engine {
  public:
-  // Opens `path` read-only. Throws InputError if the file does not exist or is not a database.
+  // Opens `path` read-only. Throws InputError if the file does not exist, is not a database, or has
+  // un-checkpointed WAL frames beside it.
   explicit SqliteDb(const std::string& path, SqliteOptions opt = {});
   ~SqliteDb() override;
   SqliteDb(const SqliteDb&) = delete;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "sqlgrade/engine/duckdb.hpp"
@@ -222,14 +223,64 @@ double format_widths(const std::string& f, bool fmt_style, bool& star) {
   return big;
 }
 
-// Records a call that would build one value larger than kMaxValueBytes (see QueryShape).
-void check_value_size(const json& call, QueryShape& s) {
+// The value of a numeric constant argument (a CONSTANT, possibly CAST), or nullopt.
+std::optional<double> signed_constant(const json& arg) {
+  std::string cls = str(arg, "class");
+  if (cls == "CAST") return signed_constant(at(arg, "child"));
+  if (cls != "CONSTANT") return std::nullopt;
+  const json& v = at(at(arg, "value"), "value");
+  if (!v.is_number()) return std::nullopt;
+  return v.get<double>();
+}
+
+// Elements of the list range()/generate_series() would build from these arguments (generate_series
+// includes its end); nullopt when an argument is not a numeric constant (a column, an expression, a
+// date or an interval), whose size cannot be known before running.
+std::optional<double> series_length(const json& kids, bool inclusive) {
+  std::vector<double> a;
+  for (auto& k : kids) {
+    auto v = signed_constant(k);
+    if (!v) return std::nullopt;
+    a.push_back(*v);
+  }
+  double start = 0, stop = 0, step = 1;
+  if (a.size() == 1) stop = a[0];
+  else if (a.size() >= 2) start = a[0], stop = a[1];
+  if (a.size() >= 3) step = a[2];
+  if (step == 0 || a.empty()) return 0.0;
+  double n = (stop - start) / step;
+  if (n < 0) return 0.0;
+  return inclusive ? std::floor(n) + 1 : std::ceil(n);
+}
+
+// Records a call that would build one value larger than kMaxValueBytes (see QueryShape). A table
+// function (FROM range(...), FROM repeat(...)) streams its rows: only scalar calls build a value.
+void check_value_size(const json& call, QueryShape& s, bool table_function) {
   const std::string fn = to_lower(str(call, "function_name"));
   const json& kids = at(call, "children");
-  if (!kids.is_array() || kids.empty()) return;
+  if (table_function || !kids.is_array() || kids.empty()) return;
   auto arg = [&](size_t i) { return i < kids.size() ? constant_number(kids[i]) : 0.0; };
-  double big = 0;
-  if (fn == "repeat" || fn == "lpad" || fn == "rpad" || fn == "list_resize" || fn == "array_resize") {
+  double big = 0, shown = -1;  // bytes; the figure the message names (default: big)
+  if (fn == "range" || fn == "generate_series") {
+    // A list of BIGINTs (8 bytes each) in one step: range(1e9) took 6 GB with a 1 GB memory_limit.
+    auto n = series_length(kids, fn == "generate_series");
+    if (!n) {
+      s.oversized_values.push_back(fn + "(...) of a size that is not a constant");
+      return;
+    }
+    big = *n * 8;
+    shown = *n;
+  } else if (fn == "repeat") {
+    // count x the length of a constant string (or 8 bytes per element of a constant list)
+    double unit = 1;
+    const json& first = kids[0];
+    if (str(first, "class") == "CONSTANT" && at(at(first, "value"), "value").is_string())
+      unit = std::max<double>(1, double(at(at(first, "value"), "value").get_ref<const std::string&>().size()));
+    else if (str(first, "class") == "FUNCTION" && to_lower(str(first, "function_name")) == "list_value")
+      unit = 8 * std::max<double>(1, double(at(first, "children").size()));
+    big = arg(1) * unit;
+    shown = arg(1);
+  } else if (fn == "lpad" || fn == "rpad" || fn == "list_resize" || fn == "array_resize") {
     big = arg(1);
   } else if (fn == "bar") {
     big = arg(3);
@@ -245,16 +296,16 @@ void check_value_size(const json& call, QueryShape& s) {
   }
   if (big > static_cast<double>(kMaxValueBytes)) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.0f", big);
+    std::snprintf(buf, sizeof buf, "%.0f", shown >= 0 ? shown : big);
     s.oversized_values.push_back(fn + "(..., " + buf + ")");
   }
 }
 
-void collect(const json& n, QueryShape& s, const std::string& sql) {
+void collect(const json& n, QueryShape& s, const std::string& sql, bool table_function = false) {
   if (n.is_object()) {
     std::string cls = str(n, "class");
     std::string type = str(n, "type");
-    if (cls == "FUNCTION") check_value_size(n, s);
+    if (cls == "FUNCTION") check_value_size(n, s, table_function);
     if (type == "BASE_TABLE" && n.contains("table_name")) {
       TableRef t{str(n, "table_name"), str(n, "alias")};
       bool seen = false;
@@ -307,7 +358,7 @@ void collect(const json& n, QueryShape& s, const std::string& sql) {
       }
     }
     for (auto& [k, v] : n.items())
-      if (v.is_structured()) collect(v, s, sql);
+      if (v.is_structured()) collect(v, s, sql, type == "TABLE_FUNCTION" && k == "function");
   } else if (n.is_array()) {
     for (auto& v : n) collect(v, s, sql);
   }

@@ -58,7 +58,9 @@ struct QueryShape {
   // (a number argument or digits inside the format string), e.g. "repeat(..., 1000000000)". DuckDB
   // builds such a value in one step, outside its memory_limit and beyond its interrupt (docs/safety.md),
   // so the UDA gold side refuses these statements instead of running them. Computed arguments
-  // (repeat('x', 1000 * 1000000)) are not caught.
+  // (repeat('x', 1000 * 1000000)) are not caught, except for the list builders: a scalar range() or
+  // generate_series() is refused when its list would pass kMaxValueBytes (8 bytes per element) or when
+  // its size is not a numeric constant (FROM range(...) streams its rows and is not concerned).
   std::vector<std::string> oversized_values;
 
   // Resolve a qualifier (alias or table name, case-insensitive) to the table name as written; "" if none.

@@ -16,25 +16,25 @@ const char* const kUnit[] = {"none", "-", "+", "*", "/"};
 const char* const kWhere[] = {"not", "between", "=", ">", "<", ">=", "<=", "!=", "in", "like", "is", "exists"};
 
 template <size_t N>
-int index_of(const char* const (&arr)[N], const std::string& t) {
+int index_of(const char* const (&arr)[N], std::string_view t) {
   for (size_t i = 0; i < N; ++i)
     if (t == arr[i]) return static_cast<int>(i);
   return -1;
 }
 
-bool is_clause(const std::string& t) { return index_of(kClause, t) >= 0; }
-bool is_join_kw(const std::string& t) { return t == "join" || t == "on" || t == "as"; }
+bool is_clause(std::string_view t) { return index_of(kClause, t) >= 0; }
+bool is_join_kw(std::string_view t) { return t == "join" || t == "on" || t == "as"; }
 
 // Python float(): optional sign, digits with single underscores between digits, optional fraction,
 // optional exponent; or nan/inf/infinity (tokens are lower case already).
-bool python_float(const std::string& t, double& out) {
+bool python_float(std::string_view t, double& out) {
   size_t i = 0;
   const size_t n = t.size();
   if (n == 0) return false;
   if (t[i] == '+' || t[i] == '-') ++i;
   std::string_view rest(t.data() + i, n - i);
   if (rest == "nan" || rest == "inf" || rest == "infinity") {
-    out = std::strtod(t.c_str(), nullptr);
+    out = std::strtod(std::string(t).c_str(), nullptr);
     if (rest == "nan") out = NAN;
     return true;
   }
@@ -81,7 +81,7 @@ bool python_float(const std::string& t, double& out) {
 }
 
 // Python int(): optional sign, digits with single underscores.
-bool python_int(const std::string& t, long long& out) {
+bool python_int(std::string_view t, long long& out) {
   size_t i = 0;
   const size_t n = t.size();
   bool neg = false;
@@ -104,19 +104,28 @@ bool python_int(const std::string& t, long long& out) {
   return true;
 }
 
+// A window of a token list: the whole statement, or the slice toks[start:end] parse_value re-parses.
+struct TokenView {
+  const TokenList* list;
+  size_t off, n;
+  std::string_view operator[](size_t i) const { return (*list)[off + i]; }
+  size_t size() const { return n; }
+  TokenView slice(size_t b, size_t e) const { return {list, off + b, e - b}; }
+};
+
 struct Parser {
-  const std::vector<std::string>& toks;
+  TokenView toks;
   const SpiderSchema& schema;
   ParseOptions opt;
   std::unordered_map<std::string, std::string> own_alias;
   const std::unordered_map<std::string, std::string>* alias = &own_alias;
   const size_t n;
 
-  Parser(const std::vector<std::string>& t, const SpiderSchema& s, ParseOptions o)
+  Parser(TokenView t, const SpiderSchema& s, ParseOptions o)
       : toks(t), schema(s), opt(o), n(t.size()) {}
 
   [[noreturn]] static void fail(const std::string& msg) { throw ParseError(msg); }
-  const std::string& at(size_t i) const {
+  std::string_view at(size_t i) const {
     if (i >= n) fail("list index out of range");
     return toks[i];
   }
@@ -126,7 +135,7 @@ struct Parser {
     for (size_t i = 0; i < n; ++i) {
       if (toks[i] != "as") continue;
       if (i + 1 >= n) fail("list index out of range");
-      own_alias[toks[i + 1]] = toks[i == 0 ? n - 1 : i - 1];
+      own_alias[std::string(toks[i + 1])] = std::string(toks[i == 0 ? n - 1 : i - 1]);
     }
     for (const auto& key : schema.table_names) {
       if (own_alias.count(key)) fail("Alias " + key + " has the same name in table");
@@ -134,9 +143,9 @@ struct Parser {
     }
   }
 
-  const std::string& resolve(const std::string& a) const {
-    auto it = alias->find(a);
-    if (it == alias->end()) fail("KeyError: " + a);
+  const std::string& resolve(std::string_view a) const {
+    auto it = alias->find(std::string(a));
+    if (it == alias->end()) fail("KeyError: " + std::string(a));
     return it->second;
   }
   int id_of(const std::string& key) const {
@@ -146,7 +155,7 @@ struct Parser {
   }
 
   size_t parse_col(size_t idx, int& col, const std::vector<std::string>* default_tables) {
-    const std::string& tok = at(idx);
+    const std::string tok(at(idx));
     if (tok == "*") {
       col = id_of("*");
       return idx + 1;
@@ -248,7 +257,7 @@ struct Parser {
       block = true;
       ++idx;
     }
-    const std::string& t = at(idx);
+    const std::string_view t = at(idx);
     double num;
     if (t == "select") {
       v.kind = Val::Query;
@@ -256,7 +265,7 @@ struct Parser {
       idx = parse_sql(idx, *v.sql);
     } else if (t.find('"') != std::string::npos) {
       v.kind = Val::Str;
-      v.str = t;
+      v.str = std::string(t);
       ++idx;
     } else if (python_float(t, num)) {
       v.kind = Val::Num;
@@ -268,8 +277,7 @@ struct Parser {
              !is_join_kw(toks[end]))
         ++end;
       // Quirk kept: the column is parsed from toks[start:end] (including a leading "(").
-      std::vector<std::string> sub(toks.begin() + static_cast<long>(start), toks.begin() + static_cast<long>(end));
-      Parser p2(sub, schema, opt);
+      Parser p2(toks.slice(start, end), schema, opt);
       p2.alias = alias;  // the same global alias map
       v.kind = Val::Col;
       p2.parse_col_unit(0, v.col, dt);
@@ -445,7 +453,7 @@ struct Parser {
     // LIMIT
     if (idx < n && toks[idx] == "limit") {
       idx += 2;
-      const std::string& v = at(idx - 1);
+      const std::string v(at(idx - 1));
       sql.has_limit = true;
       if (opt.testsuite_limit) {
         sql.limit = 1;
@@ -462,7 +470,7 @@ struct Parser {
     }
     while (idx < n && toks[idx] == ";") ++idx;
     if (idx < n) {
-      const std::string& t = toks[idx];
+      const std::string_view t = toks[idx];
       std::unique_ptr<Sql>* slot = t == "intersect" ? &sql.intersect
                                    : t == "union"   ? &sql.union_
                                    : t == "except"  ? &sql.except_
@@ -479,8 +487,8 @@ struct Parser {
 
 }  // namespace
 
-std::unique_ptr<Sql> parse_tokens(const SpiderSchema& schema, const std::vector<std::string>& toks, ParseOptions opt) {
-  Parser p(toks, schema, opt);
+std::unique_ptr<Sql> parse_tokens(const SpiderSchema& schema, const TokenList& toks, ParseOptions opt) {
+  Parser p(TokenView{&toks, 0, toks.size()}, schema, opt);
   p.build_alias();
   auto sql = std::make_unique<Sql>();
   p.parse_sql(0, *sql);
@@ -488,7 +496,7 @@ std::unique_ptr<Sql> parse_tokens(const SpiderSchema& schema, const std::vector<
 }
 
 std::unique_ptr<Sql> parse_sql(const SpiderSchema& schema, std::string_view sql, ParseOptions opt) {
-  return parse_tokens(schema, tokenize(sql), opt);
+  return parse_tokens(schema, tokenize_list(sql), opt);
 }
 
 std::unique_ptr<Sql> empty_sql() { return std::make_unique<Sql>(); }

@@ -19,8 +19,7 @@ struct ParseOptions {
 // Parse `sql` against `schema`. Throws ParseError on everything the official parser rejects.
 std::unique_ptr<Sql> parse_sql(const SpiderSchema& schema, std::string_view sql, ParseOptions opt = {});
 // Same, from already tokenized input.
-std::unique_ptr<Sql> parse_tokens(const SpiderSchema& schema, const std::vector<std::string>& toks,
-                                  ParseOptions opt = {});
+std::unique_ptr<Sql> parse_tokens(const SpiderSchema& schema, const TokenList& toks, ParseOptions opt = {});
 
 // The empty record the evaluator uses for a prediction that does not parse.
 std::unique_ptr<Sql> empty_sql();

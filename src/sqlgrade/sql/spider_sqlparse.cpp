@@ -79,6 +79,8 @@ class Lexer {
 
   std::vector<Token> run() {
     std::vector<Token> out;
+    // At most one token per byte; capacity that is never written is not resident memory.
+    out.reserve(s_.size());
     size_t i = 0;
     while (i < s_.size()) {
       TokType t = TokType::Error;
@@ -87,7 +89,8 @@ class Lexer {
         n = std::max<size_t>(1, decode(s_, i).len);
         t = TokType::Error;
       }
-      out.push_back(Token{t, std::string(s_.substr(i, n))});
+      n = std::min<size_t>(n, UINT32_MAX);
+      out.push_back(Token{t, static_cast<uint32_t>(n), s_.data() + i});
       i += n;
     }
     return out;
@@ -492,23 +495,25 @@ bool is_space_at(std::string_view s, size_t i, size_t* len) {
 std::vector<Token> tokenize(std::string_view sql) { return Lexer(sql).run(); }
 
 std::vector<Token> first_statement(std::string_view sql, bool* found) {
+  // The statement is a prefix of the token list: it is cut in place (no copy of a long list).
   std::vector<Token> toks = tokenize(sql);
-  std::vector<Token> stmt;
+  size_t kept = 0;
   int level = 0;
   bool is_create = false, consume_ws = false;
   int begin_depth = 0;
   for (auto& tk : toks) {
     if (consume_ws && tk.type != TokType::Whitespace && tk.type != TokType::CommentSingle) {
       if (found) *found = true;
-      return stmt;
+      toks.resize(kept);
+      return toks;
     }
     // split level (StatementSplitter._change_splitlevel)
-    if (tk.type == TokType::Punctuation && tk.text == "(") {
+    if (tk.type == TokType::Punctuation && tk.text() == "(") {
       ++level;
-    } else if (tk.type == TokType::Punctuation && tk.text == ")") {
+    } else if (tk.type == TokType::Punctuation && tk.text() == ")") {
       --level;
     } else if (tk.type == TokType::Keyword) {
-      std::string u = upper_ascii(tk.text);
+      std::string u = upper_ascii(tk.text());
       if (u.rfind("CREATE", 0) == 0) {
         is_create = true;
       } else if (u == "DECLARE" && is_create && begin_depth == 0) {
@@ -530,15 +535,15 @@ std::vector<Token> first_statement(std::string_view sql, bool* found) {
         if (rest == "IF" || rest == "WHILE") --level;
       }
     }
-    stmt.push_back(tk);
-    if (level <= 0 && tk.type == TokType::Punctuation && tk.text == ";") consume_ws = true;
+    ++kept;
+    if (level <= 0 && tk.type == TokType::Punctuation && tk.text() == ";") consume_ws = true;
   }
   bool any = false;
-  for (auto& tk : stmt)
+  for (auto& tk : toks)
     if (tk.type != TokType::Whitespace && tk.type != TokType::Newline) any = true;
   if (found) *found = any;
-  if (!any) stmt.clear();
-  return stmt;
+  if (!any) toks.clear();
+  return toks;
 }
 
 std::string remove_distinct(std::string_view sql, bool* found) {
@@ -548,7 +553,7 @@ std::string remove_distinct(std::string_view sql, bool* found) {
   std::string out;
   out.reserve(sql.size());
   for (auto& tk : toks)
-    if (!(tk.text.size() == 8 && lower_ascii(tk.text) == "distinct")) out += tk.text;
+    if (!(tk.len == 8 && lower_ascii(tk.text()) == "distinct")) out += tk.text();
   return out;
 }
 
@@ -661,7 +666,7 @@ QueryValues extract_query_values(std::string_view sql) {
   for (auto& tk : toks) {
     if (tk.type == TokType::Whitespace) continue;
     if (!first) joined += ' ';
-    joined += tk.text;
+    joined += tk.text();
     first = false;
   }
   for (const char* ts : {"t1.*", "t2.*", "t3.*", "T1.*", "T2.*", "T3.*"}) joined = replace_all_str(std::move(joined), ts, "*");
@@ -672,7 +677,7 @@ QueryValues extract_query_values(std::string_view sql) {
   std::vector<Token> toks2 = first_statement(q, &f2);
   std::vector<std::string> string_values;
   for (auto& tk : toks2)
-    if (tk.type == TokType::StringSingle || tk.type == TokType::StringSymbol) string_values.push_back(tk.text);
+    if (tk.type == TokType::StringSingle || tk.type == TokType::StringSymbol) string_values.emplace_back(tk.text());
   static const std::string SYM = "VALUERARE";
   for (auto& v : string_values) {
     qv.values.push_back(v);

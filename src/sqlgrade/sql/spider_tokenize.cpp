@@ -4,8 +4,8 @@
 // because some rules look at their neighbours (`,` followed by a digit, the final period).
 #include "sqlgrade/sql/spider_tokenize.hpp"
 
+#include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 namespace sqlgrade::spider {
 
@@ -38,8 +38,10 @@ bool is_word(char c) {
   return u >= 0x80 || std::isalnum(u) || c == '_';
 }
 
-// Pad every character of `set` with spaces (rules like `[;@#$%&]` → ` \g<0> `).
-std::string pad_chars(const std::string& s, const char* set) {
+// Pad every character of `set` with spaces (rules like `[;@#$%&]` → ` \g<0> `). Every rule below works
+// in place and leaves the text untouched (no copy) when it does not apply.
+void pad_chars(std::string& s, const char* set) {
+  if (s.find_first_of(set) == std::string::npos) return;
   std::string o;
   o.reserve(s.size() + 16);
   for (char c : s) {
@@ -51,15 +53,15 @@ std::string pad_chars(const std::string& s, const char* set) {
       o += c;
     }
   }
-  return o;
+  s.swap(o);
 }
 
 // Pad multi-byte characters (UTF-8 sequences) from a list.
-std::string pad_seqs(const std::string& s, std::initializer_list<const char*> seqs) {
+void pad_seqs(std::string& s, std::initializer_list<const char*> seqs) {
   bool any = false;
   for (const char* q : seqs)
     if (s.find(q) != std::string::npos) any = true;
-  if (!any) return s;
+  if (!any) return;
   std::string o;
   for (size_t i = 0; i < s.size();) {
     bool hit = false;
@@ -76,12 +78,12 @@ std::string pad_seqs(const std::string& s, std::initializer_list<const char*> se
     }
     if (!hit) o += s[i++];
   }
-  return o;
+  s.swap(o);
 }
 
 // ([^\.])(\.)([\]\)}>"\']*)\s*$  →  \1 \2 \3  (the "final period" rule; both NLTK variants only
 // differ in spacing, which does not change the tokens).
-std::string final_period(const std::string& s) {
+void final_period(std::string& s) {
   const size_t n = s.size();
   // The match is unique: after the period only closing brackets and whitespace may follow.
   size_t end = n;
@@ -97,19 +99,20 @@ std::string final_period(const std::string& s) {
   size_t ws_start = j;
   while (j > 0 && std::strchr("])}>\"'", s[j - 1]) && s[j - 1] != '\0') --j;
   size_t closers = j;
-  if (j == 0 || s[j - 1] != '.') return s;
+  if (j == 0 || s[j - 1] != '.') return;
   size_t dot = j - 1;
-  if (dot == 0 || s[dot - 1] == '.') return s;
-  std::string o = s.substr(0, dot);
-  o += " . ";
-  o.append(s, closers, ws_start - closers);
-  o += ' ';
+  if (dot == 0 || s[dot - 1] == '.') return;
+  std::string tail = s.substr(closers, ws_start - closers);
+  s.resize(dot);
+  s += " . ";
+  s += tail;
+  s += ' ';
   (void)end;
-  return o;
 }
 
 // ([:,])([^\d]) → " \1 \2" then ([:,])$ → " \1 ".
-std::string comma_colon(const std::string& s) {
+void comma_colon(std::string& s) {
+  if (s.find_first_of(",:") == std::string::npos) return;
   std::string o;
   o.reserve(s.size() + 16);
   const size_t n = s.size();
@@ -134,12 +137,12 @@ std::string comma_colon(const std::string& s) {
     o += c;
     o += ' ';
   }
-  return o;
+  s.swap(o);
 }
 
 // \.{2,} → " \g<0> "
-std::string dot_runs(const std::string& s) {
-  if (s.find("..") == std::string::npos) return s;
+void dot_runs(std::string& s) {
+  if (s.find("..") == std::string::npos) return;
   std::string o;
   const size_t n = s.size();
   for (size_t i = 0; i < n;) {
@@ -154,13 +157,13 @@ std::string dot_runs(const std::string& s) {
       o += s[i++];
     }
   }
-  return o;
+  s.swap(o);
 }
 
 // ([«“‘„]|[`]+) → " \1 ", then (``) → " \1 "
-std::string starting_quotes(const std::string& s) {
-  std::string t = pad_seqs(s, {"\xC2\xAB", "\xE2\x80\x9C", "\xE2\x80\x98", "\xE2\x80\x9E"});
-  if (t.find('`') == std::string::npos) return t;
+void starting_quotes(std::string& t) {
+  pad_seqs(t, {"\xC2\xAB", "\xE2\x80\x9C", "\xE2\x80\x98", "\xE2\x80\x9E"});
+  if (t.find('`') == std::string::npos) return;
   std::string o;
   const size_t n = t.size();
   for (size_t i = 0; i < n;) {
@@ -185,12 +188,12 @@ std::string starting_quotes(const std::string& s) {
       o += t[i++];
     }
   }
-  return o;
+  t.swap(o);
 }
 
 // -- → " -- " (left to right, non-overlapping)
-std::string double_dash(const std::string& s) {
-  if (s.find("--") == std::string::npos) return s;
+void double_dash(std::string& s) {
+  if (s.find("--") == std::string::npos) return;
   std::string o;
   for (size_t i = 0; i < s.size();) {
     if (s[i] == '-' && i + 1 < s.size() && s[i + 1] == '-') {
@@ -200,11 +203,11 @@ std::string double_dash(const std::string& s) {
       o += s[i++];
     }
   }
-  return o;
+  s.swap(o);
 }
 
 // MacIntyre contractions (?i)\b(can)(not)\b, gim|me, gon|na, got|ta, lem|me, and (wan)(na)(?=\s).
-std::string contractions(const std::string& s) {
+void contractions(std::string& cur) {
   struct C {
     const char* w;
     size_t split;
@@ -212,7 +215,6 @@ std::string contractions(const std::string& s) {
   };
   static const C cs[] = {{"cannot", 3, false}, {"gimme", 3, false}, {"gonna", 3, false},
                          {"gotta", 3, false},  {"lemme", 3, false}, {"wanna", 3, true}};
-  std::string cur = s;
   for (const C& c : cs) {
     const size_t L = std::strlen(c.w);
     // quick case-insensitive presence check
@@ -247,10 +249,9 @@ std::string contractions(const std::string& s) {
     }
     cur = std::move(o);
   }
-  return cur;
 }
 
-void split_ws(const std::string& s, std::vector<std::string>& out) {
+void split_ws(const std::string& s, TokenList& out) {
   const size_t n = s.size();
   size_t i = 0;
   while (i < n) {
@@ -259,28 +260,27 @@ void split_ws(const std::string& s, std::vector<std::string>& out) {
     if (i >= n) break;
     size_t j = i;
     while (j < n && ws_len(s, j) == 0) ++j;
-    out.emplace_back(s, i, j - i);
+    out.push_back(std::string_view(s).substr(i, j - i));
     i = j;
   }
 }
 
-void tokenize_sentence(std::string_view sent, std::vector<std::string>& out) {
-  std::string t(sent);
-  t = starting_quotes(t);
+void tokenize_sentence(std::string t, TokenList& out) {
+  starting_quotes(t);
   // PUNCTUATION, in NLTK's order.
-  t = final_period(t);
-  t = comma_colon(t);
-  t = dot_runs(t);
-  t = pad_chars(t, ";@#$%&");
-  t = final_period(t);
-  t = pad_chars(t, "?!");
-  t = pad_chars(t, "*");
+  final_period(t);
+  comma_colon(t);
+  dot_runs(t);
+  pad_chars(t, ";@#$%&");
+  final_period(t);
+  pad_chars(t, "?!");
+  pad_chars(t, "*");
   // PARENS_BRACKETS, DOUBLE_DASHES
-  t = pad_chars(t, "[](){}<>");
-  t = double_dash(t);
+  pad_chars(t, "[](){}<>");
+  double_dash(t);
   // ENDING_QUOTES (only the curly ones can occur here)
-  t = pad_seqs(t, {"\xC2\xBB", "\xE2\x80\x9D", "\xE2\x80\x99"});
-  t = contractions(t);
+  pad_seqs(t, {"\xC2\xBB", "\xE2\x80\x9D", "\xE2\x80\x99"});
+  contractions(t);
   split_ws(t, out);
 }
 
@@ -358,80 +358,140 @@ std::vector<std::string_view> punkt_sentences(std::string_view t) {
   return out;
 }
 
+void nltk_into(std::string&& text, TokenList& out) {
+  // Tokens never outnumber the bytes, and their text never exceeds them (padding adds only spaces).
+  out.reserve(text.size(), text.size());
+  std::vector<std::string_view> sents = punkt_sentences(text);
+  if (sents.size() == 1 && sents[0].size() == text.size()) return tokenize_sentence(std::move(text), out);
+  for (std::string_view sent : sents) tokenize_sentence(std::string(sent), out);
+}
+
+// "__val_<a>_<b>__" -> (a, b); false for anything else (leading zeros included: Python's keys have none).
+bool placeholder_offsets(std::string_view t, uint64_t& a, uint64_t& b) {
+  if (t.size() < 13 || t.substr(0, 6) != "__val_" || t.substr(t.size() - 2) != "__") return false;
+  std::string_view mid = t.substr(6, t.size() - 8);
+  size_t us = mid.find('_');
+  if (us == std::string_view::npos || us == 0 || us + 1 >= mid.size()) return false;
+  auto num = [](std::string_view d, uint64_t& v) {
+    if (d.empty() || d.size() > 18 || (d.size() > 1 && d[0] == '0')) return false;
+    v = 0;
+    for (char c : d) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    return true;
+  };
+  return num(mid.substr(0, us), a) && num(mid.substr(us + 1), b);
+}
+
 }  // namespace
 
-std::vector<std::string> nltk_word_tokenize(std::string_view text) {
+void TokenList::push_back(std::string_view t) {
+  if (text_.size() + t.size() > UINT32_MAX) throw ParseError("statement too long to tokenize (over 4 GiB of tokens)");
+  text_.append(t);
+  ends_.push_back(static_cast<uint32_t>(text_.size()));
+}
+
+std::vector<std::string> TokenList::to_vector() const {
   std::vector<std::string> out;
-  for (std::string_view sent : punkt_sentences(text)) tokenize_sentence(sent, out);
+  out.reserve(size());
+  for (size_t i = 0; i < size(); ++i) out.emplace_back((*this)[i]);
   return out;
 }
 
-std::vector<std::string> tokenize(std::string_view sql) {
-  std::string s(sql);
-  for (char& c : s)
-    if (c == '\'') c = '"';
-  std::vector<size_t> q;
-  for (size_t i = 0; i < s.size(); ++i)
-    if (s[i] == '"') q.push_back(i);
-  if (q.size() % 2 != 0) throw ParseError("Unexpected quote");
+std::vector<std::string> nltk_word_tokenize(std::string_view text) {
+  TokenList out;
+  nltk_into(std::string(text), out);
+  return out.to_vector();
+}
 
-  std::unordered_map<std::string, std::string> vals;
+std::vector<std::string> tokenize(std::string_view sql) { return tokenize_list(sql).to_vector(); }
+
+TokenList tokenize_list(std::string_view sql) {
+  if (sql.size() >= UINT32_MAX) throw ParseError("statement too long to tokenize (4 GiB or more)");
+  std::string s(sql);
+  size_t quotes = 0;
+  for (char& c : s) {
+    if (c == '\'') c = '"';
+    quotes += c == '"';
+  }
+  if (quotes % 2 != 0) throw ParseError("Unexpected quote");
+
+  // Every quoted span becomes a placeholder "__val_<cp1>_<cp2>__" (Python's code-point offsets) and
+  // comes back after tokenizing. Spans are in text order, so their start offsets are sorted.
+  struct Span {
+    uint32_t cp1, cp2;
+    uint32_t begin, len;  // the quoted text in `s`, quotes included
+  };
+  std::vector<Span> vals;
   std::string sub;
-  if (q.empty()) {
-    sub = s;
+  if (quotes == 0) {
+    sub.swap(s);  // no values to restore: `s` is not needed any more
   } else {
-    // Placeholder names use Python's code-point offsets.
     sub.reserve(s.size() + 16);
-    size_t pos = 0, cp = 0;
+    size_t pos = 0, cp = 0, copied = 0;
     auto advance_cp = [&](size_t to) {
       for (; pos < to; ++pos)
         if ((static_cast<unsigned char>(s[pos]) & 0xC0) != 0x80) ++cp;
     };
-    size_t copied = 0;
-    for (size_t k = 0; k < q.size(); k += 2) {
-      advance_cp(q[k]);
+    for (size_t open = s.find('"'); open != std::string::npos;) {
+      size_t close = s.find('"', open + 1);
+      advance_cp(open);
       size_t cp1 = cp;
-      advance_cp(q[k + 1]);
+      advance_cp(close);
       size_t cp2 = cp;
-      sub.append(s, copied, q[k] - copied);
-      std::string key = "__val_" + std::to_string(cp1) + "_" + std::to_string(cp2) + "__";
-      vals.emplace(key, s.substr(q[k], q[k + 1] - q[k] + 1));
-      sub += key;
-      copied = q[k + 1] + 1;
+      sub.append(s, copied, open - copied);
+      sub += "__val_" + std::to_string(cp1) + "_" + std::to_string(cp2) + "__";
+      vals.push_back({static_cast<uint32_t>(cp1), static_cast<uint32_t>(cp2), static_cast<uint32_t>(open),
+                      static_cast<uint32_t>(close - open + 1)});
+      copied = close + 1;
+      open = s.find('"', close + 1);
     }
     sub.append(s, copied, std::string::npos);
   }
 
-  std::vector<std::string> toks = nltk_word_tokenize(sub);
-  for (auto& t : toks) {
-    for (char& c : t)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (!vals.empty() && t.size() > 8 && t[0] == '_') {
-      auto it = vals.find(t);
-      if (it != vals.end()) t = it->second;
+  TokenList words;
+  nltk_into(std::move(sub), words);
+  for (char& c : words.text())
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+
+  // One pass: placeholders restored; "!", ">", "<" merged with a following "=". Python merges right
+  // to left over the "=" positions found once; merges never overlap (the token before a merged "=" is
+  // not "="), so left to right gives the same list. Only an "=" at index 0 differs: its "previous"
+  // token is toks[-1], and Python then builds toks[:-1] + [pre + "="] + toks[1:] (done last, below).
+  auto restored = [&](std::string_view t) -> std::string_view {
+    uint64_t a, b;
+    if (vals.empty() || !placeholder_offsets(t, a, b)) return t;
+    auto it = std::lower_bound(vals.begin(), vals.end(), a, [](const Span& v, uint64_t x) { return v.cp1 < x; });
+    if (it == vals.end() || it->cp1 != a || it->cp2 != b) return t;
+    return std::string_view(s).substr(it->begin, it->len);
+  };
+  auto is_prefix = [](std::string_view t) { return t == "!" || t == ">" || t == "<"; };
+  const size_t n = words.size();
+  bool changes = n > 1 && words[0] == "=" && is_prefix(words[n - 1]);
+  for (size_t i = 0; i < n && !changes; ++i)
+    changes = (i + 1 < n && is_prefix(words[i]) && words[i + 1] == "=") || restored(words[i]).data() != words[i].data();
+  if (!changes) return words;
+  TokenList out;
+  out.reserve(words.size(), words.text().size());
+  for (size_t i = 0; i < n; ++i) {
+    std::string_view t = words[i];
+    if (i + 1 < n && is_prefix(t) && words[i + 1] == "=") {
+      out.push_back(std::string(t) + "=");
+      ++i;
+    } else {
+      out.push_back(restored(t));
     }
   }
-  // Merge "!", ">", "<" with a following "=" (indices computed once, processed right to left).
-  std::vector<size_t> eq;
-  for (size_t i = 0; i < toks.size(); ++i)
-    if (toks[i] == "=") eq.push_back(i);
-  for (size_t k = eq.size(); k-- > 0;) {
-    size_t e = eq[k];
-    const size_t n = toks.size();
-    size_t pi = e == 0 ? n - 1 : e - 1;  // Python toks[-1] when e == 0
-    const std::string& pre = toks[pi];
-    if (pre == "!" || pre == ">" || pre == "<") {
-      std::vector<std::string> nt;
-      nt.reserve(n);
-      // toks[:e-1] + [pre + "="] + toks[e+1:]
-      size_t head = e == 0 ? n - 1 : e - 1;
-      for (size_t i = 0; i < head; ++i) nt.push_back(toks[i]);
-      nt.push_back(pre + "=");
-      for (size_t i = e + 1; i < n; ++i) nt.push_back(toks[i]);
-      toks = std::move(nt);
-    }
+  if (n > 1 && words[0] == "=" && is_prefix(out.back())) {
+    TokenList quirk;
+    const size_t m = out.size();
+    for (size_t i = 0; i + 1 < m; ++i) quirk.push_back(out[i]);
+    quirk.push_back(std::string(out.back()) + "=");
+    for (size_t i = 1; i < m; ++i) quirk.push_back(out[i]);
+    return quirk;
   }
-  return toks;
+  return out;
 }
 
 }  // namespace sqlgrade::spider

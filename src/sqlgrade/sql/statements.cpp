@@ -1,8 +1,8 @@
 #include "sqlgrade/sql/statements.hpp"
 
 #include <cctype>
+#include <optional>
 #include <charconv>
-#include <regex>
 
 #include "sqlgrade/error.hpp"
 #include "sqlgrade/util/text.hpp"
@@ -11,23 +11,53 @@ namespace sqlgrade {
 
 namespace {
 
+// \s of the ECMAScript regex grammar (classic locale): space, \t, \n, \v, \f, \r.
+bool re_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// A label comment: `\s*WORD\s+(\d+)\s*:?\s*(.*)` matching the whole text, case-insensitively, where `.`
+// stops at line ends (the standard-library regex patterns this replaces, whose recursive matcher overflowed the
+// stack on a ~50 KB comment line). With `colon` the ':' is required. Linear, no recursion.
+struct LabelParts {
+  std::string_view digits, rest;
+};
+std::optional<LabelParts> match_label(std::string_view s, std::string_view word, bool colon) {
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n && re_space(s[i])) ++i;
+  if (n - i < word.size()) return std::nullopt;
+  for (size_t k = 0; k < word.size(); ++k)
+    if (std::tolower(static_cast<unsigned char>(s[i + k])) != word[k]) return std::nullopt;
+  i += word.size();
+  const size_t ws = i;
+  while (i < n && re_space(s[i])) ++i;
+  if (i == ws) return std::nullopt;
+  const size_t d = i;
+  while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i == d) return std::nullopt;
+  LabelParts out;
+  out.digits = s.substr(d, i - d);
+  while (i < n && re_space(s[i])) ++i;
+  if (i < n && s[i] == ':') ++i;
+  else if (colon) return std::nullopt;
+  while (i < n && re_space(s[i])) ++i;
+  out.rest = s.substr(i);
+  if (out.rest.find_first_of("\r\n") != std::string_view::npos) return std::nullopt;
+  return out;
+}
+
 void apply_comment_metadata(SqlStatement& st, std::string& current_group) {
-  static const std::regex query_re(R"(^\s*Query\s+(\d+)\s*:?\s*(.*)$)", std::regex::icase);
-  static const std::regex cat_re(R"(^\s*Category\s+\d+\s*:\s*(.*)$)", std::regex::icase);
   for (auto& c : st.comments) {
-    std::smatch m;
-    if (std::regex_match(c, m, query_re)) {
+    if (auto q = match_label(c, "query", false)) {
       // A label number too large for an int ("Query 99999999999") is kept as text only (stoi threw).
       int num = 0;
-      std::string digits = m[1].str();
-      auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), num);
-      if (ec == std::errc() && ptr == digits.data() + digits.size()) st.label_number = num;
+      auto [ptr, ec] = std::from_chars(q->digits.data(), q->digits.data() + q->digits.size(), num);
+      if (ec == std::errc() && ptr == q->digits.data() + q->digits.size()) st.label_number = num;
       st.label = trim(c);
-      std::string rest = m[2].str();
+      std::string_view rest = q->rest;
       auto p = rest.find('(');
-      st.category = trim(p == std::string::npos ? rest : rest.substr(0, p));
-    } else if (std::regex_match(c, m, cat_re)) {
-      current_group = trim(m[1].str());
+      st.category = trim(p == std::string_view::npos ? rest : rest.substr(0, p));
+    } else if (auto g = match_label(c, "category", true)) {
+      current_group = trim(g->rest);
     }
   }
   st.group = current_group;

@@ -420,7 +420,13 @@ RunResult evaluate(const Options& opt, const std::function<void(const std::strin
     if (sep && pdb != gold[i].db_id) {
       db_diff.push_back(pe.key);
       if (original) {  // original BIRD runs pred AND gold on the prediction's database (quirk)
-        if (fs::is_regular_file(db_file(opt.db_root_path, pdb), ec)) {
+        if (!is_plain_name(pdb)) {
+          // "/x" would replace --db_root_path and "../x" climb out of it: a prediction never picks a
+          // database outside the folder the user gave.
+          it.has_pred = false;
+          it.status = "pred_error";
+          it.reason = "the prediction's database '" + pdb + "' is not a folder name inside --db_root_path";
+        } else if (fs::is_regular_file(db_file(opt.db_root_path, pdb), ec)) {
           it.db_id = pdb;
         } else {
           it.has_pred = false;
@@ -451,11 +457,13 @@ RunResult evaluate(const Options& opt, const std::function<void(const std::strin
     for (auto& it : rr.items) dbs.insert(it.db_id);
     for (auto& d : dbs) {
       std::string p = db_file(opt.db_root_path, d);
-      if (!fs::is_regular_file(p, ec)) {
+      bool plain = is_plain_name(d);
+      if (!plain || !fs::is_regular_file(p, ec)) {
         long line = 0;
         for (auto& g : gold)
           if (g.db_id == d) { line = g.line; break; }
-        throw InputError(gold_path, "database not found: " + p, line);
+        throw InputError(gold_path, plain ? "database not found: " + p
+                                          : "db_id '" + d + "' is not a folder name inside --db_root_path", line);
       }
     }
   }

@@ -237,6 +237,8 @@ SpiderRun run_spider(const SpiderOptions& opt) {
   std::unordered_map<std::string, std::shared_ptr<DbInfo>> dbs;
   for (const auto& ex : run.examples) {
     if (dbs.count(ex.db_id)) continue;
+    if (!is_plain_name(ex.db_id))
+      throw InputError(opt.gold, "db_id '" + ex.db_id + "' is not a folder name inside --db", ex.gold_line);
     std::string path = (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))

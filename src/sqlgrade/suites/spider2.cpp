@@ -231,6 +231,8 @@ RunResult run(const RunOptions& opt) {
             if (starts_with(id, "local")) {
               auto it = dbs.find(id);
               if (it == dbs.end()) throw std::runtime_error("no db for " + id + " in spider2-lite.jsonl");
+              if (!is_plain_name(it->second))
+                throw std::runtime_error("the db '" + it->second + "' of " + id + " in spider2-lite.jsonl is not a file name inside --db_dir");
               std::string db_path = (fs::path(db_dir) / (it->second + ".sqlite")).string();
               SqliteDb& db = SqlitePool::get(db_path, sopt);
               ExecResult er = db.execute(sql, limits);
