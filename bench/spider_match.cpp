@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "sqlgrade/compare/spider_exact.hpp"
-#include "sqlgrade/sql/spider_hardness.hpp"
-#include "sqlgrade/sql/spider_parser.hpp"
-#include "sqlgrade/sql/spider_rebuild.hpp"
-#include "sqlgrade/sql/spider_schema.hpp"
-#include "sqlgrade/suites/spider.hpp"
+#include "sqlgrade/spider/exact_match.hpp"
+#include "sqlgrade/spider/hardness.hpp"
+#include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/rebuild.hpp"
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/spider/run.hpp"
 
 using namespace sqlgrade::spider;
 

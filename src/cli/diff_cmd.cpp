@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/diff.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace {
 

@@ -9,8 +9,9 @@
 
 #include "cli_common.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/version.hpp"
 
 #define SQLGRADE_COMMAND(name) void register_##name##_command(CLI::App& app);
 #include "sqlgrade_commands.inc"

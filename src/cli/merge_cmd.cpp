@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "sqlgrade/runs/digest.hpp"
+#include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/runs/merge.hpp"
 
 namespace {
@@ -20,7 +20,7 @@ struct MergeArgs {
 void run_merge(const MergeArgs& a) {
   using namespace sqlgrade::runs;
   std::vector<MergeInput> parts;
-  for (const auto& f : a.parts) parts.push_back(MergeInput{f, read_run_record(f), sha256_file(f)});
+  for (const auto& f : a.parts) parts.push_back(MergeInput{f, read_run_record(f), sqlgrade::sha256_file(f)});
   RunRecord merged = merge_runs(parts, sqlgrade::cli::invocation());
   write_run_record(a.output, merged);
   if (!a.quiet && merged.summary_text) std::fwrite(merged.summary_text->data(), 1, merged.summary_text->size(), stdout);

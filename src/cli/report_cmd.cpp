@@ -5,10 +5,10 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/html/report.hpp"
 #include "sqlgrade/runs/record.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace {
 

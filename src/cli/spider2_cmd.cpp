@@ -8,10 +8,10 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/report/spider2.hpp"
-#include "sqlgrade/suites/spider2.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider2/report.hpp"
+#include "sqlgrade/spider2/run.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace {
 

@@ -7,12 +7,12 @@
 #include <string_view>
 
 #include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/judge/llm_judge.hpp"
-#include "sqlgrade/judge/llm_trace.hpp"
-#include "sqlgrade/suites/uda.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/uda/judge/llm_judge.hpp"
+#include "sqlgrade/uda/judge/llm_trace.hpp"
+#include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace {
 

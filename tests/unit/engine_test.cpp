@@ -5,8 +5,8 @@
 
 #include "sqlgrade/engine/duckdb.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/parallel.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/parallel.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;

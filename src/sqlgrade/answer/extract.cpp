@@ -1,11 +1,11 @@
-#include "sqlgrade/sql/extract.hpp"
+#include "sqlgrade/answer/extract.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <vector>
 
-namespace sqlgrade::sql {
+namespace sqlgrade::answer {
 
 const char* to_string(ExtractSource s) {
   switch (s) {
@@ -273,4 +273,4 @@ Extracted extract_reward_sql(std::string_view text, const ExtractOptions& opt) {
   return out;
 }
 
-}  // namespace sqlgrade::sql
+}  // namespace sqlgrade::answer

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-namespace sqlgrade::sql {
+namespace sqlgrade::answer {
 
 struct ExtractOptions {
   // Raw-text fallback: require the keyword to start a word (not preceded by a letter, digit or '_';
@@ -57,4 +57,4 @@ Extracted extract_reward_sql(std::string_view text, const ExtractOptions& opt = 
 // Python str.strip() (Unicode whitespace) on UTF-8 text.
 std::string_view py_strip(std::string_view s);
 
-}  // namespace sqlgrade::sql
+}  // namespace sqlgrade::answer

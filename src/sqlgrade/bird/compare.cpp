@@ -1,4 +1,4 @@
-#include "sqlgrade/compare/bird.hpp"
+#include "sqlgrade/bird/compare.hpp"
 
 #include <cmath>
 #include <functional>

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "sqlgrade/table.hpp"
+#include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::bird {
 

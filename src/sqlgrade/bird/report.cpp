@@ -1,4 +1,4 @@
-#include "sqlgrade/report/bird.hpp"
+#include "sqlgrade/bird/report.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 #include <array>
 #include <string>
 
-#include "sqlgrade/suites/bird.hpp"
+#include "sqlgrade/bird/run.hpp"
 
 namespace sqlgrade::bird {
 

@@ -1,4 +1,4 @@
-#include "sqlgrade/suites/bird.hpp"
+#include "sqlgrade/bird/run.hpp"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -12,13 +12,13 @@
 #include <set>
 #include <unordered_map>
 
-#include "sqlgrade/compare/bird.hpp"
+#include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/suites/bird_subset.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/parallel.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/bird/subset.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::bird {
 

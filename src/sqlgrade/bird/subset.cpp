@@ -1,13 +1,13 @@
-#include "sqlgrade/suites/bird_subset.hpp"
+#include "sqlgrade/bird/subset.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::bird {
 

@@ -1,7 +1,7 @@
-#include "sqlgrade/csv.hpp"
+#include "sqlgrade/core/csv.hpp"
 
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace sqlgrade {
 

@@ -1,5 +1,5 @@
 // SHA-256 through OpenSSL's EVP interface. See digest.hpp.
-#include "sqlgrade/runs/digest.hpp"
+#include "sqlgrade/core/digest.hpp"
 
 #include <openssl/evp.h>
 
@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 
-namespace sqlgrade::runs {
+namespace sqlgrade {
 
 namespace {
 
@@ -92,4 +92,4 @@ std::string base64(std::string_view data) {
   return out;
 }
 
-}  // namespace sqlgrade::runs
+}  // namespace sqlgrade

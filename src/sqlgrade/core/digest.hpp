@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace sqlgrade::runs {
+namespace sqlgrade {
 
 std::array<unsigned char, 32> sha256_bytes(std::string_view data);
 std::string sha256_hex(std::string_view data);
@@ -18,4 +18,4 @@ std::string sha256_file(const std::string& path);
 std::string sha256_path(const std::string& path);
 std::string base64(std::string_view data);
 
-}  // namespace sqlgrade::runs
+}  // namespace sqlgrade

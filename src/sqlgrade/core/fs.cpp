@@ -1,4 +1,4 @@
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <vector>
 
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 
 namespace sqlgrade {
 

@@ -1,4 +1,4 @@
-#include "sqlgrade/util/memory.hpp"
+#include "sqlgrade/core/memory.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

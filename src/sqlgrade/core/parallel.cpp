@@ -1,4 +1,4 @@
-#include "sqlgrade/util/parallel.hpp"
+#include "sqlgrade/core/parallel.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,6 @@
-#include "sqlgrade/table.hpp"
+#include "sqlgrade/core/table.hpp"
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade {
 

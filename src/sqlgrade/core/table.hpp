@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "sqlgrade/value.hpp"
+#include "sqlgrade/core/value.hpp"
 
 namespace sqlgrade {
 

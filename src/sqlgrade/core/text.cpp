@@ -1,4 +1,4 @@
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
 #include <cctype>
 #include <charconv>

@@ -1,11 +1,11 @@
-#include "sqlgrade/util/unicode.hpp"
+#include "sqlgrade/core/unicode.hpp"
 
 #include <utf8proc.h>
 
 #include <cctype>
 #include <cstdlib>
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::unicode {
 

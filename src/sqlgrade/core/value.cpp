@@ -1,4 +1,4 @@
-#include "sqlgrade/value.hpp"
+#include "sqlgrade/core/value.hpp"
 
 #include <charconv>
 #include <cmath>

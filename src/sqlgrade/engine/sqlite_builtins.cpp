@@ -3,7 +3,7 @@
 // argument conversions, NULL and error rules, limits, the UTF-8 reader — and differs only in how it
 // searches: LIKE/GLOB match without recursion and stop at the deadline, instr/replace use a
 // linear-time substring search, the trims look characters up by their first or last byte.
-#include "sqlgrade/engine/sqlite_guarded.hpp"
+#include "sqlgrade/engine/sqlite_builtins.hpp"
 
 #include <sqlite3.h>
 

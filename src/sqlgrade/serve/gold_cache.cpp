@@ -1,10 +1,10 @@
-#include "sqlgrade/suites/reward_gold_cache.hpp"
+#include "sqlgrade/serve/gold_cache.hpp"
 
 #include <openssl/evp.h>
 
 #include <stdexcept>
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 namespace {
 
@@ -156,4 +156,4 @@ void GoldCache::evict_locked(std::vector<std::shared_future<GoldPtr>>& out) {
   }
 }
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

@@ -23,13 +23,13 @@
 #include <vector>
 
 #include "sqlgrade/engine/engine.hpp"
-#include "sqlgrade/table.hpp"
+#include "sqlgrade/core/table.hpp"
 
 #ifdef SQLGRADE_HAVE_SPIDER2
-#include "sqlgrade/compare/spider2.hpp"
+#include "sqlgrade/spider2/compare.hpp"
 #endif
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 // A gold result (or the reason there is none).
 struct GoldData {
@@ -96,4 +96,4 @@ class GoldCache {
   std::atomic<uint64_t> hits_{0}, misses_{0};
 };
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

@@ -3,7 +3,7 @@
 // per-recv read timeout only (a client sending a header line every few seconds held a thread for
 // ever), no connection cap besides the thread count, chunked bodies without a size check, gzip
 // inflated before any check, and Range answered on POST.
-#include "sqlgrade/suites/reward_http.hpp"
+#include "sqlgrade/serve/http.hpp"
 
 #include <signal.h>
 
@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include "sqlgrade/suites/reward_http_body.hpp"
-#include "sqlgrade/suites/reward_wire.hpp"
+#include "sqlgrade/serve/http_body.hpp"
+#include "sqlgrade/serve/wire.hpp"
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -479,4 +479,4 @@ int serve_http(RewardServer& server, const HttpOptions& http, const std::functio
   return 0;
 }
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

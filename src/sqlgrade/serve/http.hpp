@@ -21,9 +21,9 @@
 #include <functional>
 #include <string>
 
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/serve/server.hpp"
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
@@ -45,4 +45,4 @@ struct HttpOptions {
 int serve_http(RewardServer& server, const HttpOptions& http, const std::function<void(int)>& on_listening,
                std::atomic<bool>* stop_flag = nullptr);
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

@@ -1,12 +1,12 @@
-#include "sqlgrade/suites/reward_http_body.hpp"
+#include "sqlgrade/serve/http_body.hpp"
 
 #include <zlib.h>
 
 #include <climits>
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 BodyCoding body_coding(std::string_view content_encoding) {
   std::string c = to_lower(trim(content_encoding));
@@ -42,4 +42,4 @@ InflateResult inflate_bounded(std::string_view in, size_t max_out, std::string* 
   }
 }
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 enum class BodyCoding { Identity, Deflate, Unsupported };
 // The Content-Encoding header's coding: "" / identity, gzip / x-gzip / deflate (one coding only).
@@ -18,4 +18,4 @@ enum class InflateResult { Ok, TooLarge, Invalid };
 // data, raw deflate without a zlib header, or trailing garbage.
 InflateResult inflate_bounded(std::string_view in, size_t max_out, std::string* out);
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

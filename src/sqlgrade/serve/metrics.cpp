@@ -4,9 +4,9 @@
 #include <map>
 #include <string>
 
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/serve/server.hpp"
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 using json = nlohmann::json;
 using BadRequest = RewardServer::BadRequest;
@@ -141,4 +141,4 @@ json aggregate(const json& responses) {
   return out;
 }
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

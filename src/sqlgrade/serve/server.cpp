@@ -1,4 +1,4 @@
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/serve/server.hpp"
 
 #include <condition_variable>
 #include <deque>
@@ -8,12 +8,13 @@
 #include <thread>
 #include <vector>
 
-#include "sqlgrade/suites/reward_gold_cache.hpp"
-#include "sqlgrade/suites/reward_verdict.hpp"
-#include "sqlgrade/suites/reward_wire.hpp"
-#include "sqlgrade/util/parallel.hpp"
+#include "sqlgrade/serve/gold_cache.hpp"
+#include "sqlgrade/serve/verdict.hpp"
+#include "sqlgrade/serve/wire.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/version.hpp"
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -148,7 +149,7 @@ json RewardServer::verify_json(const json& req) {
     if (!spider_dir_ok) throw BadRequest("unknown db_id '" + db_id + "' (no database file for it under the database folder)");
   }
 
-  sql::ExtractOptions xo = opt_.extract;
+  answer::ExtractOptions xo = opt_.extract;
   if (auto it = req.find("extract"); it != req.end() && !it->is_null()) {
     if (!it->is_object()) throw BadRequest("`extract` must be an object");
     set_bool_opt(*it, "word_boundary", xo.word_boundary);
@@ -162,11 +163,11 @@ json RewardServer::verify_json(const json& req) {
   json resp = echo_fields(req, &unechoed);
 
   Verdict v;
-  sql::Extracted ex = sql::extract_reward_sql(text, xo);
+  answer::Extracted ex = answer::extract_reward_sql(text, xo);
   if (!ex.sql) {
     v.failure = "no_sql_extracted";
     v.detail = text.empty()                              ? "empty model output"
-               : ex.source != sql::ExtractSource::None ? "the extracted text holds no SQL statement (only ';', comments or whitespace)"
+               : ex.source != answer::ExtractSource::None ? "the extracted text holds no SQL statement (only ';', comments or whitespace)"
                                                          : "no SQL found in the model output";
   } else {
     v = impl_->judge.judge(b, req, db_id, *ex.sql);
@@ -182,7 +183,7 @@ json RewardServer::verify_json(const json& req) {
   resp["extracted_sql"] = ex.sql ? json(*ex.sql) : json();
   resp["failure_reason"] = v.failure;
   resp["failure_detail"] = v.detail;
-  resp["extraction_source"] = sql::to_string(ex.source);
+  resp["extraction_source"] = answer::to_string(ex.source);
   resp["benchmark"] = bench_name(b);
   resp["gold_cached"] = v.gold_cached;
   if (!unechoed.empty()) resp["unechoed_fields"] = unechoed;
@@ -303,4 +304,4 @@ json RewardServer::health_json() const {
   return j;
 }
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

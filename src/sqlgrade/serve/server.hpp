@@ -29,9 +29,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/sql/extract.hpp"
+#include "sqlgrade/answer/extract.hpp"
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 struct ServerOptions {
   std::string db_dir;         // Spider2 databases: <db_dir>/<db_id>.sqlite (or <db_id>/<db_id>.sqlite)
@@ -49,7 +49,7 @@ struct ServerOptions {
   size_t max_result_bytes = 64u << 20;
   size_t gold_cache_entries = 4096;
   size_t gold_cache_bytes = 256u << 20;
-  sql::ExtractOptions extract;    // default extraction options (a request may override them)
+  answer::ExtractOptions extract;    // default extraction options (a request may override them)
 };
 
 struct Reply {
@@ -115,4 +115,4 @@ nlohmann::json aggregate(const nlohmann::json& verify_responses);
 // Unbiased pass@k estimator 1 - C(n-c, k) / C(n, k) (n samples, c correct).
 double pass_at_k(size_t n, size_t c, size_t k);
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

@@ -1,21 +1,21 @@
-#include "sqlgrade/suites/reward_verdict.hpp"
+#include "sqlgrade/serve/verdict.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/text.hpp"
 
 #ifdef SQLGRADE_HAVE_SPIDER2
-#include "sqlgrade/compare/spider2.hpp"
+#include "sqlgrade/spider2/compare.hpp"
 #endif
 #ifdef SQLGRADE_HAVE_BIRD
-#include "sqlgrade/compare/bird.hpp"
+#include "sqlgrade/bird/compare.hpp"
 #endif
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -333,4 +333,4 @@ Verdict Judge::judge(Bench b, const json& req, const std::string& db_id, const s
   return v;
 }
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

@@ -11,15 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/engine/engine.hpp"
-#include "sqlgrade/suites/reward_gold_cache.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
-#include "sqlgrade/suites/reward_wire.hpp"
+#include "sqlgrade/serve/gold_cache.hpp"
+#include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/serve/wire.hpp"
 
 #ifdef SQLGRADE_HAVE_SPIDER
-#include "sqlgrade/compare/testsuite.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
 #endif
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 struct Verdict {
   bool match = false;
@@ -66,4 +66,4 @@ class Judge {
 #endif
 };
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

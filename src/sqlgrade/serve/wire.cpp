@@ -1,12 +1,12 @@
-#include "sqlgrade/suites/reward_wire.hpp"
+#include "sqlgrade/serve/wire.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 using json = nlohmann::json;
 using BadRequest = RewardServer::BadRequest;
@@ -186,4 +186,4 @@ std::vector<Table> gold_tables(const json& gr, Bench b) {
   return out;
 }
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/suites/reward_server.hpp"
-#include "sqlgrade/table.hpp"
+#include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/core/table.hpp"
 
-namespace sqlgrade::reward {
+namespace sqlgrade::serve {
 
 enum class Bench { Spider2, Spider, Bird };
 
@@ -50,4 +50,4 @@ Value json_to_value(const nlohmann::json& v, Bench b);
 // gold_result: [alternative][row][cell] -> one Table per alternative (columns c0..; short rows padded).
 std::vector<Table> gold_tables(const nlohmann::json& gr, Bench b);
 
-}  // namespace sqlgrade::reward
+}  // namespace sqlgrade::serve

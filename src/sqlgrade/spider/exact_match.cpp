@@ -1,4 +1,4 @@
-#include "sqlgrade/compare/spider_exact.hpp"
+#include "sqlgrade/spider/exact_match.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -4,9 +4,9 @@
 // which compares result columns keyed by the parsed select items.
 #include <array>
 
-#include "sqlgrade/sql/spider_schema.hpp"
-#include "sqlgrade/sql/spider_sql.hpp"
-#include "sqlgrade/table.hpp"
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/spider/sql.hpp"
+#include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::spider {
 

@@ -1,6 +1,6 @@
-#include "sqlgrade/sql/spider_hardness.hpp"
+#include "sqlgrade/spider/hardness.hpp"
 
-#include "sqlgrade/sql/spider_tokenize.hpp"
+#include "sqlgrade/spider/tokenize.hpp"
 
 namespace sqlgrade::spider {
 

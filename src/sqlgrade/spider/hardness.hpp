@@ -4,7 +4,7 @@
 // aggregation, HAVING itself does not count as a component, FROM sub-queries are not nesting.
 #include <string>
 
-#include "sqlgrade/sql/spider_sql.hpp"
+#include "sqlgrade/spider/sql.hpp"
 
 namespace sqlgrade::spider {
 

@@ -1,6 +1,6 @@
 // Recursive-descent parser following process_sql.py function by function (same index arithmetic,
 // same failure points). Every Python exception becomes a ParseError.
-#include "sqlgrade/sql/spider_parser.hpp"
+#include "sqlgrade/spider/parser.hpp"
 
 #include <cmath>
 #include <cstdlib>

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sqlgrade/sql/spider_sql.hpp"
-#include "sqlgrade/sql/spider_tokenize.hpp"
+#include "sqlgrade/spider/sql.hpp"
+#include "sqlgrade/spider/tokenize.hpp"
 
 namespace sqlgrade::spider {
 

@@ -1,4 +1,4 @@
-#include "sqlgrade/sql/spider_rebuild.hpp"
+#include "sqlgrade/spider/rebuild.hpp"
 
 #include <string_view>
 

@@ -5,9 +5,9 @@
 //   (foreign-key canonicalisation of valid columns, DISTINCT flags → None; not inside WHERE/HAVING
 //   sub-queries).
 // Also the structural helpers shared by the evaluator and hardness.
-#include "sqlgrade/sql/spider_schema.hpp"
-#include "sqlgrade/sql/spider_sql.hpp"
-#include "sqlgrade/sql/spider_tokenize.hpp"
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/spider/sql.hpp"
+#include "sqlgrade/spider/tokenize.hpp"
 
 namespace sqlgrade::spider {
 

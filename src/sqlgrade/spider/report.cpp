@@ -1,4 +1,4 @@
-#include "sqlgrade/report/spider_report.hpp"
+#include "sqlgrade/spider/report.hpp"
 
 #include <cstdio>
 

@@ -4,7 +4,7 @@
 // report (per-example records + the same summary numbers).
 #include <string>
 
-#include "sqlgrade/suites/spider.hpp"
+#include "sqlgrade/spider/run.hpp"
 
 namespace sqlgrade::spider {
 

@@ -1,4 +1,4 @@
-#include "sqlgrade/suites/spider.hpp"
+#include "sqlgrade/spider/run.hpp"
 
 #include <chrono>
 #include <map>
@@ -6,14 +6,14 @@
 #include <unordered_map>
 
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/sql/spider_parser.hpp"
-#include "sqlgrade/sql/spider_rebuild.hpp"
-#include "sqlgrade/sql/spider_schema.hpp"
-#include "sqlgrade/sql/spider_sqljson.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/parallel.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/rebuild.hpp"
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/spider/sql_json.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::spider {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "sqlgrade/compare/spider_exact.hpp"
-#include "sqlgrade/compare/testsuite.hpp"
-#include "sqlgrade/sql/spider_hardness.hpp"
+#include "sqlgrade/spider/exact_match.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider/hardness.hpp"
 
 namespace sqlgrade::spider {
 

@@ -1,12 +1,12 @@
-#include "sqlgrade/sql/spider_schema.hpp"
+#include "sqlgrade/spider/schema.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::spider {
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/sql/spider_sql.hpp"
+#include "sqlgrade/spider/sql.hpp"
 
 namespace sqlgrade::spider {
 

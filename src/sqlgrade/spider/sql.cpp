@@ -1,5 +1,5 @@
 // Python `==` on the parsed records (tuples, lists, dicts, None, floats, strings).
-#include "sqlgrade/sql/spider_sql.hpp"
+#include "sqlgrade/spider/sql.hpp"
 
 namespace sqlgrade::spider {
 

@@ -1,4 +1,4 @@
-#include "sqlgrade/sql/spider_sqljson.hpp"
+#include "sqlgrade/spider/sql_json.hpp"
 
 namespace sqlgrade::spider {
 

@@ -5,7 +5,7 @@
 // or nested objects; keys in the dataset's order.
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/sql/spider_sql.hpp"
+#include "sqlgrade/spider/sql.hpp"
 
 namespace sqlgrade::spider {
 

@@ -1,7 +1,7 @@
 // sqlparse 0.4.2 emulation for the test-suite execution check — see spider_sqlparse.hpp.
 // The rules below follow sqlparse's lexer rule list in order (first rule that matches at the
 // current position wins), including the regex backtracking outcomes that decide token boundaries.
-#include "sqlgrade/sql/spider_sqlparse.hpp"
+#include "sqlgrade/spider/sqlparse.hpp"
 
 #include <algorithm>
 #include <cstring>

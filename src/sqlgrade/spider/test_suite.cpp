@@ -1,5 +1,5 @@
 // Test-suite execution accuracy — see testsuite.hpp and docs/spider-exec.md.
-#include "sqlgrade/compare/testsuite.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,9 +13,9 @@
 #include <unordered_set>
 
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/sql/spider_sqlparse.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/sqlparse.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace sqlgrade::spider {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "sqlgrade/engine/engine.hpp"
-#include "sqlgrade/table.hpp"
-#include "sqlgrade/util/parallel.hpp"
+#include "sqlgrade/core/table.hpp"
+#include "sqlgrade/core/parallel.hpp"
 
 namespace sqlgrade::spider {
 

@@ -2,7 +2,7 @@
 // fire on SQL text (straight quotes never reach NLTK: process_sql turns every quoted span into a
 // placeholder first). Each rule below names the NLTK regex it stands for; they run in NLTK's order
 // because some rules look at their neighbours (`,` followed by a digit, the final period).
-#include "sqlgrade/sql/spider_tokenize.hpp"
+#include "sqlgrade/spider/tokenize.hpp"
 
 #include <algorithm>
 #include <cstring>

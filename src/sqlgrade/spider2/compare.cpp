@@ -1,6 +1,6 @@
 // Spider 2.0-Lite official comparison rule and the pandas CSV value model it depends on.
 // See spider2.hpp and shared/spec/official-evaluators.md §4.
-#include "sqlgrade/compare/spider2.hpp"
+#include "sqlgrade/spider2/compare.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,10 +13,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/text.hpp"
-#include "sqlgrade/value.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/core/value.hpp"
 
 namespace sqlgrade::spider2 {
 

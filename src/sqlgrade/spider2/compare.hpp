@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/table.hpp"
+#include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::spider2 {
 

@@ -1,5 +1,5 @@
 // Spider2 evaluation v2 rule. See spider2_v2.hpp and spec §5.
-#include "sqlgrade/compare/spider2_v2.hpp"
+#include "sqlgrade/spider2/compare_v2.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "sqlgrade/util/text.hpp"
-#include "sqlgrade/value.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/core/value.hpp"
 
 namespace sqlgrade::spider2::v2 {
 

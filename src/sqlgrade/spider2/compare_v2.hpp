@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/compare/spider2.hpp"
+#include "sqlgrade/spider2/compare.hpp"
 
 namespace sqlgrade::spider2::v2 {
 

@@ -1,11 +1,11 @@
 // Printing for `sqlgrade spider2`. See spider2.hpp.
-#include "sqlgrade/report/spider2.hpp"
+#include "sqlgrade/spider2/report.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 
-#include "sqlgrade/value.hpp"
+#include "sqlgrade/core/value.hpp"
 
 namespace sqlgrade::spider2 {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/suites/spider2.hpp"
+#include "sqlgrade/spider2/run.hpp"
 
 namespace sqlgrade::spider2 {
 

@@ -1,15 +1,15 @@
 // Spider 2.0-Lite adapter. See spider2.hpp and spec §4.1–4.3, §4.6.
-#include "sqlgrade/suites/spider2.hpp"
+#include "sqlgrade/spider2/run.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
 
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/parallel.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::spider2 {
 

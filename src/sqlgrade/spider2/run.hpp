@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sqlgrade/compare/spider2.hpp"
-#include "sqlgrade/compare/spider2_v2.hpp"
+#include "sqlgrade/spider2/compare.hpp"
+#include "sqlgrade/spider2/compare_v2.hpp"
 
 namespace sqlgrade::spider2 {
 

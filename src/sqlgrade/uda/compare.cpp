@@ -1,4 +1,4 @@
-#include "sqlgrade/compare/uda.hpp"
+#include "sqlgrade/uda/compare.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,8 +6,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "sqlgrade/util/text.hpp"
-#include "sqlgrade/util/unicode.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/core/unicode.hpp"
 
 namespace sqlgrade::uda {
 

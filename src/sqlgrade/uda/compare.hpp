@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/table.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::uda {
 

@@ -1,4 +1,4 @@
-#include "sqlgrade/suites/uda_dataset.hpp"
+#include "sqlgrade/uda/dataset.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -6,11 +6,11 @@
 #include <map>
 #include <cmath>
 
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::uda {
 

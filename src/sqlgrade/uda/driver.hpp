@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/compare/uda.hpp"
+#include "sqlgrade/uda/compare.hpp"
 #include "sqlgrade/engine/engine.hpp"
-#include "sqlgrade/sql/query_shape.hpp"
-#include "sqlgrade/sql/statements.hpp"
-#include "sqlgrade/suites/uda_dataset.hpp"
+#include "sqlgrade/uda/query_shape.hpp"
+#include "sqlgrade/uda/statements.hpp"
+#include "sqlgrade/uda/dataset.hpp"
 
 namespace sqlgrade::uda {
 

@@ -2,7 +2,7 @@
 // Helpers shared by the UDA driver's source files (gold side, evaluation, runs); not a public API.
 #include <string>
 
-#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/uda/driver.hpp"
 
 namespace sqlgrade::uda::detail {
 

@@ -3,11 +3,11 @@
 // (compare/uda.hpp).
 #include <algorithm>
 
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/suites/uda.hpp"
-#include "sqlgrade/suites/uda_internal.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/uda/driver_internal.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::uda {
 

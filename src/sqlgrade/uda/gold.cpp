@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 
-#include "sqlgrade/suites/uda.hpp"
-#include "sqlgrade/suites/uda_internal.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/uda/driver_internal.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::uda {
 

@@ -4,10 +4,11 @@
 #include <thread>
 #include <unistd.h>
 
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/judge/llm_trace.hpp"
-#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/judge/llm_trace.hpp"
+#include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/version.hpp"
 
 namespace sqlgrade::uda {
 

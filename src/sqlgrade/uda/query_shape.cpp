@@ -1,4 +1,4 @@
-#include "sqlgrade/sql/query_shape.hpp"
+#include "sqlgrade/uda/query_shape.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -12,9 +12,9 @@
 #include <stdexcept>
 
 #include "sqlgrade/engine/duckdb.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
-namespace sqlgrade {
+namespace sqlgrade::uda {
 
 using json = nlohmann::json;
 
@@ -429,4 +429,4 @@ std::string insert_before_select_list(const std::string& sql, const QueryShape& 
   return out;
 }
 
-}  // namespace sqlgrade
+}  // namespace sqlgrade::uda

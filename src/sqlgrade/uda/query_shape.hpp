@@ -7,8 +7,10 @@
 #include <vector>
 
 namespace sqlgrade {
-
 class DuckConn;
+}  // namespace sqlgrade
+
+namespace sqlgrade::uda {
 
 struct ColumnRef {
   std::string table;   // qualifier as written ("" when unqualified)
@@ -78,11 +80,11 @@ std::string rewrite_literals(const std::string& sql, const QueryShape& shape, F 
 // Returns `sql` with `text` inserted right before the first select item (after SELECT [DISTINCT]).
 std::string insert_before_select_list(const std::string& sql, const QueryShape& shape, const std::string& text);
 
-}  // namespace sqlgrade
+}  // namespace sqlgrade::uda
 
 #include <algorithm>
 
-namespace sqlgrade {
+namespace sqlgrade::uda {
 template <class F>
 std::string rewrite_literals(const std::string& sql, const QueryShape& shape, F fn) {
   std::vector<StringLiteral> lits = shape.literals;
@@ -99,4 +101,4 @@ std::string rewrite_literals(const std::string& sql, const QueryShape& shape, F 
   }
   return out;
 }
-}  // namespace sqlgrade
+}  // namespace sqlgrade::uda

@@ -5,12 +5,12 @@
 #include <mutex>
 #include <tuple>
 
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/judge/llm_trace.hpp"
-#include "sqlgrade/util/fs.hpp"
-#include "sqlgrade/util/parallel.hpp"
-#include "sqlgrade/util/text.hpp"
-#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/judge/llm_trace.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/uda/driver.hpp"
 
 namespace sqlgrade::uda {
 

@@ -1,13 +1,13 @@
-#include "sqlgrade/sql/statements.hpp"
+#include "sqlgrade/uda/statements.hpp"
 
 #include <cctype>
 #include <optional>
 #include <charconv>
 
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/text.hpp"
 
-namespace sqlgrade {
+namespace sqlgrade::uda {
 
 namespace {
 
@@ -149,4 +149,4 @@ std::vector<SqlStatement> split_sql_statements(std::string_view text, const std:
   return out;
 }
 
-}  // namespace sqlgrade
+}  // namespace sqlgrade::uda

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sqlgrade {
+namespace sqlgrade::uda {
 
 struct SqlStatement {
   int index = 0;                      // 1-based position in the file
@@ -23,4 +23,4 @@ struct SqlStatement {
 // `name` is used in error messages (InputError on an unterminated literal or comment).
 std::vector<SqlStatement> split_sql_statements(std::string_view text, const std::string& name);
 
-}  // namespace sqlgrade
+}  // namespace sqlgrade::uda

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <map>
 
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/uda/driver.hpp"
 
 namespace sqlgrade::uda {
 

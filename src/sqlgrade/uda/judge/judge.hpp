@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 enum class QuestionKind {
   Cell,        // single value: is pred[0] the same as gold[0]?
@@ -95,4 +95,4 @@ std::string canonical_key(std::string_view s);
 // significant digits.
 std::string canonical_number(double v);
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

@@ -1,13 +1,13 @@
 // SQLite-backed persistent cache of judge replies (see llm_cache.hpp).
-#include "sqlgrade/judge/llm_cache.hpp"
+#include "sqlgrade/uda/judge/llm_cache.hpp"
 
 #include <sqlite3.h>
 
 #include <cstdlib>
 
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 namespace {
 
@@ -94,4 +94,4 @@ std::string default_cache_path() {
   return "";
 }
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

@@ -14,7 +14,7 @@
 
 struct sqlite3;
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 class LlmCache {
  public:
@@ -41,4 +41,4 @@ class LlmCache {
 // ~/.cache/sqlgrade/llm-judge.sqlite ("" when none of these is set).
 std::string default_cache_path();
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

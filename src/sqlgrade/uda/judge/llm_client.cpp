@@ -1,5 +1,5 @@
 // OpenAI-compatible chat-completions client over libcurl (see llm_client.hpp).
-#include "sqlgrade/judge/llm_client.hpp"
+#include "sqlgrade/uda/judge/llm_client.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,13 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/version.hpp"
 
 #ifdef SQLGRADE_HAVE_CURL
 #include <curl/curl.h>
 #endif
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 void apply_llm_env(LlmConfig& cfg) {
   auto env = [](const char* n) -> std::string {
@@ -296,4 +297,4 @@ ChatReply LlmClient::chat(const std::string& system, const std::string& user, in
 #endif
 }
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

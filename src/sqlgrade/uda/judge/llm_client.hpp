@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 struct LlmConfig {
   std::string base_url;  // e.g. http://127.0.0.1:8000/v1 (a URL ending in /chat/completions is used as is)
@@ -76,4 +76,4 @@ std::string chat_request_body(const std::string& model, const std::string& syste
 // is not a chat completion (an "error" object's message is reported).
 bool parse_chat_response(const std::string& body, std::string& content, std::string& error);
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

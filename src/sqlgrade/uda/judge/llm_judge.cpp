@@ -1,17 +1,17 @@
 // The LLM cell judge (see llm_judge.hpp).
-#include "sqlgrade/judge/llm_judge.hpp"
+#include "sqlgrade/uda/judge/llm_judge.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <thread>
 
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/judge/llm_parse.hpp"
-#include "sqlgrade/judge/prompts.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/judge/llm_parse.hpp"
+#include "sqlgrade/uda/judge/prompts.hpp"
+#include "sqlgrade/core/text.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 // How a distinct question was settled.
 struct LlmJudge::Outcome {
@@ -230,4 +230,4 @@ std::string LlmJudge::summary() const {
   return out;
 }
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

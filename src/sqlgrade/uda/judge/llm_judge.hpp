@@ -20,12 +20,12 @@
 #include <string>
 #include <unordered_map>
 
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/judge/llm_cache.hpp"
-#include "sqlgrade/judge/llm_client.hpp"
-#include "sqlgrade/judge/llm_trace.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/uda/judge/llm_cache.hpp"
+#include "sqlgrade/uda/judge/llm_client.hpp"
+#include "sqlgrade/uda/judge/llm_trace.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 struct LlmJudgeOptions {
   LlmConfig client;
@@ -86,4 +86,4 @@ class LlmJudge : public Judge {
 // The cache key of a rendered prompt (everything that determines the reply besides the model).
 std::string prompt_key(const std::string& system, const std::string& user, int max_tokens);
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

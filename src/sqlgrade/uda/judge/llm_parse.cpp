@@ -1,14 +1,14 @@
 // Reply parsers of the LLM judge (see llm_parse.hpp).
-#include "sqlgrade/judge/llm_parse.hpp"
+#include "sqlgrade/uda/judge/llm_parse.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <vector>
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 namespace {
 
@@ -87,4 +87,4 @@ std::optional<size_t> parse_count(std::string_view reply, size_t max_count) {
   return std::nullopt;
 }
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

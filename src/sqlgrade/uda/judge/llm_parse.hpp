@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 // Removes reasoning blocks (<think>…</think>, also an unterminated one) that some local models emit.
 std::string strip_reasoning(std::string_view reply);
@@ -20,4 +20,4 @@ std::optional<bool> parse_yes_no(std::string_view reply);
 // part makes the reply unparsable), else a number word zero…twenty or "none"; clamped to max_count.
 std::optional<size_t> parse_count(std::string_view reply, size_t max_count);
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

@@ -1,11 +1,11 @@
 // Per-query judge counts and the judged-pairs audit log (see llm_trace.hpp).
-#include "sqlgrade/judge/llm_trace.hpp"
+#include "sqlgrade/uda/judge/llm_trace.hpp"
 
 #include <algorithm>
 
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 namespace {
 thread_local QueryTrace* t_current = nullptr;
@@ -72,4 +72,4 @@ std::vector<Answer> LoggingJudge::ask(const std::vector<Question>& questions) {
   return ans;
 }
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/judge/judge.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 struct QueryJudgeCounts {
   size_t questions = 0;     // questions put to the judge for this query
@@ -74,4 +74,4 @@ class LoggingJudge : public Judge {
 
 const char* to_string(QuestionKind k);
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

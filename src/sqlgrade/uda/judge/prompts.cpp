@@ -1,11 +1,11 @@
 // The LLM judge's prompt templates — all four in one place. See prompts.hpp.
-#include "sqlgrade/judge/prompts.hpp"
+#include "sqlgrade/uda/judge/prompts.hpp"
 
 #include <algorithm>
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 namespace {
 
@@ -215,4 +215,4 @@ Prompt render_prompt(const Question& q) {
   return p;
 }
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

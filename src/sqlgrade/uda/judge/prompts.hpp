@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "sqlgrade/judge/judge.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 struct Prompt {
   std::string system, user;
@@ -37,4 +37,4 @@ std::string show_value(std::string_view v);
 
 Prompt render_prompt(const Question& q);
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge

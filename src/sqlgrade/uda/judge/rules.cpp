@@ -2,11 +2,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/util/text.hpp"
-#include "sqlgrade/util/unicode.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/core/unicode.hpp"
 
-namespace sqlgrade::judge {
+namespace sqlgrade::uda::judge {
 
 std::vector<Answer> RulesJudge::ask(const std::vector<Question>& questions) {
   std::vector<Answer> out(questions.size());
@@ -133,4 +133,4 @@ std::string canonical_key(std::string_view in) {
   return s;
 }
 
-}  // namespace sqlgrade::judge
+}  // namespace sqlgrade::uda::judge
