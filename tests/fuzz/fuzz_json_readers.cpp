@@ -9,7 +9,7 @@
 #include "fuzz_common.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider/schema.hpp"
-#include "sqlgrade/bird/run.hpp"
+#include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/core/text.hpp"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/bird/run.hpp"
+#include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/bird/report.hpp"
 #include "test_support.hpp"
 

@@ -17,7 +17,7 @@
 #include "safety_spider2_fixture.hpp"
 #include "sqlgrade/core/csv.hpp"
 #include "sqlgrade/errors.hpp"
-#include "sqlgrade/bird/run.hpp"
+#include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "test_support.hpp"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <regex>
 
-#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider/exec_evaluator.hpp"
 #include "sqlgrade/errors.hpp"
 #include "test_support.hpp"
 

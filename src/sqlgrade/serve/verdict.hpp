@@ -16,7 +16,7 @@
 #include "sqlgrade/serve/wire.hpp"
 
 #ifdef SQLGRADE_HAVE_SPIDER
-#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider/exec_evaluator.hpp"
 #endif
 
 namespace sqlgrade::serve {

@@ -1,3 +1,6 @@
+// Spider: the run — reads the gold and prediction files (one per line, or SParC/CoSQL interactions),
+// pairs them, parses and grades every example (exact set match, partial components, hardness), runs
+// the execution check and aggregates the official score table. Printing is in report.cpp.
 #include "sqlgrade/spider/run.hpp"
 
 #include <chrono>
@@ -6,6 +9,8 @@
 #include <unordered_map>
 
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/py/io.hpp"
+#include "sqlgrade/py/str.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider/parser.hpp"
 #include "sqlgrade/spider/rebuild.hpp"
@@ -21,23 +26,6 @@ namespace {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Length of the Unicode whitespace character (str.isspace) starting at s[i], or 0.
-size_t space_len(std::string_view s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f)) return 1;
-  if (c < 0x80) return 0;
-  auto at = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0; };
-  if (c == 0xC2 && (at(i + 1) == 0x85 || at(i + 1) == 0xA0)) return 2;
-  if (c == 0xE1 && at(i + 1) == 0x9A && at(i + 2) == 0x80) return 3;
-  if (c == 0xE2) {
-    unsigned char d = at(i + 1), e = at(i + 2);
-    if (d == 0x80 && ((e >= 0x80 && e <= 0x8A) || e == 0xA8 || e == 0xA9 || e == 0xAF)) return 3;
-    if (d == 0x81 && e == 0x9F) return 3;
-  }
-  if (c == 0xE3 && at(i + 1) == 0x80 && at(i + 2) == 0x80) return 3;
-  return 0;
 }
 
 std::vector<std::string> split_tab(const std::string& s) {
@@ -64,7 +52,7 @@ std::vector<std::vector<Line>> group_lines(const std::vector<std::string>& raw) 
   std::vector<std::vector<Line>> groups;
   std::vector<Line> cur;
   for (size_t i = 0; i < raw.size(); ++i) {
-    std::string s = py_strip(raw[i]);
+    std::string s = py::strip(raw[i]);
     if (s.empty()) {
       groups.push_back(std::move(cur));
       cur.clear();
@@ -84,42 +72,6 @@ struct Parsed {
 
 }  // namespace
 
-std::string py_strip(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e) {
-    size_t w = space_len(s, b);
-    if (!w) break;
-    b += w;
-  }
-  while (e > b) {
-    size_t k = e - 1;
-    while (k > b && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
-    if (space_len(s, k) == e - k) e = k;
-    else break;
-  }
-  return std::string(s.substr(b, e - b));
-}
-
-std::vector<std::string> read_lines_universal(const std::string& path, bool* had_bom) {
-  std::string text = read_file(path);
-  bool bom = strip_bom(text);
-  if (had_bom) *had_bom = bom;
-  std::vector<std::string> lines;
-  std::string cur;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\r' || c == '\n') {
-      lines.push_back(std::move(cur));
-      cur.clear();
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) lines.push_back(std::move(cur));
-  return lines;
-}
-
 SpiderRun run_spider(const SpiderOptions& opt) {
   SpiderRun run;
   run.opt = opt;
@@ -132,8 +84,8 @@ SpiderRun run_spider(const SpiderOptions& opt) {
 
   // ---- read and pair -------------------------------------------------------------------------
   bool gbom = false, pbom = false;
-  auto graw = read_lines_universal(opt.gold, &gbom);
-  auto praw = read_lines_universal(opt.pred, &pbom);
+  auto graw = py::read_lines_universal(opt.gold, &gbom);
+  auto praw = py::read_lines_universal(opt.pred, &pbom);
   if (gbom) run.warnings.push_back(opt.gold + ": UTF-8 BOM removed");
   if (pbom) run.warnings.push_back(opt.pred + ": UTF-8 BOM removed (the official script would fail line 1)");
 
@@ -187,11 +139,11 @@ SpiderRun run_spider(const SpiderOptions& opt) {
     // One example per line: pair by physical line so that a blank or missing prediction never
     // shifts the rest.
     std::vector<std::string> plines = praw;
-    while (!plines.empty() && py_strip(plines.back()).empty()) plines.pop_back();
+    while (!plines.empty() && py::strip(plines.back()).empty()) plines.pop_back();
     const auto& gl = ggroups.empty() ? std::vector<Line>{} : ggroups[0];
     for (size_t k = 0; k < gl.size(); ++k) {
       if (k < plines.size()) {
-        std::string s = py_strip(plines[k]);
+        std::string s = py::strip(plines[k]);
         if (s.empty()) {
           add_example(0, k, gl[k], nullptr, true, static_cast<long>(k + 1));
         } else {
@@ -520,7 +472,7 @@ std::vector<std::string> parse_lines_to_json(const std::vector<std::string>& lin
   long no = 0;
   for (const auto& raw : lines) {
     ++no;
-    std::string s = py_strip(raw);
+    std::string s = py::strip(raw);
     if (s.empty()) continue;
     auto f = split_tab(s);
     nlohmann::ordered_json o;

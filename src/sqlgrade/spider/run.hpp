@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sqlgrade/spider/exact_match.hpp"
-#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider/exec_evaluator.hpp"
 #include "sqlgrade/spider/hardness.hpp"
 
 namespace sqlgrade::spider {
@@ -76,12 +76,6 @@ struct SpiderRun {
 // Runs the whole evaluation. Throws InputError for unusable inputs (unreadable files, a gold line
 // without `SQL<TAB>db_id`, unknown db_id, interaction files whose interaction counts differ).
 SpiderRun run_spider(const SpiderOptions& opt);
-
-// Python str.strip() on UTF-8 text (Unicode whitespace).
-std::string py_strip(std::string_view s);
-// Text as Python's text-mode readlines() sees it: \r\n and \r become line ends; returns the lines
-// without terminators. A UTF-8 BOM is removed (reported through `had_bom`); invalid UTF-8 is kept.
-std::vector<std::string> read_lines_universal(const std::string& path, bool* had_bom = nullptr);
 
 // `spider parse`: one "SQL<TAB>db_id" per input line → one JSON object per line with the sql field in
 // the dataset format (or {"error": ...}). Returns the JSON lines.

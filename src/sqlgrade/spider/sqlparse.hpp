@@ -5,8 +5,8 @@
 //     names / numbers / punctuation), written from sqlparse's documented lexing rules;
 //   - the statement splitter (`sqlparse.parse(s)[0]` keeps only the FIRST statement);
 //   - remove_distinct (drop every token whose lower-cased text is exactly "distinct");
-//   - the --plug_value value extraction (parse.py reformat_query / replace_values / strip_query) and
-//     the candidate generation (every way of writing the gold's values into the prediction's slots).
+//   - Python's str.strip()/str.split() as the evaluator applies them.
+// The --plug_value value extraction and candidate generation built on it are in plug_value.hpp.
 // Known gaps (documented in docs/spider-exec.md): non-ASCII characters are classified approximately
 // (Python's Unicode \w and \s are not reproduced code point by code point), the keyword upper-casing
 // and line-trailing-space removal done by sqlparse.format are not reproduced because the tokens are
@@ -68,34 +68,11 @@ std::string remove_distinct(std::string_view sql, bool* found = nullptr);
 std::string py_strip(std::string_view s);
 std::vector<std::string> py_split(std::string_view s);
 
-// parse.extract_query_values: the lower-cased token list with `valuerare` slots, and the values
-// (original text) in extraction order, duplicates kept. ok=false when the text has no statement.
-struct QueryValues {
-  bool ok = false;
-  std::vector<std::string> tokens;
-  std::vector<std::string> values;
-};
-QueryValues extract_query_values(std::string_view sql);
-
-// parse.get_all_preds_for_execution: the gold's distinct values and the prediction's slot tokens.
-// count() = |values| ^ slots (saturating); candidate(i) = the i-th way of filling the slots, in
-// itertools.product order over the values (first-seen order instead of Python set order; the order
-// never changes a 0/1 result).
-class PlugCandidates {
- public:
-  PlugCandidates(std::string_view gold, std::string_view pred);
-  bool ok() const { return ok_; }  // false when either side has no statement
-  size_t slots() const { return slots_; }
-  const std::vector<std::string>& values() const { return values_; }
-  uint64_t count() const { return count_; }  // UINT64_MAX when it overflows
-  std::string candidate(uint64_t index) const;
-
- private:
-  bool ok_ = false;
-  std::vector<std::string> tokens_;
-  std::vector<std::string> values_;
-  size_t slots_ = 0;
-  uint64_t count_ = 0;
-};
+// Helpers shared with plug_value.cpp: ASCII lower-casing; whether a whitespace character (as
+// py_strip/py_split see it) starts at s[i] (its length in *len); the length of the UTF-8 character
+// at s[i] (1 for an invalid byte).
+std::string lower_ascii(std::string_view s);
+bool is_space_at(std::string_view s, size_t i, size_t* len);
+size_t char_len_at(std::string_view s, size_t i);
 
 }  // namespace sqlgrade::spider::sqlparse
