@@ -1,4 +1,7 @@
-// Spider2 evaluation v2 rule. See spider2_v2.hpp and spec §5.
+// "Spider2 evaluation v2" rule. Mirrors spider2-lite/evaluation_suite/evaluate_v2.py of the unmerged
+// PR #131 to xlang-ai/Spider2 (refs/pull/131/head = 819e5eab, Shorthills AI, 2025-08-11): column
+// names and values normalised, column P/R/F1, greedy one-to-one row matching; spec
+// shared/spec/official-evaluators.md §5. Deliberate differences are listed in compare_v2.hpp.
 #include "sqlgrade/spider2/compare_v2.hpp"
 
 #include <algorithm>

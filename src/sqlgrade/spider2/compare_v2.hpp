@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/spider2.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 
 namespace sqlgrade::spider2::v2 {
@@ -26,28 +27,7 @@ std::string normalize_column_name(std::string_view name);
 // Cell normalisation: NaN -> "NaN"; float -> str(round(x, 2)); int/bool -> str; other -> str lowered.
 std::string normalize_value(const Cell& c);
 
-struct Overall {
-  double precision = 0, recall = 0, f1 = 0;
-  long tp = 0, fp = 0, fn = 0;
-};
-
-struct ColumnMetrics {
-  double precision = 0, recall = 0, f1 = 0;
-  std::vector<std::string> tp, fp, fn;  // normalised names, sorted
-};
-
-struct RowMetrics {
-  double precision = 0, recall = 0, f1 = 0;
-  long tp = 0, fp = 0, fn = 0;
-  std::vector<std::string> common_columns;  // sorted normalised names
-};
-
-struct Result {
-  int score = 0;  // 1 iff column F1 == 1 and row F1 == 1
-  ColumnMetrics columns;
-  RowMetrics rows;
-  Overall overall;  // micro metrics over columns + rows (of the best-column alternative for multi-gold)
-};
+// Overall, ColumnMetrics, RowMetrics and Result are public: include/sqlgrade/spider2.hpp.
 
 // One gold table. `condition_cols`: [] / null = all gold columns, an int or a list of ints = those
 // positional columns. Throws std::out_of_range on a bad index.

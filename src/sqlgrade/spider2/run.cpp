@@ -278,6 +278,7 @@ RunResult run(const RunOptions& opt) {
       },
       nullptr);
   progress.finish();
+  rr.opt = opt;
   return rr;
 }
 

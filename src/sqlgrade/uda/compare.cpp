@@ -1,3 +1,9 @@
+// UDA-Bench / OpenQuest accuracy rule. Mirrors the plan the benchmark's evaluator implements —
+// evaluation/doc/eval_acc_plan.md (the seed of this module, "OpenQuest-完整评测系统设计需求和规划")
+// and evaluation/doc/modular_eval_script_design.md of DB-121143/UDA-Bench at HEAD 672f184
+// (2025-12-06; evaluation/run_eval.py + row_matcher/comparators/metrics): rows matched by key, cells
+// scored per column, macro precision/recall/F1. Where the reference code departs from the plan or is
+// broken, this follows the plan and says so (spec shared/spec/uda-bench.md §15, docs/uda.md).
 #include "sqlgrade/uda/compare.hpp"
 
 #include <algorithm>

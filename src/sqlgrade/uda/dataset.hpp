@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sqlgrade/engine/duckdb.hpp"
+#include "sqlgrade/uda.hpp"
 
 namespace sqlgrade::uda {
 
@@ -43,13 +44,7 @@ struct GoldTable {
   size_t rows = 0;
 };
 
-struct DatasetOptions {
-  std::optional<fs::path> attributes_file;  // default: the first *_attributes.json in the folder
-  std::optional<fs::path> gt_dir;           // default: the dataset folder
-  std::optional<fs::path> table_map;        // JSON {"sqlname": {"csv": "File.csv", "attributes": "key"}}
-  std::string memory_limit = "4GB";
-};
-
+// DatasetOptions is public (include/sqlgrade/uda.hpp).
 class Dataset {
  public:
   // Throws InputError for a missing folder, no CSV, unreadable/malformed CSV or attributes JSON.

@@ -1,7 +1,8 @@
 #pragma once
 // UDA-Bench / OpenQuest evaluation driver: prepares query folders (sql.json), computes gold results
 // on the gold tables, evaluates a system's result.csv against them, and runs whole datasets in
-// parallel with per-dataset summaries. The comparison rule itself lives in compare/uda.hpp.
+// parallel with per-dataset summaries. The comparison rule itself lives in compare.hpp; the public
+// entry points (api.cpp) in include/sqlgrade/uda.hpp.
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/uda.hpp"
 #include "sqlgrade/uda/compare.hpp"
 #include "sqlgrade/engine/engine.hpp"
 #include "sqlgrade/uda/query_shape.hpp"
@@ -17,13 +19,6 @@
 #include "sqlgrade/uda/dataset.hpp"
 
 namespace sqlgrade::uda {
-
-struct EvalOptions {
-  std::string primary_key;          // --primary-key (default: first non-id select column)
-  double float_tolerance = 1e-4;    // |p-g| <= tol * max(1, |g|): absolute below |g| = 1, relative above
-  std::string multi_sep = "||";
-  double gold_timeout_s = 60;
-};
 
 // One statement of a query file of a dataset.
 struct QueryItem {
@@ -52,14 +47,6 @@ struct GoldRun {
   Table table;
   double seconds = 0;
 };
-
-// Why a statement was not scored (QueryEval::error_kind, RunEntry::error_kind). A result problem
-// — result.csv unreadable or without a key column (kResultError), or absent (kMissingResult) —
-// scores 0 and counts in every average; a gold problem (kGoldError: the SQL cannot run on the gold
-// tables, or there is no SQL) leaves the statement out of the averages. See docs/uda.md, "Summary".
-inline constexpr const char* kResultError = "result_error";
-inline constexpr const char* kMissingResult = "missing_result";
-inline constexpr const char* kGoldError = "gold_error";
 
 struct QueryEval {
   std::string status = "ok";  // ok | error
@@ -117,54 +104,16 @@ nlohmann::ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt);
 std::string table_to_csv(const Table& t);
 
 // ---- whole datasets ----
-struct RunEntry {
-  std::string path;  // relative to the results root: <Dataset>/<Task>/<stem>/<n>
-  std::string dataset, task, file_stem;
-  int index = 0;
-  std::string label, category, query_type;
-  std::string status = "ok", reason;
-  std::string error_kind;  // "" when ok, else kResultError / kMissingResult / kGoldError
-  double macro_precision = 0, macro_recall = 0, macro_f1 = 0;
-  size_t len_gold = 0, len_pred = 0, matched_rows = 0;
-  size_t judge_questions = 0;
-};
+// RunEntry, SummaryCounts, DatasetSummary and RunOptions are public (include/sqlgrade/uda.hpp).
 
-// Counts and averages over a set of statements (a task, a dataset, a whole run). Every statement
-// with a gold result is in the averages: scored ones with their macro values, result errors and
-// missing results with 0. Gold errors are counted (and listed by the summary) but left out.
-struct SummaryCounts {
-  size_t statements = 0, scored = 0, result_errors = 0, missing_results = 0, gold_errors = 0;
-  double sum_precision = 0, sum_recall = 0, sum_f1 = 0;  // over the scored statements
-  void add(const RunEntry& e);
-  void add(const SummaryCounts& o);
-  size_t averaged_over() const { return scored + result_errors + missing_results; }
-  // Headline: mean over averaged_over() (nullopt when it is 0).
-  std::optional<double> precision() const, recall() const, f1() const;
-  // Mean over the scored statements only (nullopt when none).
-  std::optional<double> scored_precision() const, scored_recall() const, scored_f1() const;
-  nlohmann::ordered_json to_json() const;
-};
-
-struct DatasetSummary {
-  std::string dataset;
-  std::vector<RunEntry> queries;
-  std::vector<std::string> load_notes;  // Dataset::load_notes() of the gold tables
-  SummaryCounts counts() const;
-  // summary.json of `uda run`: counting rule, overall and per-task counts and averages, the gold
-  // errors, the gold tables' load notes, and every statement.
-  nlohmann::ordered_json to_json() const;
-  // gold_summary.json of `uda gold`: statements, gold results and errors, load notes.
-  nlohmann::ordered_json gold_json() const;
-  std::string to_csv() const;
-};
-
-struct RunOptions {
-  EvalOptions eval;
-  DatasetOptions dataset;
-  int jobs = 0;
-  int progress = -1;  // -1 auto
-  bool gold_as_result = false;  // `uda gold --as-result`: also write result.csv = gold with file-name ids
-};
+// summary.json of `uda run`: counting rule, overall and per-task counts and averages, the gold
+// errors, the gold tables' load notes, and every statement.
+nlohmann::ordered_json summary_json(const DatasetSummary& s);
+// gold_summary.json of `uda gold`: statements, gold results and errors, load notes.
+nlohmann::ordered_json gold_summary_json(const DatasetSummary& s);
+// summary.csv of `uda run`.
+std::string summary_csv(const DatasetSummary& s);
+nlohmann::ordered_json counts_json(const SummaryCounts& c);
 
 // The gold result as a system would write it: injected id columns become <t>.file_name / file_name
 // holding "<id>.txt". Feeding it back must score 1.0 (the evaluator's ceiling check).

@@ -206,8 +206,8 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
       sum.queries[i] = e;
     }, &progress);
     progress.finish();
-    write_file_atomic(root / "summary.json", sum.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    write_file_atomic(root / "summary.csv", sum.to_csv());
+    write_file_atomic(root / "summary.json", summary_json(sum).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    write_file_atomic(root / "summary.csv", summary_csv(sum));
     sums.push_back(std::move(sum));
   }
   return sums;
@@ -260,7 +260,7 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
     if (with_gold) {
       sum.load_notes = ds.load_notes();
       write_file_atomic(root / "gold_summary.json",
-                        sum.gold_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+                        gold_summary_json(sum).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     }
     sums.push_back(std::move(sum));
   }

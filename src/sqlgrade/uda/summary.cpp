@@ -58,21 +58,21 @@ std::optional<double> SummaryCounts::scored_precision() const { return mean(sum_
 std::optional<double> SummaryCounts::scored_recall() const { return mean(sum_recall, scored); }
 std::optional<double> SummaryCounts::scored_f1() const { return mean(sum_f1, scored); }
 
-ordered_json SummaryCounts::to_json() const {
+ordered_json counts_json(const SummaryCounts& c) {
   ordered_json j;
-  j["statements"] = statements;
-  j["scored"] = scored;
-  j["result_errors"] = result_errors;
-  j["missing_results"] = missing_results;
-  j["gold_errors"] = gold_errors;
-  j["averaged_over"] = averaged_over();
-  j["macro_precision"] = num(precision());
-  j["macro_recall"] = num(recall());
-  j["macro_f1"] = num(f1());
-  j["scored_only"] = {{"statements", scored},
-                      {"macro_precision", num(scored_precision())},
-                      {"macro_recall", num(scored_recall())},
-                      {"macro_f1", num(scored_f1())}};
+  j["statements"] = c.statements;
+  j["scored"] = c.scored;
+  j["result_errors"] = c.result_errors;
+  j["missing_results"] = c.missing_results;
+  j["gold_errors"] = c.gold_errors;
+  j["averaged_over"] = c.averaged_over();
+  j["macro_precision"] = num(c.precision());
+  j["macro_recall"] = num(c.recall());
+  j["macro_f1"] = num(c.f1());
+  j["scored_only"] = {{"statements", c.scored},
+                      {"macro_precision", num(c.scored_precision())},
+                      {"macro_recall", num(c.scored_recall())},
+                      {"macro_f1", num(c.scored_f1())}};
   return j;
 }
 
@@ -82,14 +82,14 @@ SummaryCounts DatasetSummary::counts() const {
   return c;
 }
 
-ordered_json DatasetSummary::to_json() const {
+ordered_json summary_json(const DatasetSummary& s) {
   ordered_json j;
-  j["dataset"] = dataset;
+  j["dataset"] = s.dataset;
   j["counting"] = kCountingRule;
-  j["overall"] = counts().to_json();
+  j["overall"] = counts_json(s.counts());
   std::map<std::string, SummaryCounts> by_task;
   ordered_json gold_errors = ordered_json::array(), qs = ordered_json::array();
-  for (auto& q : queries) {
+  for (auto& q : s.queries) {
     by_task[q.task].add(q);
     if (q.error_kind == kGoldError) gold_errors.push_back({{"path", q.path}, {"reason", q.reason}});
     qs.push_back({{"path", q.path}, {"task", q.task}, {"file", q.file_stem}, {"index", q.index},
@@ -100,38 +100,38 @@ ordered_json DatasetSummary::to_json() const {
                   {"judge_questions", q.judge_questions}});
   }
   ordered_json tasks = ordered_json::object();
-  for (auto& [task, c] : by_task) tasks[task] = c.to_json();
+  for (auto& [task, c] : by_task) tasks[task] = counts_json(c);
   j["by_task"] = tasks;
   j["gold_errors"] = gold_errors;
-  j["load_notes"] = load_notes;
+  j["load_notes"] = s.load_notes;
   j["queries"] = qs;
   return j;
 }
 
-ordered_json DatasetSummary::gold_json() const {
+ordered_json gold_summary_json(const DatasetSummary& s) {
   ordered_json j;
-  j["dataset"] = dataset;
+  j["dataset"] = s.dataset;
   size_t bad = 0;
   ordered_json qs = ordered_json::array();
-  for (auto& q : queries) {
+  for (auto& q : s.queries) {
     if (q.status != "ok") ++bad;
     qs.push_back({{"path", q.path}, {"task", q.task}, {"file", q.file_stem}, {"index", q.index},
                   {"label", q.label}, {"category", q.category}, {"query_type", q.query_type},
                   {"status", q.status}, {"reason", q.reason}, {"len_gold", q.len_gold}});
   }
-  j["statements"] = queries.size();
-  j["gold_results"] = queries.size() - bad;
+  j["statements"] = s.queries.size();
+  j["gold_results"] = s.queries.size() - bad;
   j["gold_errors"] = bad;
-  j["load_notes"] = load_notes;
+  j["load_notes"] = s.load_notes;
   j["queries"] = qs;
   return j;
 }
 
-std::string DatasetSummary::to_csv() const {
+std::string summary_csv(const DatasetSummary& s) {
   std::string out = csv_line(std::vector<std::string>{"path", "task", "file", "index", "label", "category", "query_type",
                                                       "status", "error_kind", "reason", "macro_precision", "macro_recall",
                                                       "macro_f1", "len_gold", "len_pred", "matched_rows"});
-  for (auto& q : queries)
+  for (auto& q : s.queries)
     out += csv_line(std::vector<std::string>{q.path, q.task, q.file_stem, std::to_string(q.index), q.label, q.category,
                                              q.query_type, q.status, q.error_kind, q.reason,
                                              python_float_repr(q.macro_precision), python_float_repr(q.macro_recall),
