@@ -1,9 +1,8 @@
 # The libraries sqlgrade links, found the same way by the build (CMakeLists.txt) and by the installed
 # package config (sqlgradeConfig.cmake), so that `find_package(sqlgrade)` in another project gets the
 # targets the exported libraries name. Expects:
-#   SQLGRADE_DUCKDB_LIBRARY, SQLGRADE_DUCKDB_INCLUDE_DIR   libduckdb.so and the folder of duckdb.h
-#   SQLGRADE_WITH_CURL                                      the LLM judge was built with libcurl
-# Defines the imported targets utf8proc::utf8proc and DuckDB::duckdb (unless they already exist).
+#   SQLGRADE_WITH_CURL   the LLM judge was built with libcurl
+# Defines the imported target utf8proc::utf8proc (unless it already exists).
 if(COMMAND find_dependency)
   set(_sqlgrade_find find_dependency)
 else()
@@ -45,12 +44,5 @@ if(NOT TARGET utf8proc::utf8proc)
                                                       INTERFACE_INCLUDE_DIRECTORIES "${SQLGRADE_UTF8PROC_INCLUDE}")
 endif()
 
-# DuckDB 1.4.x (the release archive, not a Debian package): only the uda module links it.
-if(NOT TARGET DuckDB::duckdb)
-  if(NOT EXISTS "${SQLGRADE_DUCKDB_LIBRARY}" OR NOT EXISTS "${SQLGRADE_DUCKDB_INCLUDE_DIR}/duckdb.h")
-    message(FATAL_ERROR "DuckDB not found at '${SQLGRADE_DUCKDB_LIBRARY}' (include '${SQLGRADE_DUCKDB_INCLUDE_DIR}')")
-  endif()
-  add_library(DuckDB::duckdb SHARED IMPORTED)
-  set_target_properties(DuckDB::duckdb PROPERTIES IMPORTED_LOCATION "${SQLGRADE_DUCKDB_LIBRARY}"
-                                                  INTERFACE_INCLUDE_DIRECTORIES "${SQLGRADE_DUCKDB_INCLUDE_DIR}")
-endif()
+# DuckDB is not linked: sqlgrade dlopens libduckdb on first use (src/sqlgrade/engine/duckdb_loader.cpp),
+# at the absolute path it was built against, or $SQLGRADE_DUCKDB_LIBRARY.
