@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "sqlgrade/compare/spider_exact.hpp"
-#include "sqlgrade/sql/spider_hardness.hpp"
-#include "sqlgrade/sql/spider_parser.hpp"
-#include "sqlgrade/sql/spider_rebuild.hpp"
-#include "sqlgrade/sql/spider_schema.hpp"
-#include "sqlgrade/suites/spider.hpp"
+#include "sqlgrade/spider/exact_match.hpp"
+#include "sqlgrade/spider/hardness.hpp"
+#include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/rebuild.hpp"
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/py/io.hpp"
+#include "sqlgrade/py/str.hpp"
+#include "sqlgrade/spider/run.hpp"
 
 using namespace sqlgrade::spider;
 
@@ -29,13 +31,13 @@ const Input& input(const std::string& pred_rel) {
   const char* env = std::getenv("SQLGRADE_DATA");
   std::string data = env && *env ? env : "../shared/data";
   Input in;
-  for (const auto& l : read_lines_universal(data + "/spider/dev_gold.sql")) {
+  for (const auto& l : sqlgrade::py::read_lines_universal(data + "/spider/dev_gold.sql")) {
     auto t = l.find('\t');
     in.gold.push_back(l.substr(0, t));
-    in.db.push_back(py_strip(l.substr(t + 1)));
+    in.db.push_back(sqlgrade::py::strip(l.substr(t + 1)));
   }
-  for (const auto& l : read_lines_universal(data + "/preds/spider_dev/" + pred_rel))
-    in.pred.push_back(py_strip(l.substr(0, l.find('\t'))));
+  for (const auto& l : sqlgrade::py::read_lines_universal(data + "/preds/spider_dev/" + pred_rel))
+    in.pred.push_back(sqlgrade::py::strip(l.substr(0, l.find('\t'))));
   auto tables = load_tables_json(data + "/spider/tables.json");
   for (const auto& d : in.db)
     if (!in.dbs.count(d)) {

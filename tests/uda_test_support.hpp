@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "sqlgrade/compare/uda.hpp"
+#include "sqlgrade/uda/compare.hpp"
 #include "test_support.hpp"
 
 namespace sqlgrade::test {

@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/report/bird.hpp"
-#include "sqlgrade/suites/bird.hpp"
-#include "sqlgrade/suites/bird_subset.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/bird/report.hpp"
+#include "sqlgrade/bird/run.hpp"
+#include "sqlgrade/bird/subset.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace {
 

@@ -5,12 +5,14 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <iostream>
 
 #include "cli_common.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/version.hpp"
 
 #define SQLGRADE_COMMAND(name) void register_##name##_command(CLI::App& app);
 #include "sqlgrade_commands.inc"
@@ -20,8 +22,10 @@ int main(int argc, char** argv) {
   CLI::App app{"sqlgrade — fast, faithful grading for text-to-SQL and SQL-over-documents benchmarks"};
   app.require_subcommand(1);
   sqlgrade::cli::invocation().assign(argv, argv + argc);
-  app.set_version_flag("--version", std::string("sqlgrade ") + SQLGRADE_VERSION + " (DuckDB " +
-                                        sqlgrade::DuckDb::version() + ")");
+  // A callback: asking DuckDB its version loads libduckdb, which only --version (and uda) should do.
+  app.set_version_flag("--version", std::function<std::string()>([] {
+                         return std::string("sqlgrade ") + SQLGRADE_VERSION + " (DuckDB " + sqlgrade::DuckDb::version() + ")";
+                       }));
   // Bound on any one input file (every command; also accepted after the subcommand name).
   app.add_option_function<double>(
          "--max-input-mb",

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "sqlgrade/runs/digest.hpp"
-#include "sqlgrade/runs/merge.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/runs.hpp"
 
 namespace {
 
@@ -18,13 +18,10 @@ struct MergeArgs {
 };
 
 void run_merge(const MergeArgs& a) {
-  using namespace sqlgrade::runs;
-  std::vector<MergeInput> parts;
-  for (const auto& f : a.parts) parts.push_back(MergeInput{f, read_run_record(f), sha256_file(f)});
-  RunRecord merged = merge_runs(parts, sqlgrade::cli::invocation());
-  write_run_record(a.output, merged);
-  if (!a.quiet && merged.summary_text) std::fwrite(merged.summary_text->data(), 1, merged.summary_text->size(), stdout);
-  std::fprintf(stderr, "sqlgrade: merged %zu shards, %zu instances into %s\n", parts.size(), merged.instances.size(), a.output.c_str());
+  const sqlgrade::runs::Merged m = sqlgrade::runs::merge_files(a.parts, sqlgrade::cli::invocation());
+  sqlgrade::write_file_atomic(a.output, m.record);
+  if (!a.quiet && m.summary_text) std::fwrite(m.summary_text->data(), 1, m.summary_text->size(), stdout);
+  std::fprintf(stderr, "sqlgrade: merged %zu shards, %zu instances into %s\n", m.parts, m.instances, a.output.c_str());
 }
 
 }  // namespace

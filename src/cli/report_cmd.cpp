@@ -4,36 +4,20 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/runs/html/report.hpp"
-#include "sqlgrade/runs/record.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/runs.hpp"
 
 namespace {
 
 struct ReportArgs {
-  std::vector<std::string> runs;
-  std::string output, title;
-  size_t bootstrap = sqlgrade::runs::kDefaultResamples;
-  uint64_t seed = sqlgrade::runs::kDefaultSeed;
-  bool common = false;
+  sqlgrade::runs::ReportFilesOptions opt;
+  std::string output;
 };
 
 void run_report(const ReportArgs& a) {
-  using namespace sqlgrade;
-  using namespace sqlgrade::runs;
-  if (a.bootstrap < 1 || a.bootstrap > 1000000) throw InputError("--bootstrap", "must be between 1 and 1000000");
-  std::vector<RunRecord> records;
-  records.reserve(a.runs.size());
-  for (const auto& f : a.runs) records.push_back(read_run_record(f));
-  std::vector<NamedRun> named;
-  for (size_t i = 0; i < records.size(); ++i) named.push_back(NamedRun{a.runs[i], &records[i]});
-  ReportOptions opt;
-  opt.bootstrap.resamples = a.bootstrap, opt.bootstrap.seed = a.seed, opt.common_only = a.common, opt.title = a.title;
-  write_file_atomic(a.output, render_report(named, opt));
-  std::fprintf(stdout, "wrote %s (%zu run%s, %zu instances)\n", a.output.c_str(), records.size(), records.size() == 1 ? "" : "s",
-               records.front().instances.size());
+  const sqlgrade::runs::Report r = sqlgrade::runs::report_files(a.opt);
+  sqlgrade::write_file_atomic(a.output, r.html);
+  std::fprintf(stdout, "wrote %s (%zu run%s, %zu instances)\n", a.output.c_str(), r.runs, r.runs == 1 ? "" : "s", r.instances);
 }
 
 }  // namespace
@@ -41,11 +25,11 @@ void run_report(const ReportArgs& a) {
 void register_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand("report", "write a self-contained HTML report of one or more run records");
-  cmd->add_option("RUNS", args->runs, "run records (JSON); the first is the baseline of the comparisons")->required();
+  cmd->add_option("RUNS", args->opt.runs, "run records (JSON); the first is the baseline of the comparisons")->required();
   cmd->add_option("-o,--output", args->output, "HTML file to write")->required();
-  cmd->add_option("--title", args->title, "page title (default: benchmark and system names)");
-  cmd->add_option("--bootstrap", args->bootstrap, "bootstrap resamples of the comparisons (default 1000)");
-  cmd->add_option("--seed", args->seed, "bootstrap seed (default 12345)");
-  cmd->add_flag("--common", args->common, "runs with different instance ids: keep the shared ones");
+  cmd->add_option("--title", args->opt.title, "page title (default: benchmark and system names)");
+  cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples of the comparisons (default 1000)");
+  cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)");
+  cmd->add_flag("--common", args->opt.common, "runs with different instance ids: keep the shared ones");
   cmd->callback([args]() { run_report(*args); });
 }

@@ -12,15 +12,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/sql/extract.hpp"
-#include "sqlgrade/suites/reward_http.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/serve/http.hpp"
 
 namespace {
 
 struct ServeArgs {
-  sqlgrade::reward::ServerOptions so;
-  sqlgrade::reward::HttpOptions http;
+  sqlgrade::serve::ServerOptions so;
+  sqlgrade::serve::HttpOptions http;
   double max_result_mb = 64, cache_mb = 256, max_body_mb = 16, max_buffered_mb = 256;
   bool log_requests = false;
   int max_concurrency = 0;
@@ -38,7 +38,7 @@ void require_dir(const std::string& d, const char* flag) {
 }
 
 void run_serve(ServeArgs& a) {
-  using namespace sqlgrade::reward;
+  using namespace sqlgrade::serve;
   require_dir(a.so.db_dir, "--db-dir");
   if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
   if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
@@ -67,8 +67,8 @@ void run_serve(ServeArgs& a) {
 }
 
 void run_extract(const ExtractArgs& a) {
-  using sqlgrade::sql::extract_sql;
-  sqlgrade::sql::ExtractOptions opt;
+  using sqlgrade::answer::extract_sql;
+  sqlgrade::answer::ExtractOptions opt;
   opt.word_boundary = a.word_boundary;
   opt.tags_and_json = !a.nemo_strict;
   opt.raw_fallback = !a.no_raw;
@@ -96,7 +96,7 @@ void run_extract(const ExtractArgs& a) {
       text = j.get<std::string>();
     } else if (j.is_object()) {
       try {
-        text = sqlgrade::reward::model_text(j);
+        text = sqlgrade::serve::model_text(j);
       } catch (const std::exception& e) {
         throw sqlgrade::InputError("<stdin>", e.what(), n);
       }
@@ -107,7 +107,7 @@ void run_extract(const ExtractArgs& a) {
     nlohmann::json o;
     if (j.is_object() && j.contains("instance_id")) o["instance_id"] = j["instance_id"];
     o["extracted_sql"] = ex.sql ? nlohmann::json(*ex.sql) : nlohmann::json();
-    o["source"] = sqlgrade::sql::to_string(ex.source);
+    o["source"] = sqlgrade::answer::to_string(ex.source);
     out += o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '\n';
   }

@@ -3,23 +3,17 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
-#include <iostream>
 #include <memory>
 
-#include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/report/spider2.hpp"
-#include "sqlgrade/suites/spider2.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/spider2.hpp"
 
 namespace {
 
 struct Spider2Args {
   std::string mode = "sql";
-  sqlgrade::spider2::RunOptions opt;
+  sqlgrade::spider2::Options opt;
   std::string json_out;
-  std::string errors_log = "errors.log";
   std::string temp_dir;
   bool sql_debug = false;
   bool no_progress = false;
@@ -27,46 +21,14 @@ struct Spider2Args {
 
 void run_spider2(const Spider2Args& a) {
   namespace s2 = sqlgrade::spider2;
-  namespace fs = std::filesystem;
-  s2::RunOptions opt = a.opt;
+  s2::Options opt = a.opt;
   opt.mode = a.mode == "sql" ? s2::Mode::Sql : s2::Mode::ExecResult;
   if (a.no_progress) opt.progress = 0;
-  // sql mode: <result_dir>_csv is checked before anything runs. The official script wipes that folder
-  // (shutil.rmtree, which refuses a symlink); we only drop stale CSVs, and never through a symlink.
-  if (opt.mode == s2::Mode::Sql) sqlgrade::OutputDir::check(s2::csv_dir_path(opt));
-  s2::RunResult r = s2::run(opt);
-  if (r.items.empty()) {
-    std::fputs(s2::format_official(r, opt).c_str(), stdout);
-    return;
-  }
+  const s2::Run run = s2::evaluate(opt);
   // Outputs first (atomically), then what the official script prints.
-  if (opt.mode == s2::Mode::Sql) {
-    sqlgrade::OutputDir csv_dir(s2::csv_dir_path(opt));
-    csv_dir.remove_files_ending_with(".csv");
-    for (auto& it : r.items)
-      if (it.result_csv) csv_dir.write(it.instance_id + ".csv", *it.result_csv);
-  }
-  std::string out;
-  if (opt.v2) {
-    // evaluate_v2 scores with its own rule: the ids file lists the v2-correct instances.
-    s2::RunResult v2r = r;
-    for (auto& it : v2r.items) it.score = it.v2_error ? 0 : it.v2.score;
-    sqlgrade::write_file_atomic(s2::ids_csv_path(opt), s2::ids_csv(v2r));
-    sqlgrade::write_file_atomic(s2::v2_metrics_path(opt), s2::v2_detailed_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    std::string log = s2::v2_errors_log(r, opt);
-    if (!log.empty() && !a.errors_log.empty()) {
-      std::string prev;
-      std::error_code ec;
-      if (fs::exists(a.errors_log, ec)) prev = sqlgrade::read_file(a.errors_log);
-      sqlgrade::write_file_atomic(a.errors_log, prev + log);  // appended, as logging filemode='a'
-    }
-    out = s2::format_v2_summary(r, opt);
-  } else {
-    sqlgrade::write_file_atomic(s2::ids_csv_path(opt), s2::ids_csv(r));
-    out = s2::format_official(r, opt);
-  }
-  if (opt.strict) out += s2::format_strict(r);
-  if (!a.json_out.empty()) sqlgrade::write_file_atomic(a.json_out, s2::scores_json(r, opt).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  s2::write_outputs(run);
+  if (!run.items.empty() && !a.json_out.empty()) sqlgrade::write_file_atomic(a.json_out, s2::render_json(run));
+  const std::string out = s2::render_text(run);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 }
@@ -89,7 +51,7 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--json", a->json_out, "write per-instance scores, errors and SQL as JSON");
   sub->add_flag("--strict", a->opt.strict, "also report rows scrambled across columns and tolerance broken by the string sort");
   sub->add_flag("--v2", a->opt.v2, "tolerant evaluate_v2 metrics (column/row precision, recall, F1)");
-  sub->add_option("--errors_log", a->errors_log, "--v2: error log to append to (default errors.log; empty = none)");
+  sub->add_option("--errors_log", a->opt.errors_log, "--v2: error log to append to (default errors.log; empty = none)");
   sub->add_option("--temp_dir", a->temp_dir, "accepted for compatibility (unused)");
   sub->add_flag("--is_sql_debug", a->sql_debug, "accepted for compatibility (unused)");
   sub->add_flag("--no-progress", a->no_progress, "never draw a progress bar");

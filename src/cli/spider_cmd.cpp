@@ -10,10 +10,10 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/report/spider_report.hpp"
-#include "sqlgrade/suites/spider.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/report.hpp"
+#include "sqlgrade/spider/run.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace {
 

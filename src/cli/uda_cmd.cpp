@@ -1,48 +1,17 @@
 // `sqlgrade uda prepare|gold|eval|run` — UDA-Bench / OpenQuest accuracy.
 #include <CLI/CLI.hpp>
 
-#include <cctype>
 #include <cstdio>
-#include <iostream>
-#include <string_view>
+#include <memory>
 
 #include "cli_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/judge/llm_judge.hpp"
-#include "sqlgrade/judge/llm_trace.hpp"
-#include "sqlgrade/suites/uda.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda.hpp"
 
 namespace {
 
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
-
-// A DuckDB memory size: `\s*[0-9]+(\.[0-9]+)?\s*([KMGT]i?B|B|bytes)\s*`, case-insensitive (hand-written:
-// sqlgrade uses no backtracking regex engine).
-bool is_memory_size(std::string_view v) {
-  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  auto up = [](char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); };
-  size_t i = 0, n = v.size();
-  while (i < n && space(v[i])) ++i;
-  size_t d = i;
-  while (i < n && digit(v[i])) ++i;
-  if (i == d) return false;
-  if (i + 1 < n && v[i] == '.' && digit(v[i + 1])) {
-    ++i;
-    while (i < n && digit(v[i])) ++i;
-  }
-  while (i < n && space(v[i])) ++i;
-  size_t e = n;
-  while (e > i && space(v[e - 1])) --e;
-  std::string unit;
-  for (size_t k = i; k < e; ++k) unit += up(v[k]);
-  if (unit == "B" || unit == "BYTES") return true;
-  if (unit.size() < 2 || unit.size() > 3 || std::string_view("KMGT").find(unit[0]) == std::string_view::npos) return false;
-  return unit.size() == 2 ? unit[1] == 'B' : unit[1] == 'I' && unit[2] == 'B';
-}
 
 struct CommonFlags {
   std::string attributes_file, gt_dir, table_map, judge = "rules";
@@ -96,63 +65,19 @@ void apply_common(CommonFlags& f) {
   if (!f.table_map.empty()) f.run.dataset.table_map = f.table_map;
 }
 
-// The judge of one command, with its optional audit log.
-struct JudgeSetup {
-  std::unique_ptr<judge::JudgeLog> log;
-  std::unique_ptr<judge::Judge> base;
-  std::unique_ptr<judge::LoggingJudge> logged;  // non-LLM judge with --judge-log
-  judge::LlmJudge* llm = nullptr;
-  judge::Judge& get() { return logged ? static_cast<judge::Judge&>(*logged) : *base; }
-  // Writes the log; returns the one-line judge summary ("" for the rules judge).
-  std::string finish() {
-    if (log) log->write();
-    return llm ? llm->summary() : std::string();
-  }
-};
-
-std::unique_ptr<JudgeSetup> make_judge(const CommonFlags& f) {
-  auto s = std::make_unique<JudgeSetup>();
+JudgeOptions judge_options(const CommonFlags& f) {
+  JudgeOptions o;
   std::string kind = f.judge;
   if (f.llm_provider == "openai") kind = "llm";
   if (f.llm_provider == "none") kind = "rules";
-  if (!f.judge_log.empty()) s->log = std::make_unique<judge::JudgeLog>(f.judge_log);
-  if (kind == "llm") {
-    judge::LlmJudgeOptions o;
-    o.client.base_url = f.llm_base_url;
-    o.client.model = f.llm_model;
-    o.client.api_key = f.llm_api_key;
-    judge::apply_llm_env(o.client);
-    o.client.timeout_s = f.llm_timeout;
-    o.client.connect_timeout_s = std::min(10.0, f.llm_timeout);
-    o.client.max_retries = f.llm_retries;
-    o.client.concurrency = f.llm_concurrency;
-    o.max_tokens = f.llm_max_tokens;
-    o.max_consecutive_failures = f.llm_max_failures;
-    o.cache_path = f.llm_cache.empty() ? judge::default_cache_path() : f.llm_cache;
-    if (o.cache_path == "none") o.cache_path.clear();
-    o.log = s->log.get();
-    auto j = std::make_unique<judge::LlmJudge>(std::move(o));
-    s->llm = j.get();
-    s->base = std::move(j);
-  } else {
-    s->base = std::make_unique<judge::RulesJudge>();
-    if (s->log) s->logged = std::make_unique<judge::LoggingJudge>(*s->base, *s->log);
-  }
-  return s;
+  o.kind = kind == "llm" ? JudgeOptions::Kind::Llm : JudgeOptions::Kind::Rules;
+  o.base_url = f.llm_base_url, o.model = f.llm_model, o.api_key = f.llm_api_key, o.cache = f.llm_cache;
+  o.concurrency = f.llm_concurrency, o.retries = f.llm_retries, o.max_tokens = f.llm_max_tokens;
+  o.max_failures = f.llm_max_failures, o.timeout_s = f.llm_timeout, o.log = f.judge_log;
+  return o;
 }
 
-void print_errors(const std::vector<DatasetSummary>& sums, bool list) {
-  SummaryCounts t;
-  for (auto& s : sums)
-    for (auto& q : s.queries) {
-      t.add(q);
-      if (list && q.status != "ok") std::printf("%-14s %s: %s\n", q.error_kind.c_str(), q.path.c_str(), q.reason.c_str());
-    }
-  if (!list && t.statements != t.scored)
-    std::printf("not scored: %zu missing result(s), %zu result error(s), %zu gold error(s) "
-                "(reasons: --list-errors or summary.json)\n",
-                t.missing_results, t.result_errors, t.gold_errors);
-}
+void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
 }  // namespace
 
@@ -176,16 +101,9 @@ void register_uda_command(CLI::App& app) {
                   "also write result.csv = the gold result with file-name ids (a perfect system, for checks and benchmarks)");
     c->callback([=] {
       apply_common(*f);
-      auto sums = prepare_datasets(*dataset_dir, *out, with_gold, f->run);
-      size_t n = 0, bad = 0;
-      for (auto& s : sums)
-        for (auto& q : s.queries) {
-          ++n;
-          if (q.status != "ok") ++bad;
-        }
-      if (with_gold) print_errors(sums, true);
-      std::printf("%zu statements in %zu dataset(s)%s\n", n, sums.size(),
-                  with_gold ? (", " + std::to_string(n - bad) + " gold results, " + std::to_string(bad) + " gold errors").c_str() : "");
+      PrepareOptions p;
+      p.dataset_dir = *dataset_dir, p.out = *out, p.with_gold = with_gold, p.run = f->run;
+      print(render_prepare_text(prepare(p), with_gold));
     });
   }
 
@@ -211,38 +129,14 @@ void register_uda_command(CLI::App& app) {
     add_common(c, *f, true);
     c->callback([=] {
       apply_common(*f);
-      fs::path ddir = !e->dataset_dir.empty() ? fs::path(e->dataset_dir) : fs::path(e->query_root) / e->dataset;
-      if (e->dataset_dir.empty() && e->dataset.empty()) throw InputError("", "give --dataset-dir or --dataset");
-      std::string sql;
-      fs::path sqlf = e->sql_file;
-      if (sqlf.extension() == ".json") {
-        auto j = nlohmann::json::parse(read_file(sqlf), nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("sql") || !j["sql"].is_string())
-          throw InputError(sqlf.string(), "expected a JSON object with a \"sql\" string");
-        sql = j["sql"];
-      } else {
-        auto stmts = split_sql_statements(read_file(sqlf), sqlf.string());
-        if (stmts.empty()) throw InputError(sqlf.string(), "no SQL statement in the file");
-        int id = e->query_id > 0 ? e->query_id : 1;
-        if (e->query_id == 0 && stmts.size() > 1)
-          throw InputError(sqlf.string(), std::to_string(stmts.size()) + " statements in the file; choose one with --query-id");
-        if (id > static_cast<int>(stmts.size()))
-          throw InputError(sqlf.string(), "--query-id " + std::to_string(id) + " but the file has " + std::to_string(stmts.size()) + " statements");
-        sql = stmts[id - 1].sql;
-      }
-      fs::path result = !e->result_csv.empty() ? fs::path(e->result_csv) : sqlf.parent_path() / "result.csv";
-      if (!fs::exists(result)) throw InputError(result.string(), "result file not found");
-      fs::path out = !e->output_dir.empty() ? fs::path(e->output_dir) : result.parent_path() / "acc_result";
-      Dataset ds(ddir, f->run.dataset);
-      auto jd = make_judge(*f);
-      Evaluator ev(ds, f->run.eval, jd->get());
-      auto conn = ds.connect();
-      judge::QueryTrace trace(result.string());  // per-query judge counts for acc.json
-      QueryEval r = ev.evaluate(*conn, sql, result);
-      write_query_outputs(out, r, f->run.eval);
-      if (!e->quiet) std::printf("%s\n", acc_json(r, f->run.eval).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-      if (std::string js = jd->finish(); !js.empty()) std::fprintf(stderr, "%s\n", js.c_str());
-      if (r.status != "ok") {
+      QueryOptions q;
+      q.dataset_dir = e->dataset_dir, q.dataset = e->dataset, q.query_root = e->query_root;
+      q.sql_file = e->sql_file, q.query_id = e->query_id, q.result_csv = e->result_csv, q.output_dir = e->output_dir;
+      q.run = f->run, q.judge = judge_options(*f);
+      const QueryReport r = evaluate_query(q);
+      if (!e->quiet) std::printf("%s\n", r.acc_json.c_str());
+      if (!r.judge_summary.empty()) std::fprintf(stderr, "%s\n", r.judge_summary.c_str());
+      if (!r.ok) {
         std::fprintf(stderr, "sqlgrade: %s\n", cli::first_line(r.reason).c_str());
         throw cli::Exit{1};
       }
@@ -265,14 +159,12 @@ void register_uda_command(CLI::App& app) {
     add_common(c, *f, true);
     c->callback([=] {
       apply_common(*f);
-      auto jd = make_judge(*f);
-      auto sums = run_datasets(*dataset_dir, *results, f->run, jd->get());
-      std::printf("%s", summary_table(sums).c_str());
-      print_errors(sums, *verbose);
-      if (std::string js = jd->finish(); !js.empty()) std::printf("%s\n", js.c_str());
+      Options o;
+      o.dataset_dir = *dataset_dir, o.results = *results, o.run = f->run, o.judge = judge_options(*f);
+      const Run run = evaluate(o);
+      print(render_text(run, *verbose));
       if (*require_all) {
-        SummaryCounts t;
-        for (auto& s : sums) t.add(s.counts());
+        const SummaryCounts t = totals(run);
         if (t.missing_results + t.result_errors > 0) {
           std::fflush(stdout);
           std::fprintf(stderr, "sqlgrade: --require-all: %zu missing result(s) and %zu result error(s) (scored 0; see summary.json)\n",

@@ -1,5 +1,5 @@
 # Model outputs that hold no statement (issue 12, item 7). SQLite runs each as an empty result, so
-# without the shared rule (sql::extract_reward_sql) they earned reward 1 against any gold with no
+# without the shared rule (answer::extract_reward_sql) they earned reward 1 against any gold with no
 # rows. Run by tests/unit/safety_reward_test.cpp only (inside ```sql fences, <answer> tags and
 # {"answer": ...} objects, for every benchmark): each must score 0 with no_sql_extracted.
 ;

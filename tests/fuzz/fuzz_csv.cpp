@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "fuzz_common.hpp"
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/errors.hpp"
 
 using namespace sqlgrade;
 

@@ -4,9 +4,9 @@
 #include <cstdlib>
 
 #include "fuzz_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/sql/extract.hpp"
-#include "sqlgrade/sql/statements.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/uda/statements.hpp"
 
 using namespace sqlgrade;
 
@@ -14,14 +14,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1 << 18) return 0;
   auto text = fuzz::as_text(data, size);
   for (int v = 0; v < 8; ++v) {
-    sql::ExtractOptions o;
+    answer::ExtractOptions o;
     o.word_boundary = v & 1;
     o.tags_and_json = v & 2;
     o.raw_fallback = v & 4;
     try {
-      auto e = sql::extract_sql(text, o);
-      if (e.sql && e.sql->empty() && e.source != sql::ExtractSource::SqlBlock) std::abort();
-      (void)sql::py_strip(text);
+      auto e = answer::extract_sql(text, o);
+      if (e.sql && e.sql->empty() && e.source != answer::ExtractSource::SqlBlock) std::abort();
+      (void)answer::py_strip(text);
     } catch (const std::exception& e) {
       fuzz::finding("extract_sql", e);
     }

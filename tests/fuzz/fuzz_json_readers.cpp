@@ -7,12 +7,12 @@
 #include <memory>
 
 #include "fuzz_common.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/sql/spider_schema.hpp"
-#include "sqlgrade/suites/bird.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
-#include "sqlgrade/suites/spider2.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/bird/inputs.hpp"
+#include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/spider2/run.hpp"
+#include "sqlgrade/core/text.hpp"
 
 using namespace sqlgrade;
 
@@ -27,12 +27,12 @@ void expect_input_error_only(const char* what, F&& f) {
   }
 }
 
-reward::RewardServer& server() {
-  static std::unique_ptr<reward::RewardServer> s = [] {
-    reward::ServerOptions o;
+serve::RewardServer& server() {
+  static std::unique_ptr<serve::RewardServer> s = [] {
+    serve::ServerOptions o;
     o.db_dir = fuzz::scratch_path() + ".nodb";  // no databases: verdict paths stop at db lookup
     o.timeout_s = 0.2;
-    return std::make_unique<reward::RewardServer>(o);
+    return std::make_unique<serve::RewardServer>(o);
   }();
   return *s;
 }

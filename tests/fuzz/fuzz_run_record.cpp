@@ -5,12 +5,12 @@
 #include <cstdint>
 
 #include "fuzz_common.hpp"
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/html/report.hpp"
 #include "sqlgrade/runs/record.hpp"
 #include "sqlgrade/runs/sql_features.hpp"
 #include "sqlgrade/runs/terminal.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
 using namespace sqlgrade;
 

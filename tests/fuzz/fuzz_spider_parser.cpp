@@ -4,8 +4,8 @@
 #include <cstdint>
 
 #include "fuzz_common.hpp"
-#include "sqlgrade/sql/spider_parser.hpp"
-#include "sqlgrade/sql/spider_schema.hpp"
+#include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/schema.hpp"
 
 using namespace sqlgrade;
 

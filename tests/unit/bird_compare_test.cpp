@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "sqlgrade/compare/bird.hpp"
+#include "sqlgrade/bird/compare.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::bird;

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/suites/bird.hpp"
-#include "sqlgrade/report/bird.hpp"
+#include "sqlgrade/bird/inputs.hpp"
+#include "sqlgrade/bird/report.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;

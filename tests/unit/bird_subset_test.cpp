@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/suites/bird_subset.hpp"
+#include "sqlgrade/bird/subset.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;

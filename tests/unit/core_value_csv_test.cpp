@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/text.hpp"
-#include "sqlgrade/value.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/core/value.hpp"
 
 using namespace sqlgrade;
 

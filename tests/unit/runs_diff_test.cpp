@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "runs_support.hpp"
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/diff.hpp"
 #include "sqlgrade/runs/terminal.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::runs;

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "runs_support.hpp"
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/merge.hpp"
 #include "sqlgrade/runs/summary.hpp"

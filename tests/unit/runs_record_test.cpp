@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "runs_support.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/runs/digest.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::runs;

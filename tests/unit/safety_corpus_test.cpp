@@ -16,11 +16,11 @@
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
-#include "sqlgrade/suites/uda.hpp"
-#include "sqlgrade/suites/uda_dataset.hpp"
-#include "sqlgrade/util/memory.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/uda/dataset.hpp"
+#include "sqlgrade/core/memory.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -338,11 +338,11 @@ TEST(SafetyModes, Spider2) {
 TEST(SafetyModes, RewardServer) {
   ModeFixture f;
   auto before = hash_tree(f.dbs);
-  reward::ServerOptions so;
+  serve::ServerOptions so;
   so.db_dir = f.dbs.string();
   so.timeout_s = kDeadline;
   so.max_concurrency = 2;
-  reward::RewardServer server(so);
+  serve::RewardServer server(so);
   // Requests from two client threads at once (as the HTTP front end would send them).
   // Each client keeps only the verdict of a reply, not its body (the bodies of the 20 MB-literal
   // requests echo the text several times; holding all 540 would measure the test, not the server).
@@ -357,7 +357,7 @@ TEST(SafetyModes, RewardServer) {
   };
   std::vector<Call> calls;
   for (const char* bench : {"spider2", "spider", "bird"})
-    if (reward::benchmark_available(bench))
+    if (serve::benchmark_available(bench))
       for (auto& s : f.stmts) {
         Call c;
         c.bench = bench;
@@ -372,7 +372,7 @@ TEST(SafetyModes, RewardServer) {
                          json_text(adversarial_gold_sql()) + ", \"response\": " +
                          json_text("```sql\n" + c.stmt->sql + "\n```") + "}";
       auto t0 = Clock::now();
-      reward::Reply reply = server.verify(body);
+      serve::Reply reply = server.verify(body);
       c.seconds = secs_since(t0);
       c.status = reply.status;
       c.head = reply.body.substr(0, 300);
@@ -413,7 +413,7 @@ TEST(SafetyModes, UdaGoldSide) {
   uda::Dataset ds(shop, dopt);
   uda::EvalOptions eo;
   eo.gold_timeout_s = kDeadline;
-  judge::RulesJudge jd;
+  uda::judge::RulesJudge jd;
   uda::Evaluator ev(ds, eo, jd);
   auto conn = ds.connect();
   auto stmts = load_adversarial(duckdb_groups());

@@ -12,8 +12,8 @@
 #include "safety_corpus.hpp"
 #include "safety_spider2_fixture.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -256,15 +256,15 @@ TEST(SafetyFiles, SpiderAndSpider2DbNamesStayInsideTheirFolders) {
 // every benchmark: these requests are refused with 400 and never reach a database.
 TEST(SafetyFiles, RewardServerDbIdsStayInsideTheirFolders) {
   EscapeFx f;
-  reward::ServerOptions so;
+  serve::ServerOptions so;
   so.db_dir = f.dbs.string();
   so.spider_db_dir = f.dbs.string();
   so.bird_db_dir = f.dbs.string();
   so.timeout_s = 5;
-  reward::RewardServer server(so);
+  serve::RewardServer server(so);
   size_t checked = 0;
   for (const char* bench : {"spider2", "spider", "bird"}) {
-    if (!reward::benchmark_available(bench)) continue;
+    if (!serve::benchmark_available(bench)) continue;
     for (const std::string& bad : {std::string("../evil"), f.abs_evil, f.abs_evil + "/evil", std::string("."),
                                    std::string(".."), std::string("adv/../../evil"), std::string("evil\0x", 6)}) {
       nlohmann::json req = {{"db_id", bad}, {"benchmark", bench}, {"gold_sql", adversarial_gold_sql()},

@@ -15,10 +15,10 @@
 
 #include "safety_corpus.hpp"
 #include "safety_spider2_fixture.hpp"
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/suites/bird.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/bird/inputs.hpp"
+#include "sqlgrade/core/fs.hpp"
 #include "test_support.hpp"
 
 namespace {

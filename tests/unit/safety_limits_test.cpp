@@ -10,12 +10,12 @@
 
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/sql/query_shape.hpp"
-#include "sqlgrade/sql/spider_tokenize.hpp"
-#include "sqlgrade/suites/uda.hpp"
-#include "sqlgrade/suites/uda_dataset.hpp"
-#include "sqlgrade/util/memory.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/uda/query_shape.hpp"
+#include "sqlgrade/spider/tokenize.hpp"
+#include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/uda/dataset.hpp"
+#include "sqlgrade/core/memory.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -175,7 +175,7 @@ TEST(SafetyLimits, HugeTokenCountsThroughTheSpiderCli) {
 TEST(SafetyLimits, DuckDbListBuildersAreBoundedOnTheUdaGoldSide) {
   DuckDb db;
   auto c = db.connect();
-  auto flagged = [&](const std::string& sql) { return parse_query_shape(*c, sql).oversized_values; };
+  auto flagged = [&](const std::string& sql) { return uda::parse_query_shape(*c, sql).oversized_values; };
   const std::vector<std::string> refused = {
       "SELECT len(range(1000000000))", "SELECT range(1e9)", "SELECT generate_series(1, 3000000000)",
       "SELECT unnest(range(0, 2000000000, 2))", "SELECT len(range(1000 * 1000000))",
@@ -195,7 +195,7 @@ TEST(SafetyLimits, DuckDbListBuildersAreBoundedOnTheUdaGoldSide) {
   uda::Dataset ds(shop, dopt);
   uda::EvalOptions eo;
   eo.gold_timeout_s = 2;
-  judge::RulesJudge jd;
+  uda::judge::RulesJudge jd;
   uda::Evaluator ev(ds, eo, jd);
   auto conn = ds.connect();
   size_t before = peak_rss_bytes();

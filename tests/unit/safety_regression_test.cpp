@@ -9,9 +9,9 @@
 
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/sql/statements.hpp"
-#include "sqlgrade/util/memory.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/uda/statements.hpp"
+#include "sqlgrade/core/memory.hpp"
+#include "sqlgrade/core/text.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -57,13 +57,13 @@ TEST(SafetyRegression, SqliteHugeValuesRefusedWithoutAllocating) {
 }
 
 // Found by fuzz_extract_sql: a UDA query file whose comment reads "-- Query 44444444444444: ..." made
-// split_sql_statements throw std::out_of_range ("stoi"), which the CLI reported as
+// uda::split_sql_statements throw std::out_of_range ("stoi"), which the CLI reported as
 // "sqlgrade: error: stoi" without naming the file. The label keeps its text; the number is absent.
 TEST(SafetyRegression, StatementLabelNumberOverflow) {
   std::string text = "-- Query 4444444444444444uery 1:lect (t)\nSELECT a FROM t;\n-- Query 99999999999: big (t)\nSELECT b FROM t;\n"
                      "-- Query 7: ok (t)\nSELECT c FROM t;\n";
-  std::vector<SqlStatement> st;
-  ASSERT_NO_THROW(st = split_sql_statements(text, "q.sql"));
+  std::vector<uda::SqlStatement> st;
+  ASSERT_NO_THROW(st = uda::split_sql_statements(text, "q.sql"));
   ASSERT_EQ(st.size(), 3u);
   EXPECT_FALSE(st[1].label_number.has_value());
   EXPECT_EQ(st[1].label, "Query 99999999999: big (t)");
@@ -78,8 +78,8 @@ TEST(SafetyRegression, LongCommentLineDoesNotOverflowTheStack) {
   const std::string filler(400000, 'x');
   std::string text = "-- Category 2: " + filler + "\n-- Query 12: " + filler + " (t)\nSELECT a FROM t;\n-- " + filler +
                      "\nSELECT b FROM t;\n";
-  std::vector<SqlStatement> st;
-  ASSERT_NO_THROW(st = split_sql_statements(text, "q.sql"));
+  std::vector<uda::SqlStatement> st;
+  ASSERT_NO_THROW(st = uda::split_sql_statements(text, "q.sql"));
   ASSERT_EQ(st.size(), 2u);
   ASSERT_TRUE(st[0].label_number.has_value());
   EXPECT_EQ(*st[0].label_number, 12);
@@ -113,7 +113,7 @@ TEST(SafetyRegression, LabelMatcherAgreesWithTheRegexItReplaced) {
     for (int j = 0; j < n; ++j) c += parts[rng() % parts.size()];
     if (rng() % 2) c = (rng() % 2 ? "Query " : "Category ") + std::to_string(rng() % 100) + c;
     // As a block comment the text reaches the matcher trimmed; newlines inside it stay.
-    auto st = split_sql_statements("/*" + c + "*/\nSELECT 1;", "q.sql");
+    auto st = uda::split_sql_statements("/*" + c + "*/\nSELECT 1;", "q.sql");
     ASSERT_EQ(st.size(), 1u);
     const std::string& seen = st[0].comments.at(0);
     std::smatch m;

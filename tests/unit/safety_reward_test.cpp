@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "safety_corpus.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
@@ -25,15 +25,15 @@ namespace {
 // The corpus database under every layout the benchmarks use: <dir>/adv.sqlite, <dir>/adv/adv.sqlite.
 struct AdvServer {
   TempDir tmp;
-  std::unique_ptr<reward::RewardServer> server;
+  std::unique_ptr<serve::RewardServer> server;
   AdvServer() {
     make_sqlite(tmp / "dbs" / "adv.sqlite", adversarial_db_script());
     make_sqlite(tmp / "dbs" / "adv" / "adv.sqlite", adversarial_db_script());
-    reward::ServerOptions o;
+    serve::ServerOptions o;
     o.db_dir = (tmp / "dbs").string();
     o.max_concurrency = 2;
     o.timeout_s = 5;
-    server = std::make_unique<reward::RewardServer>(o);
+    server = std::make_unique<serve::RewardServer>(o);
   }
 };
 
@@ -50,7 +50,7 @@ TEST(SafetyReward, NotAQueryScoresZeroForEveryBenchmarkAndExtraction) {
   };
   int checked = 0;
   for (const char* bench : {"spider2", "spider", "bird"}) {
-    if (!reward::benchmark_available(bench)) continue;
+    if (!serve::benchmark_available(bench)) continue;
     const json golds[] = {{{"gold_sql", "SELECT name FROM people WHERE id < 0"}}, {{"gold_result", json::array({json::array()})}}};
     for (const json& gold : golds)
       for (auto& [wname, wrap] : wrappers)
@@ -59,7 +59,7 @@ TEST(SafetyReward, NotAQueryScoresZeroForEveryBenchmarkAndExtraction) {
           req["benchmark"] = bench;
           req["db_id"] = "adv";
           req["model_output"] = wrap(st.sql);
-          reward::Reply r = s.server->verify(req.dump(-1, ' ', false, json::error_handler_t::replace));
+          serve::Reply r = s.server->verify(req.dump(-1, ' ', false, json::error_handler_t::replace));
           ASSERT_EQ(r.status, 200) << st.id() << " " << r.body.substr(0, 300);
           json j = json::parse(r.body);
           EXPECT_EQ(j["reward"], 0.0) << bench << " " << wname << " " << st.id();
@@ -82,9 +82,9 @@ TEST(SafetyReward, HostileRequestsGetTheirExpectedReplies) {
     json c = json::parse(expand_placeholders(line));
     std::string name = c["name"], body = c["request"].dump();
     const json& e = c["expect"];
-    if (c["request"].value("benchmark", "spider2") != "spider2" && !reward::benchmark_available(c["request"]["benchmark"].get<std::string>()))
+    if (c["request"].value("benchmark", "spider2") != "spider2" && !serve::benchmark_available(c["request"]["benchmark"].get<std::string>()))
       continue;
-    reward::Reply r = c["endpoint"] == "verify" ? s.server->verify(body) : s.server->aggregate_metrics(body);
+    serve::Reply r = c["endpoint"] == "verify" ? s.server->verify(body) : s.server->aggregate_metrics(body);
     ++n;
     EXPECT_EQ(r.status, e["status"].get<int>()) << name << ": " << r.body.substr(0, 300);
     if (r.status != 200) continue;

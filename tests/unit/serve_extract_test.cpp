@@ -4,12 +4,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/sql/extract.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
-using namespace sqlgrade::sql;
+using namespace sqlgrade::answer;
 using namespace sqlgrade::test;
 
 namespace {
@@ -130,7 +130,7 @@ TEST(ServeExtract, MatchesNemoGymRollouts) {
   int n = 0;
   while (std::getline(in, line)) {
     auto j = nlohmann::json::parse(line);
-    std::string text = reward::model_text(j);
+    std::string text = serve::model_text(j);
     EXPECT_EQ(text, j["model_output"].get<std::string>());
     auto got = extract_sql(text, strict());
     ASSERT_TRUE(got.sql) << j["instance_id"];

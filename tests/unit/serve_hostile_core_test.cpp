@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_proc.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
+#include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
-using namespace sqlgrade::reward;
+using namespace sqlgrade::serve;
 using namespace sqlgrade::test;
 using json = nlohmann::json;
 

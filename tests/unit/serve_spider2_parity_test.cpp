@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/suites/reward_server.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/core/text.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
@@ -102,7 +102,7 @@ json nemo_gold_result(const std::vector<CsvData>& golds) {
 
 TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
   SQLGRADE_REQUIRE_DATA("spider2lite/gold/exec_result");
-  if (!reward::benchmark_available("spider2")) GTEST_SKIP() << "spider2 module not linked";
+  if (!serve::benchmark_available("spider2")) GTEST_SKIP() << "spider2 module not linked";
   std::string S2 = DATA + "/spider2lite";
   std::map<std::string, std::string> db_of;
   {
@@ -159,13 +159,13 @@ TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
     return values_query(t, v == 3 ? 0.004 : 0.0);
   };
 
-  reward::ServerOptions so;
+  serve::ServerOptions so;
   so.db_dir = S2 + "/databases";
   so.max_concurrency = 1;
   so.extract.tags_and_json = false;
-  reward::RewardServer server(so);
+  serve::RewardServer server(so);
   so.spider2_gold_dir = S2 + "/gold";  // second server: the official gold CSVs by instance_id
-  reward::RewardServer official(so);
+  serve::RewardServer official(so);
 
   int compared = 0, ones = 0, zeros = 0;
   std::vector<std::string> diffs;
@@ -192,7 +192,7 @@ TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
                   {"gold_single_file", x.single_file},
                   {"ignore_order", x.ignore_order},
                   {"condition_cols", x.condition_cols}};
-      reward::Reply rep = server.verify(req.dump());
+      serve::Reply rep = server.verify(req.dump());
       ASSERT_EQ(rep.status, 200) << x.id << " " << rep.body;
       json j = json::parse(rep.body);
       ASSERT_TRUE(cli.count(x.id)) << x.id;

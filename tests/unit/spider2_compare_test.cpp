@@ -5,10 +5,10 @@
 
 #include <random>
 
-#include "sqlgrade/compare/spider2.hpp"
-#include "sqlgrade/compare/spider2_v2.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/suites/spider2.hpp"
+#include "sqlgrade/spider2/compare.hpp"
+#include "sqlgrade/spider2/compare_v2.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider2/run.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::spider2;

@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "sqlgrade/csv.hpp"
+#include "sqlgrade/core/csv.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade::test;

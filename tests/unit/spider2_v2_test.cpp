@@ -2,7 +2,7 @@
 // column/row/overall metrics, multi-gold choice.
 #include <gtest/gtest.h>
 
-#include "sqlgrade/compare/spider2_v2.hpp"
+#include "sqlgrade/spider2/compare_v2.hpp"
 
 using namespace sqlgrade::spider2;
 using nlohmann::json;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <regex>
 
-#include "sqlgrade/compare/testsuite.hpp"
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/spider/exec_evaluator.hpp"
+#include "sqlgrade/errors.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;

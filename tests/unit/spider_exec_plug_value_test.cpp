@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "sqlgrade/sql/spider_sqlparse.hpp"
+#include "sqlgrade/spider/plug_value.hpp"
 
 using namespace sqlgrade::spider::sqlparse;
 using V = std::vector<std::string>;

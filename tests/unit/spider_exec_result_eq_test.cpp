@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "sqlgrade/compare/testsuite.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
 
 using namespace sqlgrade;
 using sqlgrade::spider::result_eq;

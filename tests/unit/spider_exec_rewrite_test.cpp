@@ -3,8 +3,8 @@
 // sqlparse 0.4.2, the version the official outputs were made with.
 #include <gtest/gtest.h>
 
-#include "sqlgrade/compare/testsuite.hpp"
-#include "sqlgrade/sql/spider_sqlparse.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider/sqlparse.hpp"
 
 using namespace sqlgrade::spider;
 

@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/compare/spider_exact.hpp"
-#include "sqlgrade/sql/spider_hardness.hpp"
-#include "sqlgrade/sql/spider_parser.hpp"
-#include "sqlgrade/sql/spider_rebuild.hpp"
-#include "sqlgrade/sql/spider_schema.hpp"
+#include "sqlgrade/spider/exact_match.hpp"
+#include "sqlgrade/spider/hardness.hpp"
+#include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/rebuild.hpp"
+#include "sqlgrade/spider/schema.hpp"
 
 using namespace sqlgrade::spider;
 using sqlgrade::Table;

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/sql/spider_parser.hpp"
-#include "sqlgrade/sql/spider_schema.hpp"
-#include "sqlgrade/sql/spider_sqljson.hpp"
+#include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/spider/sql_json.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade::spider;

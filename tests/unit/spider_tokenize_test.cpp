@@ -4,7 +4,7 @@
 // on all 10,367 SQL strings of dev.json, dev_gold.sql and the prediction files in shared/data.
 #include <gtest/gtest.h>
 
-#include "sqlgrade/sql/spider_tokenize.hpp"
+#include "sqlgrade/spider/tokenize.hpp"
 
 using sqlgrade::spider::ParseError;
 using sqlgrade::spider::tokenize;

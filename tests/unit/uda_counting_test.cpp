@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/uda/driver.hpp"
 #include "uda_test_support.hpp"
 
 using namespace sqlgrade;

@@ -8,8 +8,8 @@
 
 #include <set>
 
-#include "sqlgrade/csv.hpp"
-#include "sqlgrade/suites/uda.hpp"
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/uda/driver.hpp"
 #include "uda_test_support.hpp"
 
 using namespace sqlgrade;

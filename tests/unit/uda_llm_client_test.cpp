@@ -9,12 +9,12 @@
 #include <chrono>
 #include <thread>
 
-#include "sqlgrade/judge/llm_client.hpp"
+#include "sqlgrade/uda/judge/llm_client.hpp"
 #include "test_support.hpp"
 #include "tools/fake_llm_server.hpp"
 
 using namespace sqlgrade;
-using namespace sqlgrade::judge;
+using namespace sqlgrade::uda::judge;
 using namespace sqlgrade::test;
 using Clock = std::chrono::steady_clock;
 

@@ -13,7 +13,7 @@
 #include <map>
 #include <set>
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 #include "test_support.hpp"
 #include "tools/fake_llm_server.hpp"
 

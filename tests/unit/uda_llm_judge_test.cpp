@@ -10,13 +10,13 @@
 #include <set>
 #include <thread>
 
-#include "sqlgrade/judge/llm_judge.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/uda/judge/llm_judge.hpp"
+#include "sqlgrade/core/text.hpp"
 #include "test_support.hpp"
 #include "tools/fake_llm_server.hpp"
 
 using namespace sqlgrade;
-using namespace sqlgrade::judge;
+using namespace sqlgrade::uda::judge;
 using namespace sqlgrade::test;
 using Clock = std::chrono::steady_clock;
 

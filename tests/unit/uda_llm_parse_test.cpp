@@ -6,16 +6,16 @@
 #include <regex>
 #include <thread>
 
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/judge/llm_cache.hpp"
-#include "sqlgrade/judge/llm_client.hpp"
-#include "sqlgrade/judge/llm_judge.hpp"
-#include "sqlgrade/judge/llm_parse.hpp"
-#include "sqlgrade/judge/prompts.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/judge/llm_cache.hpp"
+#include "sqlgrade/uda/judge/llm_client.hpp"
+#include "sqlgrade/uda/judge/llm_judge.hpp"
+#include "sqlgrade/uda/judge/llm_parse.hpp"
+#include "sqlgrade/uda/judge/prompts.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
-using namespace sqlgrade::judge;
+using namespace sqlgrade::uda::judge;
 using namespace sqlgrade::test;
 
 TEST(UdaLlmParse, YesNoInTheShapesModelsWrite) {

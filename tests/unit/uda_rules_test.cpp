@@ -4,12 +4,12 @@
 
 #include <cmath>
 
-#include "sqlgrade/compare/uda.hpp"
+#include "sqlgrade/uda/compare.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/sql/query_shape.hpp"
-#include "sqlgrade/sql/statements.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/uda/query_shape.hpp"
+#include "sqlgrade/uda/statements.hpp"
 #include "uda_test_support.hpp"
 
 using namespace sqlgrade;

@@ -5,10 +5,10 @@
 
 #include <random>
 
-#include "sqlgrade/compare/uda.hpp"
-#include "sqlgrade/judge/judge.hpp"
-#include "sqlgrade/util/text.hpp"
-#include "sqlgrade/util/unicode.hpp"
+#include "sqlgrade/uda/compare.hpp"
+#include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/core/unicode.hpp"
 #include "uda_test_support.hpp"
 
 using namespace sqlgrade;

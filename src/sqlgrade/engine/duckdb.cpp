@@ -1,6 +1,6 @@
 #include "sqlgrade/engine/duckdb.hpp"
 
-#include <duckdb.h>
+#include "sqlgrade/engine/duckdb_loader.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -22,50 +22,50 @@ struct DuckConn::Impl {
 
 DuckDb::DuckDb(DuckOptions opt) : impl_(std::make_unique<Impl>()) {
   duckdb_config cfg;
-  if (duckdb_create_config(&cfg) != DuckDBSuccess) throw std::runtime_error("duckdb: cannot create config");
-  duckdb_set_config(cfg, "memory_limit", opt.memory_limit.c_str());
+  if (duck::api().duckdb_create_config(&cfg) != DuckDBSuccess) throw std::runtime_error("duckdb: cannot create config");
+  duck::api().duckdb_set_config(cfg, "memory_limit", opt.memory_limit.c_str());
   std::string th = std::to_string(opt.threads);
-  duckdb_set_config(cfg, "threads", th.c_str());
-  duckdb_set_config(cfg, "enable_external_access", opt.external_access ? "true" : "false");
-  duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
-  duckdb_set_config(cfg, "autoload_known_extensions", "false");
-  duckdb_set_config(cfg, "lock_configuration", "true");
+  duck::api().duckdb_set_config(cfg, "threads", th.c_str());
+  duck::api().duckdb_set_config(cfg, "enable_external_access", opt.external_access ? "true" : "false");
+  duck::api().duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+  duck::api().duckdb_set_config(cfg, "autoload_known_extensions", "false");
+  duck::api().duckdb_set_config(cfg, "lock_configuration", "true");
   char* err = nullptr;
-  if (duckdb_open_ext(nullptr, &impl_->db, cfg, &err) != DuckDBSuccess) {
+  if (duck::api().duckdb_open_ext(nullptr, &impl_->db, cfg, &err) != DuckDBSuccess) {
     std::string msg = err ? err : "unknown error";
-    if (err) duckdb_free(err);
-    duckdb_destroy_config(&cfg);
+    if (err) duck::api().duckdb_free(err);
+    duck::api().duckdb_destroy_config(&cfg);
     throw std::runtime_error("duckdb: cannot open: " + msg);
   }
-  duckdb_destroy_config(&cfg);
+  duck::api().duckdb_destroy_config(&cfg);
 }
 
 DuckDb::~DuckDb() {
-  if (impl_ && impl_->db) duckdb_close(&impl_->db);
+  if (impl_ && impl_->db) duck::api().duckdb_close(&impl_->db);
 }
 
 std::unique_ptr<DuckConn> DuckDb::connect() {
   std::unique_ptr<DuckConn> c(new DuckConn());
   c->impl_ = std::make_unique<DuckConn::Impl>();
-  if (duckdb_connect(impl_->db, &c->impl_->con) != DuckDBSuccess) throw std::runtime_error("duckdb: cannot connect");
+  if (duck::api().duckdb_connect(impl_->db, &c->impl_->con) != DuckDBSuccess) throw std::runtime_error("duckdb: cannot connect");
   return c;
 }
 
-std::string DuckDb::version() { return duckdb_library_version(); }
+std::string DuckDb::version() { return duck::api().duckdb_library_version(); }
 
 DuckConn::~DuckConn() {
-  if (impl_ && impl_->con) duckdb_disconnect(&impl_->con);
+  if (impl_ && impl_->con) duck::api().duckdb_disconnect(&impl_->con);
 }
 
 void DuckConn::run(std::string_view sql) {
   duckdb_result r;
   std::string s(sql);
-  if (duckdb_query(impl_->con, s.c_str(), &r) != DuckDBSuccess) {
-    std::string msg = duckdb_result_error(&r) ? duckdb_result_error(&r) : "unknown error";
-    duckdb_destroy_result(&r);
+  if (duck::api().duckdb_query(impl_->con, s.c_str(), &r) != DuckDBSuccess) {
+    std::string msg = duck::api().duckdb_result_error(&r) ? duck::api().duckdb_result_error(&r) : "unknown error";
+    duck::api().duckdb_destroy_result(&r);
     throw std::runtime_error(msg);
   }
-  duckdb_destroy_result(&r);
+  duck::api().duckdb_destroy_result(&r);
 }
 
 void DuckConn::load_table(const std::string& name, const std::vector<std::string>& columns,
@@ -77,11 +77,11 @@ void DuckConn::load_table(const std::string& name, const std::vector<std::string
   }
   run(ddl + ")");
   duckdb_appender app;
-  if (duckdb_appender_create(impl_->con, nullptr, name.c_str(), &app) != DuckDBSuccess)
+  if (duck::api().duckdb_appender_create(impl_->con, nullptr, name.c_str(), &app) != DuckDBSuccess)
     throw std::runtime_error("duckdb: cannot create appender for " + name);
   auto fail = [&](const std::string& what) {
-    std::string msg = duckdb_appender_error(app) ? duckdb_appender_error(app) : what;
-    duckdb_appender_destroy(&app);
+    std::string msg = duck::api().duckdb_appender_error(app) ? duck::api().duckdb_appender_error(app) : what;
+    duck::api().duckdb_appender_destroy(&app);
     throw std::runtime_error("duckdb: loading " + name + ": " + msg);
   };
   for (auto& row : rows) {
@@ -89,17 +89,17 @@ void DuckConn::load_table(const std::string& name, const std::vector<std::string
       const Value& v = c < row.size() ? row[c] : Value();
       duckdb_state st;
       switch (v.kind) {
-        case Kind::Null: st = duckdb_append_null(app); break;
-        case Kind::Int: st = duckdb_append_int64(app, v.i); break;
-        case Kind::Real: st = duckdb_append_double(app, v.r); break;
-        default: st = duckdb_append_varchar_length(app, v.s.data(), v.s.size()); break;
+        case Kind::Null: st = duck::api().duckdb_append_null(app); break;
+        case Kind::Int: st = duck::api().duckdb_append_int64(app, v.i); break;
+        case Kind::Real: st = duck::api().duckdb_append_double(app, v.r); break;
+        default: st = duck::api().duckdb_append_varchar_length(app, v.s.data(), v.s.size()); break;
       }
       if (st != DuckDBSuccess) fail("append failed");
     }
-    if (duckdb_appender_end_row(app) != DuckDBSuccess) fail("end row failed");
+    if (duck::api().duckdb_appender_end_row(app) != DuckDBSuccess) fail("end row failed");
   }
-  if (duckdb_appender_close(app) != DuckDBSuccess) fail("close failed");
-  duckdb_appender_destroy(&app);
+  if (duck::api().duckdb_appender_close(app) != DuckDBSuccess) fail("close failed");
+  duck::api().duckdb_appender_destroy(&app);
 }
 
 namespace {
@@ -109,18 +109,18 @@ Value hugeint_value(duckdb_hugeint h) {
   if ((h.upper == 0 && h.lower <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) ||
       (h.upper == -1 && h.lower > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
     return Value::integer(static_cast<int64_t>(h.lower));
-  return Value::real(duckdb_hugeint_to_double(h));
+  return Value::real(duck::api().duckdb_hugeint_to_double(h));
 }
 
 std::string varchar_at(duckdb_result* r, idx_t c, idx_t row) {
-  char* p = duckdb_value_varchar(r, c, row);
+  char* p = duck::api().duckdb_value_varchar(r, c, row);
   std::string s = p ? p : "";
-  if (p) duckdb_free(p);
+  if (p) duck::api().duckdb_free(p);
   return s;
 }
 
 Value cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t) {
-  if (duckdb_value_is_null(r, c, row)) return Value::null();
+  if (duck::api().duckdb_value_is_null(r, c, row)) return Value::null();
   switch (t) {
     case DUCKDB_TYPE_TINYINT:
     case DUCKDB_TYPE_SMALLINT:
@@ -129,34 +129,34 @@ Value cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t) {
     case DUCKDB_TYPE_UTINYINT:
     case DUCKDB_TYPE_USMALLINT:
     case DUCKDB_TYPE_UINTEGER:
-      return Value::integer(duckdb_value_int64(r, c, row));
+      return Value::integer(duck::api().duckdb_value_int64(r, c, row));
     case DUCKDB_TYPE_UBIGINT: {
-      uint64_t u = duckdb_value_uint64(r, c, row);
+      uint64_t u = duck::api().duckdb_value_uint64(r, c, row);
       if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return Value::integer(static_cast<int64_t>(u));
       return Value::real(static_cast<double>(u));
     }
     case DUCKDB_TYPE_HUGEINT:
-      return hugeint_value(duckdb_value_hugeint(r, c, row));
+      return hugeint_value(duck::api().duckdb_value_hugeint(r, c, row));
     case DUCKDB_TYPE_UHUGEINT: {
-      duckdb_uhugeint u = duckdb_value_uhugeint(r, c, row);
+      duckdb_uhugeint u = duck::api().duckdb_value_uhugeint(r, c, row);
       if (u.upper == 0 && u.lower <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
         return Value::integer(static_cast<int64_t>(u.lower));
-      return Value::real(duckdb_uhugeint_to_double(u));
+      return Value::real(duck::api().duckdb_uhugeint_to_double(u));
     }
     case DUCKDB_TYPE_FLOAT:
     case DUCKDB_TYPE_DOUBLE:
-      return Value::real(duckdb_value_double(r, c, row));
+      return Value::real(duck::api().duckdb_value_double(r, c, row));
     case DUCKDB_TYPE_DECIMAL: {
-      duckdb_decimal d = duckdb_value_decimal(r, c, row);
+      duckdb_decimal d = duck::api().duckdb_value_decimal(r, c, row);
       if (d.scale == 0) return hugeint_value(d.value);
-      return Value::real(duckdb_decimal_to_double(d));
+      return Value::real(duck::api().duckdb_decimal_to_double(d));
     }
     case DUCKDB_TYPE_VARCHAR:
       return Value::text(varchar_at(r, c, row));
     case DUCKDB_TYPE_BLOB: {
-      duckdb_blob b = duckdb_value_blob(r, c, row);
+      duckdb_blob b = duck::api().duckdb_value_blob(r, c, row);
       std::string s(static_cast<const char*>(b.data), b.size);
-      duckdb_free(b.data);
+      duck::api().duckdb_free(b.data);
       return Value::blob(std::move(s));
     }
     default:  // BOOLEAN, DATE, TIME, TIMESTAMP, INTERVAL, LIST, ...: DuckDB's text rendering
@@ -179,13 +179,13 @@ ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
       if (!cv.wait_for(lk, std::chrono::microseconds(static_cast<long long>(limits.timeout_s * 1e6)),
                        [&] { return done; })) {
         fired = true;
-        duckdb_interrupt(impl_->con);
+        duck::api().duckdb_interrupt(impl_->con);
       }
     });
   }
   duckdb_result r;
   std::string s(sql);
-  duckdb_state st = duckdb_query(impl_->con, s.c_str(), &r);
+  duckdb_state st = duck::api().duckdb_query(impl_->con, s.c_str(), &r);
   {
     std::lock_guard<std::mutex> lk(mu);
     done = true;
@@ -194,16 +194,16 @@ ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
   if (watchdog.joinable()) watchdog.join();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   if (st != DuckDBSuccess) {
-    const char* e = duckdb_result_error(&r);
+    const char* e = duck::api().duckdb_result_error(&r);
     res.status = fired ? ExecStatus::Timeout : ExecStatus::Error;
     res.error = fired ? "timeout after " + std::to_string(limits.timeout_s) + " s" : (e ? e : "unknown error");
-    duckdb_destroy_result(&r);
+    duck::api().duckdb_destroy_result(&r);
     res.seconds = elapsed();
     return res;
   }
-  idx_t ncol = duckdb_column_count(&r), nrow = duckdb_row_count(&r);
+  idx_t ncol = duck::api().duckdb_column_count(&r), nrow = duck::api().duckdb_row_count(&r);
   if (nrow > limits.max_rows) {
-    duckdb_destroy_result(&r);
+    duck::api().duckdb_destroy_result(&r);
     res.status = ExecStatus::TooLarge;
     res.error = "result has more than " + std::to_string(limits.max_rows) + " rows";
     res.seconds = elapsed();
@@ -211,9 +211,9 @@ ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
   }
   std::vector<duckdb_type> types(ncol);
   for (idx_t c = 0; c < ncol; ++c) {
-    const char* nm = duckdb_column_name(&r, c);
+    const char* nm = duck::api().duckdb_column_name(&r, c);
     res.table.columns.emplace_back(nm ? nm : "");
-    types[c] = duckdb_column_type(&r, c);
+    types[c] = duck::api().duckdb_column_type(&r, c);
   }
   res.table.rows.reserve(nrow);
   size_t bytes = 0;
@@ -226,7 +226,7 @@ ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
     }
     res.table.rows.push_back(std::move(out));
     if (bytes > limits.max_bytes) {
-      duckdb_destroy_result(&r);
+      duck::api().duckdb_destroy_result(&r);
       res.table.rows.clear();
       res.status = ExecStatus::TooLarge;
       res.error = "result is larger than " + std::to_string(limits.max_bytes) + " bytes";
@@ -234,7 +234,7 @@ ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
       return res;
     }
   }
-  duckdb_destroy_result(&r);
+  duck::api().duckdb_destroy_result(&r);
   res.seconds = elapsed();
   return res;
 }

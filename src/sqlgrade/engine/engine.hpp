@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sqlgrade/table.hpp"
+#include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade {
 

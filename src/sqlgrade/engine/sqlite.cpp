@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <map>
 
-#include "sqlgrade/engine/sqlite_guarded.hpp"
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/engine/sqlite_builtins.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade {
 

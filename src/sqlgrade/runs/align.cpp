@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
 
 namespace sqlgrade::runs {

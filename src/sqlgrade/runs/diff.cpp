@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/categories.hpp"
 #include "sqlgrade/runs/ids.hpp"
 

@@ -1,8 +1,8 @@
 // Natural id order and the shard function. See ids.hpp.
 #include "sqlgrade/runs/ids.hpp"
 
-#include "sqlgrade/error.hpp"
-#include "sqlgrade/runs/digest.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/digest.hpp"
 
 namespace sqlgrade::runs {
 

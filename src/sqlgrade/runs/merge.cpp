@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/summary.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace sqlgrade::runs {
 

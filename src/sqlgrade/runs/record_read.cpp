@@ -4,9 +4,9 @@
 #include <set>
 #include <unordered_set>
 
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/record.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace sqlgrade::runs {
 

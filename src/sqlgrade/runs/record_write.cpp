@@ -8,7 +8,8 @@
 #include <thread>
 
 #include "sqlgrade/runs/record.hpp"
-#include "sqlgrade/util/fs.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/version.hpp"
 
 namespace sqlgrade::runs {
 

@@ -1,7 +1,7 @@
 // Terminal-safe text. See terminal.hpp.
 #include "sqlgrade/runs/terminal.hpp"
 
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::runs {
 

@@ -4,13 +4,14 @@
 #include <set>
 #include <unordered_map>
 
-#include "sqlgrade/error.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/categories.hpp"
 #include "sqlgrade/runs/diff.hpp"
 #include "sqlgrade/runs/html/report.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
 #include "sqlgrade/runs/sql_features.hpp"
+#include "sqlgrade/version.hpp"
 
 namespace sqlgrade::runs {
 

@@ -1,10 +1,11 @@
 // The page of `sqlgrade report`: styles, script and data inlined, a Content-Security-Policy that
 // allows nothing but those exact inline blocks (by hash), so the page can reach no network and an
 // escaping bug could not run injected script. See report.hpp.
-#include "sqlgrade/runs/digest.hpp"
+#include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/runs/html/report.hpp"
 #include "sqlgrade/runs/html/report_assets.hpp"
-#include "sqlgrade/util/text.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/version.hpp"
 
 namespace sqlgrade::runs {
 

@@ -1,0 +1,106 @@
+#pragma once
+// Public API — Spider 2.0-Lite: the official evaluate.py (xlang-ai/Spider2 @ e12c5f1; column-vector
+// match on pandas-typed frames) in its two modes — `sql` runs each <id>.sql on the local SQLite
+// databases, `exec_result` compares each <id>.csv — plus the --strict diagnostics and the tolerant
+// v2 evaluator (evaluate_v2.py, column and row precision/recall/F1).
+//
+//   sqlgrade::spider2::Options opt;
+//   opt.mode = sqlgrade::spider2::Mode::Sql;
+//   opt.result_dir = "preds"; opt.gold_dir = "spider2-lite/evaluation_suite/gold";
+//   sqlgrade::spider2::Run run = sqlgrade::spider2::evaluate(opt);
+//   sqlgrade::spider2::write_outputs(run);                 // the files the official script writes
+//   std::string text = sqlgrade::spider2::render_text(run);  // what it prints
+//
+// Nothing here prints. Unusable inputs throw sqlgrade::InputError (errors.hpp) with a one-line
+// message naming the file (and line); a bad prediction scores 0 with its reason in the Instance.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sqlgrade::spider2 {
+
+// sql: <result_dir>/<id>.sql executed on <db_dir>/<db>.sqlite (official: the stripped inner text of
+// the first "```sql" block, else the whole file); exec_result: <result_dir>/<id>.csv.
+enum class Mode { Sql, ExecResult };
+
+struct Options {
+  Mode mode = Mode::Sql;
+  std::string result_dir;
+  std::string gold_dir;   // spider2lite_eval.jsonl and exec_result/
+  std::string db_dir;     // sql mode: <db_dir>/<db>.sqlite; default <gold_dir>/../databases
+  std::string meta_path;  // spider2-lite.jsonl; default <gold_dir>/../spider2-lite.jsonl
+  int max_workers = 0;    // 0 = all cores
+  double timeout_s = 60;  // per query (the official flag is accepted but unused; ours is real)
+  bool strict = false;    // also report what the official rule misses
+  bool v2 = false;        // score with the tolerant v2 metrics instead
+  int progress = -1;      // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
+  // --v2: the log the v2 errors are appended to (as Python logging with filemode='a'); "" = none.
+  std::string errors_log = "errors.log";
+};
+
+// The tolerant v2 evaluator's metrics of one instance.
+namespace v2 {
+struct Overall {
+  double precision = 0, recall = 0, f1 = 0;
+  long tp = 0, fp = 0, fn = 0;
+};
+struct ColumnMetrics {
+  double precision = 0, recall = 0, f1 = 0;
+  std::vector<std::string> tp, fp, fn;  // normalised names, sorted
+};
+struct RowMetrics {
+  double precision = 0, recall = 0, f1 = 0;
+  long tp = 0, fp = 0, fn = 0;
+  std::vector<std::string> common_columns;  // sorted normalised names
+};
+struct Result {
+  int score = 0;  // 1 iff column F1 == 1 and row F1 == 1
+  ColumnMetrics columns;
+  RowMetrics rows;
+  Overall overall;  // micro metrics over columns + rows (of the best-column alternative for multi-gold)
+};
+}  // namespace v2
+
+// One instance (an id with both a gold entry and a prediction).
+struct Instance {
+  std::string instance_id;
+  int score = 0;                          // the official rule's verdict
+  std::optional<std::string> error_info;  // "Result Error", execution error text, ...
+  std::optional<std::string> pred_sql;    // sql mode: the statement executed
+  std::vector<std::string> messages;      // lines the official script prints while evaluating
+  std::vector<std::string> strict;        // --strict findings
+  bool strict_scrambled = false;          // scored 1, but rows are scrambled across columns
+  bool strict_sort_miss = false;          // scored 0, but a value sort (tolerance kept) would score 1
+  std::optional<std::string> result_csv;  // sql mode: the CSV the official script would write
+  double seconds = 0;                     // sql mode: engine time
+  // --v2
+  v2::Result v2;
+  std::optional<std::string> v2_error;
+};
+
+// A whole evaluation.
+struct Run {
+  Options opt;
+  std::vector<Instance> items;  // sorted by instance_id
+  size_t n_gold_ids = 0;
+  size_t n_pred_ids = 0;
+};
+
+// Runs the whole evaluation on all cores. Throws InputError for unusable inputs (missing folders,
+// a malformed eval jsonl line, sql mode with an unusable <result_dir>_csv). Writes nothing.
+Run evaluate(const Options& opt);
+
+// The files the official script writes, each atomically: sql mode <result_dir>_csv/<id>.csv (stale
+// CSVs there are removed first — never through a symlink; the official script deletes the folder);
+// <result_dir>-ids.csv (the correct ids: official rule, or the v2 rule with --v2); --v2
+// <result_dir>-detailed-metrics.json and the errors log (appended). Nothing when no id overlaps.
+void write_outputs(const Run& run);
+
+// What the official script prints (without tqdm's lines), byte for byte; with --v2 its summary, with
+// --strict the strict section after it.
+std::string render_text(const Run& run);
+// The --json report: per-instance scores, errors and executed SQL, plus the score lines.
+std::string render_json(const Run& run);
+
+}  // namespace sqlgrade::spider2

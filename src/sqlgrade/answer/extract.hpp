@@ -1,0 +1,60 @@
+#pragma once
+// Pull the SQL query out of a model's free-form answer.
+//
+// Default order = NVIDIA NeMo Gym `spider2_lite` (spec §6.1), reproduced exactly, quirks included:
+//   1. the LAST ```sql block (case-insensitive opener; "```sqlite" also opens one, leaving "ite" in
+//      front of the query — a NeMo quirk kept on purpose); its stripped content is returned even when
+//      empty (then there is no SQL: NeMo does not fall back further);
+//   2. else the last generic ``` block whose stripped content starts with SELECT/INSERT/UPDATE/DELETE/
+//      WITH/CREATE/ALTER/DROP followed by whitespace (language tags such as "```python" stay in the
+//      content, so such a block never qualifies);
+//   3. (sqlgrade, on by default, off with nemo_strict) the last <solution>…</solution> or
+//      <answer>…</answer> pair with non-empty content, then a JSON object {"answer": "<sql>"};
+//   4. else raw text: from the first SELECT/INSERT/UPDATE/DELETE/WITH followed by whitespace (NO word
+//      boundary by default, so "we select the rows" triggers it) to the last ';' of the whole text
+//      (when that ';' is at or after the start), stripped, trailing ';' removed, one ';' appended;
+//   5. else no SQL.
+// Whitespace follows Python's str.isspace()/\s (ASCII plus the Unicode spaces, e.g. U+00A0, U+3000);
+// keyword case folding is ASCII only (Python would also fold U+017F 'ſ' to 's').
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sqlgrade::answer {
+
+struct ExtractOptions {
+  // Raw-text fallback: require the keyword to start a word (not preceded by a letter, digit or '_';
+  // bytes >= 0x80 count as letters). Fixes "deselect"/"forwith"-style hits, not prose like "we select".
+  bool word_boundary = false;
+  // Recognise <solution>/<answer> tags and {"answer": "..."} (step 3). false = exactly NeMo Gym.
+  bool tags_and_json = true;
+  // Use the raw-text fallback at all (step 4).
+  bool raw_fallback = true;
+};
+
+enum class ExtractSource { None, SqlBlock, GenericBlock, Tag, JsonAnswer, RawText };
+const char* to_string(ExtractSource s);
+
+struct Extracted {
+  std::optional<std::string> sql;  // nullopt (or never empty) when no SQL was found
+  ExtractSource source = ExtractSource::None;
+};
+
+Extracted extract_sql(std::string_view text, const ExtractOptions& opt = {});
+
+// True when `sql` holds no statement at all: only ';', SQLite whitespace (space, \t, \n, \f, \r) and
+// comments (`--` to the end of the line, `/* ... */`, an unterminated `/*` to the end), up to the end
+// or the first NUL byte (where SQLite stops reading). SQLite runs such a text as an empty result.
+bool holds_no_statement(std::string_view sql);
+
+// The extraction every reward path uses (the reward server for every benchmark, and any later
+// binding): extract_sql(), then an extracted text that holds no statement counts as no SQL. Without
+// this rule `;` or a lone comment executes as an empty result and earns reward 1 whenever the gold
+// returns no rows (135 of the 500 BIRD Mini-Dev golds do) — a policy would learn it. `source` still
+// says where the text was found. The official CLIs keep their own quirk and do not use this.
+Extracted extract_reward_sql(std::string_view text, const ExtractOptions& opt = {});
+
+// Python str.strip() (Unicode whitespace) on UTF-8 text.
+std::string_view py_strip(std::string_view s);
+
+}  // namespace sqlgrade::answer

@@ -1,0 +1,173 @@
+#include "sqlgrade/bird/compare.hpp"
+
+#include <cmath>
+#include <functional>
+#include <unordered_set>
+
+namespace sqlgrade::bird {
+
+namespace {
+
+// If `r` is a finite integral double that fits in int64, store it in `out`.
+bool integral_double(double r, int64_t& out) {
+  if (!std::isfinite(r) || r != std::floor(r)) return false;
+  // [-2^63, 2^63): both bounds are exact doubles.
+  if (r < -9223372036854775808.0 || r >= 9223372036854775808.0) return false;
+  out = static_cast<int64_t>(r);
+  return true;
+}
+
+struct RowPtrHash {
+  size_t operator()(const Row* r) const { return row_hash(*r); }
+};
+struct RowPtrEq {
+  bool operator()(const Row* a, const Row* b) const { return rows_equal(*a, *b); }
+};
+using RowSet = std::unordered_set<const Row*, RowPtrHash, RowPtrEq>;
+
+RowSet make_set(const std::vector<Row>& rows) {
+  RowSet s;
+  s.reserve(rows.size() * 2 + 1);
+  for (const Row& r : rows) s.insert(&r);
+  return s;
+}
+
+bool cell_in(const Value& v, const Row& row) {
+  for (const Value& c : row)
+    if (py_equal(v, c)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool py_equal(const Value& a, const Value& b) {
+  if (a.kind == b.kind) return a == b;
+  if (a.is_number() && b.is_number()) {
+    const Value& iv = a.kind == Kind::Int ? a : b;
+    const Value& rv = a.kind == Kind::Int ? b : a;
+    int64_t x;
+    return integral_double(rv.r, x) && x == iv.i;
+  }
+  return false;  // None vs anything else, str vs bytes, number vs str
+}
+
+size_t py_hash(const Value& v) {
+  switch (v.kind) {
+    case Kind::Null: return 0x51ed270b27a1c3d5ULL;
+    case Kind::Int: return std::hash<int64_t>{}(v.i) * 0x9e3779b97f4a7c15ULL;
+    case Kind::Real: {
+      int64_t x;
+      if (integral_double(v.r, x)) return std::hash<int64_t>{}(x) * 0x9e3779b97f4a7c15ULL;
+      return std::hash<double>{}(v.r) ^ 0x2545f4914f6cdd1dULL;
+    }
+    case Kind::Text: return std::hash<std::string>{}(v.s);
+    case Kind::Blob: return std::hash<std::string>{}(v.s) ^ 0x7f4a7c159e3779b9ULL;
+  }
+  return 0;
+}
+
+bool rows_equal(const Row& a, const Row& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!py_equal(a[i], b[i])) return false;
+  return true;
+}
+
+size_t row_hash(const Row& r) {
+  size_t h = 0xcbf29ce484222325ULL ^ r.size();
+  for (const Value& v : r) h = (h ^ py_hash(v)) * 0x100000001b3ULL + (h >> 29);
+  return h;
+}
+
+std::vector<Row> dedup_rows(const std::vector<Row>& rows) {
+  std::vector<Row> out;
+  RowSet seen;
+  seen.reserve(rows.size() * 2 + 1);
+  for (const Row& r : rows)
+    if (seen.insert(&r).second) out.push_back(r);
+  return out;
+}
+
+bool ex_match(const Table& pred, const Table& gold) {
+  // set(a) == set(b): every distinct row of one side occurs in the other, both ways.
+  RowSet ps = make_set(pred.rows), gs = make_set(gold.rows);
+  if (ps.size() != gs.size()) return false;
+  for (const Row* r : ps)
+    if (!gs.count(r)) return false;
+  return true;
+}
+
+double soft_f1_rows(const std::vector<Row>& pred_in, const std::vector<Row>& gold_in) {
+  if (pred_in.empty() && gold_in.empty()) return 1.0;
+  std::vector<Row> pred = dedup_rows(pred_in), gold = dedup_rows(gold_in);
+  // Sums accumulate in the official list order (Python 3.11 sum(): plain left-to-right addition).
+  double tp = 0, fp = 0, fn = 0;
+  // The official code builds three lists; the pred_only list gets its entries in gold-row order for
+  // paired rows, then 1 per extra pred row; truth_only gets paired entries, then 1 per unpaired gold
+  // row (those come last because unpaired gold rows have the highest indices). Adding zeros changes
+  // nothing, so the sums below equal the official ones bit for bit.
+  size_t paired = std::min(pred.size(), gold.size());
+  for (size_t i = 0; i < paired; ++i) {
+    const Row& p = pred[i];
+    const Row& g = gold[i];
+    double total = static_cast<double>(g.size());
+    long matches = 0, pred_only = 0, truth_only = 0;
+    for (const Value& v : p) {
+      if (cell_in(v, g)) ++matches;
+      else ++pred_only;
+    }
+    for (const Value& v : g)
+      if (!cell_in(v, p)) ++truth_only;
+    tp += static_cast<double>(matches) / total;
+    fp += static_cast<double>(pred_only) / total;
+    fn += static_cast<double>(truth_only) / total;
+  }
+  for (size_t i = paired; i < gold.size(); ++i) fn += 1;
+  for (size_t i = paired; i < pred.size(); ++i) fp += 1;
+  double precision = tp + fp > 0 ? tp / (tp + fp) : 0;
+  double recall = tp + fn > 0 ? tp / (tp + fn) : 0;
+  return precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0;
+}
+
+double soft_f1(const Table& pred, const Table& gold) { return soft_f1_rows(pred.rows, gold.rows); }
+
+double em_f1(const Table& pred, const Table& gold) {
+  double em = ex_match(pred, gold) ? 1.0 : 0.0;
+  return (em + soft_f1(pred, gold)) / 2;
+}
+
+double filtered_time_ratio(const std::vector<double>& ratios) {
+  if (ratios.empty()) return 0;
+  double n = static_cast<double>(ratios.size());
+  double sum = 0;
+  for (double x : ratios) sum += x;
+  double mean = sum / n;
+  double var = 0;
+  for (double x : ratios) var += (x - mean) * (x - mean);
+  double sd = std::sqrt(var / n);
+  double kept = 0;
+  size_t count = 0;
+  for (double x : ratios) {
+    if (x < mean + 3 * sd && x > mean - 3 * sd) {
+      kept += x;
+      ++count;
+    }
+  }
+  if (count == 0) return 0;  // official: ZeroDivisionError -> exception handler -> 0
+  return kept / static_cast<double>(count);
+}
+
+double ves_score(double time_ratio) { return time_ratio > 0 ? 100.0 * std::sqrt(time_ratio) : 0.0; }
+
+double rves_reward(double r) {
+  if (r == 0) return 0;
+  if (r >= 2) return 1.25;
+  if (r >= 1) return 1;
+  if (r >= 0.5) return 0.75;
+  if (r >= 0.25) return 0.5;
+  return 0.25;
+}
+
+double rves_score(double reward) { return reward > 0 ? 100.0 * std::sqrt(reward) : 0.0; }
+
+}  // namespace sqlgrade::bird

@@ -1,0 +1,141 @@
+#include "sqlgrade/bird/report.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace sqlgrade::bird {
+
+namespace {
+
+const char* const kLevels[4] = {"simple", "moderate", "challenging", "total"};
+const std::string kRule(91, '=');
+
+bool scaled_x100(Metric m) { return m == Metric::Ex || m == Metric::SoftF1 || m == Metric::EmF1; }
+
+std::string cell(const std::string& s) { return fmt::format(" {:<20}", s); }
+
+}  // namespace
+
+Summary summarize(const RunResult& r) {
+  Summary s;
+  std::array<double, 4> sums{};
+  for (const Instance& it : r.items) {
+    int b = it.difficulty == "simple" ? 0 : it.difficulty == "moderate" ? 1 : it.difficulty == "challenging" ? 2 : -1;
+    if (b >= 0) {
+      sums[b] += it.score;
+      ++s.counts[b];
+    }
+    sums[3] += it.score;
+    ++s.counts[3];
+  }
+  for (int b = 0; b < 4; ++b) {
+    s.empty[b] = s.counts[b] == 0;
+    if (s.empty[b]) continue;
+    double mean = sums[b] / static_cast<double>(s.counts[b]);
+    s.scores[b] = scaled_x100(r.metric) ? mean * 100 : mean;
+  }
+  return s;
+}
+
+std::string format_table(const Summary& s, const std::string& label, const std::string& separator) {
+  std::string out = fmt::format("{:20}", "");
+  for (const char* l : kLevels) out += cell(l);
+  out += "\n" + fmt::format("{:20}", "count");
+  for (size_t c : s.counts) out += cell(std::to_string(c));
+  out += "\n" + separator + "\n" + fmt::format("{:20}", label);
+  for (int b = 0; b < 4; ++b) out += cell(s.empty[b] ? "-" : fmt::format("{:.2f}", s.scores[b]));
+  return out + "\n";
+}
+
+std::string format_stdout(const RunResult& r) {
+  Summary s = summarize(r);
+  if (r.layout == Layout::Original && (r.metric == Metric::Ex || r.metric == Metric::Ves)) {
+    // DAMO-ConvAI evaluation.py / evaluation_ves.py
+    bool ex = r.metric == Metric::Ex;
+    std::string out = "start calculate\n";
+    out += format_table(s, ex ? "accuracy" : "ves",
+                        ex ? "======================================    ACCURACY    ====================================="
+                           : "=========================================    VES   ========================================");
+    out += kRule + "\nFinished evaluation\n";
+    return out;
+  }
+  std::string metric = metric_name(r.metric);
+  std::string start = r.metric == Metric::SoftF1 ? "Soft F1" : metric;  // evaluation_f1.py says "Soft F1"
+  // evaluation_f1.py also says "Finished EX evaluation"; R-VES says R-VES.
+  std::string finished = r.metric == Metric::SoftF1 ? "EX" : metric;
+  std::string out = "start calculate " + start + "\n";
+  out += format_table(s, metric, "======================================    " + metric + "    =====================================");
+  out += kRule + "\n";
+  out += "Finished " + finished + " evaluation for " + r.sql_dialect + " on Mini Dev set\n";
+  out += "\n\n\n";  // print("\n\n")
+  return out;
+}
+
+std::string format_log_block(const RunResult& r) {
+  Summary s = summarize(r);
+  std::string metric = metric_name(r.metric);
+  std::string out = "start calculate " + metric + "\n";
+  // The log's separator has three spaces after the metric name (print_data in evaluation_utils.py).
+  out += format_table(s, metric, "======================================    " + metric + "   =====================================");
+  out += kRule + "\n";
+  out += "Finished " + metric + " evaluation for mini dev set\n\n";
+  return out;
+}
+
+std::string format_json(const RunResult& r, const Options& opt) {
+  using json = nlohmann::ordered_json;
+  Summary s = summarize(r);
+  json j;
+  j["benchmark"] = "bird";
+  j["metric"] = metric_name(r.metric);
+  j["layout"] = r.layout == Layout::MiniDev ? "mini-dev" : "original";
+  j["pair_by"] = r.pair_by_used == PairBy::Index ? "index" : r.pair_by_used == PairBy::QuestionId ? "question_id" : "position";
+  json summ = json::object();
+  for (int b = 0; b < 4; ++b) {
+    json e;
+    e["count"] = s.counts[b];
+    e["score"] = s.empty[b] ? json(nullptr) : json(s.scores[b]);
+    summ[kLevels[b]] = e;
+  }
+  j["summary"] = summ;
+  json env;
+  env["sqlite_version"] = r.engine_version;
+  env["meta_time_out"] = opt.meta_time_out;
+  env["gold_time_out"] = opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out;
+  env["jobs"] = r.jobs;
+  if (r.metric == Metric::Ves || r.metric == Metric::RVes) env["repeat"] = opt.repeat;
+  env["engine_seconds"] = r.engine_seconds;
+  env["wall_seconds"] = r.wall_seconds;
+  env["gold_executions"] = r.gold_executions;
+  j["run"] = env;
+  j["gold_timeouts"] = r.gold_timeouts;
+  j["gold_errors"] = r.gold_errors;
+  j["warnings"] = r.warnings;
+  json items = json::array();
+  for (const Instance& it : r.items) {
+    json e;
+    e["index"] = it.index;
+    e["question_id"] = it.question_id >= 0 ? json(it.question_id) : json(nullptr);
+    e["key"] = it.key.empty() ? json(nullptr) : json(it.key);
+    e["db_id"] = it.db_id;
+    e["difficulty"] = it.difficulty;
+    e["score"] = it.score;
+    e["correct"] = it.correct;
+    if (r.metric == Metric::Ves || r.metric == Metric::RVes) e["time_ratio"] = it.time_ratio;
+    e["status"] = it.status;
+    if (!it.reason.empty()) e["reason"] = it.reason;
+    e["pred_rows"] = it.pred_rows;
+    e["gold_rows"] = it.gold_rows;
+    e["pred_seconds"] = it.pred_seconds;
+    e["gold_seconds"] = it.gold_seconds;
+    e["pred_sql"] = it.pred_sql;
+    e["gold_sql"] = it.gold_sql;
+    items.push_back(std::move(e));
+  }
+  j["results"] = std::move(items);
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace sqlgrade::bird

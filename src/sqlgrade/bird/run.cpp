@@ -1,0 +1,427 @@
+// BIRD: the run — pairs predictions with gold questions, runs every query read-only on all cores (gold
+// results cached per (database, gold SQL)) and applies the metric of compare.hpp to each pair.
+#include "sqlgrade/bird/run.hpp"
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "sqlgrade/bird/compare.hpp"
+#include "sqlgrade/bird/inputs.hpp"
+#include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/bird/subset.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/core/text.hpp"
+
+namespace sqlgrade::bird {
+
+using json = nlohmann::ordered_json;
+
+double metric_value(Metric m, const Table& pred, const Table& gold) {
+  switch (m) {
+    case Metric::Ex: return ex_match(pred, gold) ? 1.0 : 0.0;
+    case Metric::SoftF1: return soft_f1(pred, gold);
+    case Metric::EmF1: return em_f1(pred, gold);
+    default: return ex_match(pred, gold) ? 1.0 : 0.0;
+  }
+}
+
+// ---------------------------------------------------------------- evaluation
+
+namespace {
+
+std::string join_path(const std::string& dir, const std::string& name) {
+  return (fs::path(dir) / name).string();
+}
+
+std::string db_file(const std::string& root, const std::string& db_id) {
+  return (fs::path(root) / db_id / (db_id + ".sqlite")).string();
+}
+
+std::string preview_list(const std::vector<std::string>& xs, size_t max = 10) {
+  std::string out;
+  for (size_t i = 0; i < xs.size() && i < max; ++i) out += (i ? ", " : "") + xs[i];
+  if (xs.size() > max) out += ", ... (" + std::to_string(xs.size() - max) + " more)";
+  return out;
+}
+
+std::optional<long long> int_key(const std::string& k) {
+  auto v = parse_int(k);
+  if (!v) return std::nullopt;
+  return *v;
+}
+
+struct GoldRun {
+  ExecResult res;
+};
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+RunResult evaluate(const Options& opt, const std::function<void(const std::string&)>& warn_cb) {
+  auto t_start = Clock::now();
+  RunResult rr;
+  rr.metric = opt.metric;
+  rr.sql_dialect = opt.sql_dialect;
+  rr.engine_version = sqlite3_libversion();
+  auto warn = [&](const std::string& w) {
+    rr.warnings.push_back(w);
+    if (warn_cb) warn_cb(w);
+  };
+  if (opt.sql_dialect != "SQLite")
+    throw InputError("--sql_dialect", "only SQLite is supported (MySQL/PostgreSQL need a server; the official "
+                                      "scripts use hard-coded localhost credentials)");
+
+  // Resolve the layout and file names.
+  std::string pred_path = opt.predicted_sql_path, gold_path = opt.ground_truth_path;
+  std::error_code ec;
+  bool original = !opt.data_mode.empty() || fs::is_directory(pred_path, ec);
+  if (original) {
+    rr.layout = Layout::Original;
+    std::string mode = opt.data_mode.empty() ? "dev" : opt.data_mode;
+    if (fs::is_directory(pred_path, ec)) pred_path = join_path(pred_path, "predict_" + mode + ".json");
+    if (fs::is_directory(gold_path, ec)) gold_path = join_path(gold_path, mode + "_gold.sql");
+  }
+
+  std::vector<GoldItem> gold = load_gold(gold_path);
+  PredFile preds = load_predictions(pred_path);
+  std::vector<QuestionInfo> questions;
+  if (!opt.diff_json_path.empty()) {
+    questions = load_questions(opt.diff_json_path);
+  } else {
+    warn("no --diff_json_path: every question counts in 'total' only (the official scripts require it)");
+  }
+  const size_t n = gold.size();
+
+  // ---- difficulty file consistency
+  if (!questions.empty() && questions.size() != n)
+    warn("the difficulty file has " + std::to_string(questions.size()) + " entries but the gold file has " +
+         std::to_string(n) + " questions; entries are matched by position" +
+         (questions.size() > n ? " (extra entries ignored)" : " (questions without an entry count in 'total' only)"));
+  {
+    size_t no_diff = 0, db_mismatch = 0;
+    std::vector<std::string> mism;
+    for (size_t i = 0; i < n && i < questions.size(); ++i) {
+      const auto& q = questions[i];
+      if (q.difficulty.empty()) ++no_diff;
+      if (!q.db_id.empty() && q.db_id != gold[i].db_id) {
+        ++db_mismatch;
+        mism.push_back(std::to_string(i));
+      }
+    }
+    if (no_diff && !questions.empty())
+      warn(std::to_string(no_diff) + " entries of the difficulty file have no 'difficulty'; they count in 'total' only");
+    if (db_mismatch)
+      warn("the difficulty file's db_id differs from the gold file's at " + std::to_string(db_mismatch) +
+           " positions (" + preview_list(mism) + "): are the files aligned?");
+    std::map<long long, std::vector<size_t>> by_qid;
+    for (size_t i = 0; i < n && i < questions.size(); ++i)
+      if (questions[i].question_id >= 0) by_qid[questions[i].question_id].push_back(i);
+    for (auto& [qid, where] : by_qid) {
+      if (where.size() < 2) continue;
+      std::vector<std::string> lines;
+      for (size_t w : where) lines.push_back(std::to_string(gold[w].line));
+      warn("DUPLICATE question_id " + std::to_string(qid) + " appears " + std::to_string(where.size()) +
+           " times (gold lines " + preview_list(lines) + "); each occurrence is graded separately");
+    }
+  }
+
+  // ---- pairing
+  for (auto& [k, cnt] : preds.duplicate_keys)
+    warn("DUPLICATE prediction key \"" + k + "\" appears " + std::to_string(cnt) + " times in " + pred_path +
+         "; the last value is used (as Python's json module does)");
+
+  PairBy mode = opt.pair_by;
+  if (mode == PairBy::Auto) {
+    bool all_index = !preds.entries.empty();
+    for (auto& e : preds.entries) {
+      auto k = int_key(e.key);
+      if (!k || *k < 0 || static_cast<size_t>(*k) >= n) {
+        all_index = false;
+        break;
+      }
+    }
+    if (all_index) {
+      mode = PairBy::Index;
+    } else {
+      std::set<long long> qids;
+      for (size_t i = 0; i < n && i < questions.size(); ++i)
+        if (questions[i].question_id >= 0) qids.insert(questions[i].question_id);
+      bool all_qid = !qids.empty() && !preds.entries.empty();
+      for (auto& e : preds.entries) {
+        auto k = int_key(e.key);
+        if (!k || !qids.count(*k)) {
+          all_qid = false;
+          break;
+        }
+      }
+      mode = all_qid ? PairBy::QuestionId : PairBy::Index;
+      if (all_qid) warn("prediction keys are question_ids of the difficulty file: pairing by question_id");
+    }
+  }
+  rr.pair_by_used = mode;
+
+  std::vector<int> pred_of(n, -1);  // gold index -> entry index
+  std::vector<std::string> extra;
+  if (mode == PairBy::Position) {
+    for (size_t i = 0; i < preds.entries.size(); ++i) {
+      if (i < n) pred_of[i] = static_cast<int>(i);
+      else extra.push_back(preds.entries[i].key);
+    }
+    size_t out_of_order = 0;
+    for (size_t i = 0; i < preds.entries.size() && i < n; ++i) {
+      auto k = int_key(preds.entries[i].key);
+      if (!k || *k != static_cast<long long>(i)) ++out_of_order;
+    }
+    if (out_of_order)
+      warn("--pair-by position: " + std::to_string(out_of_order) +
+           " keys do not equal their position in the file; predictions may be paired with the wrong questions "
+           "(mini_dev#41)");
+  } else if (mode == PairBy::Index) {
+    for (size_t e = 0; e < preds.entries.size(); ++e) {
+      auto k = int_key(preds.entries[e].key);
+      if (!k || *k < 0 || static_cast<size_t>(*k) >= n) {
+        extra.push_back(preds.entries[e].key);
+        continue;
+      }
+      if (pred_of[*k] >= 0) {  // "5" and "05": same index
+        extra.push_back(preds.entries[e].key);
+        continue;
+      }
+      pred_of[*k] = static_cast<int>(e);
+    }
+  } else {  // QuestionId
+    std::map<long long, std::vector<size_t>> by_qid;
+    for (size_t i = 0; i < n && i < questions.size(); ++i)
+      if (questions[i].question_id >= 0) by_qid[questions[i].question_id].push_back(i);
+    if (by_qid.empty())
+      throw InputError(opt.diff_json_path.empty() ? "--diff_json_path" : opt.diff_json_path,
+                       "--pair-by question_id needs a question file with question_id fields");
+    for (size_t e = 0; e < preds.entries.size(); ++e) {
+      auto k = int_key(preds.entries[e].key);
+      auto it = k ? by_qid.find(*k) : by_qid.end();
+      if (it == by_qid.end()) {
+        extra.push_back(preds.entries[e].key);
+        continue;
+      }
+      for (size_t gi : it->second)
+        if (pred_of[gi] < 0) pred_of[gi] = static_cast<int>(e);
+    }
+  }
+  if (!extra.empty())
+    warn("EXTRA predictions: " + std::to_string(extra.size()) + " keys match no question and are ignored (" +
+         preview_list(extra) + ")");
+
+  // ---- build instances
+  rr.items.resize(n);
+  std::vector<std::string> missing, not_string, no_sep, db_diff;
+  for (size_t i = 0; i < n; ++i) {
+    Instance& it = rr.items[i];
+    it.index = i;
+    it.gold_sql = gold[i].sql;
+    it.db_id = gold[i].db_id;
+    if (i < questions.size()) {
+      it.difficulty = questions[i].difficulty;
+      it.question_id = questions[i].question_id;
+    }
+    int e = pred_of[i];
+    if (e < 0) {
+      it.status = "no_prediction";
+      it.reason = "no prediction for this question";
+      missing.push_back(std::to_string(i));
+      continue;
+    }
+    const PredEntry& pe = preds.entries[e];
+    it.key = pe.key;
+    if (!pe.is_string) {
+      it.status = "not_a_string";
+      it.reason = "prediction is a JSON " + pe.type_name + ", not a string";
+      not_string.push_back(pe.key);
+      continue;
+    }
+    bool sep = false;
+    auto [sql, pdb] = split_prediction(pe.raw, &sep);
+    if (!sep) no_sep.push_back(pe.key);
+    if (opt.answer_json) {
+      auto ans = extract_answer(sql);
+      if (!ans) {
+        it.status = "no_answer";
+        it.reason = "no {\"answer\": \"...\"} object in the model output";
+        it.pred_sql = sql;
+        continue;
+      }
+      sql = *ans;
+    }
+    it.has_pred = true;
+    it.pred_sql = sql;
+    if (sep && pdb != gold[i].db_id) {
+      db_diff.push_back(pe.key);
+      if (original) {  // original BIRD runs pred AND gold on the prediction's database (quirk)
+        if (!is_plain_name(pdb)) {
+          // "/x" would replace --db_root_path and "../x" climb out of it: a prediction never picks a
+          // database outside the folder the user gave.
+          it.has_pred = false;
+          it.status = "pred_error";
+          it.reason = "the prediction's database '" + pdb + "' is not a folder name inside --db_root_path";
+        } else if (fs::is_regular_file(db_file(opt.db_root_path, pdb), ec)) {
+          it.db_id = pdb;
+        } else {
+          it.has_pred = false;
+          it.status = "pred_error";
+          it.reason = "the prediction's database '" + pdb + "' does not exist";
+        }
+      }
+    }
+  }
+  if (!missing.empty())
+    warn("MISSING predictions: " + std::to_string(missing.size()) + " of " + std::to_string(n) +
+         " questions have none and score 0 (gold indices " + preview_list(missing) + ")");
+  if (!not_string.empty())
+    warn("NON-STRING predictions: " + std::to_string(not_string.size()) + " values are not strings and score 0 (keys " +
+         preview_list(not_string) + ")");
+  if (!no_sep.empty())
+    warn(std::to_string(no_sep.size()) + " predictions lack exactly one '\\t----- bird -----\\t' separator; the whole "
+         "string (stripped) is used as SQL (keys " + preview_list(no_sep) + ")");
+  if (!db_diff.empty())
+    warn(std::to_string(db_diff.size()) + " predictions name a different db_id than their gold line (keys " +
+         preview_list(db_diff) + "); " +
+         (original ? "the original BIRD script runs them on the prediction's database, as we do"
+                   : "Mini-Dev uses the gold's database, as we do"));
+
+  // ---- databases must exist (the official scripts would silently create empty files)
+  {
+    std::set<std::string> dbs;
+    for (auto& it : rr.items) dbs.insert(it.db_id);
+    for (auto& d : dbs) {
+      std::string p = db_file(opt.db_root_path, d);
+      bool plain = is_plain_name(d);
+      if (!plain || !fs::is_regular_file(p, ec)) {
+        long line = 0;
+        for (auto& g : gold)
+          if (g.db_id == d) { line = g.line; break; }
+        throw InputError(gold_path, plain ? "database not found: " + p
+                                          : "db_id '" + d + "' is not a folder name inside --db_root_path", line);
+      }
+    }
+  }
+
+  SqliteOptions sopt;
+  sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's default text_factory raises
+  sopt.empty_is_ok = true;                              // cursor.execute(" ") returns no rows
+  Limits pred_lim{opt.meta_time_out, opt.max_rows, Limits{}.max_bytes};
+  Limits gold_lim{opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out, opt.max_rows, Limits{}.max_bytes};
+  rr.jobs = resolve_jobs(opt.num_cpus);
+
+  // ---- one pass over the questions that have a prediction, on all cores. Each distinct
+  // (database, gold SQL) runs once (std::call_once) and its result is shared (gold cache). In the
+  // original layout the gold runs on the prediction's database, as the official script does.
+  std::map<std::pair<std::string, std::string>, size_t> gold_key;
+  std::vector<std::pair<std::string, std::string>> gold_jobs;  // (db path, sql)
+  std::vector<size_t> gold_of(n);
+  std::vector<int> pending;
+  for (size_t i = 0; i < n; ++i) {
+    if (!rr.items[i].has_pred) continue;  // nothing to compare: the gold need not run
+    pending.push_back(static_cast<int>(i));
+    auto key = std::make_pair(db_file(opt.db_root_path, rr.items[i].db_id), rr.items[i].gold_sql);
+    auto [it, ins] = gold_key.emplace(key, gold_jobs.size());
+    if (ins) gold_jobs.push_back(key);
+    gold_of[i] = it->second;
+  }
+  std::vector<ExecResult> gold_res(gold_jobs.size());
+  std::unique_ptr<std::once_flag[]> gold_once(new std::once_flag[gold_jobs.size() + 1]);
+  rr.gold_executions = gold_jobs.size();
+  Progress progress("bird " + std::string(metric_name(opt.metric)), pending.size(), opt.progress);
+  std::vector<double> pred_secs(n, 0);
+  const bool ves = opt.metric == Metric::Ves || opt.metric == Metric::RVes;
+  const int repeat = std::max(1, opt.repeat);
+  parallel_for(pending.size(), rr.jobs, [&](size_t k) {
+    Instance& it = rr.items[pending[k]];
+    size_t gj = gold_of[it.index];
+    std::call_once(gold_once[gj], [&] {
+      SqliteDb& gdb = SqlitePool::get(gold_jobs[gj].first, sopt);
+      gold_res[gj] = gdb.execute(gold_jobs[gj].second, gold_lim);
+    });
+    const ExecResult& g = gold_res[gold_of[it.index]];
+    std::string path = db_file(opt.db_root_path, it.db_id);
+    SqliteDb& db = SqlitePool::get(path, sopt);
+    ExecResult p = db.execute(it.pred_sql, pred_lim);
+    it.pred_seconds = p.seconds;
+    it.gold_seconds = g.seconds;
+    it.pred_rows = p.table.rows.size();
+    it.gold_rows = g.table.rows.size();
+    pred_secs[it.index] = p.seconds;
+    if (!g.ok()) {
+      it.status = g.status == ExecStatus::Timeout ? "gold_timeout"
+                  : g.status == ExecStatus::TooLarge ? "gold_too_large" : "gold_error";
+      it.reason = g.error;
+      return;
+    }
+    if (!p.ok()) {
+      it.status = p.status == ExecStatus::Timeout ? "pred_timeout"
+                  : p.status == ExecStatus::TooLarge ? "pred_too_large" : "pred_error";
+      it.reason = p.error;
+      return;
+    }
+    it.correct = ex_match(p.table, g.table);
+    if (!ves) {
+      it.score = metric_value(opt.metric, p.table, g.table);
+      return;
+    }
+    if (!it.correct) return;  // time_ratio 0
+    // Timing: alternate pred / gold `repeat` times on this thread's connection; the timer covers the
+    // engine call (prepare + step to the end + row copy), i.e. execute + fetchall without connecting.
+    std::vector<double> ratios;
+    ratios.reserve(repeat);
+    auto budget_end = Clock::now() + std::chrono::duration<double>(
+                                         opt.meta_time_out > 0 ? opt.meta_time_out * repeat : 1e18);
+    for (int r = 0; r < repeat; ++r) {
+      ExecResult tp = db.execute(it.pred_sql, pred_lim);
+      ExecResult tg = db.execute(it.gold_sql, gold_lim);
+      if (!tp.ok() || !tg.ok()) {
+        it.status = !tp.ok() ? "pred_timeout" : "gold_timeout";
+        it.reason = "during timing: " + (!tp.ok() ? tp.error : tg.error);
+        it.time_ratio = 0;
+        return;
+      }
+      ratios.push_back(tg.seconds / std::max(tp.seconds, 1e-9));
+      if (Clock::now() > budget_end) {
+        it.status = "pred_timeout";
+        it.reason = "timing exceeded meta_time_out x repeat";
+        it.time_ratio = 0;
+        return;
+      }
+    }
+    it.time_ratio = filtered_time_ratio(ratios);
+    if (opt.metric == Metric::Ves) it.score = ves_score(it.time_ratio);
+    else it.score = rves_score(rves_reward(it.time_ratio));
+  }, &progress);
+  progress.finish();
+
+  for (auto& g : gold_res) rr.engine_seconds += g.seconds;
+  for (double s : pred_secs) rr.engine_seconds += s;
+  for (auto& it : rr.items) {
+    if (it.status == "gold_timeout") ++rr.gold_timeouts;
+    else if (it.status == "gold_error" || it.status == "gold_too_large") ++rr.gold_errors;
+  }
+  if (rr.gold_timeouts)
+    warn("GOLD TIMEOUT: " + std::to_string(rr.gold_timeouts) + " gold queries exceeded " +
+         std::to_string(gold_lim.timeout_s) + " s; those questions score 0 whatever the prediction (mini_dev#43). "
+         "Raise --gold_time_out to grade them.");
+  if (rr.gold_errors)
+    warn("GOLD ERROR: " + std::to_string(rr.gold_errors) + " gold queries failed; those questions score 0");
+  rr.wall_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+  return rr;
+}
+
+}  // namespace sqlgrade::bird

@@ -1,0 +1,158 @@
+#include "sqlgrade/core/csv.hpp"
+
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
+
+namespace sqlgrade {
+
+CsvData parse_csv(std::string_view text, const std::string& name, const CsvOptions& opt) {
+  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
+      static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
+    text.remove_prefix(3);
+  CsvData out;
+  const char sep = opt.separator;
+  size_t i = 0, n = text.size();
+  long line_no = 1;
+  bool first = opt.header;
+  std::vector<std::string> fields;
+  std::vector<bool> quoted;
+  while (i < n) {
+    long row_line = line_no;
+    // A completely empty line.
+    if (text[i] == '\n' || text[i] == '\r') {
+      size_t adv = (text[i] == '\r' && i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
+      i += adv;
+      ++line_no;
+      if (opt.skip_blank_lines) continue;
+      fields.assign(1, "");
+      quoted.assign(1, false);
+    } else {
+      fields.clear();
+      quoted.clear();
+      std::string field;
+      bool in_quotes = false, was_quoted = false, done = false;
+      while (!done) {
+        if (i >= n) {
+          if (in_quotes) throw InputError(name, "unterminated quoted field", row_line);
+          fields.push_back(std::move(field));
+          quoted.push_back(was_quoted);
+          break;
+        }
+        char c = text[i];
+        if (in_quotes) {
+          if (c == '"') {
+            if (i + 1 < n && text[i + 1] == '"') {
+              field += '"';
+              i += 2;
+            } else {
+              in_quotes = false;
+              ++i;
+            }
+          } else {
+            if (c == '\n') ++line_no;
+            else if (c == '\r' && !(i + 1 < n && text[i + 1] == '\n')) ++line_no;
+            field += c;
+            ++i;
+          }
+          continue;
+        }
+        if (c == '"' && field.empty() && !was_quoted) {
+          in_quotes = was_quoted = true;
+          ++i;
+        } else if (c == sep) {
+          fields.push_back(std::move(field));
+          quoted.push_back(was_quoted);
+          field.clear();
+          was_quoted = false;
+          ++i;
+        } else if (c == '\n' || c == '\r') {
+          i += (c == '\r' && i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
+          ++line_no;
+          fields.push_back(std::move(field));
+          quoted.push_back(was_quoted);
+          done = true;
+        } else {
+          field += c;  // text after a closing quote is kept literally (lenient, like pandas)
+          ++i;
+        }
+      }
+    }
+    if (first) {
+      out.header = fields;
+      first = false;
+      continue;
+    }
+    if (!out.header.empty() || opt.header) {
+      size_t w = out.header.size();
+      if (fields.size() > w) {
+        bool trailing_empty = opt.allow_trailing_empty && w > 0;
+        for (size_t k = w; k < fields.size() && trailing_empty; ++k) trailing_empty = fields[k].empty() && !quoted[k];
+        if (trailing_empty) out.trailing_empty_lines.push_back(row_line);
+        else if (!opt.allow_ragged)
+          throw InputError(name, "expected " + std::to_string(w) + " fields, saw " + std::to_string(fields.size()),
+                           row_line);
+        fields.resize(w);
+        quoted.resize(w);
+      } else if (fields.size() < w) {
+        fields.resize(w);
+        quoted.resize(w, false);
+      }
+    }
+    out.rows.push_back(fields);
+    out.quoted.push_back(quoted);
+    out.line.push_back(row_line);
+  }
+  return out;
+}
+
+CsvData read_csv_file(const std::string& path, const CsvOptions& opt) {
+  std::string text = read_file(path);
+  if (text.find('\0') != std::string::npos) {
+    // Count the line of the first NUL for the message.
+    size_t p = text.find('\0');
+    long line = 1;
+    for (size_t k = 0; k < p; ++k)
+      if (text[k] == '\n') ++line;
+    throw InputError(path, "contains a NUL byte (not a text CSV file)", line);
+  }
+  return parse_csv(text, path, opt);
+}
+
+std::string csv_field(std::string_view f, char sep) {
+  bool need = false;
+  for (char c : f)
+    if (c == sep || c == '"' || c == '\n' || c == '\r') {
+      need = true;
+      break;
+    }
+  if (!need) return std::string(f);
+  std::string o = "\"";
+  for (char c : f) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  o += '"';
+  return o;
+}
+
+std::string csv_line(const std::vector<std::optional<std::string>>& fields, char sep) {
+  std::string o;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) o += sep;
+    if (fields[i]) o += csv_field(*fields[i], sep);
+  }
+  o += '\n';
+  return o;
+}
+
+std::string csv_line(const std::vector<std::string>& fields, char sep) {
+  std::string o;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) o += sep;
+    o += csv_field(fields[i], sep);
+  }
+  o += '\n';
+  return o;
+}
+
+}  // namespace sqlgrade

@@ -1,0 +1,183 @@
+#include "sqlgrade/core/text.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace sqlgrade {
+
+static inline bool is_space(unsigned char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+std::string to_lower(std::string_view s) {
+  std::string o(s);
+  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return o;
+}
+std::string to_upper(std::string_view s) {
+  std::string o(s);
+  for (auto& c : o) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return o;
+}
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+bool starts_with_ci(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && iequals(s.substr(0, p.size()), p);
+}
+std::string_view trim_view(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && is_space(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && is_space(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+std::string trim(std::string_view s) { return std::string(trim_view(s)); }
+
+std::string collapse_ws(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  bool pending = false;
+  for (unsigned char c : s) {
+    if (is_space(c)) {
+      pending = !o.empty();
+    } else {
+      if (pending) o += ' ';
+      pending = false;
+      o += static_cast<char>(c);
+    }
+  }
+  return o;
+}
+
+std::vector<std::string> split(std::string_view s, std::string_view sep) {
+  std::vector<std::string> out;
+  if (sep.empty()) {
+    out.emplace_back(s);
+    return out;
+  }
+  size_t start = 0;
+  while (true) {
+    size_t p = s.find(sep, start);
+    if (p == std::string_view::npos) {
+      out.emplace_back(s.substr(start));
+      break;
+    }
+    out.emplace_back(s.substr(start, p - start));
+    start = p + sep.size();
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string o;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) o += sep;
+    o += parts[i];
+  }
+  return o;
+}
+
+std::string replace_all(std::string s, std::string_view from, std::string_view to) {
+  if (from.empty()) return s;
+  size_t p = 0;
+  while ((p = s.find(from, p)) != std::string::npos) {
+    s.replace(p, from.size(), to);
+    p += to.size();
+  }
+  return s;
+}
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
+static size_t utf8_seq(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return 1;
+  size_t n;
+  unsigned cp;
+  if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; }
+  else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; }
+  else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; }
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
+  if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
+  return n;
+}
+
+std::string utf8_lenient(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_seq(s, i);
+    if (n == 0) {
+      ++i;
+      continue;
+    }
+    o.append(s.substr(i, n));
+    i += n;
+  }
+  return o;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_seq(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::optional<long long> parse_int(std::string_view s) {
+  s = trim_view(s);
+  if (s.empty()) return std::nullopt;
+  size_t b = 0;
+  if (s[0] == '+') b = 1;
+  long long v = 0;
+  auto r = std::from_chars(s.data() + b, s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+  if (b == 1 && s.size() > 1 && s[1] == '-') return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_double(std::string_view s) {
+  s = trim_view(s);
+  if (s.empty()) return std::nullopt;
+  std::string low = to_lower(s);
+  std::string_view body = low;
+  bool neg = false;
+  if (body[0] == '+' || body[0] == '-') {
+    neg = body[0] == '-';
+    body.remove_prefix(1);
+  }
+  if (body == "nan") return std::nan("");
+  if (body == "inf" || body == "infinity") return neg ? -INFINITY : INFINITY;
+  // Python float() accepts digits with optional '.', exponent; no hex, no spaces inside.
+  bool digit = false;
+  for (char c : body) {
+    if (std::isdigit(static_cast<unsigned char>(c))) digit = true;
+    else if (c != '.' && c != 'e' && c != '+' && c != '-') return std::nullopt;
+  }
+  if (!digit) return std::nullopt;
+  double v = 0;
+  auto r = std::from_chars(body.data(), body.data() + body.size(), v);
+  if (r.ptr != body.data() + body.size()) return std::nullopt;
+  if (r.ec == std::errc::result_out_of_range) {
+    v = std::strtod(std::string(body).c_str(), nullptr);
+  } else if (r.ec != std::errc()) {
+    return std::nullopt;
+  }
+  return neg ? -v : v;
+}
+
+}  // namespace sqlgrade

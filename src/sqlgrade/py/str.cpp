@@ -1,0 +1,38 @@
+// Python str methods on UTF-8 text — see str.hpp.
+#include "sqlgrade/py/str.hpp"
+
+namespace sqlgrade::py {
+
+size_t space_len(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f)) return 1;
+  if (c < 0x80) return 0;
+  auto at = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0; };
+  if (c == 0xC2 && (at(i + 1) == 0x85 || at(i + 1) == 0xA0)) return 2;
+  if (c == 0xE1 && at(i + 1) == 0x9A && at(i + 2) == 0x80) return 3;
+  if (c == 0xE2) {
+    unsigned char d = at(i + 1), e = at(i + 2);
+    if (d == 0x80 && ((e >= 0x80 && e <= 0x8A) || e == 0xA8 || e == 0xA9 || e == 0xAF)) return 3;
+    if (d == 0x81 && e == 0x9F) return 3;
+  }
+  if (c == 0xE3 && at(i + 1) == 0x80 && at(i + 2) == 0x80) return 3;
+  return 0;
+}
+
+std::string strip(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e) {
+    size_t w = space_len(s, b);
+    if (!w) break;
+    b += w;
+  }
+  while (e > b) {
+    size_t k = e - 1;
+    while (k > b && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
+    if (space_len(s, k) == e - k) e = k;
+    else break;
+  }
+  return std::string(s.substr(b, e - b));
+}
+
+}  // namespace sqlgrade::py

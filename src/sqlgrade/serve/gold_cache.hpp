@@ -1,0 +1,99 @@
+#pragma once
+// The reward server's gold cache: one cache for every benchmark and every kind of gold (gold SQL,
+// gold_result rows, the official gold folder, Spider test-suite databases). Internal to the serve module.
+//
+// Bounds: at most `max_entries` entries and `max_bytes` bytes, where an entry's bytes are its key, its
+// bookkeeping and the heap its result holds (strings by capacity, vectors by capacity). Keys are
+// SHA-256 digests of what defines the gold (benchmark, database file, gold text), so a gold text of
+// 8 MiB costs 32 bytes here, and no client can make its gold collide with another one's.
+// A result larger than the whole cache is returned but not kept. Failures that depend on load
+// (timeouts, out of memory, locked or unreadable files) are returned but never kept.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <initializer_list>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sqlgrade/engine/engine.hpp"
+#include "sqlgrade/core/table.hpp"
+
+#ifdef SQLGRADE_HAVE_SPIDER2
+#include "sqlgrade/spider2/compare.hpp"
+#endif
+
+namespace sqlgrade::serve {
+
+// A gold result (or the reason there is none).
+struct GoldData {
+  bool ok = false;
+  bool transient = false;  // failed for a reason that depends on load: never cached
+  std::string error;
+  std::vector<Table> tables;  // spider (gold_result) / bird alternatives
+#ifdef SQLGRADE_HAVE_SPIDER2
+  std::vector<spider2::Frame> frames;  // spider2 alternatives
+#endif
+  ExecResult exec;           // spider test-suite gold on one database (spider::GoldSource)
+  bool single_file = false;  // official gold folder: <id>.csv (single) rather than <id>_a.csv, ...
+  size_t bytes = 0;          // heap bytes held by the result (gold_bytes())
+};
+using GoldPtr = std::shared_ptr<const GoldData>;
+
+// Heap bytes a result holds, as allocated (capacities, small-string buffers, allocator headers).
+size_t table_bytes(const Table& t);
+#ifdef SQLGRADE_HAVE_SPIDER2
+size_t frame_bytes(const spider2::Frame& f);
+#endif
+// Everything `d` holds: tables, frames, exec result and error text.
+size_t gold_bytes(const GoldData& d);
+
+// True when a failed execution says something about the machine rather than the query: a timeout,
+// out of memory, a locked, busy or unreadable database. Such a gold is tried again next time.
+bool load_dependent(const ExecResult& r);
+
+// The cache key of a gold: SHA-256 of the parts, each preceded by its length.
+std::string gold_key(std::initializer_list<std::string_view> parts);
+
+class GoldCache {
+ public:
+  GoldCache(size_t max_entries, size_t max_bytes) : max_entries_(max_entries), max_bytes_(max_bytes) {}
+
+  // The cached value of `key`, else compute() (whose exceptions become a transient gold error).
+  // Concurrent requests for the same missing key wait for one computation. *hit tells which.
+  GoldPtr get(const std::string& key, const std::function<GoldPtr()>& compute, bool* hit);
+
+  size_t entries() const;
+  size_t bytes() const;  // keys + bookkeeping + results of the entries kept
+  uint64_t hits() const { return hits_; }
+  uint64_t misses() const { return misses_; }
+
+  // Bytes one entry costs besides its result: the key and the bookkeeping (map and list nodes,
+  // future state).
+  static size_t entry_overhead(const std::string& key);
+
+ private:
+  struct Entry {
+    std::shared_future<GoldPtr> fut;
+    std::list<std::string>::iterator lru;
+    size_t bytes = 0;
+    bool ready = false;
+  };
+  // Removes least recently used ready entries until the bounds hold; the results go to `out`, to be
+  // freed after the lock is released.
+  void evict_locked(std::vector<std::shared_future<GoldPtr>>& out);
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Entry> map_;
+  std::list<std::string> lru_;
+  size_t bytes_ = 0;
+  size_t max_entries_, max_bytes_;
+  std::atomic<uint64_t> hits_{0}, misses_{0};
+};
+
+}  // namespace sqlgrade::serve

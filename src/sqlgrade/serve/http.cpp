@@ -1,0 +1,482 @@
+// HTTP front end of the reward server: Boost.Beast sessions on an Asio io_context (see reward_http.hpp
+// for the bounds). Debian's cpp-httplib 0.11 could not give them: one thread per connection, a
+// per-recv read timeout only (a client sending a header line every few seconds held a thread for
+// ever), no connection cap besides the thread count, chunked bodies without a size check, gzip
+// inflated before any check, and Range answered on POST.
+#include "sqlgrade/serve/http.hpp"
+
+#include <signal.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <csignal>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "sqlgrade/serve/http_body.hpp"
+#include "sqlgrade/serve/wire.hpp"
+
+namespace sqlgrade::serve {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr size_t kHeaderLimit = 16u << 10;                 // request line + headers (+ chunked trailers)
+constexpr size_t kReadBufferLimit = kHeaderLimit + (64u << 10);  // bytes read but not parsed yet
+constexpr auto kLinger = std::chrono::seconds(2);          // draining after an error reply (see linger())
+
+class Session;
+
+// What every connection shares: the options, the connection count, the bytes of request bodies held,
+// and the connections waiting for their request to complete (oldest first), which give way when a
+// bound is reached. Thread-safe.
+class Registry {
+ public:
+  Registry(size_t max_connections, size_t max_buffered) : max_conn_(max_connections), max_buffered_(max_buffered) {}
+
+  bool admit();                             // a new connection: true when it may be served
+  void reading(Session* s, bool on);        // s starts / stops waiting for a request
+  enum class Reserve { Ok, Refused, Evicted };
+  Reserve hold(Session* s, size_t total);   // s now holds `total` body bytes
+  void release(Session* s);                 // s holds no body bytes any more
+  void gone(Session* s);                    // s is destroyed
+  void close_waiting();                     // shutdown: close every connection waiting for a request
+  void timed_out() { ++timed_out_; }
+  json stats() const;
+  size_t connections() const;
+
+ private:
+  bool evict_oldest_locked(Session* except);
+  mutable std::mutex mu_;
+  std::list<Session*> waiting_;
+  size_t conn_ = 0, buffered_ = 0;
+  const size_t max_conn_, max_buffered_;
+  uint64_t evicted_ = 0, refused_ = 0;
+  std::atomic<uint64_t> timed_out_{0};
+};
+
+struct Shared {
+  RewardServer& server;
+  const HttpOptions& opt;
+  Registry registry;
+  std::atomic<bool> stopping{false};
+  std::atomic<size_t> inflight{0};  // replies still to come back from the verify workers
+  std::chrono::steady_clock::duration timeout;
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(Shared& sh, tcp::socket&& socket) : sh_(sh), stream_(std::move(socket)), buf_(kReadBufferLimit) {}
+  ~Session() { sh_.registry.gone(this); }
+
+  void start() { net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); }); }
+  // From any thread: closes the connection (its pending read fails and the session ends).
+  void close_soon() {
+    net::post(stream_.get_executor(), [self = shared_from_this()] { self->close_now(); });
+  }
+
+  // Registry state, guarded by the registry's mutex.
+  std::list<Session*>::iterator waiting_pos;
+  bool is_waiting = false, counted = true, evicted = false;
+  size_t held = 0;
+
+ private:
+  void read_request() {
+    if (sh_.stopping) return close_now();
+    if (buf_.size() == 0) buf_.shrink_to_fit();
+    parser_.emplace();
+    parser_->header_limit(kHeaderLimit);
+    parser_->body_limit(sh_.opt.max_body_bytes);
+    stream_.expires_after(sh_.timeout);  // one deadline for the whole request: headers and body
+    sh_.registry.reading(this, true);
+    http::async_read_header(stream_, buf_, *parser_, beast::bind_front_handler(&Session::on_header, shared_from_this()));
+  }
+
+  void on_header(beast::error_code ec, size_t) {
+    if (ec) return on_read_error(ec);
+    const auto& req = parser_->get();
+    auto enc = req[http::field::content_encoding];
+    coding_ = body_coding(std::string_view(enc.data(), enc.size()));
+    if (coding_ == BodyCoding::Unsupported)
+      return fail(415, "unsupported Content-Encoding '" + std::string(enc.data(), enc.size()) +
+                           "' (accepted: gzip, deflate, identity)");
+    auto expect = req[http::field::expect];
+    if (!parser_->is_done() && beast::iequals(expect, "100-continue")) {
+      cont_ = std::make_unique<http::response<http::empty_body>>(http::status::continue_, req.version());
+      return http::async_write(stream_, *cont_, [self = shared_from_this()](beast::error_code e, size_t) {
+        if (e) return self->close_now();
+        self->read_body();
+      });
+    }
+    read_body();
+  }
+
+  void read_body() {
+    if (parser_->is_done()) return on_request();
+    http::async_read_some(stream_, buf_, *parser_, beast::bind_front_handler(&Session::on_body, shared_from_this()));
+  }
+
+  void on_body(beast::error_code ec, size_t) {
+    if (ec) return on_read_error(ec);
+    switch (sh_.registry.hold(this, parser_->get().body().size())) {
+      case Registry::Reserve::Ok: return read_body();
+      case Registry::Reserve::Evicted: return close_now();
+      case Registry::Reserve::Refused: return fail(503, "server busy: request bodies in transit fill --max-buffered-mb, retry later");
+    }
+  }
+
+  void on_read_error(beast::error_code ec) {
+    sh_.registry.reading(this, false);
+    if (ec == http::error::body_limit)
+      return fail(413, "request body over " + std::to_string(sh_.opt.max_body_bytes) + " bytes (--max-body-mb)");
+    if (ec == http::error::header_limit) return fail(431, "request headers over 16 KiB");
+    if (ec == beast::error::timeout) sh_.registry.timed_out();
+    if (ec == beast::error::timeout || ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        ec == net::error::eof || ec == net::error::operation_aborted || ec == net::error::connection_reset ||
+        ec == net::error::bad_descriptor)
+      return close_now();
+    fail(400, "malformed HTTP request: " + ec.message());
+  }
+
+  void on_request() {
+    sh_.registry.reading(this, false);
+    auto& req = parser_->get();
+    method_ = req.method();
+    std::string_view target(req.target().data(), req.target().size());
+    path_ = std::string(target.substr(0, target.find('?')));
+    version_ = req.version();
+    keep_alive_ = req.keep_alive();
+    std::string body = std::move(req.body());
+    parser_.reset();
+    if (coding_ == BodyCoding::Deflate) {
+      std::string plain;
+      switch (inflate_bounded(body, sh_.opt.max_body_bytes, &plain)) {
+        case InflateResult::TooLarge:
+          return fail(413, "decoded request body over " + std::to_string(sh_.opt.max_body_bytes) + " bytes (--max-body-mb)");
+        case InflateResult::Invalid: return fail(400, "request body is not valid gzip/zlib data");
+        case InflateResult::Ok: break;
+      }
+      body.swap(plain);
+      plain = std::string();
+      if (sh_.registry.hold(this, body.size()) != Registry::Reserve::Ok)
+        return fail(503, "server busy: request bodies in transit fill --max-buffered-mb, retry later");
+    }
+    route(std::move(body));
+  }
+
+  void route(std::string body) {
+    const bool get = method_ == http::verb::get, post = method_ == http::verb::post;
+    if (path_ == "/health" && get) {
+      json h = sh_.server.health_json();
+      h["http"] = sh_.registry.stats();
+      return reply(Reply{200, dump(h)});
+    }
+    if (path_ == "/reverify_mode" && get) return reply(Reply{200, R"({"reverify_mode":"stateless"})"});
+    if (path_ == "/seed_session" && post) return reply(Reply{200, "{}"});
+    if ((path_ == "/verify" || path_ == "/aggregate_metrics") && post) {
+      ++sh_.inflight;
+      auto done = [self = shared_from_this(), &sh = sh_](Reply r) {
+        net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable { self->reply(std::move(r)); });
+        --sh.inflight;
+      };
+      if (path_ == "/verify") sh_.server.verify_async(std::move(body), std::move(done));
+      else sh_.server.aggregate_metrics_async(std::move(body), std::move(done));
+      return;
+    }
+    bool known = path_ == "/health" || path_ == "/reverify_mode" || path_ == "/seed_session" || path_ == "/verify" ||
+                 path_ == "/aggregate_metrics";
+    if (known) return reply(error_reply(405, "method not allowed on " + path_));
+    reply(error_reply(404, "no such endpoint: " + path_.substr(0, 200)));
+  }
+
+  // An error found while reading: the rest of the request is not read, the connection closes.
+  void fail(int status, const std::string& message) {
+    sh_.registry.reading(this, false);
+    if (!version_) version_ = parser_ ? parser_->get().version() : 11;
+    if (method_ == http::verb::unknown && parser_) method_ = parser_->get().method();
+    if (path_.empty() && parser_) {
+      auto t = parser_->get().target();
+      path_ = std::string(t.data(), std::min<size_t>(t.size(), 200));
+    }
+    parser_.reset();
+    keep_alive_ = false;
+    drain_after_reply_ = true;
+    reply(error_reply(status, message));
+  }
+
+  void reply(Reply r) {
+    res_ = {};
+    res_.version(version_ ? version_ : 11);
+    res_.result(static_cast<unsigned>(r.status));
+    res_.set(http::field::content_type, "application/json");
+    if (r.status == 503) res_.set(http::field::retry_after, "1");
+    res_.body() = std::move(r.body);
+    res_.keep_alive(keep_alive_ && !sh_.stopping);
+    res_.prepare_payload();
+    if (sh_.opt.log)
+      sh_.opt.log(std::string(http::to_string(method_).data(), http::to_string(method_).size()) + " " + path_ + " " +
+                  std::to_string(r.status));
+    stream_.expires_after(sh_.timeout);  // the client must take its reply in time too
+    http::async_write(stream_, res_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->sh_.registry.release(self.get());
+      bool again = !ec && self->res_.keep_alive();
+      self->res_ = {};
+      if (ec) return self->close_now();
+      if (!again) return self->drain_after_reply_ ? self->linger() : self->close_now();
+      self->version_ = 0;
+      self->path_.clear();
+      self->read_request();
+    });
+  }
+
+  // Closing right after an error reply, with request bytes still arriving, would make the kernel
+  // answer them with a reset that can destroy the reply before the client reads it. So: send FIN,
+  // read and drop what still comes for at most kLinger, then close. A lingering connection gives way
+  // like one waiting for a request.
+  void linger() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.expires_after(kLinger);
+    sh_.registry.reading(this, true);
+    drain();
+  }
+  void drain() {
+    stream_.async_read_some(net::buffer(drain_), [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->close_now();
+      self->drain();
+    });
+  }
+
+  void close_now() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.close();
+  }
+
+  Shared& sh_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buf_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::unique_ptr<http::response<http::empty_body>> cont_;
+  http::response<http::string_body> res_;
+  BodyCoding coding_ = BodyCoding::Identity;
+  http::verb method_ = http::verb::unknown;
+  std::string path_;
+  unsigned version_ = 0;
+  bool keep_alive_ = false;
+  bool drain_after_reply_ = false;  // the request was not read to its end (an error reply)
+  std::array<char, 4096> drain_{};
+};
+
+bool Registry::admit() {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (conn_ >= max_conn_ && !evict_oldest_locked(nullptr)) {
+    ++refused_;
+    return false;
+  }
+  ++conn_;
+  return true;
+}
+
+void Registry::reading(Session* s, bool on) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (on && !s->is_waiting && !s->evicted) {
+    s->waiting_pos = waiting_.insert(waiting_.end(), s);
+    s->is_waiting = true;
+  } else if (!on && s->is_waiting) {
+    waiting_.erase(s->waiting_pos);
+    s->is_waiting = false;
+  }
+}
+
+Registry::Reserve Registry::hold(Session* s, size_t total) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (s->evicted) return Reserve::Evicted;
+  if (total <= s->held) return Reserve::Ok;
+  size_t more = total - s->held;
+  while (buffered_ + more > max_buffered_)
+    if (!evict_oldest_locked(s)) return Reserve::Refused;
+  buffered_ += more;
+  s->held = total;
+  return Reserve::Ok;
+}
+
+void Registry::release(Session* s) {
+  std::lock_guard<std::mutex> lk(mu_);
+  buffered_ -= s->held;
+  s->held = 0;
+}
+
+void Registry::gone(Session* s) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (s->is_waiting) waiting_.erase(s->waiting_pos);
+  s->is_waiting = false;
+  buffered_ -= s->held;
+  s->held = 0;
+  if (s->counted) --conn_;
+  s->counted = false;
+}
+
+// The connection that has waited longest for its request gives way: it stops counting at once and
+// is closed on its own strand.
+bool Registry::evict_oldest_locked(Session* except) {
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    Session* v = *it;
+    if (v == except) continue;
+    std::shared_ptr<Session> alive = v->weak_from_this().lock();
+    if (!alive) continue;  // being destroyed: gone() frees its share
+    waiting_.erase(it);
+    v->is_waiting = false;
+    v->evicted = true;
+    buffered_ -= v->held;
+    v->held = 0;
+    if (v->counted) --conn_;
+    v->counted = false;
+    ++evicted_;
+    alive->close_soon();
+    return true;
+  }
+  return false;
+}
+
+void Registry::close_waiting() {
+  std::lock_guard<std::mutex> lk(mu_);
+  while (evict_oldest_locked(nullptr)) {
+  }
+}
+
+json Registry::stats() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return json{{"connections", conn_},        {"waiting_for_request", waiting_.size()},
+              {"buffered_bytes", buffered_}, {"max_connections", max_conn_},
+              {"max_buffered_bytes", max_buffered_}, {"evicted", evicted_},
+              {"refused", refused_},         {"timed_out", timed_out_.load()}};
+}
+
+size_t Registry::connections() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return conn_;
+}
+
+class Acceptor {
+ public:
+  Acceptor(net::io_context& ioc, Shared& sh) : ioc_(ioc), sh_(sh), acceptor_(net::make_strand(ioc)), retry_(ioc) {}
+
+  int bind(const std::string& host, int port) {
+    beast::error_code ec;
+    auto addr = net::ip::make_address(host, ec);
+    if (ec) throw std::runtime_error("cannot bind " + host + ": not an IP address");
+    tcp::endpoint ep(addr, static_cast<unsigned short>(port));
+    acceptor_.open(ep.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(ep, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) throw std::runtime_error("cannot bind " + host + ":" + std::to_string(port) + " (" + ec.message() + ")");
+    return acceptor_.local_endpoint().port();
+  }
+  void start() { accept(); }
+  void stop() {
+    net::post(acceptor_.get_executor(), [this] {
+      beast::error_code ec;
+      acceptor_.close(ec);
+      retry_.cancel();
+    });
+  }
+
+ private:
+  void accept() {
+    acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+      if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
+      if (ec) {  // e.g. out of file descriptors: try again shortly
+        retry_.expires_after(std::chrono::milliseconds(50));
+        retry_.async_wait([this](beast::error_code e) {
+          if (!e && acceptor_.is_open()) accept();
+        });
+        return;
+      }
+      if (sh_.stopping || !sh_.registry.admit()) {
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        socket.set_option(tcp::no_delay(true), ec);  // no 40 ms Nagle + delayed-ACK stall per reply
+        std::make_shared<Session>(sh_, std::move(socket))->start();
+      }
+      accept();
+    });
+  }
+  net::io_context& ioc_;
+  Shared& sh_;
+  tcp::acceptor acceptor_;
+  net::steady_timer retry_;
+};
+
+volatile std::sig_atomic_t g_signal_stop = 0;
+extern "C" void on_stop_signal(int) { g_signal_stop = 1; }
+
+}  // namespace
+
+int serve_http(RewardServer& server, const HttpOptions& http, const std::function<void(int)>& on_listening,
+               std::atomic<bool>* stop_flag) {
+  auto timeout = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(http.request_timeout_s > 0 ? http.request_timeout_s : 30.0));
+  Shared sh{server, http,
+            Registry(std::max<size_t>(http.max_connections, 1), std::max(http.max_buffered_bytes, http.max_body_bytes)),
+            {false}, {0}, timeout};
+
+  net::io_context ioc;
+  Acceptor acceptor(ioc, sh);
+  int port = acceptor.bind(http.host, http.port);
+
+  // SIGINT/SIGTERM only raise a flag (async-signal-safe); the loop below turns it into a stop.
+  struct sigaction old_int {}, old_term {};
+  if (http.handle_signals) {
+    g_signal_stop = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+  }
+
+  auto work = net::make_work_guard(ioc);
+  acceptor.start();
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < std::clamp(http.io_threads, 1u, 64u); ++i) threads.emplace_back([&ioc] { ioc.run(); });
+  if (on_listening) on_listening(port);
+
+  auto tick = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
+  while (!(stop_flag && *stop_flag) && !(http.handle_signals && g_signal_stop)) tick();
+
+  // Graceful stop: no new connections; connections waiting for a request close; requests in
+  // progress get their reply (each verify is bounded by its query deadlines), then the threads end.
+  sh.stopping = true;
+  acceptor.stop();
+  sh.registry.close_waiting();
+  while (sh.registry.connections() > 0 || sh.inflight > 0) {
+    sh.registry.close_waiting();  // a keep-alive connection that just finished its reply
+    tick();
+  }
+  work.reset();  // the threads end once the last closing connection is gone (every wait has a deadline)
+  for (auto& t : threads) t.join();
+  if (http.handle_signals) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
+  return 0;
+}
+
+}  // namespace sqlgrade::serve

@@ -1,0 +1,118 @@
+#pragma once
+// Reward server for RL training and online grading, wire-compatible with NVIDIA NeMo Gym's
+// `spider2_lite` resource server (spec official-evaluators.md §6, users-and-conventions.md §4).
+//
+//   POST /verify             one rollout -> reward (NeMo request/response shape, see docs/serve.md)
+//   POST /aggregate_metrics  {"verify_responses": [...]} -> mean reward, pass@k, failure counts
+//   GET  /health             liveness + counters
+//   POST /seed_session, GET /reverify_mode   trivial NeMo Gym endpoints
+//
+// Verdicts are the official ones of each benchmark, computed by the comparison modules:
+//   spider2 (default)  spider2::score_against_golds on pandas-emulated frames, so a verdict equals
+//                      `sqlgrade spider2` on the same inputs (NOT NeMo's own comparator, which differs
+//                      on NULL vs "" and condition_cols; see docs/serve.md);
+//   spider             spider::ExecEvaluator (test-suite exec semantics) / spider::result_eq;
+//   bird               bird::ex_match (set equality of rows).
+// Safety: databases are opened read-only with an authorizer (engine/sqlite.hpp): DROP/ATTACH/PRAGMA
+// writes fail as execution errors; every query has a real deadline and row/byte caps.
+// Resources: at most max_concurrency verifies run at once, at most max_queue wait; beyond that a
+// request gets 503 at once. Gold results are cached (LRU bounded by entries and bytes).
+//
+// RewardServer is independent of HTTP (tests call it directly); serve_http() (reward_http.hpp) puts an
+// HTTP server in front of it.
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/answer/extract.hpp"
+
+namespace sqlgrade::serve {
+
+struct ServerOptions {
+  std::string db_dir;         // Spider2 databases: <db_dir>/<db_id>.sqlite (or <db_id>/<db_id>.sqlite)
+  std::string spider_db_dir;  // Spider: <dir>/<db_id>/*.sqlite (default: db_dir)
+  std::string bird_db_dir;    // BIRD: <dir>/<db_id>/<db_id>.sqlite (default: db_dir)
+  // Optional official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl + exec_result/*.csv): a
+  // spider2 request with neither gold_sql nor gold_result is then graded against the official gold
+  // CSVs of its instance_id, with the official condition_cols and ignore_order.
+  std::string spider2_gold_dir;
+  unsigned max_concurrency = 0;   // verifies executing at once; 0 = number of cores
+  size_t max_queue = 64;          // verifies waiting for a slot; more -> 503
+  double timeout_s = 30.0;        // per prediction query
+  double gold_timeout_s = 0;      // per gold query; 0 = same as timeout_s
+  size_t max_rows = 1'000'000;    // result row cap per query
+  size_t max_result_bytes = 64u << 20;
+  size_t gold_cache_entries = 4096;
+  size_t gold_cache_bytes = 256u << 20;
+  answer::ExtractOptions extract;    // default extraction options (a request may override them)
+};
+
+struct Reply {
+  int status = 200;
+  std::string body;  // JSON
+};
+
+struct ServerStats {
+  uint64_t verifies = 0, rejected_busy = 0, bad_requests = 0;
+  uint64_t gold_cache_hits = 0, gold_cache_misses = 0;
+  size_t gold_cache_entries = 0, gold_cache_bytes = 0;
+  size_t inflight = 0;
+};
+
+// Which comparison modules this build links (the others answer 400 "benchmark not available").
+bool benchmark_available(std::string_view benchmark);
+
+class RewardServer {
+ public:
+  explicit RewardServer(ServerOptions opt);
+  ~RewardServer();
+  RewardServer(const RewardServer&) = delete;
+  RewardServer& operator=(const RewardServer&) = delete;
+
+  // Thread-safe. Bad requests give 400 with {"error": "..."}; a full queue gives 503.
+  Reply verify(std::string_view body);
+  Reply aggregate_metrics(std::string_view body);
+  Reply health() const;
+  nlohmann::json health_json() const;
+
+  // The same for an event-driven front end: the work runs on a verify worker and `done` is called
+  // exactly once, on that worker, or at once on the calling thread with 503 when the queue is full.
+  // /aggregate_metrics shares the verify queue (its bodies can be as large as any request).
+  void verify_async(std::string body, std::function<void(Reply)> done);
+  void aggregate_metrics_async(std::string body, std::function<void(Reply)> done);
+
+  // The verdict part of verify for an already parsed request (throws BadRequest on invalid input).
+  nlohmann::json verify_json(const nlohmann::json& request);
+
+  ServerStats stats() const;
+  const ServerOptions& options() const { return opt_; }
+
+  struct BadRequest : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+
+ private:
+  Reply handle_verify(std::string_view body);
+  void submit(std::function<Reply()> work, std::function<void(Reply)> done);
+  struct Impl;
+  ServerOptions opt_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The model text of a NeMo verify request: the concatenation of every output_text part of every
+// "message" output item of `response` (OpenAI Responses `output_text`); a plain string `response`,
+// or a top-level "model_output" string when `response` is absent, are accepted too.
+std::string model_text(const nlohmann::json& request);
+
+// /aggregate_metrics on a list of verify responses (grouped by _ng_task_index, else instance_id).
+nlohmann::json aggregate(const nlohmann::json& verify_responses);
+
+// Unbiased pass@k estimator 1 - C(n-c, k) / C(n, k) (n samples, c correct).
+double pass_at_k(size_t n, size_t c, size_t k);
+
+}  // namespace sqlgrade::serve

@@ -1,0 +1,42 @@
+#pragma once
+// Spider exact set match (evaluation.py Evaluator.eval_partial_match / eval_exact_match) on rebuilt
+// records, and the ORIGINAL Spider execution check (eval_exec_match of taoyds/spider, spec §1.14),
+// which compares result columns keyed by the parsed select items.
+#include <array>
+
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/spider/sql.hpp"
+#include "sqlgrade/core/table.hpp"
+
+namespace sqlgrade::spider {
+
+// Partial-matching components in the order the official table prints them.
+enum Component : int {
+  C_SELECT = 0, C_SELECT_NO_AGG, C_WHERE, C_WHERE_NO_OP, C_GROUP_NO_HAVING, C_GROUP, C_ORDER, C_AND_OR,
+  C_IUEN, C_KEYWORDS, C_COUNT
+};
+extern const char* const kComponentNames[C_COUNT];
+
+struct ComponentScore {
+  int label_total = 0, pred_total = 0, count = 0;
+  int score = 0;  // acc = rec = f1 = score for one example (get_scores)
+};
+using PartialScores = std::array<ComponentScore, C_COUNT>;
+
+// Both records must already be rebuilt (rebuild_sql). `db` gives the symbol names (GROUP BY
+// columns are compared by the text after the first '.').
+PartialScores partial_match(const Sql& pred, const Sql& gold, const DbInfo& db);
+// 1 iff every component scores 1 and the FROM table units are equal as multisets (the official
+// sorted-list comparison, which crashes when two different FROM sub-queries must be ordered).
+int exact_match(const Sql& pred, const Sql& gold, const DbInfo& db, PartialScores* partial = nullptr);
+
+// Python == between two SQLite cells (1 == 1.0, '1' != 1, None == None).
+bool py_value_eq(const Value& a, const Value& b);
+
+// The original Spider exec comparison of two results given the rebuilt select lists: a map
+// select-key → column values (in row order) on each side, equal as dicts. Quirks kept: row order
+// matters; max(a)/min(a) share a key; later duplicate keys overwrite earlier ones. A result with
+// fewer columns than parsed select items (the official IndexError) compares unequal.
+bool spider_exec_maps_equal(const Sql& pred, const Table& pred_res, const Sql& gold, const Table& gold_res);
+
+}  // namespace sqlgrade::spider

@@ -1,0 +1,279 @@
+// Test-suite execution accuracy: the evaluator that finds a database's test-suite variants, runs gold
+// (once per file and query) and prediction on each, and applies the rule of test_suite.cpp — see
+// exec_evaluator.hpp and docs/spider-exec.md.
+#include "sqlgrade/spider/exec_evaluator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <sys/resource.h>
+#include <unordered_map>
+
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/plug_value.hpp"
+
+namespace sqlgrade::spider {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------------
+// The evaluator.
+
+struct ExecEvaluator::Impl {
+  struct GoldSlot {
+    std::once_flag once;
+    std::shared_ptr<const ExecResult> res;
+  };
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<GoldSlot>> gold;
+  std::unordered_map<std::string, std::vector<std::string>> dbsets;
+  std::unordered_map<std::string, std::string> dbset_errors;
+};
+
+namespace {
+// Every worker thread keeps one read-only connection (one file descriptor) per test-suite database
+// it has touched (SqlitePool). The official test suites hold thousands of database files, more than
+// the common soft limit of 1024 open files, so raise the soft limit to the hard one once.
+void raise_open_file_limit() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &rl);
+    }
+  });
+}
+}  // namespace
+
+ExecEvaluator::ExecEvaluator(std::string db_dir, ExecOptions opt)
+    : db_dir_(std::move(db_dir)), opt_(opt), impl_(std::make_unique<Impl>()) {
+  raise_open_file_limit();
+}
+ExecEvaluator::~ExecEvaluator() = default;
+
+namespace {
+bool sidecar(const std::string& name) {
+  for (const char* suf : {"-journal", "-wal", "-shm"}) {
+    size_t n = std::strlen(suf);
+    if (name.size() >= n && name.compare(name.size() - n, n, suf) == 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
+std::vector<std::string> ExecEvaluator::db_paths(const std::string& db_id) {
+  {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    auto it = impl_->dbsets.find(db_id);
+    if (it != impl_->dbsets.end()) return it->second;
+    auto e = impl_->dbset_errors.find(db_id);
+    if (e != impl_->dbset_errors.end()) throw InputError(db_dir_, e->second);
+  }
+  fs::path dir = fs::path(db_dir_) / db_id;
+  std::string main = db_id + ".sqlite";
+  std::vector<std::string> out;
+  std::error_code ec;
+  bool has_main = false;
+  if (!is_plain_name(db_id)) {
+    ec = std::make_error_code(std::errc::invalid_argument);
+  } else if (opt_.compat == Compat::Spider) {
+    if (fs::is_regular_file(dir / main, ec)) out.push_back((dir / main).string());
+  } else if (fs::is_directory(dir, ec)) {
+    // Every entry whose name contains ".sqlite" (exec_eval's rule), except SQLite's own side files.
+    std::vector<std::string> others;
+    for (auto& ent : fs::directory_iterator(dir, ec)) {
+      std::string name = ent.path().filename().string();
+      if (name.find(".sqlite") == std::string::npos || sidecar(name)) continue;
+      std::error_code e2;
+      if (!ent.is_regular_file(e2)) continue;
+      if (name == main) has_main = true;
+      else others.push_back(ent.path().string());
+    }
+    std::sort(others.begin(), others.end());
+    if (has_main) out.push_back((dir / main).string());
+    out.insert(out.end(), others.begin(), others.end());
+  }
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  if (out.empty()) {
+    std::string msg = "no test-suite database for db_id '" + db_id + "' (looked for *.sqlite in " + dir.string() + ")";
+    impl_->dbset_errors[db_id] = msg;
+    throw InputError(db_dir_, msg);
+  }
+  impl_->dbsets[db_id] = out;
+  return out;
+}
+
+namespace {
+SqliteOptions sqlite_opts(Compat c) {
+  SqliteOptions o;
+  o.text_decode = c == Compat::Spider ? SqliteOptions::TextDecode::Error : SqliteOptions::TextDecode::Ignore;
+  o.empty_is_ok = true;
+  return o;
+}
+std::string file_name(const std::string& p) { return fs::path(p).filename().string(); }
+}  // namespace
+
+std::shared_ptr<const ExecResult> ExecEvaluator::gold_result(const std::string& db_path, const std::string& gold_sql,
+                                                             const GoldSource& gold) {
+  std::string q = opt_.compat == Compat::Spider ? gold_sql : replace_cur_year(gold_sql);
+  auto run = [&] {
+    Limits lim;
+    lim.timeout_s = opt_.gold_timeout_s > 0 ? opt_.gold_timeout_s : opt_.timeout_s;
+    lim.max_rows = opt_.max_rows;
+    lim.max_bytes = opt_.max_result_bytes;
+    return SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
+  };
+  if (gold) return gold(db_path, q, run);
+  std::shared_ptr<Impl::GoldSlot> slot;
+  {
+    std::string key = db_path;
+    key += '\0';
+    key += gold_sql;
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    auto& s = impl_->gold[key];
+    if (!s) s = std::make_shared<Impl::GoldSlot>();
+    slot = s;
+  }
+  std::call_once(slot->once, [&] { slot->res = std::make_shared<const ExecResult>(run()); });
+  return slot->res;  // the slot stays alive in the map for the evaluator's lifetime
+}
+
+ExecResult ExecEvaluator::run_pred(const std::string& db_path, const std::string& sql, size_t max_rows) {
+  Limits lim;
+  lim.timeout_s = opt_.timeout_s;
+  lim.max_rows = max_rows;
+  std::string q = opt_.compat == Compat::Spider ? sql : replace_cur_year(sql);
+  return SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
+}
+
+ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold) {
+  auto t0 = Clock::now();
+  ExecVerdict v;
+  auto done = [&]() {
+    v.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return v;
+  };
+  const bool ts = opt_.compat == Compat::TestSuite;
+  std::string g = item.gold_sql, p = item.pred_sql;
+  if (ts) {
+    g = postprocess_sql(g);
+    p = postprocess_sql(p);
+    if (!opt_.keep_distinct) {
+      bool fg = false, fp = false;
+      g = sqlparse::remove_distinct(g, &fg);
+      p = sqlparse::remove_distinct(p, &fp);
+      if (!fg) {
+        v.gold_error = true;
+        v.reason = "gold SQL is empty";
+        return done();
+      }
+      if (!fp) {
+        v.reason = "prediction is empty";
+        return done();
+      }
+    }
+  }
+  if (sqlparse::py_strip(g).empty()) {
+    v.gold_error = true;
+    v.reason = "gold SQL is empty";
+    return done();
+  }
+  if (sqlparse::py_strip(p).empty()) {
+    v.reason = "prediction is empty";
+    return done();
+  }
+  std::string gl = g;
+  for (char& c : gl)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  const bool order_matters = gl.find("order by") != std::string::npos;
+  const std::vector<std::string> dbs = db_paths(item.db_id);
+
+  // One candidate over every database; returns true when it matches everywhere.
+  auto try_candidate = [&](const std::string& cand, std::string* why) -> int {  // 1 pass, 0 fail, -1 gold error
+    for (const std::string& db : dbs) {
+      std::shared_ptr<const ExecResult> gold_res = gold_result(db, g, gold);
+      const ExecResult& gr = *gold_res;
+      if (!gr.ok()) {
+        v.gold_error = true;
+        v.reason = std::string("gold ") + (gr.status == ExecStatus::Timeout ? "timed out" : "failed") + " on " +
+                   file_name(db) + ": " + gr.error;
+        return -1;
+      }
+      // A prediction with more rows than the gold can never be equivalent: stop reading there.
+      ExecResult pr = run_pred(db, cand, gr.table.rows.size());
+      switch (pr.status) {
+        case ExecStatus::Ok: break;
+        case ExecStatus::Timeout:
+          v.timeout = true;
+          *why = "prediction timed out on " + file_name(db) + " (" + pr.error + ")";
+          return 0;
+        case ExecStatus::TooLarge:
+          *why = "results differ on " + file_name(db) + ": prediction returns more rows than the gold (" +
+                 std::to_string(gr.table.rows.size()) + ")";
+          return 0;
+        case ExecStatus::Error:
+          *why = "prediction failed on " + file_name(db) + ": " + pr.error;
+          return 0;
+      }
+      if (!result_eq(gr.table, pr.table, order_matters)) {
+        *why = "results differ on " + file_name(db);
+        return 0;
+      }
+    }
+    return 1;
+  };
+
+  std::string why;
+  int r = try_candidate(p, &why);
+  if (r == 1) {
+    v.score = 1;
+    return done();
+  }
+  if (r < 0) return done();
+  if (ts && opt_.plug_value) {
+    sqlparse::PlugCandidates pc(g, p);
+    if (pc.ok() && pc.count() > 0) {
+      const double budget = opt_.plug_budget_s > 0 ? opt_.plug_budget_s : opt_.timeout_s;
+      std::string first_why = why;
+      uint64_t tried = 0;
+      for (uint64_t k = 0; k < pc.count(); ++k) {
+        if (budget > 0 && std::chrono::duration<double>(Clock::now() - t0).count() > budget) {
+          v.timeout = true;
+          v.reason = first_why + "; plug_value: time budget of " + std::to_string(budget) + " s spent after " +
+                     std::to_string(tried) + " of " + std::to_string(pc.count()) + " candidates";
+          return done();
+        }
+        std::string cw;
+        int cr = try_candidate(pc.candidate(k), &cw);
+        ++tried;
+        if (cr == 1) {
+          v.score = 1;
+          v.timeout = false;
+          return done();
+        }
+        if (cr < 0) return done();
+      }
+      v.reason = first_why + "; none of the " + std::to_string(pc.count()) + " plug_value candidates matched";
+      return done();
+    }
+  }
+  v.reason = why;
+  return done();
+}
+
+std::vector<ExecVerdict> ExecEvaluator::evaluate_all(const std::vector<ExecItem>& items, unsigned jobs,
+                                                     Progress* progress) {
+  std::vector<ExecVerdict> out(items.size());
+  if (jobs == 0) jobs = resolve_jobs(0);  // 0 = every core
+  parallel_for(items.size(), jobs, [&](size_t i) { out[i] = evaluate(items[i]); }, progress);
+  return out;
+}
+
+}  // namespace sqlgrade::spider

@@ -1,0 +1,85 @@
+#pragma once
+// Test-suite execution accuracy for Spider, the evaluator (taoyds/test-suite-sql-eval `exec_eval.py`
+// semantics): every *.sqlite in the database folder is a test-suite database, gold results computed
+// once per (file, query), optional plug_value, the rule of test_suite.hpp on every database.
+// Differences from the official tool (real timeout, gold cache, parallelism, lenient errors) are
+// documented in docs/spider-exec.md.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/engine/engine.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
+
+namespace sqlgrade::spider {
+
+struct ExecOptions {
+  bool plug_value = false;     // --plug_value: fill gold literals into the prediction's slots
+  bool keep_distinct = false;  // --keep_distinct: do not strip DISTINCT before executing
+  double timeout_s = 30;       // per-query wall-clock deadline; <= 0 disables it
+  double gold_timeout_s = 0;   // deadline of gold queries; <= 0 means timeout_s
+  size_t max_rows = 1'000'000;        // row cap of a gold result
+  size_t max_result_bytes = 512u << 20;  // byte cap of a gold result
+  Compat compat = Compat::TestSuite;
+  // --plug_value only: wall-clock budget for one item over all its candidates (the official tool
+  // can enumerate |values|^slots candidates for hours). <= 0 means "timeout_s". When spent, the
+  // item scores 0 and is reported as a timeout.
+  double plug_budget_s = 0;
+};
+
+struct ExecItem {
+  std::string db_id;
+  std::string gold_sql;
+  std::string pred_sql;
+};
+
+struct ExecVerdict {
+  int score = 0;           // 1 = equivalent on every test-suite database
+  std::string reason;      // why 0 (empty when score == 1)
+  bool gold_error = false; // the gold itself failed / timed out on some database
+  bool timeout = false;    // the prediction hit the deadline
+  double seconds = 0;      // wall time spent on this item
+};
+
+// Where gold results come from: given the database file, the final gold query and a function that
+// executes it (with the evaluator's engine options and gold limits), returns the result. A caller can
+// keep gold results in its own bounded cache (the reward server does); without one, the evaluator
+// keeps every gold result for its lifetime (one CLI run).
+using GoldSource = std::function<std::shared_ptr<const ExecResult>(
+    const std::string& db_path, const std::string& query, const std::function<ExecResult()>& run)>;
+
+class ExecEvaluator {
+ public:
+  ExecEvaluator(std::string db_dir, ExecOptions opt);
+  ~ExecEvaluator();
+  ExecEvaluator(const ExecEvaluator&) = delete;
+  ExecEvaluator& operator=(const ExecEvaluator&) = delete;
+
+  ExecVerdict evaluate(const ExecItem& item, const GoldSource& gold = nullptr);  // thread-safe
+  // Every item on `jobs` threads (0 = every core); verdicts in item order. progress may be null.
+  std::vector<ExecVerdict> evaluate_all(const std::vector<ExecItem>& items, unsigned jobs, Progress* progress);
+
+  // The test-suite databases of db_id: every *.sqlite in <db_dir>/<db_id>/, with <db_id>.sqlite first,
+  // the rest in name order. Throws InputError when there are none.
+  std::vector<std::string> db_paths(const std::string& db_id);
+
+  const ExecOptions& options() const { return opt_; }
+
+  // The result of a gold query on one database file, exactly as given (callers apply the
+  // postprocess / DISTINCT removal first): from `gold` when given, else computed once per
+  // (file, SQL) and shared across threads.
+  std::shared_ptr<const ExecResult> gold_result(const std::string& db_path, const std::string& gold_sql,
+                                                const GoldSource& gold = nullptr);
+
+
+ private:
+  ExecResult run_pred(const std::string& db_path, const std::string& sql, size_t max_rows);
+  struct Impl;
+  std::string db_dir_;
+  ExecOptions opt_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sqlgrade::spider

@@ -1,0 +1,500 @@
+// Spider: the run — reads the gold and prediction files (one per line, or SParC/CoSQL interactions),
+// pairs them, parses and grades every example (exact set match, partial components, hardness), runs
+// the execution check and aggregates the official score table. Printing is in report.cpp.
+#include "sqlgrade/spider/run.hpp"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/py/io.hpp"
+#include "sqlgrade/py/str.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/rebuild.hpp"
+#include "sqlgrade/spider/schema.hpp"
+#include "sqlgrade/spider/sql_json.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/core/text.hpp"
+
+namespace sqlgrade::spider {
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::vector<std::string> split_tab(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t t = s.find('\t', start);
+    if (t == std::string::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, t - start));
+    start = t + 1;
+  }
+}
+
+struct Line {
+  long no;
+  std::vector<std::string> fields;
+};
+// Blank-line separated groups (test-suite's reading: consecutive blank lines make empty groups,
+// the last group is kept without a trailing blank line).
+std::vector<std::vector<Line>> group_lines(const std::vector<std::string>& raw) {
+  std::vector<std::vector<Line>> groups;
+  std::vector<Line> cur;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    std::string s = py::strip(raw[i]);
+    if (s.empty()) {
+      groups.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur.push_back({static_cast<long>(i + 1), split_tab(s)});
+    }
+  }
+  if (!cur.empty()) groups.push_back(std::move(cur));
+  return groups;
+}
+
+std::string replace_value(std::string s) { return replace_all(std::move(s), "value", "1"); }
+
+struct Parsed {
+  std::unique_ptr<Sql> gold, pred;
+};
+
+}  // namespace
+
+SpiderRun run_spider(const SpiderOptions& opt) {
+  SpiderRun run;
+  run.opt = opt;
+  const bool ts = opt.compat == Compat::TestSuite;
+  const bool do_match = opt.etype != Etype::Exec;
+  const bool do_exec = opt.etype != Etype::Match;
+  // The original Spider exec metric compares rebuilt structures, which need the foreign keys.
+  const bool need_table = do_match || !ts;
+  if (need_table && opt.table.empty()) throw InputError("", "--table is required for this --etype/--compat");
+
+  // ---- read and pair -------------------------------------------------------------------------
+  bool gbom = false, pbom = false;
+  auto graw = py::read_lines_universal(opt.gold, &gbom);
+  auto praw = py::read_lines_universal(opt.pred, &pbom);
+  if (gbom) run.warnings.push_back(opt.gold + ": UTF-8 BOM removed");
+  if (pbom) run.warnings.push_back(opt.pred + ": UTF-8 BOM removed (the official script would fail line 1)");
+
+  auto ggroups = group_lines(graw);
+  // Spider compat reads gold as one list (blank lines dropped).
+  size_t n_nonempty_groups = 0;
+  for (auto& g : ggroups)
+    if (!g.empty()) ++n_nonempty_groups;
+  const bool interaction_format = ggroups.size() > 1;
+  for (auto& g : ggroups)
+    for (auto& l : g)
+      if (l.fields.size() != 2)
+        throw InputError(opt.gold, "expected `SQL<TAB>db_id` (" + std::to_string(l.fields.size()) + " field(s))", l.no);
+
+  if (ts) {
+    run.n_interactions = ggroups.size();
+    run.scores.include_turn = ggroups.size() > 1;
+  } else {
+    run.n_interactions = 1;
+  }
+
+  auto pred_text = [&](const Line& l) {
+    std::string p = l.fields[0];
+    if (l.fields.size() > 2)
+      run.warnings.push_back(opt.pred + ":" + std::to_string(l.no) +
+                             ": TAB inside the prediction; only the text before the first TAB is used (as the official scripts do)");
+    return p;
+  };
+
+  auto add_example = [&](size_t inter, size_t turn, const Line& g, const Line* p, bool blank_pred, long pline) {
+    Example ex;
+    ex.interaction = inter;
+    ex.turn = turn;
+    ex.gold_line = g.no;
+    ex.gold_sql = g.fields[0];
+    ex.db_id = g.fields[1];
+    if (p) {
+      ex.pred_line = p->no;
+      ex.pred_sql = pred_text(*p);
+    } else {
+      ex.has_pred = false;
+      ex.pred_line = pline;
+      if (blank_pred)
+        run.warnings.push_back(opt.pred + ":" + std::to_string(pline) + ": blank prediction line; scored 0 (never shifts later lines)");
+    }
+    if (ts) ex.pred_sql = replace_value(ex.pred_sql);  // test-suite quirk: applied before match AND exec
+    run.examples.push_back(std::move(ex));
+  };
+
+  if (!interaction_format) {
+    // One example per line: pair by physical line so that a blank or missing prediction never
+    // shifts the rest.
+    std::vector<std::string> plines = praw;
+    while (!plines.empty() && py::strip(plines.back()).empty()) plines.pop_back();
+    const auto& gl = ggroups.empty() ? std::vector<Line>{} : ggroups[0];
+    for (size_t k = 0; k < gl.size(); ++k) {
+      if (k < plines.size()) {
+        std::string s = py::strip(plines[k]);
+        if (s.empty()) {
+          add_example(0, k, gl[k], nullptr, true, static_cast<long>(k + 1));
+        } else {
+          Line pl{static_cast<long>(k + 1), split_tab(s)};
+          add_example(0, k, gl[k], &pl, false, pl.no);
+        }
+      } else {
+        add_example(0, k, gl[k], nullptr, false, 0);
+      }
+    }
+    if (plines.size() < gl.size())
+      run.warnings.push_back(opt.pred + ": " + std::to_string(plines.size()) + " prediction line(s) for " +
+                             std::to_string(gl.size()) + " gold examples; the missing ones score 0");
+    else if (plines.size() > gl.size())
+      run.warnings.push_back(opt.pred + ": " + std::to_string(plines.size() - gl.size()) +
+                             " extra prediction line(s) after the last gold example ignored");
+  } else {
+    auto pgroups = group_lines(praw);
+    while (pgroups.size() > ggroups.size() && pgroups.back().empty()) pgroups.pop_back();
+    if (pgroups.size() != ggroups.size())
+      throw InputError(opt.pred, std::to_string(pgroups.size()) + " interactions (blank-line separated) but " + opt.gold +
+                                     " has " + std::to_string(ggroups.size()));
+    for (size_t i = 0; i < ggroups.size(); ++i) {
+      const auto& g = ggroups[i];
+      const auto& p = pgroups[i];
+      for (size_t t = 0; t < g.size(); ++t) {
+        if (t < p.size()) add_example(i, t, g[t], &p[t], false, p[t].no);
+        else add_example(i, t, g[t], nullptr, false, 0);
+      }
+      if (p.size() < g.size())
+        run.warnings.push_back(opt.pred + ": interaction " + std::to_string(i + 1) + " has " + std::to_string(p.size()) +
+                               " prediction(s) for " + std::to_string(g.size()) + " gold turns; the missing ones score 0");
+      else if (p.size() > g.size())
+        run.warnings.push_back(opt.pred + ": interaction " + std::to_string(i + 1) + ": " +
+                               std::to_string(p.size() - g.size()) + " extra prediction(s) ignored");
+    }
+  }
+  (void)n_nonempty_groups;
+
+  // ---- schemas ---------------------------------------------------------------------------------
+  std::unordered_map<std::string, nlohmann::json> tables;
+  if (!opt.table.empty() && need_table) tables = load_tables_json(opt.table);
+  std::unordered_map<std::string, std::shared_ptr<DbInfo>> dbs;
+  for (const auto& ex : run.examples) {
+    if (dbs.count(ex.db_id)) continue;
+    if (!is_plain_name(ex.db_id))
+      throw InputError(opt.gold, "db_id '" + ex.db_id + "' is not a folder name inside --db", ex.gold_line);
+    std::string path = (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      throw InputError(opt.gold, "database " + path + " not found for db_id '" + ex.db_id + "'", ex.gold_line);
+    const nlohmann::json* entry = nullptr;
+    if (need_table) {
+      auto it = tables.find(ex.db_id);
+      if (it == tables.end()) throw InputError(opt.table, "no entry for db_id '" + ex.db_id + "'");
+      entry = &it->second;
+    }
+    dbs.emplace(ex.db_id, make_db_info(ex.db_id, read_sqlite_catalogue(path), entry));
+  }
+
+  // ---- parse, rebuild, match (parallel, one slot per example) ---------------------------------
+  const unsigned jobs = resolve_jobs(opt.jobs);
+  std::vector<Parsed> parsed(run.examples.size());
+  ParseOptions popt{ts};
+  double t0 = now_s();
+  parallel_for(run.examples.size(), jobs, [&](size_t i) {
+    Example& ex = run.examples[i];
+    const DbInfo& db = *dbs.at(ex.db_id);
+    double a = now_s();
+    Parsed& ps = parsed[i];
+    try {
+      ps.gold = parse_sql(db.schema, ex.gold_sql, popt);
+      ex.hardness = hardness(*ps.gold);
+      if (do_match || !ts) check_condition_shape(*ps.gold);
+    } catch (const ParseError& e) {
+      ex.gold_ok = false;
+      ex.gold_error = e.what();
+      return;
+    }
+    try {
+      if (!ex.has_pred) throw ParseError("no prediction");
+      ps.pred = parse_sql(db.schema, ex.pred_sql, popt);
+      if (do_match || !ts) check_condition_shape(*ps.pred);
+      ex.pred_parsed = true;
+    } catch (const ParseError& e) {
+      ps.pred = empty_sql();
+      ex.pred_parsed = false;
+      ex.parse_error = e.what();
+    }
+    if (do_match || !ts) {
+      rebuild_sql(*ps.gold, db);
+      rebuild_sql(*ps.pred, db);
+    }
+    if (do_match) ex.exact = exact_match(*ps.pred, *ps.gold, db, &ex.partial);
+    ex.parse_seconds = now_s() - a;
+  });
+  run.seconds_parse = now_s() - t0;
+  for (const auto& ex : run.examples)
+    if (!ex.gold_ok)
+      run.warnings.push_back(opt.gold + ":" + std::to_string(ex.gold_line) +
+                             ": gold does not parse with the Spider grammar (" + ex.gold_error +
+                             "); example left out (the official script aborts here)");
+
+  // ---- execution ---------------------------------------------------------------------------------
+  if (do_exec) {
+    double t1 = now_s();
+    Progress progress("spider exec", run.examples.size(), opt.progress_each ? 1 : opt.progress);
+    if (ts) {
+      ExecOptions eo;
+      eo.plug_value = opt.plug_value;
+      eo.keep_distinct = opt.keep_distinct;
+      eo.timeout_s = opt.timeout_s;
+      eo.compat = Compat::TestSuite;
+      ExecEvaluator ev(opt.db_dir, eo);
+      std::vector<ExecItem> items;
+      std::vector<size_t> idx;
+      for (size_t i = 0; i < run.examples.size(); ++i) {
+        const Example& ex = run.examples[i];
+        if (!ex.gold_ok) continue;
+        if (!ex.has_pred) {
+          run.examples[i].exec = 0;
+          run.examples[i].exec_reason = "no prediction";
+          continue;
+        }
+        // pred_sql already has test-suite's `value` → `1` replacement (spec §2.1): the suite applies
+        // it once, before both match and exec; ExecEvaluator receives the replaced text.
+        items.push_back({ex.db_id, ex.gold_sql, ex.pred_sql});
+        idx.push_back(i);
+      }
+      auto verdicts = ev.evaluate_all(items, jobs, &progress);
+      for (size_t k = 0; k < idx.size(); ++k) {
+        Example& ex = run.examples[idx[k]];
+        ex.exec = verdicts[k].score;
+        ex.exec_reason = verdicts[k].reason;
+        ex.exec_timeout = verdicts[k].timeout;
+        ex.exec_gold_error = verdicts[k].gold_error;
+        ex.exec_seconds = verdicts[k].seconds;
+      }
+    } else {
+      // Original Spider exec (spec §1.14): one DB file, default text factory (invalid UTF-8 is an
+      // error), result columns keyed by the parsed select items. Every distinct (database, SQL)
+      // runs once: gold and prediction results share one cache (a prediction equal to its gold, or
+      // a gold shared by several examples, is executed a single time); entries are dropped after
+      // their last use.
+      struct Entry {
+        std::shared_ptr<ExecResult> res;
+        long uses = 0;
+      };
+      std::mutex mu;
+      std::map<std::pair<std::string, std::string>, Entry> cache;
+      auto path_of = [&](const Example& ex) {
+        return (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
+      };
+      // A prediction that does not parse has an empty select map, which can only equal the gold's
+      // when the gold has no select items either: otherwise the score is 0 without executing it.
+      auto hopeless = [&](size_t i) {
+        const Example& ex = run.examples[i];
+        return !ex.pred_parsed && parsed[i].gold && !parsed[i].gold->select.empty();
+      };
+      for (size_t i = 0; i < run.examples.size(); ++i) {
+        const Example& ex = run.examples[i];
+        if (!ex.gold_ok || !ex.has_pred || hopeless(i)) continue;
+        std::string path = path_of(ex);
+        cache[{path, ex.pred_sql}].uses++;
+        cache[{path, ex.gold_sql}].uses++;
+      }
+      SqliteOptions so;
+      so.text_decode = SqliteOptions::TextDecode::Error;
+      Limits lim;
+      lim.timeout_s = opt.timeout_s;
+      auto get = [&](SqliteDb& db, const std::string& path, const std::string& sql) {
+        std::pair<std::string, std::string> key{path, sql};
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          auto it = cache.find(key);
+          if (it != cache.end() && it->second.res) {
+            auto r = it->second.res;
+            if (--it->second.uses <= 0) cache.erase(it);
+            return r;
+          }
+        }
+        auto r = std::make_shared<ExecResult>(db.execute(sql, lim));
+        std::lock_guard<std::mutex> lk(mu);
+        auto it = cache.find(key);
+        if (it != cache.end()) {
+          if (--it->second.uses <= 0) cache.erase(it);
+          else it->second.res = r;
+        }
+        return r;
+      };
+      parallel_for(
+          run.examples.size(), jobs,
+          [&](size_t i) {
+            Example& ex = run.examples[i];
+            if (!ex.gold_ok) return;
+            if (!ex.has_pred) {
+              ex.exec = 0;
+              ex.exec_reason = "no prediction";
+              return;
+            }
+            if (hopeless(i)) {
+              ex.exec = 0;
+              ex.exec_reason = "prediction does not parse (the original metric keys results by parsed select items)";
+              return;
+            }
+            double a = now_s();
+            std::string path = path_of(ex);
+            SqliteDb& db = SqlitePool::get(path, so);
+            auto pr = get(db, path, ex.pred_sql);
+            auto gr = get(db, path, ex.gold_sql);  // run even when the prediction failed, to release the cache entry
+            if (!pr->ok()) {
+              ex.exec = 0;
+              ex.exec_timeout = pr->status == ExecStatus::Timeout;
+              ex.exec_reason = std::string("prediction: ") + to_string(pr->status) + ": " + pr->error;
+            } else if (!gr->ok()) {
+              ex.exec = 0;
+              ex.exec_gold_error = true;
+              ex.exec_reason = std::string("gold: ") + to_string(gr->status) + ": " + gr->error;
+            } else {
+              ex.exec = spider_exec_maps_equal(*parsed[i].pred, pr->table, *parsed[i].gold, gr->table) ? 1 : 0;
+              if (!ex.exec) ex.exec_reason = "results differ";
+            }
+            ex.exec_seconds = now_s() - a;
+          },
+          &progress);
+    }
+    progress.finish();
+    run.seconds_exec = now_s() - t1;
+    size_t n_timeout = 0;
+    for (const auto& ex : run.examples) {
+      if (ex.exec_gold_error)
+        run.warnings.push_back(opt.gold + ":" + std::to_string(ex.gold_line) + ": gold query failed on its database (" +
+                               ex.exec_reason + "); example scored 0 (the official script aborts here)");
+      if (ex.exec_timeout) ++n_timeout;
+    }
+    if (n_timeout)
+      run.warnings.push_back(std::to_string(n_timeout) + " prediction(s) hit the " + std::to_string(opt.timeout_s) +
+                             " s timeout and scored 0");
+  }
+
+  // ---- aggregate -------------------------------------------------------------------------------
+  SpiderScores& sc = run.scores;
+  const size_t ALL = 4, JOINT = 5;
+  std::vector<int> joint_exec(ts ? run.n_interactions : 1, 1), joint_exact(ts ? run.n_interactions : 1, 1);
+  size_t n_unparsed = 0;
+  for (const auto& ex : run.examples) {
+    if (!ex.gold_ok) {
+      if (ts) joint_exec[ex.interaction] = joint_exact[ex.interaction] = 0;
+      continue;
+    }
+    if (!ex.pred_parsed && ex.has_pred) ++n_unparsed;
+    const size_t h = static_cast<size_t>(ex.hardness);
+    LevelScores& turn = sc.turns[ex.turn > 3 ? 4 : ex.turn];
+    for (LevelScores* L : {&sc.levels[h], &sc.levels[ALL]}) L->count++;
+    turn.count++;
+    if (do_exec) {
+      if (ex.exec == 1) {
+        sc.levels[h].exec += 1;
+        sc.levels[ALL].exec += 1;
+        turn.exec += 1;
+      } else if (ts) {
+        joint_exec[ex.interaction] = 0;
+      }
+    }
+    if (do_match) {
+      if (ex.exact != 1 && ts) joint_exact[ex.interaction] = 0;
+      turn.exact += ex.exact;
+      for (LevelScores* L : {&sc.levels[h], &sc.levels[ALL]}) {
+        L->exact += ex.exact;
+        for (int c = 0; c < C_COUNT; ++c) {
+          const ComponentScore& cs = ex.partial[static_cast<size_t>(c)];
+          auto& P = L->partial[static_cast<size_t>(c)];
+          if (cs.pred_total > 0) {
+            P.acc += cs.score;
+            P.acc_count++;
+          }
+          if (cs.label_total > 0) {
+            P.rec += cs.score;
+            P.rec_count++;
+          }
+          P.f1 += cs.score;
+        }
+      }
+    }
+  }
+  if (n_unparsed)
+    run.warnings.push_back(std::to_string(n_unparsed) +
+                           " prediction(s) do not parse with the Spider grammar (e.g. `error`, placeholders, LEFT JOIN, IS NULL); "
+                           "they score 0 in exact match");
+  if (ts) {
+    sc.levels[JOINT].count = static_cast<long>(run.n_interactions);
+    for (size_t i = 0; i < run.n_interactions; ++i) {
+      if (do_exec && joint_exec[i]) sc.levels[JOINT].exec += 1;
+      if (do_match && joint_exact[i]) sc.levels[JOINT].exact += 1;
+    }
+    if (!do_exec) sc.levels[JOINT].exec = 0;
+  }
+  for (auto& t : sc.turns) {
+    if (t.count == 0) continue;
+    if (do_exec) t.exec /= static_cast<double>(t.count);
+    if (do_match) t.exact /= static_cast<double>(t.count);
+  }
+  for (size_t li = 0; li < (ts ? 6u : 5u); ++li) {
+    LevelScores& L = sc.levels[li];
+    if (L.count == 0) continue;
+    if (do_exec) L.exec /= static_cast<double>(L.count);
+    if (do_match) {
+      L.exact /= static_cast<double>(L.count);
+      for (auto& P : L.partial) {
+        P.acc = P.acc_count == 0 ? 0.0 : P.acc / static_cast<double>(P.acc_count) * 1.0;
+        P.rec = P.rec_count == 0 ? 0.0 : P.rec / static_cast<double>(P.rec_count) * 1.0;
+        if (P.acc == 0 && P.rec == 0) P.f1 = 1;
+        else P.f1 = 2.0 * P.acc * P.rec / (P.rec + P.acc);
+      }
+    }
+  }
+  return run;
+}
+
+std::vector<std::string> parse_lines_to_json(const std::vector<std::string>& lines, const std::string& tables_json,
+                                             bool testsuite_limit, size_t* n_errors) {
+  auto tables = load_tables_json(tables_json);
+  std::unordered_map<std::string, SpiderSchema> schemas;
+  std::vector<std::string> out;
+  size_t errors = 0;
+  long no = 0;
+  for (const auto& raw : lines) {
+    ++no;
+    std::string s = py::strip(raw);
+    if (s.empty()) continue;
+    auto f = split_tab(s);
+    nlohmann::ordered_json o;
+    if (f.size() != 2) throw InputError("<stdin>", "expected `SQL<TAB>db_id`", no);
+    o["db_id"] = f[1];
+    o["query"] = f[0];
+    auto it = tables.find(f[1]);
+    if (it == tables.end()) throw InputError(tables_json, "no entry for db_id '" + f[1] + "'");
+    auto sit = schemas.find(f[1]);
+    if (sit == schemas.end()) sit = schemas.emplace(f[1], dataset_schema(it->second)).first;
+    try {
+      auto sql = parse_sql(sit->second, f[0], ParseOptions{testsuite_limit});
+      o["sql"] = sql_to_json(*sql);
+    } catch (const ParseError& e) {
+      ++errors;
+      o["sql"] = nullptr;
+      o["error"] = e.what();
+    }
+    out.push_back(o.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  }
+  if (n_errors) *n_errors = errors;
+  return out;
+}
+
+}  // namespace sqlgrade::spider

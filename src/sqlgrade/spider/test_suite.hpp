@@ -1,0 +1,27 @@
+#pragma once
+// Test-suite execution accuracy for Spider, the comparison rule (taoyds/test-suite-sql-eval
+// `exec_eval.py` @ e97acc5): multiset result comparison with the column-permutation search, order
+// only when the gold has ORDER BY, and the query rewrites applied before executing. The evaluator
+// that runs the queries is exec_evaluator.hpp.
+#include <string>
+
+#include "sqlgrade/core/table.hpp"
+
+namespace sqlgrade::spider {
+
+// Spider: original Spider evaluation.py execution check; TestSuite: test-suite exec_eval.py.
+enum class Compat { Spider, TestSuite };
+
+// exec_eval.result_eq: same multiset of rows up to some permutation of the prediction's columns;
+// with order_matters the rows must also be in the same order (after the column permutation).
+bool result_eq(const Table& gold, const Table& pred, bool order_matters);
+
+// exec_eval.remove_distinct: drop every DISTINCT keyword token (case-insensitive) from the query.
+std::string remove_distinct(const std::string& sql);
+
+// exec_eval.postprocess / replace_cur_year: `! =`→`!=`, `> =`→`>=`, `< =`→`<=`, and
+// YEAR(CURDATE()) (any spacing/case) → 2020.
+std::string postprocess_sql(const std::string& sql);
+std::string replace_cur_year(const std::string& sql);
+
+}  // namespace sqlgrade::spider

@@ -1,0 +1,285 @@
+// UDA driver, evaluation of one result: reading result.csv, mapping its columns to the gold's keys
+// and select items, choosing cell kinds and the primary key, then the comparison rule
+// (compare/uda.hpp).
+#include <algorithm>
+
+#include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/uda/driver_internal.hpp"
+#include "sqlgrade/core/text.hpp"
+
+namespace sqlgrade::uda {
+
+using detail::attribute_of;
+using detail::is_stop_name;
+using detail::table_of;
+
+namespace {
+
+std::string standard_header(std::string h) {
+  h = trim(h);
+  if (h.size() >= 2 && (h.front() == '"' || h.front() == '`') && (h.back() == '"' || h.back() == '`'))
+    h = trim(h.substr(1, h.size() - 2));
+  return h;
+}
+
+}  // namespace
+
+Table read_result_csv(const fs::path& path, std::vector<std::string>* notes) {
+  CsvOptions opt;
+  opt.allow_trailing_empty = true;  // a trailing comma loses nothing; pandas would refuse the file
+  CsvData csv = read_csv_file(path.string(), opt);
+  if (notes && !csv.trailing_empty_lines.empty()) {
+    std::string lines;
+    for (size_t k = 0; k < csv.trailing_empty_lines.size() && k < 5; ++k)
+      lines += (k ? ", " : "") + std::to_string(csv.trailing_empty_lines[k]);
+    if (csv.trailing_empty_lines.size() > 5) lines += ", …";
+    notes->push_back("result.csv: empty fields after the last column ignored on " +
+                     std::to_string(csv.trailing_empty_lines.size()) + " row(s) (line " + lines + ")");
+  }
+  Table t;
+  std::vector<size_t> keep;
+  for (size_t c = 0; c < csv.header.size(); ++c) {
+    std::string h = standard_header(csv.header[c]);
+    if (h.empty() || h.rfind("Unnamed", 0) == 0) continue;
+    keep.push_back(c);
+    t.columns.push_back(h);
+  }
+  for (auto& r : csv.rows) {
+    Row row;
+    for (size_t c : keep) row.push_back(is_na_token(r[c]) ? Value::null() : Value::text(r[c]));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+void mark_unscored(QueryEval& ev, const char* kind, std::string reason) {
+  if (!ev.gold.error.empty()) {  // without a gold result the statement is a gold error, whatever the result
+    kind = kGoldError;
+    reason = ev.gold.error;
+  }
+  ev.status = "error";
+  ev.error_kind = kind;
+  ev.reason = std::move(reason);
+  MatchResult m;
+  m.len_gold = ev.gold.error.empty() ? ev.gold.table.size() : 0;
+  m.len_pred = ev.pred.size();
+  for (auto& c : ev.columns) {
+    ColumnResult r;
+    r.name = c.name;
+    r.kind = c.kind;
+    m.columns.push_back(r);
+  }
+  ev.match = std::move(m);
+}
+
+QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv) {
+  Table pred;
+  std::vector<std::string> notes;
+  try {
+    pred = read_result_csv(result_csv, &notes);
+  } catch (const InputError& e) {
+    QueryEval ev;
+    ev.judge_name = judge_.name();
+    ev.judge_model = judge_.model();
+    ev.gold = run_gold(conn, sql);
+    mark_unscored(ev, kResultError, std::string("bad result file: ") + e.what());
+    return ev;
+  }
+  QueryEval ev = evaluate_table(conn, sql, std::move(pred));
+  ev.warnings.insert(ev.warnings.begin(), notes.begin(), notes.end());
+  return ev;
+}
+
+QueryEval Evaluator::missing_result(DuckConn& conn, const std::string& sql, std::string reason) {
+  QueryEval ev;
+  ev.judge_name = judge_.name();
+  ev.judge_model = judge_.model();
+  ev.gold = run_gold(conn, sql);
+  mark_unscored(ev, kMissingResult, std::move(reason));
+  return ev;
+}
+
+QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Table pred) {
+  QueryEval ev;
+  ev.judge_name = judge_.name();
+  ev.judge_model = judge_.model();
+  ev.gold = run_gold(conn, sql);
+  ev.pred = std::move(pred);
+  if (!ev.gold.error.empty()) {
+    mark_unscored(ev, kGoldError, ev.gold.error);
+    return ev;
+  }
+  const GoldPlan& plan = ev.gold.plan;
+  const QueryShape& shape = plan.shape;
+  const Table& gold = ev.gold.table;
+  Table& pr = ev.pred;
+
+  // ---- map result columns ----
+  std::vector<std::string> headers;
+  for (auto& h : pr.columns) headers.push_back(to_lower(h));
+  std::vector<char> used(headers.size(), 0);
+  auto take = [&](const std::string& want) -> int {
+    std::string w = to_lower(want);
+    for (size_t c = 0; c < headers.size(); ++c)
+      if (!used[c] && headers[c] == w) {
+        used[c] = 1;
+        return static_cast<int>(c);
+      }
+    return -1;
+  };
+  // A key column the result lacks: its rows cannot be matched (never read as NULL keys, which would
+  // match the gold's id-less rows or NULL groups).
+  std::vector<std::string> missing_keys;
+  // id keys first so that attribute columns do not take them
+  if (shape.type != QueryType::Aggregation) {
+    for (auto& n : plan.injected) {
+      KeySpec k;
+      k.name = n;
+      k.is_id = true;
+      k.gold_col = gold.find_column(n);
+      std::vector<std::string> cands;
+      if (n == "id") {
+        cands = {"id", "file_name", "filename", "file_id", "doc_id"};
+        if (shape.tables.size() == 1) {
+          std::string t = to_lower(shape.tables[0].name);
+          for (const std::string& c : {t + ".id", t + ".file_name", t + ".filename"}) cands.push_back(c);
+        }
+      } else {
+        std::string t = n.substr(0, n.size() - 3);
+        cands = {t + ".id", t + ".file_name", t + ".filename", t + "_id"};
+        for (auto& tr : shape.tables)
+          if (iequals(tr.name, t) && !tr.alias.empty()) cands.push_back(tr.alias + ".id");
+      }
+      for (auto& c : cands)
+        if ((k.pred_col = take(c)) >= 0) break;
+      if (k.pred_col < 0) missing_keys.push_back("'" + n + "' (looked for " + join(cands, ", ") + ")");
+      ev.keys.push_back(k);
+    }
+  }
+  std::vector<int> item_pred(shape.select.size(), -1);
+  for (size_t i = 0; i < shape.select.size(); ++i) {
+    const SelectItem& it = shape.select[i];
+    std::vector<std::string> cands;
+    if (!it.alias.empty()) cands.push_back(it.alias);
+    cands.push_back(plan.item_names[i]);
+    if (it.column && it.is_plain_column) {
+      if (!it.column->table.empty()) cands.push_back(it.column->table + "." + it.column->column);
+      std::string t = table_of(ds_, shape, *it.column);
+      cands.push_back(t + "." + it.column->column);
+      cands.push_back(it.column->column);
+    }
+    cands.push_back(it.expr_text);
+    cands.push_back(gold.columns[plan.item_gold_col[i]]);
+    cands.push_back(it.output_name);
+    for (auto& c : cands)
+      if (!c.empty() && (item_pred[i] = take(c)) >= 0) break;
+    if (item_pred[i] < 0 && it.column) {  // pandas de-duplicated names: age_1, age_2
+      for (int k = 1; k <= 3 && item_pred[i] < 0; ++k) item_pred[i] = take(it.column->column + "_" + std::to_string(k));
+    }
+  }
+  // ---- keys for aggregation: the non-aggregate select items (the GROUP BY columns) ----
+  std::vector<char> is_key(shape.select.size(), 0);
+  if (shape.type == QueryType::Aggregation) {
+    for (size_t i = 0; i < shape.select.size(); ++i) {
+      if (shape.select[i].is_agg) continue;
+      is_key[i] = 1;
+      KeySpec k;
+      k.name = plan.item_names[i];
+      k.gold_col = plan.item_gold_col[i];
+      k.pred_col = item_pred[i];
+      if (k.pred_col < 0) missing_keys.push_back("'" + k.name + "' (a GROUP BY column)");
+      ev.keys.push_back(k);
+    }
+    for (auto& g : shape.group_by) {
+      bool selected = std::any_of(shape.select.begin(), shape.select.end(), [&](auto& it) {
+        return !it.is_agg && it.column && iequals(it.column->column, g.column);
+      });
+      if (!selected) ev.warnings.push_back("GROUP BY column '" + g.qualified() + "' is not selected; groups keyed by the selected columns");
+    }
+  }
+  // ---- scored columns ----
+  for (size_t i = 0; i < shape.select.size(); ++i) {
+    const SelectItem& it = shape.select[i];
+    const std::string& name = plan.item_names[i];
+    if (is_key[i]) {
+      ev.skipped.push_back(name);
+      continue;
+    }
+    if (is_stop_name(name) || (it.column && it.is_plain_column && iequals(it.column->column, "id"))) {
+      ev.skipped.push_back(name);
+      continue;
+    }
+    ColumnSpec cs;
+    cs.name = name;
+    cs.gold_col = plan.item_gold_col[i];
+    cs.pred_col = item_pred[i];
+    const Attribute* a = it.column ? attribute_of(ds_, shape, *it.column) : nullptr;
+    if (a) {
+      cs.description = a->description;
+      cs.value_type = a->value_type;
+    }
+    if (it.is_agg) {
+      cs.kind = CellKind::Aggregate;
+      cs.agg = it.agg;
+      bool text = std::any_of(gold.rows.begin(), gold.rows.end(),
+                              [&](const Row& r) { return r[cs.gold_col].kind == Kind::Text; });
+      if (text) cs.kind = CellKind::Str;  // MIN/MAX over text
+    } else if (cs.value_type == "int") {
+      cs.kind = CellKind::Int;
+    } else if (cs.value_type == "float") {
+      cs.kind = CellKind::Float;
+    } else if (cs.value_type == "multi_str") {
+      cs.kind = CellKind::Multi;
+    } else {
+      cs.kind = CellKind::Str;
+    }
+    if (cs.pred_col < 0) ev.warnings.push_back("result.csv has no column for '" + name + "' (scored 0)");
+    ev.columns.push_back(cs);
+  }
+  if (!missing_keys.empty()) {
+    std::string what = "result.csv has no column for key " + join(missing_keys, ", ");
+    if (!pr.rows.empty()) {
+      mark_unscored(ev, kResultError, what + "; its rows cannot be matched to the gold rows");
+      return ev;
+    }
+    ev.warnings.push_back(what + " (the result has no rows)");
+  }
+  // ---- primary key for multi-entity documents ----
+  MatchOptions mo;
+  mo.query_type = to_string(shape.type);
+  mo.group_keys_semantic = shape.type == QueryType::Aggregation;
+  mo.float_tolerance = opt_.float_tolerance;
+  mo.multi_sep = opt_.multi_sep;
+  if (shape.type != QueryType::Aggregation) {
+    int pick = -1;
+    if (!opt_.primary_key.empty()) {
+      for (size_t i = 0; i < shape.select.size() && pick < 0; ++i) {
+        const SelectItem& it = shape.select[i];
+        if (iequals(plan.item_names[i], opt_.primary_key) || iequals(it.output_name, opt_.primary_key) ||
+            (it.column && (iequals(it.column->column, opt_.primary_key) || iequals(it.column->qualified(), opt_.primary_key))))
+          pick = static_cast<int>(i);
+      }
+      if (pick < 0) ev.warnings.push_back("--primary-key '" + opt_.primary_key + "' is not a select column; default used");
+    }
+    if (pick < 0)
+      for (size_t i = 0; i < shape.select.size() && pick < 0; ++i)
+        if (!is_stop_name(plan.item_names[i]) && !shape.select[i].is_agg) pick = static_cast<int>(i);
+    if (pick >= 0) {
+      ev.primary_key = plan.item_names[pick];
+      mo.primary_name = ev.primary_key;
+      mo.primary_gold_col = plan.item_gold_col[pick];
+      mo.primary_pred_col = item_pred[pick];
+      if (shape.select[pick].column)
+        if (auto* a = attribute_of(ds_, shape, *shape.select[pick].column)) mo.primary_description = a->description;
+    }
+  }
+  ev.match = evaluate_match(gold, pr, ev.keys, ev.columns, mo, judge_);
+  if (ev.match.multi_entity && !ev.primary_key.empty())
+    ev.warnings.push_back("multi-entity rows matched inside each id by primary key '" + ev.primary_key + "'");
+  for (auto& w : ev.match.warnings) ev.warnings.push_back(w);
+  return ev;
+}
+
+}  // namespace sqlgrade::uda

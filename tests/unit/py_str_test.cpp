@@ -1,0 +1,33 @@
+// py/: Python str.strip()/str.isspace() and universal-newline line splitting. Expected values are
+// what CPython 3.11 returns (e.g. " \u3000x\u00a0 ".strip() == "x", "\u200bx".strip() == "\u200bx").
+#include <gtest/gtest.h>
+
+#include "sqlgrade/py/io.hpp"
+#include "sqlgrade/py/str.hpp"
+
+using namespace sqlgrade;
+
+TEST(PyStr, StripRemovesUnicodeWhitespaceLikeCPython) {
+  EXPECT_EQ(py::strip(" \t x y \n"), "x y");
+  EXPECT_EQ(py::strip("\xe3\x80\x80x\xc2\xa0 "), "x");         // U+3000, U+00A0
+  EXPECT_EQ(py::strip("\x1c\x1fx\xc2\x85"), "x");              // \x1c-\x1f and U+0085 are str.isspace()
+  EXPECT_EQ(py::strip("\xe2\x80\x8bx"), "\xe2\x80\x8bx");      // U+200B ZERO WIDTH SPACE is not
+  EXPECT_EQ(py::strip("\xe2\x80\xafx\xe2\x81\x9f"), "x");      // U+202F, U+205F
+  EXPECT_EQ(py::strip("   "), "");
+  EXPECT_EQ(py::strip("\xff x \xff"), "\xff x \xff");          // invalid UTF-8 kept
+}
+
+TEST(PyStr, SpaceLenGivesTheCharacterLength) {
+  EXPECT_EQ(py::space_len(" ", 0), 1u);
+  EXPECT_EQ(py::space_len("\xe1\x9a\x80", 0), 3u);  // U+1680
+  EXPECT_EQ(py::space_len("a", 0), 0u);
+  EXPECT_EQ(py::space_len("\xc2\xa1", 0), 0u);      // U+00A1 is not whitespace
+}
+
+TEST(PyIo, UniversalNewlines) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(py::split_lines_universal("a\r\nb\rc\n"), (V{"a", "b", "c"}));
+  EXPECT_EQ(py::split_lines_universal("a\n\nb"), (V{"a", "", "b"}));
+  EXPECT_EQ(py::split_lines_universal("\r\r\n"), (V{"", ""}));
+  EXPECT_EQ(py::split_lines_universal(""), V{});
+}
