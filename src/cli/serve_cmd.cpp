@@ -132,6 +132,9 @@ void register_serve_command(CLI::App& app) {
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
                  "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");
   s->add_option("--max-rows", sa->so.max_rows, "result row cap per query")->default_val(1000000);
+  s->add_option("--max-execute-rows", sa->so.max_execute_rows, "POST /execute: cap on a request's max_rows")
+      ->default_val(10000);
+  s->add_option("--max-batch", sa->so.max_batch, "POST /get_reward (OpenRLHF): rollouts per request")->default_val(4096);
   s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")->default_val(64);
   s->add_option("--cache-entries", sa->so.gold_cache_entries, "gold results kept")->default_val(4096);
   s->add_option("--cache-mb", sa->cache_mb, "memory for cached gold results, MiB")->default_val(256);
