@@ -6,7 +6,11 @@
 #       duckdb.h      from duckdb@$DUCKDB_VERSION (same DuckDB version)
 #     Set DUCKDB_ROOT to a folder holding duckdb.h and libduckdb.so (e.g. an unpacked official
 #     release zip) to skip the download.
-#   - configures and builds with CMake (Release).
+#   - configures and builds with CMake (Release), including the Python module sqlgrade._native for
+#     the python3 on PATH;
+#   - installs the Python package into that python3 (`pip install --no-build-isolation --no-index
+#     ./python`: offline, no PyPI), so that `python3 -c "import sqlgrade"` works. SQLGRADE_SKIP_PIP=1
+#     skips it.
 # Options (environment): SQLGRADE_SKIP_APT=1, BUILD_DIR=build, BUILD_TYPE=Release, JOBS=N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +24,7 @@ JOBS=${JOBS:-$(nproc)}
 PKGS="build-essential cmake pkg-config git libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev
       libfmt-dev libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
       clang libclang-rt-14-dev ca-certificates libutf8proc-dev libssl-dev libboost-dev zlib1g-dev
-      python3-jsonschema python3-pytest chromium chromium-driver"
+      python3-jsonschema python3-pytest python3-dev pybind11-dev chromium chromium-driver"
 
 if [ "${SQLGRADE_SKIP_APT:-0}" != 1 ]; then
   missing=""
@@ -61,3 +65,12 @@ echo "setup: DuckDB from $DUCKDB_ROOT"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DDUCKDB_ROOT="$DUCKDB_ROOT" >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"
 echo "setup: built $BUILD_DIR/sqlgrade"
+
+if [ "${SQLGRADE_SKIP_PIP:-0}" != 1 ]; then
+  if python3 -m pip --version >/dev/null 2>&1; then
+    python3 -m pip install --quiet --no-build-isolation --no-index --force-reinstall ./python
+    python3 -c "import sqlgrade, sqlgrade._native as n; print('setup: Python package sqlgrade', sqlgrade.__version__, 'for', __import__('sys').executable, '(native protocol', n.PROTOCOL_VERSION, ')')"
+  else
+    echo "setup: $(command -v python3) has no pip; install the Python package with: <python> -m pip install --no-build-isolation ./python" >&2
+  fi
+fi

@@ -8,7 +8,7 @@ metadata (``pyproject.toml`` [project], version from ``sqlgrade/__init__.py``).
 Hooks: build_wheel, build_sdist, build_editable (a ``.pth`` pointing at this folder), the
 ``prepare_metadata_*`` hooks, and ``get_requires_*`` (nothing).
 
-Phase 2 (native module): if ``sqlgrade/_native*.so`` exists (built by CMake, see docs/python.md)
+Native module: if ``sqlgrade/_native*.so`` exists (built by CMake, see docs/python.md)
 it goes into the wheel and the wheel is tagged for this interpreter and platform instead of
 ``py3-none-any``; ``config_settings={"native": "<path to _native*.so>"}`` names one built elsewhere.
 """
@@ -81,6 +81,10 @@ def _native(config_settings):
         if not os.path.isfile(path):
             raise RuntimeError(f"native: {path}: no such file")
         return path
+    # The module built for this interpreter (CMake writes it here; see python/CMakeLists.txt).
+    mine = os.path.join(ROOT, PACKAGE, "_native" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    if os.path.isfile(mine):
+        return mine
     found = sorted(glob.glob(os.path.join(ROOT, PACKAGE, "_native*.so")))
     return found[-1] if found else None
 

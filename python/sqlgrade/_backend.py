@@ -102,7 +102,7 @@ def get_backend(cfg: Config) -> Backend:
 
 
 def native_available() -> bool:
-    """True when the native module can be imported (phase 2 of issue 14 builds it)."""
+    """True when the native module can be imported (CMake target sqlgrade_native builds it)."""
     try:
         from ._native_backend import NativeBackend
 

@@ -1,8 +1,6 @@
-# The interface the pybind11 module `sqlgrade._native` must provide (protocol version 1).
-#
-# Phase 1 of issue 14 ships the Python package without it (server mode only); phase 2 builds it
-# against the public C++ API of issue 13 (include/sqlgrade/: verdict(request), execute(db, sql,
-# limits)). `sqlgrade/_native_backend.py` is the only caller. Requests and replies are the dicts of
+# The interface of the pybind11 module `sqlgrade._native` (protocol version 1), built from
+# python/native/module.cpp over the public C++ API (include/sqlgrade/verdict.hpp: Verifier;
+# include/sqlgrade/execute.hpp: execute). `sqlgrade/_native_backend.py` is the only caller. Requests and replies are the dicts of
 # the backend protocol (sqlgrade/_backend.py and docs/python.md, "Backend protocol"); every function
 # releases the GIL while it executes SQL and compares results, and is safe to call from many threads.
 from typing import Any, Dict, List

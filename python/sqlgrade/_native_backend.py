@@ -2,7 +2,8 @@
 
 The module is imported lazily, on first use, so ``import sqlgrade`` works without it (server
 mode). Its interface is exactly ``sqlgrade/_native.pyi`` (protocol version 1); this wrapper only
-translates ``_native.InputError`` into :class:`sqlgrade.InputError` and checks the version.
+sends the same request body as the server backend (plus ``db``), translates ``_native.InputError``
+into :class:`sqlgrade.InputError` and checks the version.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, List
 
+from ._server import verify_body
 from .errors import BackendUnavailable, InputError
 
 __all__ = ["NativeBackend", "PROTOCOL_VERSION"]
@@ -55,14 +57,22 @@ class NativeBackend:
             raise InputError(f"{prefix}{request.get('db_id')}: the native backend needs a database path "
                              "(pass a path, or set db_root to resolve ids)")
 
+    @staticmethod
+    def _body(request: dict) -> dict:
+        """The /verify body the server backend would send, plus the database path: the module and
+        the server then see the same fields (and echo the same ones)."""
+        body = verify_body(request)
+        body["db"] = request["db"]
+        return body
+
     def verdict(self, request: dict) -> dict:
         self._need_path(request)
-        return self._call(self._m.verdict, request)
+        return self._call(self._m.verdict, self._body(request))
 
     def verdicts(self, requests: List[dict], threads: int) -> List[dict]:
         for i, r in enumerate(requests):
             self._need_path(r, f"request {i}: ")
-        return self._call(self._m.verdicts, requests, threads)
+        return self._call(self._m.verdicts, [self._body(r) for r in requests], threads)
 
     def execute(self, request: dict) -> dict:
         self._need_path(request)

@@ -35,26 +35,28 @@ _CONN_ERRORS = (OSError, http.client.HTTPException)
 
 
 def verify_body(req: Dict[str, Any]) -> Dict[str, Any]:
-    """The /verify JSON body for a protocol request."""
-    if req.get("plug_value") or req.get("keep_distinct"):
-        raise BackendUnsupported(
-            "sqlgrade serve always grades spider with the test-suite defaults (no plug_value, DISTINCT removed); "
-            "plug_value/keep_distinct need the native backend")
+    """The /verify JSON body for a protocol request (docs/serve.md): the same fields, with the
+    database as ``db_id`` (the server resolves it in its own folders; it never takes a path)."""
     body: Dict[str, Any] = {"db_id": req["db_id"], "benchmark": req["benchmark"]}
     if req.get("sql") is not None:
-        sql = req["sql"]
-        if "```" in sql:
-            raise BackendUnsupported("SQL containing ``` cannot be sent verbatim to sqlgrade serve "
-                                     "(it only extracts from model output); use the native backend")
-        # The last ```sql block is taken as is (stripped), so the SQL reaches the engine unchanged.
-        body["model_output"] = "```sql\n" + sql + "\n```"
+        body["sql"] = req["sql"]  # verbatim: no extraction
     else:
         body["model_output"] = req.get("model_output") or ""
     for k in ("gold_sql", "gold_result", "ignore_order", "condition_cols", "instance_id", "gold_single_file",
-              "extract"):
+              "extract", "timeout"):
         if req.get(k) is not None:
             body[k] = req[k]
+    for k in ("plug_value", "keep_distinct"):
+        if req.get(k):
+            body[k] = True
     return body
+
+
+def _cell(v: Any) -> Any:
+    """A /execute cell: JSON has no bytes, so the server sends a BLOB as {"blob_hex": "..."}."""
+    if isinstance(v, dict) and "blob_hex" in v:
+        return bytes.fromhex(v["blob_hex"])
+    return v
 
 
 class ServerBackend:
@@ -204,8 +206,9 @@ class ServerBackend:
         status, reply = self.request("POST", "/execute", body)
         if status == 404:
             raise BackendUnsupported(
-                f"sqlgrade serve at {self.url} has no POST /execute (planned in phase 2 of issue 14); "
-                "execute() needs the native backend or a newer server")
+                f"sqlgrade serve at {self.url} has no POST /execute (a server older than sqlgrade 0.1 with "
+                "issue 14); execute() needs the native backend or a newer server")
+        reply["rows"] = [[_cell(c) for c in row] for row in reply.get("rows") or []]
         reply.setdefault("timings", {})["request_s"] = time.perf_counter() - t0
         return reply
 

@@ -28,7 +28,7 @@ import sqlgrade  # noqa: E402
 from sqlgrade._backend import native_available  # noqa: E402
 
 needs_native = pytest.mark.skipif(not native_available(),
-                                  reason="needs the native module sqlgrade._native (phase 2 of issue 14)")
+                                  reason="needs the native module sqlgrade._native (cmake --build build --target sqlgrade_native)")
 
 
 def sqlgrade_bin() -> str:

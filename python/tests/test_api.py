@@ -206,10 +206,11 @@ def test_bad_input_raises_input_error(srv, dbs: Dbs):
         sqlgrade.verdict(123, db=dbs.shop, gold_sql=GOLD)  # type: ignore[arg-type]
 
 
-def test_execute_needs_a_newer_server_in_phase_1(srv, dbs: Dbs):
-    with pytest.raises(sqlgrade.BackendUnsupported, match="no POST /execute") as e:
-        sqlgrade.execute(dbs.shop, "SELECT * FROM item")
-    assert isinstance(e.value, NotImplementedError)
+def test_execute_through_the_server(srv, dbs: Dbs):
+    r = sqlgrade.execute(dbs.shop, "SELECT name, qty, x'00ff' FROM item ORDER BY id", max_rows=2)
+    assert r.ok and r.columns == ("name", "qty", "x'00ff'") and r.truncated
+    assert r.rows == (("apple", 3, b"\x00\xff"), ("pear", 0, b"\x00\xff"))
+    assert sqlgrade.execute(dbs.shop, "DROP TABLE item").status == "error"
     with pytest.raises(sqlgrade.InputError, match="max_rows"):
         sqlgrade.execute(dbs.shop, "SELECT 1", max_rows=0)
     with pytest.raises(sqlgrade.InputError, match="no such database file"):

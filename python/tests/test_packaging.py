@@ -27,18 +27,22 @@ def _has_pip() -> bool:
 def test_wheel_contents_and_record(tmp_path):
     assert sqlgrade_build.get_requires_for_build_wheel() == []  # nothing to download
     name = sqlgrade_build.build_wheel(str(tmp_path))
-    assert name == f"sqlgrade-{sqlgrade.__version__}-py3-none-any.whl"  # pure Python until phase 2
+    native = sqlgrade_build._native(None)
+    tag = "py3-none-any" if native is None else sqlgrade_build._tag(native)[0]
+    assert name == f"sqlgrade-{sqlgrade.__version__}-{tag}.whl"  # platform-tagged when it carries the module
     with zipfile.ZipFile(tmp_path / name) as z:
         names = set(z.namelist())
         for required in ("sqlgrade/__init__.py", "sqlgrade/py.typed", "sqlgrade/_native.pyi", "sqlgrade/verl.py",
                          "sqlgrade/trl.py", "sqlgrade/openrlhf.py", "sqlgrade/skyrl.py", "sqlgrade/areal.py",
                          "sqlgrade/compat.py"):
             assert required in names
+        if native is not None:
+            assert f"sqlgrade/{os.path.basename(native)}" in names
         assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
         dist = f"sqlgrade-{sqlgrade.__version__}.dist-info"
         meta = z.read(f"{dist}/METADATA").decode()
         assert f"Version: {sqlgrade.__version__}" in meta and "Name: sqlgrade" in meta
-        assert "Tag: py3-none-any" in z.read(f"{dist}/WHEEL").decode()
+        assert f"Tag: {tag}" in z.read(f"{dist}/WHEEL").decode()
         record = z.read(f"{dist}/RECORD").decode().splitlines()
         listed = {line.split(",")[0] for line in record}
         assert listed == names

@@ -56,11 +56,11 @@ def test_skyrl_folder_layout_and_bad_rows(srv, dbs: Dbs):
         skyrl.SQLEnv({}, {"reward_spec": {"ground_truth": GOLD}})
 
 
-def test_skyrl_sql_step_needs_execute(srv, dbs: Dbs):
-    # Phase 1: `sqlgrade serve` has no /execute yet, so an observation step says so (not a silent 0).
+def test_skyrl_sql_step_through_the_server(srv, dbs: Dbs):
+    # `sqlgrade serve` answers the observation step with POST /execute.
     env = skyrl_env(dbs, benchmark="bird")
-    with pytest.raises(sqlgrade.BackendUnsupported, match="/execute"):
-        env.step("<think>look</think><sql>SELECT * FROM item</sql>")
+    out = env.step("<think>look</think><sql>SELECT name, qty FROM item ORDER BY id</sql>")
+    assert out["done"] is False and "apple | 3" in out["observations"][0]["content"]
 
 
 @needs_native
@@ -97,12 +97,15 @@ def test_eval_exec_match_signature_and_semantics(srv, dbs: Dbs):
     assert file_hashes([dbs.school, dbs.school_variant]) == before
 
 
-def test_eval_exec_match_gold_error_and_unsupported_flags(srv, dbs: Dbs):
+def test_eval_exec_match_gold_error_and_flags_through_the_server(srv, dbs: Dbs):
     with pytest.raises(sqlgrade.GoldError, match="gold query") as e:
         compat.eval_exec_match(dbs.school, "SELECT 1", "SELECT nope FROM student", False, False, False)
     assert isinstance(e.value, AssertionError)  # like the original's `assert g_flag != 'exception'`
-    with pytest.raises(sqlgrade.BackendUnsupported, match="plug_value"):
-        compat.eval_exec_match(dbs.school, "SELECT 1", "SELECT 1", True, False, False)
+    # plug_value / keep_distinct are per-request options of `sqlgrade serve` too
+    assert compat.eval_exec_match(dbs.school, "SELECT 1", "SELECT 1", True, False, False) == 1
+    gold = "SELECT city FROM student"
+    assert compat.eval_exec_match(dbs.school, "SELECT DISTINCT city FROM student", gold, False, False, False) == 1
+    assert compat.eval_exec_match(dbs.school, "SELECT DISTINCT city FROM student", gold, False, True, False) == 0
     with pytest.raises(sqlgrade.InputError, match="no such database file"):
         compat.eval_exec_match(dbs.school + ".x", "SELECT 1", "SELECT 1", False, False, False)
 

@@ -122,7 +122,7 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--db-dir", sa->so.db_dir, "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite")->required();
   s->add_option("--port", sa->http.port, "TCP port (0 = any free port, printed on stdout)")->default_val(8000);
   s->add_option("--host", sa->http.host, "address to bind")->default_val("127.0.0.1");
-  s->add_option("--max-concurrency", sa->max_concurrency, "verifies running at once (default: cores)");
+  s->add_option("--max-concurrency", sa->max_concurrency, "verifies running at once (default: max(4, 2 x cores))");
   s->add_option("--max-queue", sa->so.max_queue, "verifies waiting for a slot before 503")->default_val(64);
   s->add_option("--timeout", sa->so.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
   s->add_option("--gold-timeout", sa->so.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)");
@@ -132,6 +132,9 @@ void register_serve_command(CLI::App& app) {
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
                  "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");
   s->add_option("--max-rows", sa->so.max_rows, "result row cap per query")->default_val(1000000);
+  s->add_option("--max-execute-rows", sa->so.max_execute_rows, "POST /execute: cap on a request's max_rows")
+      ->default_val(10000);
+  s->add_option("--max-batch", sa->so.max_batch, "POST /get_reward (OpenRLHF): rollouts per request")->default_val(4096);
   s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")->default_val(64);
   s->add_option("--cache-entries", sa->so.gold_cache_entries, "gold results kept")->default_val(4096);
   s->add_option("--cache-mb", sa->cache_mb, "memory for cached gold results, MiB")->default_val(256);

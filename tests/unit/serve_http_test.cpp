@@ -191,3 +191,39 @@ TEST(ServeHttp, GracefulShutdownFinishesRequestInFlight) {
   after.set_connection_timeout(1, 0);
   EXPECT_FALSE(after.Get("/health"));
 }
+
+// The endpoints added for issue 14 are routed, queued and answered over HTTP like /verify.
+TEST(ServeHttp, ExecuteAndOpenRlhfRoutes) {
+  ShopDbs d;
+  TempDir t;
+  ServerProc srv({"--db-dir", d.dir, "--max-concurrency", "2", "--timeout", "0.3"}, (t / "err").string());
+  ASSERT_GT(srv.port, 0) << slurp(t / "err");
+  httplib::Client c("127.0.0.1", srv.port);
+  auto e = c.Post("/execute", json{{"db_id", "shop"}, {"sql", "SELECT name FROM item ORDER BY id"}, {"max_rows", 2}}.dump(),
+                  "application/json");
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->status, 200) << e->body;
+  json ej = json::parse(e->body);
+  EXPECT_EQ(ej["rows"], json::parse(R"([["apple"], ["pear"]])"));
+  EXPECT_EQ(ej["truncated"], true);
+  json label = {{"gold_sql", "SELECT name FROM item WHERE qty > 1"}, {"db_id", "shop"}};
+  for (const char* path : {"/get_reward", "/openrlhf"}) {
+    auto r = c.Post(path, json{{"query", {"p```sql\nSELECT name FROM item WHERE qty >= 2\n```", "p nothing"}},
+                               {"prompts", {"p", "p"}}, {"labels", {label, label}}}.dump(),
+                    "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+    EXPECT_EQ(json::parse(r->body)["rewards"], json::parse("[1.0, 0.0]"));
+  }
+  auto bad = c.Post("/execute", "{\"db_id\": 1}", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  auto get = c.Get("/execute");
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 405);
+  auto v = c.Post("/verify", json{{"db_id", "shop"}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}}.dump(), "application/json");
+  ASSERT_TRUE(v);
+  json vj = json::parse(v->body);
+  EXPECT_EQ(vj["pred_executed"], true);
+  EXPECT_TRUE(vj["timings"]["total_s"].is_number());
+}

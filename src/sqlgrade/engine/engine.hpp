@@ -19,6 +19,7 @@ struct Limits {
   double timeout_s = 30.0;         // wall-clock deadline per statement; <= 0 means none
   size_t max_rows = 1'000'000;     // result rows before the query is stopped (TooLarge)
   size_t max_bytes = 512u << 20;   // approximate result bytes before the query is stopped (TooLarge)
+  bool keep_partial = false;       // TooLarge keeps the rows read so far (sqlgrade::execute's truncation)
 };
 
 enum class ExecStatus { Ok, Error, Timeout, TooLarge };

@@ -170,7 +170,7 @@ ExecResult SqliteDb::execute(std::string_view sql_in, const Limits& limits) {
     res.status = st;
     res.error = std::move(msg);
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (st != ExecStatus::Ok) res.table.rows.clear();
+    if (st != ExecStatus::Ok && !(st == ExecStatus::TooLarge && limits.keep_partial)) res.table.rows.clear();
     return res;
   };
 

@@ -32,7 +32,6 @@ size_t table_bytes(const Table& t) {
   return b;
 }
 
-#ifdef SQLGRADE_HAVE_SPIDER2
 size_t frame_bytes(const spider2::Frame& f) {
   size_t b = vector_heap(f.columns);
   for (auto& c : f.columns) {
@@ -41,15 +40,12 @@ size_t frame_bytes(const spider2::Frame& f) {
   }
   return b;
 }
-#endif
 
 size_t gold_bytes(const GoldData& d) {
   size_t b = sizeof(GoldData) + kMallocHeader + string_heap(d.error) + vector_heap(d.tables);
   for (auto& t : d.tables) b += table_bytes(t);
-#ifdef SQLGRADE_HAVE_SPIDER2
   b += vector_heap(d.frames);
   for (auto& f : d.frames) b += frame_bytes(f);
-#endif
   b += table_bytes(d.exec.table) + string_heap(d.exec.error);
   return b;
 }

@@ -25,9 +25,7 @@
 #include "sqlgrade/engine/engine.hpp"
 #include "sqlgrade/core/table.hpp"
 
-#ifdef SQLGRADE_HAVE_SPIDER2
 #include "sqlgrade/spider2/compare.hpp"
-#endif
 
 namespace sqlgrade::serve {
 
@@ -37,9 +35,7 @@ struct GoldData {
   bool transient = false;  // failed for a reason that depends on load: never cached
   std::string error;
   std::vector<Table> tables;  // spider (gold_result) / bird alternatives
-#ifdef SQLGRADE_HAVE_SPIDER2
   std::vector<spider2::Frame> frames;  // spider2 alternatives
-#endif
   ExecResult exec;           // spider test-suite gold on one database (spider::GoldSource)
   bool single_file = false;  // official gold folder: <id>.csv (single) rather than <id>_a.csv, ...
   size_t bytes = 0;          // heap bytes held by the result (gold_bytes())
@@ -48,9 +44,7 @@ using GoldPtr = std::shared_ptr<const GoldData>;
 
 // Heap bytes a result holds, as allocated (capacities, small-string buffers, allocator headers).
 size_t table_bytes(const Table& t);
-#ifdef SQLGRADE_HAVE_SPIDER2
 size_t frame_bytes(const spider2::Frame& f);
-#endif
 // Everything `d` holds: tables, frames, exec result and error text.
 size_t gold_bytes(const GoldData& d);
 

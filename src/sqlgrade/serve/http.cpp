@@ -187,18 +187,21 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (path_ == "/reverify_mode" && get) return reply(Reply{200, R"({"reverify_mode":"stateless"})"});
     if (path_ == "/seed_session" && post) return reply(Reply{200, "{}"});
-    if ((path_ == "/verify" || path_ == "/aggregate_metrics") && post) {
+    const bool queued = path_ == "/verify" || path_ == "/aggregate_metrics" || path_ == "/execute" ||
+                        path_ == "/get_reward" || path_ == "/openrlhf";
+    if (queued && post) {
       ++sh_.inflight;
       auto done = [self = shared_from_this(), &sh = sh_](Reply r) {
         net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable { self->reply(std::move(r)); });
         --sh.inflight;
       };
       if (path_ == "/verify") sh_.server.verify_async(std::move(body), std::move(done));
-      else sh_.server.aggregate_metrics_async(std::move(body), std::move(done));
+      else if (path_ == "/execute") sh_.server.execute_async(std::move(body), std::move(done));
+      else if (path_ == "/aggregate_metrics") sh_.server.aggregate_metrics_async(std::move(body), std::move(done));
+      else sh_.server.openrlhf_async(std::move(body), std::move(done));
       return;
     }
-    bool known = path_ == "/health" || path_ == "/reverify_mode" || path_ == "/seed_session" || path_ == "/verify" ||
-                 path_ == "/aggregate_metrics";
+    bool known = path_ == "/health" || path_ == "/reverify_mode" || path_ == "/seed_session" || queued;
     if (known) return reply(error_reply(405, "method not allowed on " + path_));
     reply(error_reply(404, "no such endpoint: " + path_.substr(0, 200)));
   }

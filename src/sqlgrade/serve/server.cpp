@@ -8,9 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "sqlgrade/serve/gold_cache.hpp"
-#include "sqlgrade/serve/verdict.hpp"
 #include "sqlgrade/serve/wire.hpp"
+#include "sqlgrade/verdict.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/version.hpp"
 
@@ -83,18 +82,31 @@ class Executor {
 }  // namespace
 
 struct RewardServer::Impl {
-  GoldCache cache;
-  Judge judge;
+  Verifier verifier;
   Executor exec;
-  std::atomic<uint64_t> verifies{0}, rejected{0}, bad{0};
+  std::atomic<uint64_t> rejected{0}, bad{0};
   std::atomic<size_t> inflight{0};
 
-  explicit Impl(const ServerOptions& o)
-      : cache(o.gold_cache_entries, o.gold_cache_bytes), judge(o, cache), exec(o.max_concurrency, o.max_queue) {}
+  static VerifierConfig config(const ServerOptions& o) {
+    VerifierConfig c;
+    c.timeout_s = o.timeout_s;
+    c.max_timeout_s = o.timeout_s;  // a request may lower its deadline, never raise it
+    c.gold_timeout_s = o.gold_timeout_s;
+    c.max_rows = o.max_rows;
+    c.max_result_bytes = o.max_result_bytes;
+    c.gold_cache_entries = o.gold_cache_entries;
+    c.gold_cache_bytes = o.gold_cache_bytes;
+    c.extract = o.extract;
+    c.spider2_gold_dir = o.spider2_gold_dir;
+    return c;
+  }
+  explicit Impl(const ServerOptions& o) : verifier(config(o)), exec(o.max_concurrency, o.max_queue) {}
 };
 
+unsigned default_max_concurrency() { return std::max(4u, 2 * resolve_jobs(0)); }
+
 RewardServer::RewardServer(ServerOptions opt) : opt_(std::move(opt)) {
-  if (opt_.max_concurrency == 0) opt_.max_concurrency = resolve_jobs(0);
+  if (opt_.max_concurrency == 0) opt_.max_concurrency = default_max_concurrency();
   if (opt_.spider_db_dir.empty()) opt_.spider_db_dir = opt_.db_dir;
   if (opt_.bird_db_dir.empty()) opt_.bird_db_dir = opt_.db_dir;
   impl_ = std::make_unique<Impl>(opt_);
@@ -102,110 +114,64 @@ RewardServer::RewardServer(ServerOptions opt) : opt_(std::move(opt)) {
 
 RewardServer::~RewardServer() = default;
 
+std::string RewardServer::db_path(std::string_view bench, const std::string& db_id) const {
+  if (!safe_db_id(db_id)) throw BadRequest("unknown db_id '" + db_id + "' (not a file name)");
+  const Bench b = bench_from_name(std::string(bench));
+  fs::path dir = b == Bench::Spider2 ? opt_.db_dir : b == Bench::Spider ? opt_.spider_db_dir : opt_.bird_db_dir;
+  fs::path flat = dir / (db_id + ".sqlite"), nested = dir / db_id / (db_id + ".sqlite");
+  std::error_code ec;
+  const bool has_flat = fs::is_regular_file(flat, ec), has_nested = fs::is_regular_file(nested, ec);
+  if (b == Bench::Spider) {
+    // The test suite is every *.sqlite of <dir>/<db_id>/; a flat <dir>/<db_id>.sqlite has no such
+    // folder (its own folder holds the other databases), so it cannot be graded as Spider.
+    if (has_nested || fs::is_directory(dir / db_id, ec)) return nested.string();
+    if (has_flat)
+      throw BadRequest("db_id '" + db_id + "': benchmark spider needs the test-suite layout <dir>/" + db_id + "/" + db_id +
+                       ".sqlite, found the flat " + db_id + ".sqlite (use benchmark bird or spider2 for it)");
+  } else if (b == Bench::Spider2) {
+    if (has_flat) return flat.string();
+    if (has_nested) return nested.string();
+  } else {
+    if (has_nested) return nested.string();
+    if (has_flat) return flat.string();
+  }
+  throw BadRequest("unknown db_id '" + db_id + "' (no database file for it under the database folder)");
+}
+
 json RewardServer::verify_json(const json& req) {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
   Bench b = parse_bench(req);
-  if (!benchmark_available(bench_name(b)))
-    throw BadRequest(std::string("benchmark not available in this build: ") + bench_name(b));
-
   auto db = req.find("db_id");
   if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
+  if (req.contains("db")) throw BadRequest("`db` (a path) is not accepted by the server: send `db_id`");
   const std::string& db_id = db->get_ref<const std::string&>();
 
-  bool has_gold_sql = false, has_gold_result = false;
-  if (auto it = req.find("gold_sql"); it != req.end() && !it->is_null()) {
-    if (!it->is_string()) throw BadRequest("`gold_sql` must be a string");
-    has_gold_sql = !it->get_ref<const std::string&>().empty();
-  }
-  if (auto it = req.find("gold_result"); it != req.end() && !it->is_null()) {
-    if (!it->is_array()) throw BadRequest("`gold_result` must be a list of result sets");
-    has_gold_result = !it->empty();
-  }
-  if (!has_gold_sql && !has_gold_result && !(b == Bench::Spider2 && impl_->judge.official_entry(req)))
-    throw BadRequest(impl_->judge.official_count() == 0
+  VerdictRequest r = Verifier::parse_request(req);  // field errors first, then gold, then the database
+  bool has_gold = (r.gold_sql && !r.gold_sql->empty()) || (r.gold_result.is_array() && !r.gold_result.empty()) ||
+                  (b == Bench::Spider2 && impl_->verifier.has_official_gold(r.instance_id));
+  if (!has_gold)
+    throw BadRequest(impl_->verifier.stats().spider2_gold_instances == 0
                          ? "the request needs `gold_sql` or `gold_result`"
                          : "the request needs `gold_sql`, `gold_result` or an instance_id of --spider2-gold-dir");
-  if (auto it = req.find("ignore_order"); it != req.end() && !it->is_null() && !it->is_boolean())
-    throw BadRequest("`ignore_order` must be a boolean");
-  if (auto it = req.find("condition_cols"); it != req.end() && !it->is_null() && !it->is_array() &&
-                                               !it->is_number_integer())
-    throw BadRequest("`condition_cols` must be null, a list of column indices or a list of such lists");
-  if (!has_gold_sql && has_gold_result) {  // shape check only; rows are converted once, on a cache miss
-    const json& gr = req["gold_result"];
-    for (size_t a = 0; a < gr.size(); ++a) {
-      if (!gr[a].is_array()) throw BadRequest("`gold_result[" + std::to_string(a) + "]` must be a list of rows");
-      for (auto& row : gr[a])
-        if (!row.is_array())
-          throw BadRequest("`gold_result[" + std::to_string(a) + "]` holds a row that is not a list");
-    }
-  }
-
-  if (impl_->judge.db_path(b, db_id).empty()) {
-#ifdef SQLGRADE_HAVE_SPIDER
-    bool spider_dir_ok = b == Bench::Spider && safe_db_id(db_id) && fs::is_directory(fs::path(opt_.spider_db_dir) / db_id);
-#else
-    bool spider_dir_ok = false;
-#endif
-    if (!spider_dir_ok) throw BadRequest("unknown db_id '" + db_id + "' (no database file for it under the database folder)");
-  }
-
-  answer::ExtractOptions xo = opt_.extract;
-  if (auto it = req.find("extract"); it != req.end() && !it->is_null()) {
-    if (!it->is_object()) throw BadRequest("`extract` must be an object");
-    set_bool_opt(*it, "word_boundary", xo.word_boundary);
-    set_bool_opt(*it, "tags_and_json", xo.tags_and_json);
-    set_bool_opt(*it, "raw_fallback", xo.raw_fallback);
-  }
-
-  std::string text = model_text(req);
-
-  std::vector<std::string> unechoed;
-  json resp = echo_fields(req, &unechoed);
-
-  Verdict v;
-  answer::Extracted ex = answer::extract_reward_sql(text, xo);
-  if (!ex.sql) {
-    v.failure = "no_sql_extracted";
-    v.detail = text.empty()                              ? "empty model output"
-               : ex.source != answer::ExtractSource::None ? "the extracted text holds no SQL statement (only ';', comments or whitespace)"
-                                                         : "no SQL found in the model output";
-  } else {
-    v = impl_->judge.judge(b, req, db_id, *ex.sql);
-  }
-  impl_->verifies++;
-
-  resp["reward"] = v.match ? 1.0 : 0.0;
-  resp["db_id"] = db_id;
-  resp["question"] = req.contains("question") ? req["question"] : json("");
-  resp["model_output"] = text;
-  resp["execution_match"] = v.match;
-  resp["gold_sql"] = has_gold_sql ? req["gold_sql"] : json();
-  resp["extracted_sql"] = ex.sql ? json(*ex.sql) : json();
-  resp["failure_reason"] = v.failure;
-  resp["failure_detail"] = v.detail;
-  resp["extraction_source"] = answer::to_string(ex.source);
-  resp["benchmark"] = bench_name(b);
-  resp["gold_cached"] = v.gold_cached;
-  if (!unechoed.empty()) resp["unechoed_fields"] = unechoed;
-  return resp;
+  return impl_->verifier.verdict_json(req, db_path(bench_name(b), db_id));
 }
 
 namespace {
 Reply busy_reply() { return error_reply(503, "server busy: the verify queue is full, retry later"); }
 }  // namespace
 
-Reply RewardServer::handle_verify(std::string_view body) {
+Reply RewardServer::handle(std::string_view body, json (RewardServer::*fn)(const json&)) {
   impl_->inflight++;
   struct Dec {
     std::atomic<size_t>& n;
     ~Dec() { n--; }
   } dec{impl_->inflight};
   try {
-    return Reply{200, dump(verify_json(parse_body(body)))};
+    return Reply{200, dump((this->*fn)(parse_body(body)))};
   } catch (const json::parse_error& e) {
     impl_->bad++;
     return error_reply(400, std::string("invalid JSON: ") + e.what());
-  } catch (const BadRequest& e) {
+  } catch (const InputError& e) {  // BadRequest included
     impl_->bad++;
     return error_reply(400, e.what());
   } catch (const json::exception& e) {
@@ -235,7 +201,17 @@ void RewardServer::submit(std::function<Reply()> work, std::function<void(Reply)
 
 void RewardServer::verify_async(std::string body, std::function<void(Reply)> done) {
   auto shared = std::make_shared<std::string>(std::move(body));
-  submit([this, shared] { return handle_verify(*shared); }, std::move(done));
+  submit([this, shared] { return handle(*shared, &RewardServer::verify_json); }, std::move(done));
+}
+
+void RewardServer::execute_async(std::string body, std::function<void(Reply)> done) {
+  auto shared = std::make_shared<std::string>(std::move(body));
+  submit([this, shared] { return handle(*shared, &RewardServer::execute_json); }, std::move(done));
+}
+
+void RewardServer::openrlhf_async(std::string body, std::function<void(Reply)> done) {
+  auto shared = std::make_shared<std::string>(std::move(body));
+  submit([this, shared] { return handle(*shared, &RewardServer::openrlhf_json); }, std::move(done));
 }
 
 void RewardServer::aggregate_metrics_async(std::string body, std::function<void(Reply)> done) {
@@ -243,11 +219,23 @@ void RewardServer::aggregate_metrics_async(std::string body, std::function<void(
   submit([this, shared] { return aggregate_metrics(*shared); }, std::move(done));
 }
 
-Reply RewardServer::verify(std::string_view body) {
+namespace {
+Reply run_sync(const std::function<void(std::function<void(Reply)>)>& start) {
   std::promise<Reply> promise;
   auto fut = promise.get_future();
-  submit([this, body] { return handle_verify(body); }, [&promise](Reply r) { promise.set_value(std::move(r)); });
+  start([&promise](Reply r) { promise.set_value(std::move(r)); });
   return fut.get();
+}
+}  // namespace
+
+Reply RewardServer::verify(std::string_view body) {
+  return run_sync([&](auto done) { verify_async(std::string(body), std::move(done)); });
+}
+Reply RewardServer::execute(std::string_view body) {
+  return run_sync([&](auto done) { execute_async(std::string(body), std::move(done)); });
+}
+Reply RewardServer::openrlhf(std::string_view body) {
+  return run_sync([&](auto done) { openrlhf_async(std::string(body), std::move(done)); });
 }
 
 Reply RewardServer::aggregate_metrics(std::string_view body) {
@@ -266,13 +254,14 @@ Reply RewardServer::aggregate_metrics(std::string_view body) {
 
 ServerStats RewardServer::stats() const {
   ServerStats s;
-  s.verifies = impl_->verifies;
+  VerifierStats v = impl_->verifier.stats();
+  s.verifies = v.verdicts;
   s.rejected_busy = impl_->rejected;
   s.bad_requests = impl_->bad;
-  s.gold_cache_hits = impl_->cache.hits();
-  s.gold_cache_misses = impl_->cache.misses();
-  s.gold_cache_entries = impl_->cache.entries();
-  s.gold_cache_bytes = impl_->cache.bytes();
+  s.gold_cache_hits = v.gold_cache_hits;
+  s.gold_cache_misses = v.gold_cache_misses;
+  s.gold_cache_entries = v.gold_cache_entries;
+  s.gold_cache_bytes = v.gold_cache_bytes;
   s.inflight = impl_->inflight;
   return s;
 }
@@ -290,7 +279,10 @@ json RewardServer::health_json() const {
   j["max_concurrency"] = opt_.max_concurrency;
   j["max_queue"] = opt_.max_queue;
   j["timeout_s"] = opt_.timeout_s;
-  j["spider2_gold_instances"] = impl_->judge.official_count();
+  j["spider2_gold_instances"] = impl_->verifier.stats().spider2_gold_instances;
+  j["executes"] = executes_.load();
+  j["endpoints"] = {"/verify", "/aggregate_metrics", "/execute", "/get_reward", "/openrlhf", "/health",
+                    "/seed_session", "/reverify_mode"};
   j["pending"] = impl_->exec.pending();
   j["verifies"] = s.verifies;
   j["rejected_busy"] = s.rejected_busy;

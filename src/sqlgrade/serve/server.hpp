@@ -4,15 +4,14 @@
 //
 //   POST /verify             one rollout -> reward (NeMo request/response shape, see docs/serve.md)
 //   POST /aggregate_metrics  {"verify_responses": [...]} -> mean reward, pass@k, failure counts
+//   POST /execute            one read-only query -> rows (sqlgrade::execute, for multi-turn agents)
+//   POST /get_reward         OpenRLHF's remote reward shape {"query", "prompts", "labels"} ->
+//                            {"rewards", "scores", "extra_logs"} (also at POST /openrlhf)
 //   GET  /health             liveness + counters
 //   POST /seed_session, GET /reverify_mode   trivial NeMo Gym endpoints
 //
-// Verdicts are the official ones of each benchmark, computed by the comparison modules:
-//   spider2 (default)  spider2::score_against_golds on pandas-emulated frames, so a verdict equals
-//                      `sqlgrade spider2` on the same inputs (NOT NeMo's own comparator, which differs
-//                      on NULL vs "" and condition_cols; see docs/serve.md);
-//   spider             spider::ExecEvaluator (test-suite exec semantics) / spider::result_eq;
-//   bird               bird::ex_match (set equality of rows).
+// Verdicts come from sqlgrade::Verifier (include/sqlgrade/verdict.hpp), which the Python module
+// uses too; this layer only resolves db_id in the database folders, queues, counts and answers.
 // Safety: databases are opened read-only with an authorizer (engine/sqlite.hpp): DROP/ATTACH/PRAGMA
 // writes fail as execution errors; every query has a real deadline and row/byte caps.
 // Resources: at most max_concurrency verifies run at once, at most max_queue wait; beyond that a
@@ -30,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/errors.hpp"
 
 namespace sqlgrade::serve {
 
@@ -41,7 +41,7 @@ struct ServerOptions {
   // spider2 request with neither gold_sql nor gold_result is then graded against the official gold
   // CSVs of its instance_id, with the official condition_cols and ignore_order.
   std::string spider2_gold_dir;
-  unsigned max_concurrency = 0;   // verifies executing at once; 0 = number of cores
+  unsigned max_concurrency = 0;   // verifies executing at once; 0 = max(4, 2 x cores) (docs/serve.md)
   size_t max_queue = 64;          // verifies waiting for a slot; more -> 503
   double timeout_s = 30.0;        // per prediction query
   double gold_timeout_s = 0;      // per gold query; 0 = same as timeout_s
@@ -50,7 +50,14 @@ struct ServerOptions {
   size_t gold_cache_entries = 4096;
   size_t gold_cache_bytes = 256u << 20;
   answer::ExtractOptions extract;    // default extraction options (a request may override them)
+  size_t max_execute_rows = 10'000;  // /execute: cap on a request's max_rows
+  size_t max_batch = 4096;           // /get_reward: rollouts per request
 };
+
+// The default of --max-concurrency: max(4, 2 x cores). Verifies wait on SQLite more than they
+// compute, and one runaway prediction holds a worker until its deadline: with one worker per core
+// the p99 latency of small verifies was 729-776 ms behind runaway queries, 8.4 ms with 4 workers.
+unsigned default_max_concurrency();
 
 struct Reply {
   int status = 200;
@@ -76,6 +83,8 @@ class RewardServer {
 
   // Thread-safe. Bad requests give 400 with {"error": "..."}; a full queue gives 503.
   Reply verify(std::string_view body);
+  Reply execute(std::string_view body);
+  Reply openrlhf(std::string_view body);
   Reply aggregate_metrics(std::string_view body);
   Reply health() const;
   nlohmann::json health_json() const;
@@ -85,23 +94,32 @@ class RewardServer {
   // /aggregate_metrics shares the verify queue (its bodies can be as large as any request).
   void verify_async(std::string body, std::function<void(Reply)> done);
   void aggregate_metrics_async(std::string body, std::function<void(Reply)> done);
+  void execute_async(std::string body, std::function<void(Reply)> done);
+  void openrlhf_async(std::string body, std::function<void(Reply)> done);
 
-  // The verdict part of verify for an already parsed request (throws BadRequest on invalid input).
+  // The verdict part of verify for an already parsed request (throws InputError on invalid input).
   nlohmann::json verify_json(const nlohmann::json& request);
+  nlohmann::json execute_json(const nlohmann::json& request);
+  nlohmann::json openrlhf_json(const nlohmann::json& request);
+
+  // Database file of db_id for a benchmark (spider: the test-suite folder's <db_id>.sqlite), or
+  // throws InputError with the reason (unknown id, or a layout the benchmark cannot use).
+  std::string db_path(std::string_view benchmark, const std::string& db_id) const;
 
   ServerStats stats() const;
   const ServerOptions& options() const { return opt_; }
 
-  struct BadRequest : std::runtime_error {
-    using std::runtime_error::runtime_error;
+  struct BadRequest : InputError {
+    explicit BadRequest(const std::string& message) : InputError("", message) {}
   };
 
  private:
-  Reply handle_verify(std::string_view body);
+  Reply handle(std::string_view body, nlohmann::json (RewardServer::*fn)(const nlohmann::json&));
   void submit(std::function<Reply()> work, std::function<void(Reply)> done);
   struct Impl;
   ServerOptions opt_;
   std::unique_ptr<Impl> impl_;
+  std::atomic<uint64_t> executes_{0};
 };
 
 // The model text of a NeMo verify request: the concatenation of every output_text part of every

@@ -11,22 +11,7 @@ namespace sqlgrade::serve {
 using json = nlohmann::json;
 using BadRequest = RewardServer::BadRequest;
 
-bool benchmark_available(std::string_view b) {
-  if (b == "spider2") {
-#ifdef SQLGRADE_HAVE_SPIDER2
-    return true;
-#endif
-  } else if (b == "spider") {
-#ifdef SQLGRADE_HAVE_SPIDER
-    return true;
-#endif
-  } else if (b == "bird") {
-#ifdef SQLGRADE_HAVE_BIRD
-    return true;
-#endif
-  }
-  return false;
-}
+bool benchmark_available(std::string_view b) { return b == "spider2" || b == "spider" || b == "bird"; }
 
 const char* bench_name(Bench b) {
   switch (b) {
@@ -41,7 +26,11 @@ Bench parse_bench(const json& req) {
   auto it = req.find("benchmark");
   if (it == req.end() || it->is_null()) return Bench::Spider2;
   if (!it->is_string()) throw BadRequest("`benchmark` must be a string: spider2, spider or bird");
-  std::string b = to_lower(it->get_ref<const std::string&>());
+  return bench_from_name(it->get_ref<const std::string&>());
+}
+
+Bench bench_from_name(const std::string& name) {
+  std::string b = to_lower(name);
   if (b == "spider2" || b == "spider2_lite" || b == "spider2-lite" || b == "spider2lite") return Bench::Spider2;
   if (b == "spider" || b == "testsuite" || b == "test-suite") return Bench::Spider;
   if (b == "bird") return Bench::Bird;
@@ -121,9 +110,11 @@ std::string model_text(const json& req) {
 }
 
 json echo_fields(const json& req, std::vector<std::string>* dropped) {
-  static const char* const kNotEchoed[] = {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols"};
+  static const char* const kNotEchoed[] = {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols",
+                                           "db"};
   static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
-                                       "model_output", "benchmark", "extract", "gold_single_file"};
+                                       "model_output", "benchmark", "extract", "gold_single_file", "sql", "timeout",
+                                       "plug_value", "keep_distinct"};
   json out = json::object();
   size_t unknown_bytes = 0;
   for (auto it = req.begin(); it != req.end(); ++it) {

@@ -18,6 +18,8 @@ enum class Bench { Spider2, Spider, Bird };
 const char* bench_name(Bench b);
 // The request's `benchmark` (default spider2); throws BadRequest for an unknown name.
 Bench parse_bench(const nlohmann::json& req);
+// spider2 (spider2_lite, spider2-lite, spider2lite), spider (testsuite, test-suite) or bird, any case.
+Bench bench_from_name(const std::string& name);
 
 // A db_id names a file below the database folder and nothing else.
 bool safe_db_id(const std::string& s);

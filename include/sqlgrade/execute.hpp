@@ -1,0 +1,36 @@
+#pragma once
+// sqlgrade::execute — one read-only query for a multi-turn agent's observation (SkyRL-style
+// environments, tool calls): the database is opened read-only with the authorizer of
+// engine/sqlite.hpp (no writes, no ATTACH, no PRAGMA changes), one statement only, a real deadline,
+// and caps on rows and bytes. Rows past `max_rows` are cut off (truncated = true), never an error.
+// A failing query is a result with status Error/Timeout, never an exception; only a missing or
+// unreadable database throws sqlgrade::InputError. Nothing here prints. Thread-safe (one SQLite
+// connection per thread and file).
+#include <cstddef>
+#include <string>
+
+#include "sqlgrade/core/table.hpp"
+
+namespace sqlgrade {
+
+struct ExecuteLimits {
+  double timeout_s = 10.0;         // wall-clock deadline; must be > 0
+  size_t max_rows = 100;           // rows returned at most (more: truncated)
+  size_t max_bytes = 16u << 20;    // approximate result bytes at most (more: truncated)
+};
+
+struct ExecuteResult {
+  // "ok" | "error" | "timeout" | "too_large" (too_large: not even the first row fits max_bytes)
+  std::string status = "ok";
+  Table table;             // columns and rows (SQLite values: null, integer, real, text, blob)
+  bool truncated = false;  // rows were cut at max_rows or max_bytes
+  std::string error;       // engine message when status != "ok"
+  double total_s = 0;      // wall time
+  bool ok() const { return status == "ok"; }
+};
+
+// Runs `sql` on the SQLite file `db` under `limits`. Throws InputError when `db` is not a readable
+// SQLite database, or when a limit is not positive.
+ExecuteResult execute(const std::string& db, const std::string& sql, const ExecuteLimits& limits = {});
+
+}  // namespace sqlgrade

@@ -1,0 +1,121 @@
+#pragma once
+// sqlgrade::Verifier — the verdict of ONE rollout (an RL reward), the entry point that `sqlgrade
+// serve`, the Python module sqlgrade._native and any C++ trainer share.
+//
+//   sqlgrade::Verifier v(sqlgrade::VerifierConfig{});       // holds the bounded gold cache
+//   sqlgrade::VerdictRequest r;
+//   r.benchmark = "spider2"; r.db = "/data/shop.sqlite";
+//   r.model_output = "```sql\nSELECT ...\n```"; r.gold_sql = "SELECT ...";
+//   sqlgrade::Verdict out = v.verdict(r);                  // out.reward, out.failure_reason, ...
+//
+// Verdicts are each benchmark's official ones, computed by the benchmark modules:
+//   spider2 (default)  spider2::score_against_golds on pandas-typed frames (= `sqlgrade spider2`);
+//   spider             spider::ExecEvaluator (test-suite execution: every *.sqlite of the folder);
+//   bird               bird::ex_match (set equality of rows).
+// Gold results are cached (single flight, LRU bounded by entries and bytes) and shared by every
+// thread. All methods are thread-safe. Nothing prints. A bad prediction is a verdict (reward 0 with a
+// failure_reason), never an exception; a bad *request* throws sqlgrade::InputError (one line).
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/answer/extract.hpp"
+
+namespace sqlgrade {
+
+struct VerifierConfig {
+  double timeout_s = 30.0;         // per prediction query (default of a request without `timeout`)
+  double max_timeout_s = 0;        // cap on a request's own `timeout`; 0 = none (the server: --timeout)
+  double gold_timeout_s = 0;       // per gold query; 0 = timeout_s
+  size_t max_rows = 1'000'000;     // result row cap per query
+  size_t max_result_bytes = 64u << 20;
+  size_t gold_cache_entries = 4096;
+  size_t gold_cache_bytes = 256u << 20;
+  answer::ExtractOptions extract;  // default extraction options (a request may override them)
+  // Optional official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl + exec_result/*.csv), read
+  // with the spider2 module's loader: a spider2 request with neither gold_sql nor gold_result is
+  // graded against the official gold CSVs of its instance_id, with the official condition_cols and
+  // ignore_order.
+  std::string spider2_gold_dir;
+};
+
+struct VerdictRequest {
+  std::string benchmark = "spider2";  // spider2 | spider | bird (aliases: spider2_lite, testsuite, ...)
+  // The database: a SQLite file. spider: the file or its folder; every *.sqlite of the folder is a
+  // test-suite database (<dir>/<db_id>/<db_id>.sqlite first).
+  std::string db;
+  std::optional<std::string> model_output;  // text to extract the SQL from ...
+  std::optional<std::string> sql;           // ... or the SQL itself, used verbatim (no extraction)
+  std::optional<std::string> gold_sql;
+  nlohmann::json gold_result;               // [alternative][row][cell], or null
+  std::optional<bool> ignore_order;         // null: the benchmark's rule (spider2: true)
+  nlohmann::json condition_cols;            // spider2: null, [i, ...] or [[i, ...], ...]
+  std::optional<bool> gold_single_file;     // spider2 + gold_result: grade like <id>.csv
+  std::string instance_id;                  // spider2: key into spider2_gold_dir
+  std::optional<answer::ExtractOptions> extract;  // null: the config's
+  double timeout_s = 0;                     // per prediction query; 0 = the config's
+  bool plug_value = false, keep_distinct = false;  // spider: the test-suite evaluator's flags
+};
+
+struct VerdictTimings {
+  double extract_s = 0, gold_s = 0, pred_s = 0, compare_s = 0, total_s = 0;
+};
+
+struct Verdict {
+  double reward = 0;               // 1.0 when the prediction matches, else 0.0
+  bool execution_match = false;
+  std::optional<std::string> extracted_sql;
+  std::string extraction_source = "none";  // sql_block, tag, json_answer, raw_text, verbatim, ...
+  // none | no_sql_extracted | execution_error | gold_execution_error | timeout (NeMo Gym's words;
+  // a wrong result is execution_error too, with pred_executed = true)
+  std::string failure_reason = "execution_error";
+  std::string failure_detail;
+  bool gold_cached = false;
+  std::optional<bool> pred_executed;  // the prediction ran to a result; null: unknown (gold failed first)
+  VerdictTimings timings;
+};
+
+struct VerifierStats {
+  uint64_t verdicts = 0, gold_cache_hits = 0, gold_cache_misses = 0;
+  size_t gold_cache_entries = 0, gold_cache_bytes = 0, spider2_gold_instances = 0;
+};
+
+class Verifier {
+ public:
+  // Throws InputError when spider2_gold_dir is set and its eval jsonl is missing or bad.
+  explicit Verifier(VerifierConfig config = {});
+  ~Verifier();
+  Verifier(const Verifier&) = delete;
+  Verifier& operator=(const Verifier&) = delete;
+
+  Verdict verdict(const VerdictRequest& request);
+
+  // JSON in, JSON out, for bindings and the server: `request` is the /verify body of docs/serve.md;
+  // the database is `db` when given (the server resolves db_id itself), else the body's `db` field
+  // (a path). The reply is the /verify reply (echoed fields included).
+  nlohmann::json verdict_json(const nlohmann::json& request, const std::string& db = "");
+
+  // The request of a /verify body (validation only; `db` is resolved by the caller). Throws
+  // InputError with the one-line message a 400 carries.
+  static VerdictRequest parse_request(const nlohmann::json& body);
+  // The /verify reply fields of a verdict (reward, execution_match, extracted_sql, failure_reason,
+  // failure_detail, extraction_source, benchmark, gold_cached, pred_executed, timings).
+  static void to_json(const Verdict& v, const VerdictRequest& request, nlohmann::json& reply);
+
+  // True when a spider2 request with this instance_id can use the official gold folder.
+  bool has_official_gold(const std::string& instance_id) const;
+  VerifierStats stats() const;
+  const VerifierConfig& config() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One verdict with a process-wide Verifier of default configuration (created on first use).
+Verdict verdict(const VerdictRequest& request);
+
+}  // namespace sqlgrade

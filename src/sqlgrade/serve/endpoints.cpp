@@ -1,0 +1,152 @@
+// The reward server's endpoints besides /verify: POST /execute (sqlgrade::execute over HTTP) and
+// OpenRLHF's remote reward shape (POST /get_reward, /openrlhf).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "sqlgrade/execute.hpp"
+#include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/serve/wire.hpp"
+#include "sqlgrade/verdict.hpp"
+
+namespace sqlgrade::serve {
+
+using json = nlohmann::json;
+using BadRequest = RewardServer::BadRequest;
+
+namespace {
+
+json cell_json(const Value& v) {
+  switch (v.kind) {
+    case Kind::Null: return nullptr;
+    case Kind::Int: return v.i;
+    case Kind::Real: return std::isfinite(v.r) ? json(v.r) : json(v.to_string());
+    case Kind::Text: return v.s;
+    case Kind::Blob: {  // JSON has no bytes: {"blob_hex": "..."}
+      static const char* hex = "0123456789abcdef";
+      std::string h;
+      h.reserve(v.s.size() * 2);
+      for (unsigned char c : v.s) {
+        h += hex[c >> 4];
+        h += hex[c & 15];
+      }
+      return json{{"blob_hex", h}};
+    }
+  }
+  return nullptr;
+}
+
+// A positive number field, capped (absent/null: the default).
+double number_field(const json& req, const char* key, double def, double cap) {
+  auto it = req.find(key);
+  if (it == req.end() || it->is_null()) return std::min(def, cap);
+  if (!it->is_number() || !(it->get<double>() > 0)) throw BadRequest(std::string("`") + key + "` must be a number > 0");
+  return std::min(it->get<double>(), cap);
+}
+
+}  // namespace
+
+json RewardServer::execute_json(const json& req) {
+  if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
+  Bench b = parse_bench(req);
+  auto db = req.find("db_id");
+  if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
+  auto sql = req.find("sql");
+  if (sql == req.end() || !sql->is_string()) throw BadRequest("`sql` (string) is required");
+  ExecuteLimits lim;
+  lim.timeout_s = number_field(req, "timeout", 10.0, opt_.timeout_s);
+  lim.max_rows = static_cast<size_t>(number_field(req, "max_rows", 100, static_cast<double>(opt_.max_execute_rows)));
+  lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", 16u << 20, static_cast<double>(opt_.max_result_bytes)));
+  if (lim.max_rows == 0 || lim.max_bytes == 0) throw BadRequest("`max_rows` and `max_bytes` must be >= 1");
+  std::string path = db_path(bench_name(b), db->get<std::string>());
+  ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
+  ++executes_;
+  json rows = json::array();
+  for (auto& row : r.table.rows) {
+    json jr = json::array();
+    for (auto& c : row) jr.push_back(cell_json(c));
+    rows.push_back(std::move(jr));
+  }
+  return json{{"status", r.status},
+              {"columns", r.table.columns},
+              {"rows", std::move(rows)},
+              {"truncated", r.truncated},
+              {"error", r.error},
+              {"timings", {{"total_s", r.total_s}}}};
+}
+
+// OpenRLHF (--remote_rm_url http://host:port/get_reward): {"query": [prompt + response], "prompts":
+// [prompt], "labels": [label]} -> {"rewards", "scores", "extra_logs"}. A label is the data contract
+// of the Python adapters: an object (or a JSON object string) with gold_sql (or gold_result), db_id
+// (or db_path, whose file name without .sqlite is used as the db_id: the server only reads its own
+// folders), optional benchmark, ignore_order, condition_cols, instance_id. The response is the query
+// after its prompt. rewards = scores = the official verdicts (1.0 / 0.0); extra_logs has sql_acc,
+// sql_found and sql_executed per rollout. Rollouts are graded one after the other on one worker.
+json RewardServer::openrlhf_json(const json& req) {
+  if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
+  auto q = req.find("query"), p = req.find("prompts"), l = req.find("labels");
+  if (q == req.end() || !q->is_array()) throw BadRequest("`query` (a list of strings) is required");
+  if (l == req.end() || !l->is_array()) throw BadRequest("`labels` (a list) is required");
+  const size_t n = q->size();
+  if (n > opt_.max_batch)
+    throw BadRequest(std::to_string(n) + " rollouts in one request; at most " + std::to_string(opt_.max_batch));
+  if (l->size() != n) throw BadRequest(std::to_string(n) + " queries but " + std::to_string(l->size()) + " labels");
+  const bool has_prompts = p != req.end() && p->is_array();
+  if (has_prompts && p->size() != n)
+    throw BadRequest(std::to_string(n) + " queries but " + std::to_string(p->size()) + " prompts");
+  // Every body is built and checked before any is graded, so a bad label costs no work.
+  std::vector<json> bodies;
+  bodies.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string at = "labels[" + std::to_string(i) + "]: ";
+    if (!(*q)[i].is_string()) throw BadRequest("query[" + std::to_string(i) + "] must be a string");
+    json label = (*l)[i];
+    if (label.is_string()) {
+      const std::string& s = label.get_ref<const std::string&>();
+      if (json_depth(s) > kMaxJsonDepth) throw BadRequest(at + "nested too deeply");
+      label = json::parse(s, nullptr, false);
+    }
+    if (!label.is_object()) throw BadRequest(at + "must be an object or a JSON object string");
+    json body = json::object();
+    for (const char* k : {"gold_sql", "gold_result", "benchmark", "ignore_order", "condition_cols", "instance_id",
+                          "gold_single_file", "db_id", "extract"})
+      if (label.contains(k)) body[k] = label[k];
+    if (!body.contains("db_id")) {
+      auto dp = label.find("db_path");
+      if (dp == label.end() || !dp->is_string()) throw BadRequest(at + "needs `db_id` or `db_path`");
+      body["db_id"] = std::filesystem::path(dp->get<std::string>()).stem().string();
+    }
+    const std::string& query = (*q)[i].get_ref<const std::string&>();
+    std::string response = query;
+    if (has_prompts && (*p)[i].is_string()) {
+      const std::string& prompt = (*p)[i].get_ref<const std::string&>();
+      if (!prompt.empty() && query.compare(0, prompt.size(), prompt) == 0) response = query.substr(prompt.size());
+    }
+    body["model_output"] = std::move(response);
+    try {
+      (void)Verifier::parse_request(body);
+    } catch (const InputError& e) {
+      throw BadRequest(at + e.what());
+    }
+    bodies.push_back(std::move(body));
+  }
+  json rewards = json::array(), acc = json::array(), found = json::array(), executed = json::array();
+  for (size_t i = 0; i < n; ++i) {
+    json v;
+    try {
+      v = verify_json(bodies[i]);
+    } catch (const InputError& e) {
+      throw BadRequest("labels[" + std::to_string(i) + "]: " + e.what());
+    }
+    double r = v.value("reward", 0.0);
+    rewards.push_back(r);
+    acc.push_back(r);
+    found.push_back(v["extracted_sql"].is_null() ? 0.0 : 1.0);
+    executed.push_back(v["pred_executed"].is_boolean() && v["pred_executed"].get<bool>() ? 1.0 : 0.0);
+  }
+  return json{{"rewards", rewards},
+              {"scores", rewards},
+              {"extra_logs", {{"sql_acc", acc}, {"sql_found", found}, {"sql_executed", executed}}}};
+}
+
+}  // namespace sqlgrade::serve

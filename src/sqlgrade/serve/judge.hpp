@@ -1,0 +1,55 @@
+#pragma once
+// The verdict of one validated request (internal to the serve module; the public entry point is
+// include/sqlgrade/verdict.hpp): the gold (SQL, rows or the official gold folder, through the gold
+// cache), the prediction's execution, and the comparison module of its benchmark. Every piece of
+// benchmark logic comes from the benchmark modules (spider2/, spider/, bird/); this file only
+// dispatches and caches.
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/engine/engine.hpp"
+#include "sqlgrade/serve/gold_cache.hpp"
+#include "sqlgrade/serve/wire.hpp"
+#include "sqlgrade/spider/exec_evaluator.hpp"
+#include "sqlgrade/spider2/compare.hpp"
+#include "sqlgrade/verdict.hpp"
+
+namespace sqlgrade::serve {
+
+class Judge {
+ public:
+  // Reads the official gold folder (if any) with spider2::load_eval_jsonl.
+  Judge(const VerifierConfig& cfg, GoldCache& cache);
+
+  // Sets v's match, failure, detail, gold_cached, pred_executed and gold/pred/compare timings.
+  // Throws InputError when the request cannot be graded (no gold, no usable database layout).
+  void judge(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
+
+  bool has_official(const std::string& instance_id) const { return official_.count(instance_id) > 0; }
+  size_t official_count() const { return official_.size(); }
+
+ private:
+  GoldPtr gold_from_dir(const std::string& id, bool* hit);
+  GoldPtr gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit);
+  GoldPtr gold_from_rows(Bench b, const nlohmann::json& gold_result, bool* hit);
+  void judge_spider(const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
+  std::shared_ptr<spider::ExecEvaluator> spider_evaluator(const std::string& db_dir, const VerdictRequest& req);
+  Limits pred_limits(const VerdictRequest& req) const;
+  Limits gold_limits() const;
+
+  const VerifierConfig& cfg_;
+  GoldCache& cache_;
+  std::map<std::string, spider2::EvalEntry> official_;  // spider2lite_eval.jsonl of spider2_gold_dir
+  std::string exec_result_dir_;
+  std::vector<std::string> gold_listing_;               // sorted names in exec_result/
+  std::mutex spider_mu_;
+  std::map<std::string, std::shared_ptr<spider::ExecEvaluator>> spider_evals_;  // by folder + options
+};
+
+}  // namespace sqlgrade::serve
