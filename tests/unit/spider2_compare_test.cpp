@@ -156,6 +156,12 @@ TEST(Spider2SqlExtraction, OfficialRegex) {
   EXPECT_EQ(extract_sql_block("```SQL\nSELECT 5\n```"), "```SQL\nSELECT 5\n```");  // case-sensitive
 }
 
+TEST(Spider2SqlExtraction, StripIsPythonsStrip) {
+  // group(1).strip() removes Unicode whitespace too ("\u00a0SELECT 1\u3000\x1f".strip() == "SELECT 1").
+  EXPECT_EQ(extract_sql_block("```sql\n\xc2\xa0SELECT 1\xe3\x80\x80\x1f\n```"), "SELECT 1");
+  EXPECT_EQ(extract_sql_block("```sql\n\xe2\x80\x8bSELECT 1\n```"), "\xe2\x80\x8bSELECT 1");  // U+200B is not
+}
+
 // ---- --strict ----
 
 TEST(Spider2Strict, FindsScrambledRowsAndStringSortMisses) {
