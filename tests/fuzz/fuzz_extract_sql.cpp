@@ -6,6 +6,7 @@
 #include "fuzz_common.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/py/str.hpp"
 #include "sqlgrade/uda/statements.hpp"
 
 using namespace sqlgrade;
@@ -21,13 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
       auto e = answer::extract_sql(text, o);
       if (e.sql && e.sql->empty() && e.source != answer::ExtractSource::SqlBlock) std::abort();
-      (void)answer::py_strip(text);
+      (void)py::strip_view(text);
     } catch (const std::exception& e) {
       fuzz::finding("extract_sql", e);
     }
   }
   try {
-    auto st = split_sql_statements(text, "fuzz.sql");
+    auto st = uda::split_sql_statements(text, "fuzz.sql");
     (void)st;
   } catch (const InputError&) {
   } catch (const std::exception& e) {

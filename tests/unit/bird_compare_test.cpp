@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sqlgrade/bird/compare.hpp"
+#include "sqlgrade/py/equality.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::bird;
@@ -83,16 +84,16 @@ TEST(BirdCompare, ReadmeExampleGivesTwoThirdsNotPointEight) {
 }
 
 TEST(BirdCompare, IntEqualsIntegralFloatLikePython) {
-  EXPECT_TRUE(py_equal(I(1), R(1.0)));
-  EXPECT_FALSE(py_equal(I(1), R(1.5)));
-  EXPECT_FALSE(py_equal(I(1), T("1")));
-  EXPECT_FALSE(py_equal(N(), I(0)));
-  EXPECT_TRUE(py_equal(N(), N()));
-  EXPECT_FALSE(py_equal(T("a"), Value::blob("a")));
+  EXPECT_TRUE(py::equal(I(1), R(1.0)));
+  EXPECT_FALSE(py::equal(I(1), R(1.5)));
+  EXPECT_FALSE(py::equal(I(1), T("1")));
+  EXPECT_FALSE(py::equal(N(), I(0)));
+  EXPECT_TRUE(py::equal(N(), N()));
+  EXPECT_FALSE(py::equal(T("a"), Value::blob("a")));
   // 2**53 + 1 is not equal to the float 2**53 in Python (exact comparison).
-  EXPECT_FALSE(py_equal(I((int64_t(1) << 53) + 1), R(9007199254740992.0)));
-  EXPECT_TRUE(py_equal(I(int64_t(1) << 53), R(9007199254740992.0)));
-  EXPECT_EQ(py_hash(I(7)), py_hash(R(7.0)));
+  EXPECT_FALSE(py::equal(I((int64_t(1) << 53) + 1), R(9007199254740992.0)));
+  EXPECT_TRUE(py::equal(I(int64_t(1) << 53), R(9007199254740992.0)));
+  EXPECT_EQ(py::hash(I(7)), py::hash(R(7.0)));
   EXPECT_TRUE(ex_match(tab({{I(1)}, {I(2)}}), tab({{R(2.0)}, {R(1.0)}})));
 }
 
@@ -104,7 +105,7 @@ TEST(BirdCompare, ExIgnoresDuplicatesAndOrderButNotColumnOrder) {
 }
 
 TEST(BirdCompare, DedupKeepsFirstOccurrence) {
-  auto d = dedup_rows({{I(3)}, {I(1)}, {R(3.0)}, {I(2)}, {I(1)}});
+  auto d = py::unique_in_order({{I(3)}, {I(1)}, {R(3.0)}, {I(2)}, {I(1)}});
   ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(d[0][0].kind, Kind::Int);  // 3 first, the later 3.0 is a duplicate
   EXPECT_EQ(d[1][0].i, 1);

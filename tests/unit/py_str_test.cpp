@@ -31,3 +31,23 @@ TEST(PyIo, UniversalNewlines) {
   EXPECT_EQ(py::split_lines_universal("\r\r\n"), (V{"", ""}));
   EXPECT_EQ(py::split_lines_universal(""), V{});
 }
+
+TEST(PyStr, SplitLikeStrSplitWithNoArgument) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(py::split("  a b\t\nc  "), (V{"a", "b", "c"}));
+  EXPECT_EQ(py::split("a\xc2\xa0" "b\xe3\x80\x80" "c"), (V{"a", "b", "c"}));  // NBSP, U+3000 separate
+  EXPECT_EQ(py::split("a\xe2\x80\x8b" "b"), (V{"a\xe2\x80\x8b" "b"}));          // U+200B does not
+  EXPECT_EQ(py::split(" \x1c "), V{});
+  EXPECT_EQ(py::split(""), V{});
+}
+
+TEST(PyStr, StripViewAndInvalidUtf8) {
+  std::string_view s = " \xc2\xa0x y\xe2\x80\x83 ";
+  std::string_view v = py::strip_view(s);
+  EXPECT_EQ(v, "x y");
+  EXPECT_EQ(v.data(), s.data() + 3);  // a view into the argument
+  // A byte that is not part of a whitespace character is not whitespace (as with surrogateescape):
+  EXPECT_EQ(py::strip("x\xc2\xa0\x80"), "x\xc2\xa0\x80");  // stray continuation byte after NBSP
+  EXPECT_EQ(py::strip("x\xe2\x80" "A"), "x\xe2\x80" "A");  // truncated U+2000 before 'A'
+  EXPECT_EQ(py::strip("\xc0\xa0x"), "\xc0\xa0x");          // overlong encoding of ' '
+}

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/py/str.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
 
@@ -92,7 +93,7 @@ TEST(ServeExtract, UnicodeWhitespaceLikePython) {
   // U+00A0 after the keyword counts as \s; U+3000 around a block is stripped like str.strip()
   EXPECT_EQ(*ex("SELECT\xc2\xa0" "1"), "SELECT\xc2\xa0" "1;");
   EXPECT_EQ(*ex("```sql\xe3\x80\x80SELECT 1\xe3\x80\x80```"), "SELECT 1");
-  EXPECT_EQ(std::string(py_strip("\xe2\x80\x83 x \xc2\x85")), "x");
+  EXPECT_EQ(py::strip("\xe2\x80\x83 x \xc2\x85"), "x");
 }
 
 TEST(ServeExtract, TagsAndJsonAnswer) {

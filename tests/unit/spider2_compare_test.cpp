@@ -1,4 +1,4 @@
-// Spider 2.0-Lite official rule: pandas value model, vector matching, condition_cols resolution,
+// Spider 2.0-Lite official rule: vector matching, condition_cols resolution,
 // sql-mode round trip, strict findings. Expected values come from the spec's verified cases
 // (shared/spec/official-evaluators.md §4.3–4.5), which were run against the official script.
 #include <gtest/gtest.h>
@@ -26,78 +26,7 @@ EvalEntry entry(json cc, bool ignore_order = true) { return EvalEntry{"x", std::
 
 }  // namespace
 
-// ---- value model (pandas read_csv) ----
-
-TEST(Spider2ValueModel, DtypeInference) {
-  Frame f = csv("i,f,b,o,m,n\n1,1.5,True,x,1,\n007,2,false,1,,\n");
-  ASSERT_EQ(f.width(), 6u);
-  ASSERT_EQ(f.rows, 2u);
-  EXPECT_EQ(f.columns[0].dtype, Dtype::Int64);
-  EXPECT_EQ(f.columns[0].cells[1].i, 7);  // leading zeros parse as 7
-  EXPECT_EQ(f.columns[1].dtype, Dtype::Float64);
-  EXPECT_EQ(f.columns[1].cells[1].type, Cell::Type::Float);
-  EXPECT_EQ(f.columns[2].dtype, Dtype::Bool);
-  EXPECT_EQ(f.columns[2].cells[1].py_str(), "False");
-  EXPECT_EQ(f.columns[3].dtype, Dtype::Object);  // numbers in an object column stay strings
-  EXPECT_EQ(f.columns[3].cells[1].type, Cell::Type::Str);
-  EXPECT_EQ(f.columns[3].cells[1].s, "1");
-  EXPECT_EQ(f.columns[4].dtype, Dtype::Float64);  // int with NA -> float
-  EXPECT_TRUE(f.columns[4].cells[1].is_nan());
-  EXPECT_EQ(f.columns[5].dtype, Dtype::Float64);  // all NA -> float NaN
-}
-
-TEST(Spider2ValueModel, NaStringsBlankLinesAndExponents) {
-  Frame f = csv("a,b\nNA,1e3\n\n   \nnull,2\nN/A,3\n");
-  ASSERT_EQ(f.rows, 3u);  // the blank and the whitespace-only lines are skipped
-  for (auto& c : f.columns[0].cells) EXPECT_TRUE(c.is_nan());
-  EXPECT_EQ(f.columns[1].dtype, Dtype::Float64);
-  EXPECT_DOUBLE_EQ(f.columns[1].cells[0].f, 1000.0);
-  // "None" is not an NA string in pandas 1.5.3.
-  Frame g = csv("a\nNone\n");
-  EXPECT_EQ(g.columns[0].cells[0].type, Cell::Type::Str);
-}
-
-TEST(Spider2ValueModel, HeaderQuotesAndErrors) {
-  Frame f = csv("\xEF\xBB\xBF" "a,a,\n\"x,y\",\"2\",\"\"\n");
-  EXPECT_EQ(f.names(), (std::vector<std::string>{"a", "a.1", "Unnamed: 2"}));
-  EXPECT_EQ(f.columns[0].cells[0].s, "x,y");
-  EXPECT_EQ(f.columns[1].dtype, Dtype::Int64);  // quoting does not prevent numeric inference
-  EXPECT_TRUE(f.columns[2].cells[0].is_nan());
-  EXPECT_EQ(csv("a,a,a.1,a\n1,2,3,4\n").names(), (std::vector<std::string>{"a", "a.1", "a.1.1", "a.2"}));
-  Frame shortrow = csv("a,b\n1\n");
-  EXPECT_TRUE(shortrow.columns[1].cells[0].is_nan());
-  EXPECT_THROW(csv(""), InputError);
-  EXPECT_THROW(csv("a\n1\n1,2\n"), InputError);
-  // One extra field on the first data row: an implicit index, not a column.
-  Frame idx = csv("a\nx,1\ny,2\n");
-  ASSERT_EQ(idx.width(), 1u);
-  EXPECT_EQ(idx.columns[0].dtype, Dtype::Int64);
-  EXPECT_EQ(idx.columns[0].cells[1].i, 2);
-  Frame hdr = csv("a,b\n");
-  EXPECT_EQ(hdr.rows, 0u);
-}
-
-TEST(Spider2ValueModel, LowMemoryChunksAreTypedSeparately) {
-  // One column: chunks of 2**19 rows. The first chunk is all integers, the second has a word, so the
-  // column is object with the first chunk's values still integers (pandas DtypeWarning case).
-  const size_t n = (size_t{1} << 19) + 1;
-  std::string text = "v\n";
-  text.reserve(n * 3);
-  for (size_t i = 0; i + 1 < n; ++i) text += "1\n";
-  text += "x\n";
-  Frame f = csv(text);
-  ASSERT_EQ(f.rows, n);
-  EXPECT_EQ(f.columns[0].dtype, Dtype::Object);
-  EXPECT_EQ(f.columns[0].cells[0].type, Cell::Type::Int);
-  EXPECT_EQ(f.columns[0].cells[n - 1].type, Cell::Type::Str);
-  // int chunk + float chunk -> float64.
-  std::string t2 = "v\n";
-  for (size_t i = 0; i + 1 < n; ++i) t2 += "2\n";
-  t2 += "2.5\n";
-  Frame g = csv(t2);
-  EXPECT_EQ(g.columns[0].dtype, Dtype::Float64);
-  EXPECT_EQ(g.columns[0].cells[0].type, Cell::Type::Float);
-}
+// ---- value model (pandas read_csv): tests/unit/py_pandas_csv_test.cpp ----
 
 // ---- the verified cases of spec §4.5 ----
 
@@ -225,6 +154,12 @@ TEST(Spider2SqlExtraction, OfficialRegex) {
   EXPECT_EQ(extract_sql_block("```sql\n\n```"), "");
   EXPECT_EQ(extract_sql_block("```sql SELECT 4```"), "```sql SELECT 4```");  // no newline: whole text
   EXPECT_EQ(extract_sql_block("```SQL\nSELECT 5\n```"), "```SQL\nSELECT 5\n```");  // case-sensitive
+}
+
+TEST(Spider2SqlExtraction, StripIsPythonsStrip) {
+  // group(1).strip() removes Unicode whitespace too ("\u00a0SELECT 1\u3000\x1f".strip() == "SELECT 1").
+  EXPECT_EQ(extract_sql_block("```sql\n\xc2\xa0SELECT 1\xe3\x80\x80\x1f\n```"), "SELECT 1");
+  EXPECT_EQ(extract_sql_block("```sql\n\xe2\x80\x8bSELECT 1\n```"), "\xe2\x80\x8bSELECT 1");  // U+200B is not
 }
 
 // ---- --strict ----

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/py/equality.hpp"
 #include "sqlgrade/spider/exact_match.hpp"
 #include "sqlgrade/spider/hardness.hpp"
 #include "sqlgrade/spider/parser.hpp"
@@ -200,9 +201,9 @@ TEST(SpiderExec, RowOrderMattersAndColumnsArePairedByKey) {
 }
 
 TEST(SpiderExec, PythonValueEquality) {
-  EXPECT_TRUE(py_value_eq(Value::integer(1), Value::real(1.0)));
-  EXPECT_FALSE(py_value_eq(Value::integer(1), Value::text("1")));
-  EXPECT_TRUE(py_value_eq(Value::null(), Value::null()));
-  EXPECT_FALSE(py_value_eq(Value::null(), Value::integer(0)));
-  EXPECT_FALSE(py_value_eq(Value::text("a"), Value::blob("a")));
+  EXPECT_TRUE(sqlgrade::py::equal(Value::integer(1), Value::real(1.0)));
+  EXPECT_FALSE(sqlgrade::py::equal(Value::integer(1), Value::text("1")));
+  EXPECT_TRUE(sqlgrade::py::equal(Value::null(), Value::null()));
+  EXPECT_FALSE(sqlgrade::py::equal(Value::null(), Value::integer(0)));
+  EXPECT_FALSE(sqlgrade::py::equal(Value::text("a"), Value::blob("a")));
 }

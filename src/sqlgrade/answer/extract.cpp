@@ -5,6 +5,9 @@
 #include <array>
 #include <vector>
 
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/str.hpp"
+
 namespace sqlgrade::answer {
 
 const char* to_string(ExtractSource s) {
@@ -21,31 +24,9 @@ const char* to_string(ExtractSource s) {
 
 namespace {
 
-// Length in bytes of the Python whitespace character starting at s[i], or 0.
-size_t space_at(std::string_view s, size_t i) {
-  auto u = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = u(i);
-  if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return 1;
-  if (c == 0xc2 && i + 1 < s.size() && (u(i + 1) == 0x85 || u(i + 1) == 0xa0)) return 2;
-  if (i + 2 >= s.size()) return 0;
-  unsigned char c1 = u(i + 1), c2 = u(i + 2);
-  if (c == 0xe1 && c1 == 0x9a && c2 == 0x80) return 3;                         // U+1680
-  if (c == 0xe2 && c1 == 0x80 && (c2 <= 0x8a || c2 == 0xa8 || c2 == 0xa9 || c2 == 0xaf)) return 3;  // U+2000-200A, 2028, 2029, 202F
-  if (c == 0xe2 && c1 == 0x81 && c2 == 0x9f) return 3;                          // U+205F
-  if (c == 0xe3 && c1 == 0x80 && c2 == 0x80) return 3;                          // U+3000
-  return 0;
-}
-
-// Length of the whitespace character that ends just before s[e], or 0.
-size_t space_before(std::string_view s, size_t e) {
-  for (size_t len = 1; len <= 3 && len <= e; ++len)
-    if (space_at(s, e - len) == len) return len;
-  return 0;
-}
-
 size_t skip_spaces(std::string_view s, size_t i) {
   while (i < s.size()) {
-    size_t n = space_at(s, i);
+    size_t n = py::space_len(s, i);
     if (!n) break;
     i += n;
   }
@@ -93,7 +74,7 @@ constexpr std::array<std::string_view, 5> kRawKeywords = {"select", "insert", "u
 template <size_t N>
 bool keyword_at(std::string_view s, size_t i, const std::array<std::string_view, N>& kws) {
   for (auto kw : kws)
-    if (match_ci(s, i, kw) && i + kw.size() < s.size() && space_at(s, i + kw.size())) return true;
+    if (match_ci(s, i, kw) && i + kw.size() < s.size() && py::space_len(s, i + kw.size())) return true;
   return false;
 }
 
@@ -117,7 +98,7 @@ std::optional<std::string> last_tag(std::string_view text) {
       if (a == std::string_view::npos) break;
       size_t b = find_ci(text, close, a + open.size());
       if (b == std::string_view::npos) break;
-      std::string_view content = py_strip(text.substr(a + open.size(), b - a - open.size()));
+      std::string_view content = py::strip_view(text.substr(a + open.size(), b - a - open.size()));
       if (!content.empty() && (!best || a > best->at)) best = Hit{a, content};
       pos = b + close.size();
     }
@@ -144,8 +125,18 @@ size_t json_object_end(std::string_view s, size_t i) {
   return std::string_view::npos;
 }
 
-// The last {"answer": "<text>"} object in the text (bounded search).
-std::optional<std::string> last_json_answer(std::string_view text) {
+// Parses `text` as JSON: false when it is not an object; else true, with *value = its "answer" member
+// when that is a string (nullopt otherwise).
+bool answer_object(std::string_view text, std::optional<std::string>* value) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return false;
+  auto it = j.find("answer");
+  if (it != j.end() && it->is_string()) *value = it->get<std::string>();
+  return true;
+}
+
+// JsonAnswerRule::LastKeyStripped (bounded search from the end).
+std::optional<std::string> last_key_answer(std::string_view text) {
   size_t end = text.size();
   for (int tries = 0; tries < 8; ++tries) {
     size_t k = text.rfind("\"answer\"", end);
@@ -157,11 +148,10 @@ std::optional<std::string> last_json_answer(std::string_view text) {
       ++opens;
       size_t e = json_object_end(text, b);
       if (e == std::string_view::npos || e <= k) continue;
-      auto j = nlohmann::json::parse(text.substr(b, e - b), nullptr, /*allow_exceptions=*/false);
-      if (j.is_object()) {
-        auto it = j.find("answer");
-        if (it != j.end() && it->is_string()) {
-          std::string v = std::string(py_strip(it->get_ref<const std::string&>()));
+      std::optional<std::string> a;
+      if (answer_object(text.substr(b, e - b), &a)) {
+        if (a) {
+          std::string v = py::strip(*a);
           if (!v.empty()) return v;
         }
         break;  // the innermost object holding this key was not a usable answer
@@ -173,16 +163,44 @@ std::optional<std::string> last_json_answer(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> answer_of(std::string_view text) {
+  std::optional<std::string> a;
+  answer_object(text, &a);
+  return a;
+}
+
+// JsonAnswerRule::WholeFencedOrLastObject.
+std::optional<std::string> whole_fenced_or_last_answer(std::string_view out) {
+  if (auto a = answer_of(trim_view(out))) return a;
+  // Fenced blocks (the body starts after the opener's line), last first.
+  std::vector<std::string_view> blocks;
+  for (size_t p = out.find("```"); p != std::string_view::npos;) {
+    size_t body = out.find('\n', p + 3);
+    if (body == std::string_view::npos) break;
+    size_t end = out.find("```", body + 1);
+    if (end == std::string_view::npos) break;
+    blocks.push_back(out.substr(body + 1, end - body - 1));
+    p = out.find("```", end + 3);
+  }
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it)
+    if (auto a = answer_of(trim_view(*it))) return a;
+  // Any balanced object in the text; the last one with a string "answer" wins.
+  std::optional<std::string> last;
+  for (size_t p = out.find('{'); p != std::string_view::npos; p = out.find('{', p + 1)) {
+    size_t e = json_object_end(out, p);
+    if (e == std::string_view::npos) continue;
+    if (auto a = answer_of(out.substr(p, e - p))) {
+      last = a;
+      p = e - 1;
+    }
+  }
+  return last;
+}
+
 }  // namespace
 
-std::string_view py_strip(std::string_view s) {
-  size_t b = skip_spaces(s, 0), e = s.size();
-  while (e > b) {
-    size_t n = space_before(s, e);
-    if (!n) break;
-    e -= n;
-  }
-  return s.substr(b, e - b);
+std::optional<std::string> json_answer(std::string_view text, JsonAnswerRule rule) {
+  return rule == JsonAnswerRule::LastKeyStripped ? last_key_answer(text) : whole_fenced_or_last_answer(text);
 }
 
 Extracted extract_sql(std::string_view text, const ExtractOptions& opt) {
@@ -193,7 +211,7 @@ Extracted extract_sql(std::string_view text, const ExtractOptions& opt) {
   auto sql_blocks = fenced_blocks(text, "```sql", /*ci=*/true);
   if (!sql_blocks.empty()) {
     out.source = ExtractSource::SqlBlock;
-    std::string_view s = py_strip(sql_blocks.back());
+    std::string_view s = py::strip_view(sql_blocks.back());
     if (!s.empty()) out.sql = std::string(s);
     return out;
   }
@@ -201,7 +219,7 @@ Extracted extract_sql(std::string_view text, const ExtractOptions& opt) {
   // 2. generic ``` blocks whose content starts with a SQL keyword + whitespace; the last one.
   auto blocks = fenced_blocks(text, "```", /*ci=*/false);
   for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
-    std::string_view c = py_strip(*it);
+    std::string_view c = py::strip_view(*it);
     if (keyword_at(c, 0, kBlockKeywords)) {
       out.source = ExtractSource::GenericBlock;
       out.sql = std::string(c);
@@ -216,7 +234,7 @@ Extracted extract_sql(std::string_view text, const ExtractOptions& opt) {
       out.sql = std::move(*t);
       return out;
     }
-    if (auto j = last_json_answer(text)) {
+    if (auto j = json_answer(text, JsonAnswerRule::LastKeyStripped)) {
       out.source = ExtractSource::JsonAnswer;
       out.sql = std::move(*j);
       return out;
@@ -237,7 +255,7 @@ Extracted extract_sql(std::string_view text, const ExtractOptions& opt) {
       size_t semi = text.rfind(';');
       std::string_view piece = (semi != std::string_view::npos && semi >= start) ? text.substr(start, semi + 1 - start)
                                                                                  : text.substr(start);
-      piece = py_strip(piece);
+      piece = py::strip_view(piece);
       while (!piece.empty() && piece.back() == ';') piece.remove_suffix(1);
       out.source = ExtractSource::RawText;
       out.sql = std::string(piece) + ";";

@@ -15,7 +15,8 @@
 //      (when that ';' is at or after the start), stripped, trailing ';' removed, one ';' appended;
 //   5. else no SQL.
 // Whitespace follows Python's str.isspace()/\s (ASCII plus the Unicode spaces, e.g. U+00A0, U+3000);
-// keyword case folding is ASCII only (Python would also fold U+017F 'ſ' to 's').
+// keyword case folding is ASCII only (Python would also fold U+017F 'ſ' to 's'). Whitespace and
+// strip() are py/str.hpp's.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,7 +55,20 @@ bool holds_no_statement(std::string_view sql);
 // says where the text was found. The official CLIs keep their own quirk and do not use this.
 Extracted extract_reward_sql(std::string_view text, const ExtractOptions& opt = {});
 
-// Python str.strip() (Unicode whitespace) on UTF-8 text.
-std::string_view py_strip(std::string_view s);
+// {"answer": "<SQL>"} objects in model output. No official script reads this format; these are
+// sqlgrade's two rules, kept apart because the results of their callers depend on them:
+enum class JsonAnswerRule {
+  // extract_sql step 3 (reward server, extract-sql): the last "answer" key in the text whose innermost
+  // enclosing {...} parses as a JSON object; its string value stripped (py::strip); an empty or
+  // non-string value there means no answer from that key (the 8 last keys are tried, 16 enclosing
+  // braces each).
+  LastKeyStripped,
+  // bird --answer-json (the works_cycles subset target written by bird::answer_json): the whole text
+  // (ASCII-trimmed) when it is an object with a string "answer", else the last ```fenced block (body
+  // from the line after the opener) that is one, else the last balanced {...} in the text that is one;
+  // the value as it is, even empty. An object nested in a matching object is not looked at.
+  WholeFencedOrLastObject,
+};
+std::optional<std::string> json_answer(std::string_view text, JsonAnswerRule rule);
 
 }  // namespace sqlgrade::answer

@@ -1,105 +1,17 @@
 #include "sqlgrade/bird/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <functional>
-#include <unordered_set>
+
+#include "sqlgrade/py/equality.hpp"
 
 namespace sqlgrade::bird {
 
-namespace {
-
-// If `r` is a finite integral double that fits in int64, store it in `out`.
-bool integral_double(double r, int64_t& out) {
-  if (!std::isfinite(r) || r != std::floor(r)) return false;
-  // [-2^63, 2^63): both bounds are exact doubles.
-  if (r < -9223372036854775808.0 || r >= 9223372036854775808.0) return false;
-  out = static_cast<int64_t>(r);
-  return true;
-}
-
-struct RowPtrHash {
-  size_t operator()(const Row* r) const { return row_hash(*r); }
-};
-struct RowPtrEq {
-  bool operator()(const Row* a, const Row* b) const { return rows_equal(*a, *b); }
-};
-using RowSet = std::unordered_set<const Row*, RowPtrHash, RowPtrEq>;
-
-RowSet make_set(const std::vector<Row>& rows) {
-  RowSet s;
-  s.reserve(rows.size() * 2 + 1);
-  for (const Row& r : rows) s.insert(&r);
-  return s;
-}
-
-bool cell_in(const Value& v, const Row& row) {
-  for (const Value& c : row)
-    if (py_equal(v, c)) return true;
-  return false;
-}
-
-}  // namespace
-
-bool py_equal(const Value& a, const Value& b) {
-  if (a.kind == b.kind) return a == b;
-  if (a.is_number() && b.is_number()) {
-    const Value& iv = a.kind == Kind::Int ? a : b;
-    const Value& rv = a.kind == Kind::Int ? b : a;
-    int64_t x;
-    return integral_double(rv.r, x) && x == iv.i;
-  }
-  return false;  // None vs anything else, str vs bytes, number vs str
-}
-
-size_t py_hash(const Value& v) {
-  switch (v.kind) {
-    case Kind::Null: return 0x51ed270b27a1c3d5ULL;
-    case Kind::Int: return std::hash<int64_t>{}(v.i) * 0x9e3779b97f4a7c15ULL;
-    case Kind::Real: {
-      int64_t x;
-      if (integral_double(v.r, x)) return std::hash<int64_t>{}(x) * 0x9e3779b97f4a7c15ULL;
-      return std::hash<double>{}(v.r) ^ 0x2545f4914f6cdd1dULL;
-    }
-    case Kind::Text: return std::hash<std::string>{}(v.s);
-    case Kind::Blob: return std::hash<std::string>{}(v.s) ^ 0x7f4a7c159e3779b9ULL;
-  }
-  return 0;
-}
-
-bool rows_equal(const Row& a, const Row& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!py_equal(a[i], b[i])) return false;
-  return true;
-}
-
-size_t row_hash(const Row& r) {
-  size_t h = 0xcbf29ce484222325ULL ^ r.size();
-  for (const Value& v : r) h = (h ^ py_hash(v)) * 0x100000001b3ULL + (h >> 29);
-  return h;
-}
-
-std::vector<Row> dedup_rows(const std::vector<Row>& rows) {
-  std::vector<Row> out;
-  RowSet seen;
-  seen.reserve(rows.size() * 2 + 1);
-  for (const Row& r : rows)
-    if (seen.insert(&r).second) out.push_back(r);
-  return out;
-}
-
-bool ex_match(const Table& pred, const Table& gold) {
-  // set(a) == set(b): every distinct row of one side occurs in the other, both ways.
-  RowSet ps = make_set(pred.rows), gs = make_set(gold.rows);
-  if (ps.size() != gs.size()) return false;
-  for (const Row* r : ps)
-    if (!gs.count(r)) return false;
-  return true;
-}
+bool ex_match(const Table& pred, const Table& gold) { return py::same_set(pred.rows, gold.rows); }
 
 double soft_f1_rows(const std::vector<Row>& pred_in, const std::vector<Row>& gold_in) {
   if (pred_in.empty() && gold_in.empty()) return 1.0;
-  std::vector<Row> pred = dedup_rows(pred_in), gold = dedup_rows(gold_in);
+  std::vector<Row> pred = py::unique_in_order(pred_in), gold = py::unique_in_order(gold_in);
   // Sums accumulate in the official list order (Python 3.11 sum(): plain left-to-right addition).
   double tp = 0, fp = 0, fn = 0;
   // The official code builds three lists; the pred_only list gets its entries in gold-row order for
@@ -113,11 +25,11 @@ double soft_f1_rows(const std::vector<Row>& pred_in, const std::vector<Row>& gol
     double total = static_cast<double>(g.size());
     long matches = 0, pred_only = 0, truth_only = 0;
     for (const Value& v : p) {
-      if (cell_in(v, g)) ++matches;
+      if (py::contains(g, v)) ++matches;
       else ++pred_only;
     }
     for (const Value& v : g)
-      if (!cell_in(v, p)) ++truth_only;
+      if (!py::contains(p, v)) ++truth_only;
     tp += static_cast<double>(matches) / total;
     fp += static_cast<double>(pred_only) / total;
     fn += static_cast<double>(truth_only) / total;

@@ -6,8 +6,9 @@
 //   VES      original BIRD: 100 * sqrt(mean of 3-sigma-filtered gold/pred time ratios)
 //   R-VES    Mini-Dev: 100 * sqrt(reward), reward bucketed from the same filtered ratio
 //
-// Cells are compared with Python's semantics for the values sqlite3 returns: int and float compare
-// numerically and exactly (1 == 1.0, 2**53+1 != 2.0**53), str never equals bytes, None == None.
+// Cells and rows are compared with Python's semantics for the values sqlite3 returns (py/equality.hpp:
+// int and float compare numerically and exactly, 1 == 1.0, 2**53+1 != 2.0**53; str never equals
+// bytes; None == None): set(...) is py::same_set, dict.fromkeys is py::unique_in_order.
 // Nothing here prints or executes SQL; the reward server calls ex_match / soft_f1 directly.
 #include <cstddef>
 #include <vector>
@@ -15,16 +16,6 @@
 #include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::bird {
-
-// Python `a == b` for two cells as returned by sqlite3.
-bool py_equal(const Value& a, const Value& b);
-// A hash consistent with py_equal (an integral float hashes like the equal int).
-size_t py_hash(const Value& v);
-bool rows_equal(const Row& a, const Row& b);
-size_t row_hash(const Row& r);
-
-// list(dict.fromkeys(rows)): duplicates removed, first occurrence kept, order preserved.
-std::vector<Row> dedup_rows(const std::vector<Row>& rows);
 
 // EX: set(pred.rows) == set(gold.rows). Column order matters (rows are tuples), row order and
 // duplicate rows do not. Column names are not compared.

@@ -14,11 +14,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
-#include "sqlgrade/bird/subset.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -254,7 +254,7 @@ RunResult evaluate(const Options& opt, const std::function<void(const std::strin
     auto [sql, pdb] = split_prediction(pe.raw, &sep);
     if (!sep) no_sep.push_back(pe.key);
     if (opt.answer_json) {
-      auto ans = extract_answer(sql);
+      auto ans = answer::json_answer(sql, answer::JsonAnswerRule::WholeFencedOrLastObject);
       if (!ans) {
         it.status = "no_answer";
         it.reason = "no {\"answer\": \"...\"} object in the model output";

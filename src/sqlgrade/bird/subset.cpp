@@ -8,80 +8,10 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/random.hpp"
+#include "sqlgrade/py/str.hpp"
 
 namespace sqlgrade::bird {
-
-// ---------------------------------------------------------------- PyRandom (MT19937 as CPython seeds it)
-
-namespace {
-constexpr int kN = 624, kM = 397;
-}
-
-PyRandom::PyRandom(uint64_t seed) {
-  // init_genrand(19650218), then init_by_array(key) with key = the seed's 32-bit words, least
-  // significant first (one word 0 for seed 0).
-  std::vector<uint32_t> key;
-  if (seed == 0) key.push_back(0);
-  while (seed) {
-    key.push_back(static_cast<uint32_t>(seed & 0xffffffffu));
-    seed >>= 32;
-  }
-  mt_[0] = 19650218u;
-  for (int i = 1; i < kN; ++i) mt_[i] = 1812433253u * (mt_[i - 1] ^ (mt_[i - 1] >> 30)) + static_cast<uint32_t>(i);
-  int i = 1;
-  size_t j = 0;
-  for (int k = std::max<int>(kN, static_cast<int>(key.size())); k; --k) {
-    mt_[i] = (mt_[i] ^ ((mt_[i - 1] ^ (mt_[i - 1] >> 30)) * 1664525u)) + key[j] + static_cast<uint32_t>(j);
-    ++i;
-    ++j;
-    if (i >= kN) {
-      mt_[0] = mt_[kN - 1];
-      i = 1;
-    }
-    if (j >= key.size()) j = 0;
-  }
-  for (int k = kN - 1; k; --k) {
-    mt_[i] = (mt_[i] ^ ((mt_[i - 1] ^ (mt_[i - 1] >> 30)) * 1566083941u)) - static_cast<uint32_t>(i);
-    ++i;
-    if (i >= kN) {
-      mt_[0] = mt_[kN - 1];
-      i = 1;
-    }
-  }
-  mt_[0] = 0x80000000u;
-  idx_ = kN;
-}
-
-uint32_t PyRandom::next32() {
-  if (idx_ >= kN) {
-    for (int k = 0; k < kN; ++k) {
-      uint32_t y = (mt_[k] & 0x80000000u) | (mt_[(k + 1) % kN] & 0x7fffffffu);
-      mt_[k] = mt_[(k + kM) % kN] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-    }
-    idx_ = 0;
-  }
-  uint32_t y = mt_[idx_++];
-  y ^= y >> 11;
-  y ^= (y << 7) & 0x9d2c5680u;
-  y ^= (y << 15) & 0xefc60000u;
-  y ^= y >> 18;
-  return y;
-}
-
-uint64_t PyRandom::getrandbits(int k) {
-  if (k <= 32) return next32() >> (32 - k);
-  uint64_t lo = next32();                       // first word is the least significant
-  uint64_t hi = next32() >> (64 - k);
-  return lo | (hi << 32);
-}
-
-uint64_t PyRandom::randbelow(uint64_t n) {
-  int k = 0;
-  for (uint64_t x = n; x; x >>= 1) ++k;  // n.bit_length()
-  uint64_t r = getrandbits(k);
-  while (r >= n) r = getrandbits(k);
-  return r;
-}
 
 // ---------------------------------------------------------------- schema prompt
 
@@ -97,39 +27,6 @@ size_t codepoints(std::string_view s) {
 std::string rjust(const std::string& s, size_t width) {
   size_t n = codepoints(s);
   return n >= width ? s : std::string(width - n, ' ') + s;
-}
-
-// Python's repr(bytes).
-std::string bytes_repr(const std::string& b) {
-  bool has_single = b.find('\'') != std::string::npos, has_double = b.find('"') != std::string::npos;
-  char q = (has_single && !has_double) ? '"' : '\'';
-  std::string out = "b";
-  out += q;
-  for (unsigned char c : b) {
-    if (c == static_cast<unsigned char>(q) || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else out += static_cast<char>(c);
-  }
-  out += q;
-  return out;
-}
-
-// Python's str() of a value from sqlite3.
-std::string py_str(const Value& v) {
-  switch (v.kind) {
-    case Kind::Null: return "None";
-    case Kind::Text: return v.s;
-    case Kind::Blob: return bytes_repr(v.s);
-    default: return v.python_repr();
-  }
 }
 
 std::string quote_ident(const std::string& name) { return "\"" + replace_all(name, "\"", "\"\"") + "\""; }
@@ -164,7 +61,7 @@ std::string schema_prompt(const std::string& db_path, int rows, bool keep_sqlite
     if (t == "sqlite_sequence" && !keep_sqlite_sequence) continue;
     ExecResult r = db.execute("SELECT sql FROM sqlite_master WHERE type='table' AND name=" + quote_literal(t), lim);
     if (!r.ok()) throw InputError(db_path, "cannot read the schema of table " + t + ": " + r.error);
-    std::string create = r.table.rows.empty() || r.table.rows[0].empty() ? "None" : py_str(r.table.rows[0][0]);
+    std::string create = r.table.rows.empty() || r.table.rows[0].empty() ? "None" : py::str(r.table.rows[0][0]);
     if (rows > 0) {
       std::string shown = t;
       if (t == "order" || t == "by" || t == "group") shown = "`" + t + "`";
@@ -173,7 +70,7 @@ std::string schema_prompt(const std::string& db_path, int rows, bool keep_sqlite
       std::vector<std::vector<std::string>> cells;
       for (auto& row : q.table.rows) {
         std::vector<std::string> c;
-        for (auto& v : row) c.push_back(py_str(v));
+        for (auto& v : row) c.push_back(py::str(v));
         cells.push_back(std::move(c));
       }
       std::string table = nice_look_table(q.table.columns, cells);
@@ -190,63 +87,6 @@ std::string schema_prompt(const std::string& db_path, int rows, bool keep_sqlite
 
 std::string answer_json(const std::string& sql) {
   return "{\"answer\": " + nlohmann::json(sql).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) + "}";
-}
-
-namespace {
-
-std::optional<std::string> answer_of(std::string_view text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  auto it = j.find("answer");
-  if (it == j.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
-}
-
-// End (exclusive) of the balanced {...} starting at s[start] == '{', skipping JSON strings; npos if none.
-size_t object_end(const std::string& s, size_t start) {
-  int depth = 0;
-  bool in_str = false;
-  for (size_t i = start; i < s.size(); ++i) {
-    char c = s[i];
-    if (in_str) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_str = false;
-      continue;
-    }
-    if (c == '"') in_str = true;
-    else if (c == '{') ++depth;
-    else if (c == '}' && --depth == 0) return i + 1;
-  }
-  return std::string::npos;
-}
-
-}  // namespace
-
-std::optional<std::string> extract_answer(const std::string& out) {
-  if (auto a = answer_of(trim_view(out))) return a;
-  // Fenced blocks, last first.
-  std::vector<std::string> blocks;
-  for (size_t p = out.find("```"); p != std::string::npos;) {
-    size_t body = out.find('\n', p + 3);
-    if (body == std::string::npos) break;
-    size_t end = out.find("```", body + 1);
-    if (end == std::string::npos) break;
-    blocks.push_back(out.substr(body + 1, end - body - 1));
-    p = out.find("```", end + 3);
-  }
-  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it)
-    if (auto a = answer_of(trim_view(*it))) return a;
-  // Any balanced object in the text; the last one with a string "answer" wins.
-  std::optional<std::string> last;
-  for (size_t p = out.find('{'); p != std::string::npos; p = out.find('{', p + 1)) {
-    size_t e = object_end(out, p);
-    if (e == std::string::npos) continue;
-    if (auto a = answer_of(std::string_view(out).substr(p, e - p))) {
-      last = a;
-      p = e - 1;
-    }
-  }
-  return last;
 }
 
 // ---------------------------------------------------------------- subset
@@ -273,7 +113,7 @@ Subset build_subset(const SubsetOptions& opt) {
   }
   Subset out;
   out.matched = picked.size();
-  PyRandom rng(opt.seed);
+  py::Random rng(opt.seed);
   rng.shuffle(picked);
   auto make = [&](size_t src) {
     nlohmann::ordered_json o = doc[src];

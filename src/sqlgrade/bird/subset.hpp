@@ -1,36 +1,14 @@
 #pragma once
 // The BIRD works_cycles prompt-optimisation subset (seed "BIRD-bench"): filter train.json by db_id,
 // shuffle with a seed, split [0, train) / [train, train + valid); the schema prompt of its recipe;
-// and the {"answer": "..."} output format read back from model output.
+// and the {"answer": "..."} target format (read back by answer::json_answer with
+// JsonAnswerRule::WholeFencedOrLastObject). The shuffle is CPython's (py/random.hpp).
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace sqlgrade::bird {
-
-// CPython's random.Random(seed) for a non-negative integer seed: MT19937 initialised with
-// init_by_array over the seed's 32-bit words, getrandbits(k) = next32 >> (32 - k) for k <= 32, and
-// _randbelow(n) by rejection sampling on getrandbits(n.bit_length()).
-class PyRandom {
- public:
-  explicit PyRandom(uint64_t seed);
-  uint32_t next32();
-  uint64_t getrandbits(int k);  // 1 <= k <= 64
-  uint64_t randbelow(uint64_t n);  // n >= 1
-  // random.shuffle(x): for i from n-1 down to 1, swap x[i] with x[randbelow(i + 1)].
-  template <class T>
-  void shuffle(std::vector<T>& v) {
-    for (size_t i = v.size(); i-- > 1;) {
-      size_t j = static_cast<size_t>(randbelow(i + 1));
-      std::swap(v[i], v[j]);
-    }
-  }
-
- private:
-  uint32_t mt_[624];
-  int idx_ = 624;
-};
 
 struct SubsetOptions {
   std::string data_path;          // train.json (JSON array of {db_id, question, evidence, SQL, ...})
@@ -53,7 +31,7 @@ struct Subset {
   size_t matched = 0;  // items with the requested db_id
 };
 
-// Filter, shuffle (PyRandom(seed).shuffle over the filtered list in file order), split.
+// Filter, shuffle (py::Random(seed).shuffle over the filtered list in file order), split.
 // Each output item keeps the input object's fields and adds "source_index", "answer" (the
 // {"answer": "<SQL>"} target string) and, when a database is given, "schema_prompt".
 Subset build_subset(const SubsetOptions& opt);
@@ -72,9 +50,5 @@ std::string nice_look_table(const std::vector<std::string>& columns, const std::
 
 // {"answer": "<SQL>"} as the subset's target string (JSON, ensure_ascii like Python's json.dumps).
 std::string answer_json(const std::string& sql);
-
-// Read the SQL back from a model output holding {"answer": "..."}: the whole text, a ```json fenced
-// block, or the last JSON object in the text whose "answer" is a string. nullopt when none is found.
-std::optional<std::string> extract_answer(const std::string& model_output);
 
 }  // namespace sqlgrade::bird

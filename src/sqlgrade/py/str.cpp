@@ -19,7 +19,7 @@ size_t space_len(std::string_view s, size_t i) {
   return 0;
 }
 
-std::string strip(std::string_view s) {
+std::string_view strip_view(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e) {
     size_t w = space_len(s, b);
@@ -32,7 +32,37 @@ std::string strip(std::string_view s) {
     if (space_len(s, k) == e - k) e = k;
     else break;
   }
-  return std::string(s.substr(b, e - b));
+  return s.substr(b, e - b);
+}
+
+std::string strip(std::string_view s) { return std::string(strip_view(s)); }
+
+std::vector<std::string> split(std::string_view s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size()) {
+      size_t w = space_len(s, i);
+      if (!w) break;
+      i += w;
+    }
+    if (i >= s.size()) break;
+    size_t b = i;
+    while (i < s.size() && !space_len(s, i)) ++i;
+    out.emplace_back(s.substr(b, i - b));
+  }
+  return out;
+}
+
+std::string str(const Value& v) {
+  switch (v.kind) {
+    case Kind::Null: return "None";
+    case Kind::Int: return std::to_string(v.i);
+    case Kind::Real: return python_float_repr(v.r);
+    case Kind::Text: return v.s;
+    case Kind::Blob: return python_bytes_repr(v.s);
+  }
+  return "";
 }
 
 }  // namespace sqlgrade::py

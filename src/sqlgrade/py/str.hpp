@@ -1,10 +1,20 @@
 #pragma once
-// Python str methods the official scripts apply, on UTF-8 text (CPython 3 semantics).
-// The module py/ holds every piece of Python or pandas behaviour sqlgrade must reproduce to print the
-// official numbers; benchmark modules call it instead of re-implementing it.
+// Python str methods the official scripts apply, on UTF-8 text (CPython 3 semantics; checked against
+// CPython 3.11). The module py/ holds every piece of Python or pandas behaviour sqlgrade must
+// reproduce to print the official numbers; benchmark modules call it instead of re-implementing it.
+// Needed by: Spider test-suite exec_eval.py/parse.py (strip, split on predictions and --plug_value),
+// the Spider/BIRD line readers (line.strip()), the NeMo Gym answer extraction (answer/, Python re \s
+// and .strip()).
+//
+// Invalid UTF-8: CPython would not get this far (the official scripts decode strictly and raise);
+// here a byte that is not part of a whitespace character as listed below is simply not whitespace
+// (as if decoded with errors="surrogateescape"), so such text is kept, never mangled.
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "sqlgrade/core/value.hpp"
 
 namespace sqlgrade::py {
 
@@ -16,5 +26,15 @@ size_t space_len(std::string_view s, size_t i);
 // str.strip() with no argument: leading and trailing whitespace (space_len) removed. Invalid UTF-8 is
 // kept as it is.
 std::string strip(std::string_view s);
+// The same, as a view into `s`.
+std::string_view strip_view(std::string_view s);
+
+// str.split() with no argument: the runs of non-whitespace (space_len), empty pieces dropped.
+std::vector<std::string> split(std::string_view s);
+
+// str(x) of a value as Python's sqlite3 returns it: None, int digits, float repr, the text itself,
+// b'...' for bytes. Used by the test-suite's unorder_row sort key (str(x) + str(type(x))) and BIRD's
+// nice_look_table (the subset recipe's schema prompt).
+std::string str(const Value& v);
 
 }  // namespace sqlgrade::py

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sqlgrade/py/equality.hpp"
+
 namespace sqlgrade::spider {
 
 const char* const kComponentNames[C_COUNT] = {"select", "select(no AGG)", "where",  "where(no OP)", "group(no Having)",
@@ -199,16 +201,6 @@ int exact_match(const Sql& pred, const Sql& gold, const DbInfo& db, PartialScore
   return 1;
 }
 
-bool py_value_eq(const Value& a, const Value& b) {
-  if (a.is_number() && b.is_number()) {
-    if (a.kind == Kind::Int && b.kind == Kind::Int) return a.i == b.i;
-    return a.as_double() == b.as_double();
-  }
-  if (a.kind != b.kind) return false;
-  if (a.kind == Kind::Null) return true;
-  return a.s == b.s;
-}
-
 namespace {
 struct Key {
   bool composite;
@@ -251,7 +243,7 @@ bool spider_exec_maps_equal(const Sql& pred, const Table& pred_res, const Sql& g
     if (!g) return false;
     if (pred_res.rows.size() != gold_res.rows.size()) return false;
     for (size_t r = 0; r < pred_res.rows.size(); ++r)
-      if (!py_value_eq(pred_res.rows[r][pi], gold_res.rows[r][g->second])) return false;
+      if (!py::equal(pred_res.rows[r][pi], gold_res.rows[r][g->second])) return false;
   }
   return true;
 }

@@ -30,11 +30,9 @@ PartialScores partial_match(const Sql& pred, const Sql& gold, const DbInfo& db);
 // sorted-list comparison, which crashes when two different FROM sub-queries must be ordered).
 int exact_match(const Sql& pred, const Sql& gold, const DbInfo& db, PartialScores* partial = nullptr);
 
-// Python == between two SQLite cells (1 == 1.0, '1' != 1, None == None).
-bool py_value_eq(const Value& a, const Value& b);
-
 // The original Spider exec comparison of two results given the rebuilt select lists: a map
-// select-key → column values (in row order) on each side, equal as dicts. Quirks kept: row order
+// select-key → column values (in row order) on each side, equal as dicts (cells by Python ==,
+// py::equal). Quirks kept: row order
 // matters; max(a)/min(a) share a key; later duplicate keys overwrite earlier ones. A result with
 // fewer columns than parsed select items (the official IndexError) compares unequal.
 bool spider_exec_maps_equal(const Sql& pred, const Table& pred_res, const Sql& gold, const Table& gold_res);

@@ -15,6 +15,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/py/str.hpp"
 #include "sqlgrade/spider/plug_value.hpp"
 
 namespace sqlgrade::spider {
@@ -180,12 +181,12 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
       }
     }
   }
-  if (sqlparse::py_strip(g).empty()) {
+  if (py::strip(g).empty()) {
     v.gold_error = true;
     v.reason = "gold SQL is empty";
     return done();
   }
-  if (sqlparse::py_strip(p).empty()) {
+  if (py::strip(p).empty()) {
     v.reason = "prediction is empty";
     return done();
   }

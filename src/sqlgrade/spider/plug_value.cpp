@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "sqlgrade/py/str.hpp"
+
 namespace sqlgrade::spider::sqlparse {
 
 namespace {
@@ -56,7 +58,7 @@ std::vector<std::string> find_ints(std::string_view s) {
     if (s[i] != 't' && s[i] != 'T' && dig(s, i + n)) {
       size_t e = i + n;
       while (dig(s, e)) ++e;
-      out.push_back(py_strip(s.substr(i, e - i)));
+      out.push_back(py::strip(s.substr(i, e - i)));
       i = e;
     } else {
       i += n;
@@ -77,8 +79,8 @@ std::string drop_space_after_alias_dot(std::string_view s) {
     if (s[i] == 'T' && dig(s, i + 1)) {
       size_t p = i + 1;
       while (dig(s, p)) ++p;
-      size_t n = 0;
-      if (p < s.size() && s[p] == '.' && p + 1 < s.size() && is_space_at(s, p + 1, &n)) {
+      size_t n = p + 1 < s.size() ? py::space_len(s, p + 1) : 0;
+      if (p < s.size() && s[p] == '.' && n) {
         out.append(s.substr(i, p + 1 - i));
         i = p + 1 + n;
         continue;
@@ -97,7 +99,7 @@ std::string drop_space_after_alias_dot(std::string_view s) {
 QueryValues extract_query_values(std::string_view sql) {
   QueryValues qv;
   // reformat_query
-  std::string q = py_strip(sql);
+  std::string q = py::strip(sql);
   q = replace_all_str(std::move(q), ";", "");
   q = replace_all_str(std::move(q), "\t", "");
   bool found = false;
@@ -123,9 +125,9 @@ QueryValues extract_query_values(std::string_view sql) {
   static const std::string SYM = "VALUERARE";
   for (auto& v : string_values) {
     qv.values.push_back(v);
-    q = replace_all_str(std::move(q), py_strip(v), SYM);
+    q = replace_all_str(std::move(q), py::strip(v), SYM);
   }
-  std::vector<std::string> qt = py_split(q);
+  std::vector<std::string> qt = py::split(q);
   std::vector<std::string> floats = find_floats(q);
   for (auto& t : qt)
     if (contains(floats, t)) {
@@ -154,7 +156,7 @@ QueryValues extract_query_values(std::string_view sql) {
         if (p < tok.size() && tok[p] == '.') alias = true;
       }
       if (alias) {
-        for (auto& part : py_split(replace_all_str(tok, ".", " . ")))
+        for (auto& part : py::split(replace_all_str(tok, ".", " . ")))
           if (!part.empty()) qv.tokens.push_back(lower_ascii(part));
       } else {
         qv.tokens.push_back(lower_ascii(tok));

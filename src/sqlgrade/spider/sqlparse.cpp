@@ -473,12 +473,6 @@ std::string lower_ascii(std::string_view s) {
 
 size_t char_len_at(std::string_view s, size_t i) { return decode(s, i).len; }
 
-bool is_space_at(std::string_view s, size_t i, size_t* len) {
-  Cp c = decode(s, i);
-  *len = c.len;
-  return is_space_cp(c.cp);
-}
-
 std::vector<Token> tokenize(std::string_view sql) { return Lexer(sql).run(); }
 
 std::vector<Token> first_statement(std::string_view sql, bool* found) {
@@ -541,30 +535,6 @@ std::string remove_distinct(std::string_view sql, bool* found) {
   out.reserve(sql.size());
   for (auto& tk : toks)
     if (!(tk.len == 8 && lower_ascii(tk.text()) == "distinct")) out += tk.text();
-  return out;
-}
-
-std::string py_strip(std::string_view s) {
-  size_t b = 0, e = s.size(), n = 0;
-  while (b < e && is_space_at(s, b, &n)) b += n;
-  while (e > b) {
-    size_t p = prev_start(s, e);
-    if (!is_space_at(s, p, &n)) break;
-    e = p;
-  }
-  return std::string(s.substr(b, e - b));
-}
-
-std::vector<std::string> py_split(std::string_view s) {
-  std::vector<std::string> out;
-  size_t i = 0, n = 0;
-  while (i < s.size()) {
-    while (i < s.size() && is_space_at(s, i, &n)) i += n;
-    if (i >= s.size()) break;
-    size_t b = i;
-    while (i < s.size() && !is_space_at(s, i, &n)) i += n;
-    out.emplace_back(s.substr(b, i - b));
-  }
   return out;
 }
 

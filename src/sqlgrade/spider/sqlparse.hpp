@@ -5,7 +5,6 @@
 //     names / numbers / punctuation), written from sqlparse's documented lexing rules;
 //   - the statement splitter (`sqlparse.parse(s)[0]` keeps only the FIRST statement);
 //   - remove_distinct (drop every token whose lower-cased text is exactly "distinct");
-//   - Python's str.strip()/str.split() as the evaluator applies them.
 // The --plug_value value extraction and candidate generation built on it are in plug_value.hpp.
 // Known gaps (documented in docs/spider-exec.md): non-ASCII characters are classified approximately
 // (Python's Unicode \w and \s are not reproduced code point by code point), the keyword upper-casing
@@ -63,16 +62,9 @@ std::vector<Token> first_statement(std::string_view sql, bool* found = nullptr);
 // concatenated unchanged. Returns "" with *found=false when there is no statement.
 std::string remove_distinct(std::string_view sql, bool* found = nullptr);
 
-// Python str.strip() / str.split() with no argument (ASCII whitespace, \x1c-\x1f, NBSP and the
-// common Unicode spaces).
-std::string py_strip(std::string_view s);
-std::vector<std::string> py_split(std::string_view s);
-
-// Helpers shared with plug_value.cpp: ASCII lower-casing; whether a whitespace character (as
-// py_strip/py_split see it) starts at s[i] (its length in *len); the length of the UTF-8 character
-// at s[i] (1 for an invalid byte).
+// Helpers shared with plug_value.cpp: ASCII lower-casing; the length of the UTF-8 character at s[i]
+// (1 for an invalid byte). Python's str.strip()/str.split() are py::strip/py::split (py/str.hpp).
 std::string lower_ascii(std::string_view s);
-bool is_space_at(std::string_view s, size_t i, size_t* len);
 size_t char_len_at(std::string_view s, size_t i);
 
 }  // namespace sqlgrade::spider::sqlparse

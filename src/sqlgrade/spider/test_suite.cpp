@@ -12,81 +12,37 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "sqlgrade/py/equality.hpp"
+#include "sqlgrade/py/str.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
 
 namespace sqlgrade::spider {
 
 // ---------------------------------------------------------------------------------------------
-// Python value semantics for result rows: 1 == 1.0 (and they hash alike), '1' != 1, str != bytes,
-// None == None.
+// Python value semantics for result rows (py/equality.hpp): 1 == 1.0 (and they hash alike), '1' != 1,
+// str != bytes, None == None.
 namespace {
-
-// A Real that equals some int64 exactly, as that int64.
-bool real_as_int(double r, int64_t* out) {
-  if (!std::isfinite(r) || r != std::floor(r)) return false;
-  if (r < -9223372036854775808.0 || r >= 9223372036854775808.0) return false;
-  *out = static_cast<int64_t>(r);
-  return true;
-}
-
-bool py_eq(const Value& a, const Value& b) {
-  if (a.kind == b.kind) {
-    switch (a.kind) {
-      case Kind::Null: return true;
-      case Kind::Int: return a.i == b.i;
-      case Kind::Real: return a.r == b.r;
-      default: return a.s == b.s;
-    }
-  }
-  if (a.is_number() && b.is_number()) {
-    const Value& iv = a.kind == Kind::Int ? a : b;
-    const Value& rv = a.kind == Kind::Int ? b : a;
-    int64_t x;
-    return real_as_int(rv.r, &x) && x == iv.i;
-  }
-  return false;
-}
 
 size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 
-size_t py_hash(const Value& v) {
-  switch (v.kind) {
-    case Kind::Null: return 0x51ed27;
-    case Kind::Int: return std::hash<int64_t>{}(v.i) * 31 + 1;
-    case Kind::Real: {
-      int64_t x;
-      if (real_as_int(v.r, &x)) return std::hash<int64_t>{}(x) * 31 + 1;
-      return std::hash<double>{}(v.r) * 31 + 2;
-    }
-    case Kind::Text: return std::hash<std::string>{}(v.s) * 31 + 3;
-    case Kind::Blob: return std::hash<std::string>{}(v.s) * 31 + 4;
-  }
-  return 0;
-}
-
 // unorder_row's sort key: str(x) + str(type(x)).
 std::string sort_key(const Value& v) {
-  switch (v.kind) {
-    case Kind::Null: return "None<class 'NoneType'>";
-    case Kind::Int: return std::to_string(v.i) + "<class 'int'>";
-    case Kind::Real: return python_float_repr(v.r) + "<class 'float'>";
-    case Kind::Text: return v.s + "<class 'str'>";
-    case Kind::Blob: return python_bytes_repr(v.s) + "<class 'bytes'>";
-  }
-  return "";
+  static const char* const kType[] = {"<class 'NoneType'>", "<class 'int'>", "<class 'float'>", "<class 'str'>",
+                                      "<class 'bytes'>"};
+  return py::str(v) + kType[static_cast<int>(v.kind)];
 }
 
 using PRow = std::vector<const Value*>;
 
 size_t prow_hash(const PRow& r) {
   size_t h = r.size();
-  for (const Value* v : r) h = mix(h, py_hash(*v));
+  for (const Value* v : r) h = mix(h, py::hash(*v));
   return h;
 }
 bool prow_eq(const PRow& a, const PRow& b) {
   if (a.size() != b.size()) return false;
   for (size_t k = 0; k < a.size(); ++k)
-    if (!py_eq(*a[k], *b[k])) return false;
+    if (!py::equal(*a[k], *b[k])) return false;
   return true;
 }
 
@@ -146,7 +102,7 @@ bool result_eq(const Table& gold, const Table& pred, bool order_matters) {
   // gold column j), so the outcome is the same and the search is never factorial in practice.
   auto col_sig = [&](const std::vector<Row>& rs, size_t c) {
     std::vector<size_t> h(rs.size());
-    for (size_t i = 0; i < rs.size(); ++i) h[i] = py_hash(rs[i][c]);
+    for (size_t i = 0; i < rs.size(); ++i) h[i] = py::hash(rs[i][c]);
     if (!order_matters) std::sort(h.begin(), h.end());
     return h;
   };
@@ -168,7 +124,7 @@ bool result_eq(const Table& gold, const Table& pred, bool order_matters) {
     for (size_t m = 0; m < k; ++m) {
       if (twin_of[m] != m) continue;
       bool same = true;
-      for (size_t i = 0; i < rows && same; ++i) same = py_eq(r2[i][k], r2[i][m]);
+      for (size_t i = 0; i < rows && same; ++i) same = py::equal(r2[i][k], r2[i][m]);
       if (same) { twin_of[k] = m; break; }
     }
   }
@@ -188,7 +144,7 @@ bool result_eq(const Table& gold, const Table& pred, bool order_matters) {
     if (order_matters) {
       for (size_t i = 0; i < rows; ++i)
         for (size_t j = 0; j < n; ++j)
-          if (!py_eq(r1[i][j], r2[i][perm[j]])) return false;
+          if (!py::equal(r1[i][j], r2[i][perm[j]])) return false;
       return true;
     }
     std::unordered_map<PRow, long, PRowHash, PRowEq> left = gold_count;

@@ -10,6 +10,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/str.hpp"
 
 namespace sqlgrade::spider2 {
 
@@ -107,7 +108,7 @@ std::string extract_sql_block(const std::string& text) {
     size_t body = open + 7;
     // The lazy group may be empty ("```sql\n\n```"); the closing "\n```" cannot reuse the opening newline.
     size_t close = text.find("\n```", body);
-    if (close != std::string::npos) return trim(std::string_view(text).substr(body, close - body));
+    if (close != std::string::npos) return py::strip(std::string_view(text).substr(body, close - body));
     open = text.find("```sql\n", open + 1);
   }
   return text;
