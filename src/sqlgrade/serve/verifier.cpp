@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/py/str.hpp"
 #include "sqlgrade/serve/gold_cache.hpp"
 #include "sqlgrade/serve/judge.hpp"
 #include "sqlgrade/serve/wire.hpp"
@@ -129,7 +130,7 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   Verdict v;
   std::optional<std::string> sql;
   if (req.sql) {
-    std::string_view s = answer::py_strip(*req.sql);
+    std::string_view s = py::strip_view(*req.sql);
     v.extraction_source = "verbatim";
     if (!answer::holds_no_statement(s)) sql = std::string(s);
     else v.failure_detail = "the SQL holds no statement (only ';', comments or whitespace)";
