@@ -11,14 +11,13 @@
 
 #include "cli_common.hpp"
 #include "sqlgrade/errors.hpp"
-#include "sqlgrade/spider/report.hpp"
-#include "sqlgrade/spider/run.hpp"
+#include "sqlgrade/spider.hpp"
 #include "sqlgrade/core/fs.hpp"
 
 namespace {
 
 struct SpiderArgs {
-  sqlgrade::spider::SpiderOptions opt;
+  sqlgrade::spider::Options opt;
   std::string etype = "exec", compat = "test-suite", json_out;
   bool quiet = false, no_progress = false;
 };
@@ -40,7 +39,7 @@ void run_spider_cmd(SpiderArgs& a) {
   if (a.opt.gold.empty() || a.opt.pred.empty() || a.opt.db_dir.empty())
     throw InputError("spider", "--gold, --pred and --db are required");
   if (a.no_progress) a.opt.progress = 0;
-  SpiderRun run = run_spider(a.opt);
+  Run run = evaluate(a.opt);
   if (!a.quiet)
     for (const auto& w : run.warnings) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
   std::string out = render_text(run);

@@ -1,7 +1,7 @@
 // Spider: the run — reads the gold and prediction files (one per line, or SParC/CoSQL interactions),
 // pairs them, parses and grades every example (exact set match, partial components, hardness), runs
 // the execution check and aggregates the official score table. Printing is in report.cpp.
-#include "sqlgrade/spider/run.hpp"
+#include "sqlgrade/spider.hpp"
 
 #include <chrono>
 #include <map>
@@ -12,6 +12,9 @@
 #include "sqlgrade/py/io.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/exact_match.hpp"
+#include "sqlgrade/spider/exec_evaluator.hpp"
+#include "sqlgrade/spider/hardness.hpp"
 #include "sqlgrade/spider/parser.hpp"
 #include "sqlgrade/spider/rebuild.hpp"
 #include "sqlgrade/spider/schema.hpp"
@@ -72,8 +75,8 @@ struct Parsed {
 
 }  // namespace
 
-SpiderRun run_spider(const SpiderOptions& opt) {
-  SpiderRun run;
+Run evaluate(const Options& opt) {
+  Run run;
   run.opt = opt;
   const bool ts = opt.compat == Compat::TestSuite;
   const bool do_match = opt.etype != Etype::Exec;
@@ -385,7 +388,7 @@ SpiderRun run_spider(const SpiderOptions& opt) {
   }
 
   // ---- aggregate -------------------------------------------------------------------------------
-  SpiderScores& sc = run.scores;
+  Scores& sc = run.scores;
   const size_t ALL = 4, JOINT = 5;
   std::vector<int> joint_exec(ts ? run.n_interactions : 1, 1), joint_exact(ts ? run.n_interactions : 1, 1);
   size_t n_unparsed = 0;
