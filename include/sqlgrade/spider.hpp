@@ -117,9 +117,19 @@ std::string render_text(const Run& run);
 std::string render_json(const Run& run);
 
 // `sqlgrade spider parse`: one "SQL<TAB>db_id" per input line → one JSON object per line with the
-// dataset's `sql` structure (or {"error": ...}); testsuite_limit: the test-suite LIMIT handling.
-// `n_errors` (optional) receives the number of lines that did not parse.
+// dataset's `sql` structure (or {"sql": null, "error": ...}); testsuite_limit: the test-suite LIMIT
+// handling. Blank lines are skipped (but counted in line numbers). `n_errors` (optional) receives the
+// number of lines that did not parse. InputError for a line that is not `SQL<TAB>db_id` or a db_id
+// missing from tables.json.
 std::vector<std::string> parse_lines_to_json(const std::vector<std::string>& lines, const std::string& tables_json,
                                              bool testsuite_limit, size_t* n_errors);
+
+// The same over a whole input text (a UTF-8 BOM removed; \r\n, \r and \n end lines), as the command
+// prints it: a JSON array with one object per line.
+struct ParseOutput {
+  std::string json;
+  size_t n_errors = 0;  // lines whose query did not parse ("sql": null)
+};
+ParseOutput parse_to_json(std::string text, const std::string& tables_json, bool testsuite_limit);
 
 }  // namespace sqlgrade::spider

@@ -56,26 +56,11 @@ void run_parse_cmd(ParseArgs& a) {
   } else {
     text = read_file(a.input);
   }
-  strip_bom(text);
-  std::vector<std::string> lines;
-  std::string cur;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\r' || c == '\n') {
-      lines.push_back(cur);
-      cur.clear();
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) lines.push_back(cur);
-  size_t errors = 0;
-  auto objs = spider::parse_lines_to_json(lines, a.table, a.compat == "test-suite", &errors);
-  std::string out = "[\n";
-  for (size_t i = 0; i < objs.size(); ++i) out += "  " + objs[i] + (i + 1 < objs.size() ? ",\n" : "\n");
-  out += "]\n";
-  if (errors) std::fprintf(stderr, "sqlgrade: warning: %zu query(ies) did not parse (\"sql\": null, see \"error\")\n", errors);
+  auto parsed = spider::parse_to_json(std::move(text), a.table, a.compat == "test-suite");
+  const std::string& out = parsed.json;
+  if (parsed.n_errors)
+    std::fprintf(stderr, "sqlgrade: warning: %zu query(ies) did not parse (\"sql\": null, see \"error\")\n",
+                 parsed.n_errors);
   if (a.output.empty() || a.output == "-") {
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
