@@ -41,36 +41,6 @@ std::string train_json() {
 
 }  // namespace
 
-// Expected values printed by CPython 3.11: random.Random(seed).shuffle / getrandbits.
-TEST(BirdSubset, PyRandomMatchesCPython) {
-  PyRandom r(1);
-  EXPECT_EQ(r.getrandbits(32), 577090037u);
-  EXPECT_EQ(r.getrandbits(32), 2444712010u);
-  EXPECT_EQ(r.getrandbits(32), 3639700191u);
-  EXPECT_EQ(r.getrandbits(40), 840964324912ull);
-
-  std::vector<int> v(20);
-  for (int i = 0; i < 20; ++i) v[i] = i;
-  PyRandom(1).shuffle(v);
-  EXPECT_EQ(v, (std::vector<int>{11, 5, 17, 19, 9, 0, 16, 1, 15, 6, 10, 13, 14, 12, 7, 3, 8, 2, 18, 4}));
-
-  std::vector<int> w(10);
-  for (int i = 0; i < 10; ++i) w[i] = i;
-  PyRandom(12345678901ull).shuffle(w);  // a seed wider than 32 bits
-  EXPECT_EQ(w, (std::vector<int>{8, 7, 3, 1, 0, 4, 2, 6, 5, 9}));
-
-  std::vector<int> z(10);
-  for (int i = 0; i < 10; ++i) z[i] = i;
-  PyRandom(0).shuffle(z);
-  EXPECT_EQ(z, (std::vector<int>{7, 8, 1, 5, 3, 4, 2, 0, 9, 6}));
-
-  std::vector<int> big(1000);
-  for (int i = 0; i < 1000; ++i) big[i] = i;
-  PyRandom(1).shuffle(big);
-  EXPECT_EQ(std::vector<int>(big.begin(), big.begin() + 5), (std::vector<int>{852, 836, 280, 575, 208}));
-  EXPECT_EQ(big[999], 137);
-}
-
 TEST(BirdSubset, FilterShuffleSplitLikeRandomShuffle) {
   TempDir t;
   spit(t / "train.json", train_json());
@@ -89,6 +59,17 @@ TEST(BirdSubset, FilterShuffleSplitLikeRandomShuffle) {
   auto item = nlohmann::json::parse(s.train[0].json);
   EXPECT_EQ(item["answer"], "{\"answer\": \"SELECT 17\"}");
   EXPECT_EQ(item["question"], "q17");
+
+  // The printed and the written forms (the CLI only prints / writes them).
+  auto both = nlohmann::json::parse(render_subset_json(s));
+  ASSERT_EQ(both["train"].size(), 5u);
+  EXPECT_EQ(both["valid"][4]["source_index"], 10);
+  auto files = subset_files(s);
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_EQ(files[0].first, "train.json");
+  EXPECT_EQ(nlohmann::json::parse(files[0].second), both["train"]);
+  EXPECT_EQ(files[3].first, "valid_gold.sql");
+  EXPECT_EQ(files[3].second.substr(0, 22), "SELECT 1\tworks_cycles\n");
 }
 
 TEST(BirdSubset, CliWritesSplitsAndGoldFiles) {

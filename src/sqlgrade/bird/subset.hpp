@@ -1,8 +1,7 @@
 #pragma once
 // Internals of the BIRD works_cycles prompt-optimisation subset (the subset, its schema prompt and
-// their options are public: sqlgrade/bird.hpp): CPython's random, the recipe's table layout, and the
-// {"answer": "..."} output format read back from model output.
-#include <cstdint>
+// their options are public: sqlgrade/bird.hpp; its shuffle is py/random.hpp): the recipe's table layout,
+// and the {"answer": "..."} output format read back from model output.
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,29 +9,6 @@
 #include "sqlgrade/bird.hpp"
 
 namespace sqlgrade::bird {
-
-// CPython's random.Random(seed) for a non-negative integer seed: MT19937 initialised with
-// init_by_array over the seed's 32-bit words, getrandbits(k) = next32 >> (32 - k) for k <= 32, and
-// _randbelow(n) by rejection sampling on getrandbits(n.bit_length()).
-class PyRandom {
- public:
-  explicit PyRandom(uint64_t seed);
-  uint32_t next32();
-  uint64_t getrandbits(int k);  // 1 <= k <= 64
-  uint64_t randbelow(uint64_t n);  // n >= 1
-  // random.shuffle(x): for i from n-1 down to 1, swap x[i] with x[randbelow(i + 1)].
-  template <class T>
-  void shuffle(std::vector<T>& v) {
-    for (size_t i = v.size(); i-- > 1;) {
-      size_t j = static_cast<size_t>(randbelow(i + 1));
-      std::swap(v[i], v[j]);
-    }
-  }
-
- private:
-  uint32_t mt_[624];
-  int idx_ = 624;
-};
 
 // nice_look_table(): each cell right-aligned to its column's widest str() (code points), followed by
 // one space; header line, then one line per row.
