@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   try {
-    auto st = split_sql_statements(text, "fuzz.sql");
+    auto st = uda::split_sql_statements(text, "fuzz.sql");
     (void)st;
   } catch (const InputError&) {
   } catch (const std::exception& e) {
