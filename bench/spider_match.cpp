@@ -13,7 +13,7 @@
 #include "sqlgrade/spider/schema.hpp"
 #include "sqlgrade/py/io.hpp"
 #include "sqlgrade/py/str.hpp"
-#include "sqlgrade/spider/run.hpp"
+#include "sqlgrade/spider.hpp"
 
 using namespace sqlgrade::spider;
 

@@ -8,9 +8,7 @@
 
 #include "cli_common.hpp"
 #include "sqlgrade/errors.hpp"
-#include "sqlgrade/bird/report.hpp"
-#include "sqlgrade/bird/run.hpp"
-#include "sqlgrade/bird/subset.hpp"
+#include "sqlgrade/bird.hpp"
 #include "sqlgrade/core/fs.hpp"
 
 namespace {
@@ -48,14 +46,14 @@ void run_bird(BirdArgs& a) {
   auto res = bird::evaluate(a.opt, [quiet](const std::string& w) {
     if (!quiet) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
   });
-  std::string out = bird::format_stdout(res);
+  std::string out = bird::render_text(res);
   if (!a.output_log_path.empty()) {
     std::string prev;
     std::error_code ec;
     if (fs::exists(a.output_log_path, ec)) prev = read_file(a.output_log_path);
-    write_file_atomic(a.output_log_path, prev + bird::format_log_block(res));
+    write_file_atomic(a.output_log_path, prev + bird::render_log_block(res));
   }
-  if (!a.json_out.empty()) write_file_atomic(a.json_out, bird::format_json(res, a.opt));
+  if (!a.json_out.empty()) write_file_atomic(a.json_out, bird::render_json(res));
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
 }
@@ -63,30 +61,11 @@ void run_bird(BirdArgs& a) {
 void run_subset(SubsetArgs& a) {
   using namespace sqlgrade;
   auto s = bird::build_subset(a.opt);
-  auto array_of = [](const std::vector<bird::SubsetItem>& items) {
-    std::string out = "[\n";
-    for (size_t i = 0; i < items.size(); ++i) out += "  " + items[i].json + (i + 1 < items.size() ? ",\n" : "\n");
-    return out + "]\n";
-  };
-  auto gold_of = [](const std::vector<bird::SubsetItem>& items) {
-    std::string out;
-    for (auto& it : items) {
-      std::string sql = it.sql;
-      for (char& c : sql)
-        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-      out += sql + "\t" + it.db_id + "\n";
-    }
-    return out;
-  };
   if (a.out.empty()) {
-    std::string o = "{\"train\": " + array_of(s.train) + ", \"valid\": " + array_of(s.valid) + "}\n";
+    std::string o = bird::render_subset_json(s);
     std::fwrite(o.data(), 1, o.size(), stdout);
   } else {
-    fs::path d(a.out);
-    write_file_atomic(d / "train.json", array_of(s.train));
-    write_file_atomic(d / "valid.json", array_of(s.valid));
-    write_file_atomic(d / "train_gold.sql", gold_of(s.train));
-    write_file_atomic(d / "valid_gold.sql", gold_of(s.valid));
+    for (const auto& [name, content] : bird::subset_files(s)) write_file_atomic(fs::path(a.out) / name, content);
   }
   std::fprintf(stderr, "sqlgrade: %s: %zu questions with db_id %s; shuffled with seed %llu; train %zu, valid %zu\n",
                a.opt.data_path.c_str(), s.matched, a.opt.db_id.c_str(),

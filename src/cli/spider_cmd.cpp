@@ -11,14 +11,13 @@
 
 #include "cli_common.hpp"
 #include "sqlgrade/errors.hpp"
-#include "sqlgrade/spider/report.hpp"
-#include "sqlgrade/spider/run.hpp"
+#include "sqlgrade/spider.hpp"
 #include "sqlgrade/core/fs.hpp"
 
 namespace {
 
 struct SpiderArgs {
-  sqlgrade::spider::SpiderOptions opt;
+  sqlgrade::spider::Options opt;
   std::string etype = "exec", compat = "test-suite", json_out;
   bool quiet = false, no_progress = false;
 };
@@ -40,7 +39,7 @@ void run_spider_cmd(SpiderArgs& a) {
   if (a.opt.gold.empty() || a.opt.pred.empty() || a.opt.db_dir.empty())
     throw InputError("spider", "--gold, --pred and --db are required");
   if (a.no_progress) a.opt.progress = 0;
-  SpiderRun run = run_spider(a.opt);
+  Run run = evaluate(a.opt);
   if (!a.quiet)
     for (const auto& w : run.warnings) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
   std::string out = render_text(run);
@@ -57,26 +56,11 @@ void run_parse_cmd(ParseArgs& a) {
   } else {
     text = read_file(a.input);
   }
-  strip_bom(text);
-  std::vector<std::string> lines;
-  std::string cur;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\r' || c == '\n') {
-      lines.push_back(cur);
-      cur.clear();
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) lines.push_back(cur);
-  size_t errors = 0;
-  auto objs = spider::parse_lines_to_json(lines, a.table, a.compat == "test-suite", &errors);
-  std::string out = "[\n";
-  for (size_t i = 0; i < objs.size(); ++i) out += "  " + objs[i] + (i + 1 < objs.size() ? ",\n" : "\n");
-  out += "]\n";
-  if (errors) std::fprintf(stderr, "sqlgrade: warning: %zu query(ies) did not parse (\"sql\": null, see \"error\")\n", errors);
+  auto parsed = spider::parse_to_json(std::move(text), a.table, a.compat == "test-suite");
+  const std::string& out = parsed.json;
+  if (parsed.n_errors)
+    std::fprintf(stderr, "sqlgrade: warning: %zu query(ies) did not parse (\"sql\": null, see \"error\")\n",
+                 parsed.n_errors);
   if (a.output.empty() || a.output == "-") {
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/bird/inputs.hpp"
-#include "sqlgrade/bird/report.hpp"
+#include "sqlgrade/bird.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
@@ -273,7 +273,7 @@ TEST(BirdInputs, OutputLogIsAppended) {
 }
 
 TEST(BirdInputs, OriginalVesTableFormat) {
-  bird::RunResult r;
+  bird::Run r;
   r.layout = bird::Layout::Original;
   r.metric = bird::Metric::Ves;
   for (int i = 0; i < 3; ++i) {
@@ -282,7 +282,7 @@ TEST(BirdInputs, OriginalVesTableFormat) {
     it.score = i == 0 ? 200.0 : 50.0;
     r.items.push_back(it);
   }
-  EXPECT_EQ(bird::format_stdout(r),
+  EXPECT_EQ(bird::render_text(r),
             "start calculate\n"
             "                     simple               moderate             challenging          total               \n"
             "count                1                    2                    0                    3                   \n"

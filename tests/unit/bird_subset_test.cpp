@@ -65,6 +65,17 @@ TEST(BirdSubset, FilterShuffleSplitLikeRandomShuffle) {
   auto item = nlohmann::json::parse(s.train[0].json);
   EXPECT_EQ(item["answer"], "{\"answer\": \"SELECT 17\"}");
   EXPECT_EQ(item["question"], "q17");
+
+  // The printed and the written forms (the CLI only prints / writes them).
+  auto both = nlohmann::json::parse(render_subset_json(s));
+  ASSERT_EQ(both["train"].size(), 5u);
+  EXPECT_EQ(both["valid"][4]["source_index"], 10);
+  auto files = subset_files(s);
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_EQ(files[0].first, "train.json");
+  EXPECT_EQ(nlohmann::json::parse(files[0].second), both["train"]);
+  EXPECT_EQ(files[3].first, "valid_gold.sql");
+  EXPECT_EQ(files[3].second.substr(0, 22), "SELECT 1\tworks_cycles\n");
 }
 
 TEST(BirdSubset, CliWritesSplitsAndGoldFiles) {

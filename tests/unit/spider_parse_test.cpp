@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider.hpp"
 #include "sqlgrade/spider/parser.hpp"
 #include "sqlgrade/spider/schema.hpp"
 #include "sqlgrade/spider/sql_json.hpp"
@@ -130,4 +132,32 @@ TEST(SpiderParse, DeepNestingFailsCleanly) {
   ok += "SELECT age FROM singer";
   for (int i = 0; i < 50; ++i) ok += ")";
   EXPECT_NO_THROW(parse_sql(s, ok));
+}
+
+// The library entry of `sqlgrade spider parse`: a BOM, CRLF / CR / LF line ends and blank lines are
+// read as the command reads them; line numbers count blank lines; failures are counted, not thrown.
+TEST(SpiderParse, ParseToJsonReadsTextLikeTheCommand) {
+  sqlgrade::test::TempDir t;
+  sqlgrade::test::spit(t / "tables.json",
+                       R"([{"db_id": "d", "table_names_original": ["singer"],
+                            "column_names_original": [[-1, "*"], [0, "name"], [0, "age"]]}])");
+  const std::string tables = (t / "tables.json").string();
+  auto r = parse_to_json("\xEF\xBB\xBFSELECT name FROM singer\td\r\n\rSELECT nope(\td\rSELECT age FROM singer\td",
+                         tables, false);
+  EXPECT_EQ(r.n_errors, 1u);
+  auto arr = nlohmann::json::parse(r.json);
+  ASSERT_EQ(arr.size(), 3u);
+  EXPECT_EQ(arr[0]["query"], "SELECT name FROM singer");
+  EXPECT_FALSE(arr[0]["sql"].is_null());
+  EXPECT_TRUE(arr[1]["sql"].is_null());
+  EXPECT_TRUE(arr[1].contains("error"));
+  EXPECT_EQ(arr[2]["query"], "SELECT age FROM singer");
+  EXPECT_EQ(r.json.rfind("[\n  {", 0), 0u);
+  EXPECT_EQ(r.json.substr(r.json.size() - 4), "}\n]\n");
+  try {
+    parse_to_json("SELECT 1\td\n\nno tab here\n", tables, false);
+    FAIL() << "a line without TAB must be an input error";
+  } catch (const sqlgrade::InputError& e) {
+    EXPECT_EQ(e.line(), 3);  // the blank line counts
+  }
 }

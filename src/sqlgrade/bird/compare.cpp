@@ -1,3 +1,13 @@
+// BIRD comparison rules. Mirrors, per metric (spec shared/spec/official-evaluators.md §3):
+//   EX       AlibabaResearch/DAMO-ConvAI bird/llm/src @ dec31ae evaluation.py and bird-bench/mini_dev
+//            @ 4d970a9 evaluation/evaluation_ex.py (calculate_ex: set(pred) == set(gold)), §3.1/§3.3;
+//   Soft-F1  bird-bench/mini_dev @ 4d970a9 evaluation/evaluation_f1.py (calculate_f1_score), §3.3;
+//   VES      DAMO-ConvAI bird/llm/src @ dec31ae evaluation_ves.py (clean_abnormal, sqrt of the mean
+//            time ratio), §3.2;
+//   R-VES    bird-bench/mini_dev @ 4d970a9 evaluation/evaluation_ves.py (reward buckets), §3.3;
+//   EM+F1    the BIRD works_cycles prompt-optimisation subset recipe: (EM + Soft-F1) / 2 (docs/bird.md).
+// The timing behind VES / R-VES is measured in run.cpp; Python value semantics are documented in
+// compare.hpp.
 #include "sqlgrade/bird/compare.hpp"
 
 #include <algorithm>

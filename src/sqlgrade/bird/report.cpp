@@ -18,7 +18,7 @@ std::string cell(const std::string& s) { return fmt::format(" {:<20}", s); }
 
 }  // namespace
 
-Summary summarize(const RunResult& r) {
+Summary summarize(const Run& r) {
   Summary s;
   std::array<double, 4> sums{};
   for (const Instance& it : r.items) {
@@ -49,7 +49,7 @@ std::string format_table(const Summary& s, const std::string& label, const std::
   return out + "\n";
 }
 
-std::string format_stdout(const RunResult& r) {
+std::string render_text(const Run& r) {
   Summary s = summarize(r);
   if (r.layout == Layout::Original && (r.metric == Metric::Ex || r.metric == Metric::Ves)) {
     // DAMO-ConvAI evaluation.py / evaluation_ves.py
@@ -73,7 +73,7 @@ std::string format_stdout(const RunResult& r) {
   return out;
 }
 
-std::string format_log_block(const RunResult& r) {
+std::string render_log_block(const Run& r) {
   Summary s = summarize(r);
   std::string metric = metric_name(r.metric);
   std::string out = "start calculate " + metric + "\n";
@@ -84,7 +84,8 @@ std::string format_log_block(const RunResult& r) {
   return out;
 }
 
-std::string format_json(const RunResult& r, const Options& opt) {
+std::string render_json(const Run& r) {
+  const Options& opt = r.opt;
   using json = nlohmann::ordered_json;
   Summary s = summarize(r);
   json j;

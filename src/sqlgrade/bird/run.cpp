@@ -69,9 +69,10 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-RunResult evaluate(const Options& opt, const std::function<void(const std::string&)>& warn_cb) {
+Run evaluate(const Options& opt, const std::function<void(const std::string&)>& warn_cb) {
   auto t_start = Clock::now();
-  RunResult rr;
+  Run rr;
+  rr.opt = opt;
   rr.metric = opt.metric;
   rr.sql_dialect = opt.sql_dialect;
   rr.engine_version = sqlite3_libversion();

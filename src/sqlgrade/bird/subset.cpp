@@ -136,4 +136,36 @@ Subset build_subset(const SubsetOptions& opt) {
   return out;
 }
 
+namespace {
+
+std::string array_of(const std::vector<SubsetItem>& items) {
+  std::string out = "[\n";
+  for (size_t i = 0; i < items.size(); ++i) out += "  " + items[i].json + (i + 1 < items.size() ? ",\n" : "\n");
+  return out + "]\n";
+}
+
+std::string gold_of(const std::vector<SubsetItem>& items) {
+  std::string out;
+  for (const auto& it : items) {
+    std::string sql = it.sql;
+    for (char& c : sql)
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    out += sql + "\t" + it.db_id + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_subset_json(const Subset& s) {
+  return "{\"train\": " + array_of(s.train) + ", \"valid\": " + array_of(s.valid) + "}\n";
+}
+
+std::vector<std::pair<std::string, std::string>> subset_files(const Subset& s) {
+  return {{"train.json", array_of(s.train)},
+          {"valid.json", array_of(s.valid)},
+          {"train_gold.sql", gold_of(s.train)},
+          {"valid_gold.sql", gold_of(s.valid)}};
+}
+
 }  // namespace sqlgrade::bird

@@ -1,3 +1,9 @@
+// Spider exact set match: the comparison rule. Mirrors taoyds/spider @ b7b5b8c evaluation.py
+// (Evaluator.eval_partial_match / eval_exact_match, get_scores, the component helpers eval_sel ...
+// eval_keywords) — shared unchanged by taoyds/test-suite-sql-eval @ e97acc5 evaluation.py; spec
+// shared/spec/official-evaluators.md §1.9-1.10. Also the ORIGINAL Spider execution check of that
+// evaluation.py (eval_exec_match, columns keyed by the parsed select items, §1.14). Both records are
+// rebuilt first (rebuild.cpp, §1.8); hardness is in hardness.cpp (§1.11).
 #include "sqlgrade/spider/exact_match.hpp"
 
 #include <cmath>

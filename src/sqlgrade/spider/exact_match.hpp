@@ -2,26 +2,12 @@
 // Spider exact set match (evaluation.py Evaluator.eval_partial_match / eval_exact_match) on rebuilt
 // records, and the ORIGINAL Spider execution check (eval_exec_match of taoyds/spider, spec §1.14),
 // which compares result columns keyed by the parsed select items.
-#include <array>
-
+#include "sqlgrade/spider.hpp"
 #include "sqlgrade/spider/schema.hpp"
 #include "sqlgrade/spider/sql.hpp"
 #include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::spider {
-
-// Partial-matching components in the order the official table prints them.
-enum Component : int {
-  C_SELECT = 0, C_SELECT_NO_AGG, C_WHERE, C_WHERE_NO_OP, C_GROUP_NO_HAVING, C_GROUP, C_ORDER, C_AND_OR,
-  C_IUEN, C_KEYWORDS, C_COUNT
-};
-extern const char* const kComponentNames[C_COUNT];
-
-struct ComponentScore {
-  int label_total = 0, pred_total = 0, count = 0;
-  int score = 0;  // acc = rec = f1 = score for one example (get_scores)
-};
-using PartialScores = std::array<ComponentScore, C_COUNT>;
 
 // Both records must already be rebuilt (rebuild_sql). `db` gives the symbol names (GROUP BY
 // columns are compared by the text after the first '.').

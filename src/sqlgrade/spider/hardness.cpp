@@ -1,3 +1,6 @@
+// Spider hardness levels: mirrors taoyds/spider @ b7b5b8c evaluation.py Evaluator.eval_hardness and its
+// count_component1 / count_component2 / count_others (identical in test-suite-sql-eval @ e97acc5);
+// spec shared/spec/official-evaluators.md §1.11.
 #include "sqlgrade/spider/hardness.hpp"
 
 #include "sqlgrade/spider/tokenize.hpp"

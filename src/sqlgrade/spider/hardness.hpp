@@ -4,12 +4,10 @@
 // aggregation, HAVING itself does not count as a component, FROM sub-queries are not nesting.
 #include <string>
 
+#include "sqlgrade/spider.hpp"
 #include "sqlgrade/spider/sql.hpp"
 
 namespace sqlgrade::spider {
-
-enum class Hardness { Easy = 0, Medium = 1, Hard = 2, Extra = 3 };
-const char* to_string(Hardness h);
 
 struct HardnessCounts {
   int component1 = 0, component2 = 0, others = 0;

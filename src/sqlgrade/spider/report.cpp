@@ -1,4 +1,7 @@
-#include "sqlgrade/spider/report.hpp"
+// Printing for `sqlgrade spider`: the official scripts' stdout byte for byte (taoyds/spider evaluation.py
+// @ b7b5b8c, or taoyds/test-suite-sql-eval evaluation.py @ e97acc5, chosen by the run's compat), and the
+// JSON report (per-example records + the same summary numbers).
+#include "sqlgrade/spider.hpp"
 
 #include <cstdio>
 
@@ -30,10 +33,10 @@ std::string f3(double v) {
   return buf;
 }
 
-void summary(std::string& o, const SpiderRun& run) {
+void summary(std::string& o, const Run& run) {
   const bool ts = run.opt.compat == Compat::TestSuite;
   const bool do_match = run.opt.etype != Etype::Exec, do_exec = run.opt.etype != Etype::Match;
-  const SpiderScores& sc = run.scores;
+  const Scores& sc = run.scores;
   size_t nl = 5 + ((ts && sc.include_turn) ? 1 : 0);
   std::vector<std::string> cells;
   for (size_t i = 0; i < nl; ++i) cells.push_back(kLevels[i]);
@@ -87,7 +90,7 @@ void summary(std::string& o, const SpiderRun& run) {
 
 }  // namespace
 
-std::string render_text(const SpiderRun& run) {
+std::string render_text(const Run& run) {
   const bool ts = run.opt.compat == Compat::TestSuite;
   const bool do_match = run.opt.etype != Etype::Exec;
   std::string o;
@@ -119,7 +122,7 @@ std::string render_text(const SpiderRun& run) {
   return o;
 }
 
-std::string render_json(const SpiderRun& run) {
+std::string render_json(const Run& run) {
   using J = nlohmann::ordered_json;
   const bool ts = run.opt.compat == Compat::TestSuite;
   const bool do_match = run.opt.etype != Etype::Exec, do_exec = run.opt.etype != Etype::Match;

@@ -1,7 +1,7 @@
 // Spider: the run — reads the gold and prediction files (one per line, or SParC/CoSQL interactions),
 // pairs them, parses and grades every example (exact set match, partial components, hardness), runs
 // the execution check and aggregates the official score table. Printing is in report.cpp.
-#include "sqlgrade/spider/run.hpp"
+#include "sqlgrade/spider.hpp"
 
 #include <chrono>
 #include <map>
@@ -12,6 +12,9 @@
 #include "sqlgrade/py/io.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/exact_match.hpp"
+#include "sqlgrade/spider/exec_evaluator.hpp"
+#include "sqlgrade/spider/hardness.hpp"
 #include "sqlgrade/spider/parser.hpp"
 #include "sqlgrade/spider/rebuild.hpp"
 #include "sqlgrade/spider/schema.hpp"
@@ -26,20 +29,6 @@ namespace {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::vector<std::string> split_tab(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    size_t t = s.find('\t', start);
-    if (t == std::string::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, t - start));
-    start = t + 1;
-  }
 }
 
 struct Line {
@@ -57,7 +46,7 @@ std::vector<std::vector<Line>> group_lines(const std::vector<std::string>& raw) 
       groups.push_back(std::move(cur));
       cur.clear();
     } else {
-      cur.push_back({static_cast<long>(i + 1), split_tab(s)});
+      cur.push_back({static_cast<long>(i + 1), split(s, "\t")});
     }
   }
   if (!cur.empty()) groups.push_back(std::move(cur));
@@ -72,8 +61,8 @@ struct Parsed {
 
 }  // namespace
 
-SpiderRun run_spider(const SpiderOptions& opt) {
-  SpiderRun run;
+Run evaluate(const Options& opt) {
+  Run run;
   run.opt = opt;
   const bool ts = opt.compat == Compat::TestSuite;
   const bool do_match = opt.etype != Etype::Exec;
@@ -147,7 +136,7 @@ SpiderRun run_spider(const SpiderOptions& opt) {
         if (s.empty()) {
           add_example(0, k, gl[k], nullptr, true, static_cast<long>(k + 1));
         } else {
-          Line pl{static_cast<long>(k + 1), split_tab(s)};
+          Line pl{static_cast<long>(k + 1), split(s, "\t")};
           add_example(0, k, gl[k], &pl, false, pl.no);
         }
       } else {
@@ -385,7 +374,7 @@ SpiderRun run_spider(const SpiderOptions& opt) {
   }
 
   // ---- aggregate -------------------------------------------------------------------------------
-  SpiderScores& sc = run.scores;
+  Scores& sc = run.scores;
   const size_t ALL = 4, JOINT = 5;
   std::vector<int> joint_exec(ts ? run.n_interactions : 1, 1), joint_exact(ts ? run.n_interactions : 1, 1);
   size_t n_unparsed = 0;
@@ -461,40 +450,6 @@ SpiderRun run_spider(const SpiderOptions& opt) {
     }
   }
   return run;
-}
-
-std::vector<std::string> parse_lines_to_json(const std::vector<std::string>& lines, const std::string& tables_json,
-                                             bool testsuite_limit, size_t* n_errors) {
-  auto tables = load_tables_json(tables_json);
-  std::unordered_map<std::string, SpiderSchema> schemas;
-  std::vector<std::string> out;
-  size_t errors = 0;
-  long no = 0;
-  for (const auto& raw : lines) {
-    ++no;
-    std::string s = py::strip(raw);
-    if (s.empty()) continue;
-    auto f = split_tab(s);
-    nlohmann::ordered_json o;
-    if (f.size() != 2) throw InputError("<stdin>", "expected `SQL<TAB>db_id`", no);
-    o["db_id"] = f[1];
-    o["query"] = f[0];
-    auto it = tables.find(f[1]);
-    if (it == tables.end()) throw InputError(tables_json, "no entry for db_id '" + f[1] + "'");
-    auto sit = schemas.find(f[1]);
-    if (sit == schemas.end()) sit = schemas.emplace(f[1], dataset_schema(it->second)).first;
-    try {
-      auto sql = parse_sql(sit->second, f[0], ParseOptions{testsuite_limit});
-      o["sql"] = sql_to_json(*sql);
-    } catch (const ParseError& e) {
-      ++errors;
-      o["sql"] = nullptr;
-      o["error"] = e.what();
-    }
-    out.push_back(o.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-  }
-  if (n_errors) *n_errors = errors;
-  return out;
 }
 
 }  // namespace sqlgrade::spider

@@ -1,4 +1,16 @@
+// The dataset's `sql` JSON of a parsed query, and `sqlgrade spider parse` (SQL<TAB>db_id lines → JSON).
 #include "sqlgrade/spider/sql_json.hpp"
+
+#include <unordered_map>
+
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/py/io.hpp"
+#include "sqlgrade/py/str.hpp"
+#include "sqlgrade/spider.hpp"
+#include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/schema.hpp"
 
 namespace sqlgrade::spider {
 
@@ -57,6 +69,50 @@ nlohmann::ordered_json sql_to_json(const Sql& s) {
   out["union"] = opt_sql(s.union_);
   out["except"] = opt_sql(s.except_);
   return out;
+}
+
+std::vector<std::string> parse_lines_to_json(const std::vector<std::string>& lines, const std::string& tables_json,
+                                             bool testsuite_limit, size_t* n_errors) {
+  auto tables = load_tables_json(tables_json);
+  std::unordered_map<std::string, SpiderSchema> schemas;
+  std::vector<std::string> out;
+  size_t errors = 0;
+  long no = 0;
+  for (const auto& raw : lines) {
+    ++no;
+    std::string s = py::strip(raw);
+    if (s.empty()) continue;
+    auto f = split(s, "\t");
+    nlohmann::ordered_json o;
+    if (f.size() != 2) throw InputError("<stdin>", "expected `SQL<TAB>db_id`", no);
+    o["db_id"] = f[1];
+    o["query"] = f[0];
+    auto it = tables.find(f[1]);
+    if (it == tables.end()) throw InputError(tables_json, "no entry for db_id '" + f[1] + "'");
+    auto sit = schemas.find(f[1]);
+    if (sit == schemas.end()) sit = schemas.emplace(f[1], dataset_schema(it->second)).first;
+    try {
+      auto sql = parse_sql(sit->second, f[0], ParseOptions{testsuite_limit});
+      o["sql"] = sql_to_json(*sql);
+    } catch (const ParseError& e) {
+      ++errors;
+      o["sql"] = nullptr;
+      o["error"] = e.what();
+    }
+    out.push_back(o.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  }
+  if (n_errors) *n_errors = errors;
+  return out;
+}
+
+ParseOutput parse_to_json(std::string text, const std::string& tables_json, bool testsuite_limit) {
+  strip_bom(text);
+  ParseOutput r;
+  auto objs = parse_lines_to_json(py::split_lines_universal(text), tables_json, testsuite_limit, &r.n_errors);
+  r.json = "[\n";
+  for (size_t i = 0; i < objs.size(); ++i) r.json += "  " + objs[i] + (i + 1 < objs.size() ? ",\n" : "\n");
+  r.json += "]\n";
+  return r;
 }
 
 }  // namespace sqlgrade::spider

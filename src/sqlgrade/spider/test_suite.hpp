@@ -6,11 +6,9 @@
 #include <string>
 
 #include "sqlgrade/core/table.hpp"
+#include "sqlgrade/spider.hpp"
 
 namespace sqlgrade::spider {
-
-// Spider: original Spider evaluation.py execution check; TestSuite: test-suite exec_eval.py.
-enum class Compat { Spider, TestSuite };
 
 // exec_eval.result_eq: same multiset of rows up to some permutation of the prediction's columns;
 // with order_matters the rows must also be in the same order (after the column permutation).

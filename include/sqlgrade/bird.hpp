@@ -1,0 +1,163 @@
+#pragma once
+// Public API — BIRD (original DAMO-ConvAI bird/llm layout and bird-bench/mini_dev): execution accuracy
+// by difficulty (EX), Soft-F1, EM+F1 (the works_cycles prompt-optimisation subset), VES (original) and
+// R-VES (Mini-Dev); the works_cycles subset itself and its schema prompt.
+//
+//   sqlgrade::bird::Options opt;
+//   opt.predicted_sql_path = "predict_mini_dev_gpt-4_sqlite.json";
+//   opt.ground_truth_path = "mini_dev_sqlite_gold.sql";
+//   opt.db_root_path = "dev_databases";
+//   opt.diff_json_path = "mini_dev_sqlite.jsonl";
+//   opt.metric = sqlgrade::bird::Metric::SoftF1;
+//   sqlgrade::bird::Run run = sqlgrade::bird::evaluate(opt);
+//   std::string table = sqlgrade::bird::render_text(run);   // what the official script prints
+//
+// Nothing here prints. Unusable inputs throw sqlgrade::InputError (errors.hpp) with a one-line message
+// naming the file (and line); a bad prediction is a score of 0 with a status and reason in its Instance.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sqlgrade::bird {
+
+enum class Metric { Ex, SoftF1, EmF1, Ves, RVes };
+const char* metric_name(Metric m);           // "EX", "Soft-F1", "EM+F1", "VES", "R-VES"
+std::optional<Metric> parse_metric(const std::string& s);  // ex|soft-f1|f1|em-f1|ves|r-ves (case-insensitive)
+
+// Mini-Dev (evaluation/*.py): prediction and gold paths are files, the DB comes from the gold line.
+// Original (DAMO-ConvAI bird/llm/src): paths are folders + --data_mode, the DB comes from the
+// prediction's db_id (quirk reproduced; a mismatch with the gold's db_id is warned about).
+enum class Layout { MiniDev, Original };
+
+// How predictions are matched to gold questions.
+//   Index:      the key is the 0-based position of the question in the gold file (what the official
+//               generation scripts write: {"0": ..., "1": ...}).
+//   QuestionId: the key is the question_id of the difficulty/question file.
+//   Position:   the official behaviour: the i-th value in file order, keys ignored (mini_dev#41).
+//   Auto:       Index when every key is an integer in [0, N); else QuestionId when every key is a
+//               question_id of the question file; else Index (unmatched keys are reported).
+enum class PairBy { Auto, Index, QuestionId, Position };
+std::optional<PairBy> parse_pair_by(const std::string& s);  // auto|index|question_id|position
+
+// The official flags (plus sqlgrade's own: pair_by, answer_json, max_rows, progress).
+struct Options {
+  std::string predicted_sql_path, ground_truth_path, db_root_path, diff_json_path;
+  std::string data_mode;  // non-empty: original layout (folders + predict_<mode>.json / <mode>_gold.sql)
+  Metric metric = Metric::Ex;
+  PairBy pair_by = PairBy::Auto;
+  int num_cpus = 0;            // 0 = all cores
+  double meta_time_out = 30.0; // seconds per prediction query (<= 0: none)
+  double gold_time_out = -1;   // seconds per gold query; < 0: same as meta_time_out
+  int repeat = 100;            // VES / R-VES timing iterations
+  std::string sql_dialect = "SQLite";
+  bool answer_json = false;    // predictions are model outputs holding {"answer": "<SQL>"}
+  size_t max_rows = 1'000'000;
+  int progress = -1;           // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
+};
+
+// One gold question and its prediction.
+struct Instance {
+  size_t index = 0;            // position in the gold file
+  long long question_id = -1;  // from the question file, when present
+  std::string db_id;           // the database actually used
+  std::string difficulty;
+  std::string key;             // the prediction key paired with this question ("" if none)
+  std::string pred_sql, gold_sql;
+  bool has_pred = false;
+  bool correct = false;        // EX (set equality) of the two results
+  double score = 0;            // EX/Soft-F1/EM+F1 in [0,1]; VES/R-VES: 100*sqrt(.)
+  double time_ratio = 0;       // VES / R-VES only
+  std::string status = "ok";   // ok, no_prediction, not_a_string, no_answer, pred_error, pred_timeout,
+                               // pred_too_large, gold_error, gold_timeout, gold_too_large
+  std::string reason;          // engine message or explanation when status != ok
+  double pred_seconds = 0, gold_seconds = 0;
+  size_t pred_rows = 0, gold_rows = 0;
+};
+
+// A whole evaluation.
+struct Run {
+  Options opt;                 // as given to evaluate()
+  Metric metric = Metric::Ex;
+  Layout layout = Layout::MiniDev;
+  PairBy pair_by_used = PairBy::Index;
+  std::vector<Instance> items;
+  std::vector<std::string> warnings;  // one line each (the CLI prints them on stderr)
+  unsigned jobs = 1;
+  double engine_seconds = 0;  // sum of SQLite execution time (pred + distinct gold runs, VES timing excluded)
+  double wall_seconds = 0;
+  size_t gold_executions = 0;  // distinct (db, gold SQL) pairs executed
+  size_t gold_timeouts = 0, gold_errors = 0;
+  std::string sql_dialect = "SQLite";
+  std::string engine_version;  // SQLite library version
+};
+
+// Runs the whole evaluation on all cores (gold results cached per (database, gold SQL)). `warn`
+// receives each warning as it is found (they are also kept in Run::warnings). Throws InputError for
+// unreadable/invalid input files or missing databases.
+Run evaluate(const Options& opt, const std::function<void(const std::string&)>& warn = {});
+
+// The score table by difficulty.
+struct Summary {
+  std::array<size_t, 4> counts{};   // simple, moderate, challenging, total
+  std::array<double, 4> scores{};   // printed values (x100 for EX/F1/EM+F1, already scaled for VES)
+  std::array<bool, 4> empty{};      // bucket without questions (the official scripts crash there)
+};
+// Buckets by difficulty with the official arithmetic: sum in question order, then / count (* 100).
+Summary summarize(const Run& run);
+
+// Exactly what the official script prints on stdout for this run (Mini-Dev or original layout).
+std::string render_text(const Run& run);
+// The block Mini-Dev appends to --output_log_path.
+std::string render_log_block(const Run& run);
+// Per-question JSON report (+ summary, warnings, timings).
+std::string render_json(const Run& run);
+
+// ---- the works_cycles prompt-optimisation subset (seed "BIRD-bench") ----
+
+struct SubsetOptions {
+  std::string data_path;          // train.json (JSON array of {db_id, question, evidence, SQL, ...})
+  std::string db_id = "works_cycles";
+  uint64_t seed = 1;
+  size_t train = 100, valid = 100;
+  std::string db_path;            // optional: add "schema_prompt" to every item from this database
+  int rows = 0;                   // example rows in the schema prompt (0 = none)
+  bool keep_sqlite_sequence = false;
+};
+
+struct SubsetItem {
+  size_t source_index = 0;  // position in the input file
+  std::string json;         // the item as a compact JSON object (input fields + added ones)
+  std::string sql, db_id;
+};
+
+struct Subset {
+  std::vector<SubsetItem> train, valid;
+  size_t matched = 0;  // items with the requested db_id
+};
+
+// Filter train.json by db_id, shuffle with CPython's random.Random(seed).shuffle over the filtered
+// list in file order, split [0, train) / [train, train + valid). Each output item keeps the input
+// object's fields and adds "source_index", "answer" (the {"answer": "<SQL>"} target string) and, when
+// a database is given, "schema_prompt".
+Subset build_subset(const SubsetOptions& opt);
+
+// The subset as one JSON object {"train": [...], "valid": [...]} (what `bird subset` prints).
+std::string render_subset_json(const Subset& s);
+// The subset as files: train.json, valid.json (JSON arrays), train_gold.sql, valid_gold.sql (one
+// "SQL<TAB>db_id" per line, TAB/CR/LF inside the SQL turned into spaces). {file name, content}.
+std::vector<std::pair<std::string, std::string>> subset_files(const Subset& s);
+
+// The recipe's schema prompt: every table's CREATE statement in sqlite_master order, separated by a
+// blank line; sqlite_sequence skipped unless keep_sqlite_sequence (the original code's skip test
+// compares a tuple with a string and never fires, so the original prompt does include it). With
+// rows > 0 each table is followed by
+//   " \n /* \n N example rows: \n SELECT * FROM t LIMIT N; \n <aligned table> \n */"
+// where tables named order/by/group are written in backquotes.
+std::string schema_prompt(const std::string& db_path, int rows = 0, bool keep_sqlite_sequence = false);
+
+}  // namespace sqlgrade::bird

@@ -1,0 +1,135 @@
+#pragma once
+// Public API — Spider 1.0 (and SParC/CoSQL interaction files): exact set match with partial
+// components and hardness (taoyds/spider evaluation.py), and execution accuracy, either the original
+// Spider check or the test-suite one (taoyds/test-suite-sql-eval, the default).
+//
+//   sqlgrade::spider::Options opt;
+//   opt.gold = "dev_gold.sql"; opt.pred = "pred.txt"; opt.db_dir = "database"; opt.table = "tables.json";
+//   opt.etype = sqlgrade::spider::Etype::All;
+//   sqlgrade::spider::Run run = sqlgrade::spider::evaluate(opt);
+//   std::string table = sqlgrade::spider::render_text(run);   // what the official script prints
+//
+// Nothing here prints. Unusable inputs throw sqlgrade::InputError (errors.hpp) with a one-line
+// message naming the file (and line); a bad prediction is a score of 0 with a reason in its Example.
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace sqlgrade::spider {
+
+// What to evaluate: exact set match, execution, or both (the official --etype).
+enum class Etype { Match, Exec, All };
+
+// Which official script to reproduce (printed table, execution check, LIMIT handling):
+// Spider = taoyds/spider evaluation.py; TestSuite = taoyds/test-suite-sql-eval evaluation.py.
+enum class Compat { Spider, TestSuite };
+
+// The hardness levels of evaluation.py eval_hardness.
+enum class Hardness { Easy = 0, Medium = 1, Hard = 2, Extra = 3 };
+const char* to_string(Hardness h);  // "easy", "medium", "hard", "extra"
+
+// Partial-matching components in the order the official table prints them.
+enum Component : int {
+  C_SELECT = 0, C_SELECT_NO_AGG, C_WHERE, C_WHERE_NO_OP, C_GROUP_NO_HAVING, C_GROUP, C_ORDER, C_AND_OR,
+  C_IUEN, C_KEYWORDS, C_COUNT
+};
+extern const char* const kComponentNames[C_COUNT];  // "select", "select(no AGG)", ...
+
+// One component of one example (evaluation.py get_scores).
+struct ComponentScore {
+  int label_total = 0, pred_total = 0, count = 0;
+  int score = 0;  // acc = rec = f1 = score for one example
+};
+using PartialScores = std::array<ComponentScore, C_COUNT>;
+
+// The official flags.
+struct Options {
+  std::string gold;    // SQL<TAB>db_id per line (blank lines separate interactions)
+  std::string pred;    // one SQL per line (text after a TAB is ignored)
+  std::string db_dir;  // <db_dir>/<db_id>/<db_id>.sqlite (+ test-suite variants beside it)
+  std::string table;   // tables.json (needed for match/all and for --compat spider)
+  Etype etype = Etype::Exec;
+  Compat compat = Compat::TestSuite;
+  bool plug_value = false;     // test-suite: fill gold values into the prediction's slots
+  bool keep_distinct = false;  // test-suite: keep DISTINCT when executing
+  bool progress_each = false;  // --progress_bar_for_each_datapoint
+  double timeout_s = 30;       // per query; a prediction past it scores 0
+  int jobs = 0;                // worker threads; 0 = all cores
+  int progress = -1;           // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
+};
+
+// One gold/prediction pair.
+struct Example {
+  size_t interaction = 0, turn = 0;
+  long gold_line = 0, pred_line = 0;  // 1-based physical lines; pred_line 0 = no prediction
+  std::string db_id, gold_sql;
+  std::string pred_sql;  // as evaluated and printed (test-suite: after `value` → `1`)
+  bool has_pred = true;
+  // grading
+  bool gold_ok = true;  // the gold parsed (otherwise the example is reported and left out)
+  std::string gold_error;
+  Hardness hardness = Hardness::Easy;
+  bool pred_parsed = false;
+  std::string parse_error;
+  int exact = -1;  // -1 = not evaluated
+  PartialScores partial{};
+  int exec = -1;   // -1 = not evaluated
+  std::string exec_reason;
+  bool exec_timeout = false, exec_gold_error = false;
+  double parse_seconds = 0, exec_seconds = 0;
+};
+
+// Averages of one hardness level (or turn) as the official table prints them.
+struct LevelScores {
+  long count = 0;
+  double exact = 0, exec = 0;
+  struct Part {
+    double acc = 0, rec = 0, f1 = 0;
+    long acc_count = 0, rec_count = 0;
+  };
+  std::array<Part, C_COUNT> partial{};
+};
+
+struct Scores {
+  std::array<LevelScores, 6> levels{};  // easy, medium, hard, extra, all, joint_all
+  std::array<LevelScores, 5> turns{};   // turn 1..4, turn > 4
+  bool include_turn = false;
+};
+
+// A whole evaluation.
+struct Run {
+  Options opt;
+  std::vector<Example> examples;
+  size_t n_interactions = 0;
+  Scores scores;
+  std::vector<std::string> warnings;  // one line each (the CLI prints them on stderr)
+  double seconds_parse = 0, seconds_exec = 0;
+};
+
+// Runs the whole evaluation on all cores. Throws InputError for unusable inputs (unreadable files, a
+// gold line without `SQL<TAB>db_id`, unknown db_id, interaction files whose interaction counts differ).
+Run evaluate(const Options& opt);
+
+// What the official script prints for this run, byte for byte (the compat chosen in its options).
+std::string render_text(const Run& run);
+// The JSON report: per-example records and the same summary numbers.
+std::string render_json(const Run& run);
+
+// `sqlgrade spider parse`: one "SQL<TAB>db_id" per input line → one JSON object per line with the
+// dataset's `sql` structure (or {"sql": null, "error": ...}); testsuite_limit: the test-suite LIMIT
+// handling. Blank lines are skipped (but counted in line numbers). `n_errors` (optional) receives the
+// number of lines that did not parse. InputError for a line that is not `SQL<TAB>db_id` or a db_id
+// missing from tables.json.
+std::vector<std::string> parse_lines_to_json(const std::vector<std::string>& lines, const std::string& tables_json,
+                                             bool testsuite_limit, size_t* n_errors);
+
+// The same over a whole input text (a UTF-8 BOM removed; \r\n, \r and \n end lines), as the command
+// prints it: a JSON array with one object per line.
+struct ParseOutput {
+  std::string json;
+  size_t n_errors = 0;  // lines whose query did not parse ("sql": null)
+};
+ParseOutput parse_to_json(std::string text, const std::string& tables_json, bool testsuite_limit);
+
+}  // namespace sqlgrade::spider
