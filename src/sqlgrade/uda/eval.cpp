@@ -1,6 +1,6 @@
 // UDA driver, evaluation of one result: reading result.csv, mapping its columns to the gold's keys
 // and select items, choosing cell kinds and the primary key, then the comparison rule
-// (compare/uda.hpp).
+// (uda/compare.hpp).
 #include <algorithm>
 
 #include "sqlgrade/core/csv.hpp"
