@@ -7,30 +7,12 @@
 namespace sqlgrade::serve {
 
 namespace {
-
-constexpr size_t kMallocHeader = 16;  // glibc: size word + alignment of every block
-
-size_t string_heap(const std::string& s) {
-  // libstdc++ keeps up to 15 bytes inside the object (small-string buffer).
-  return s.capacity() > 15 ? s.capacity() + 1 + kMallocHeader : 0;
-}
-
+size_t string_heap(const std::string& s) { return heap_bytes(s); }
 template <class T>
-size_t vector_heap(const std::vector<T>& v) {
-  return v.capacity() ? v.capacity() * sizeof(T) + kMallocHeader : 0;
-}
-
+size_t vector_heap(const std::vector<T>& v) { return vector_heap_bytes(v); }
 }  // namespace
 
-size_t table_bytes(const Table& t) {
-  size_t b = vector_heap(t.columns) + vector_heap(t.rows);
-  for (auto& c : t.columns) b += string_heap(c);
-  for (auto& r : t.rows) {
-    b += vector_heap(r);
-    for (auto& v : r) b += string_heap(v.s);
-  }
-  return b;
-}
+size_t table_bytes(const Table& t) { return heap_bytes(t); }
 
 size_t frame_bytes(const spider2::Frame& f) {
   size_t b = vector_heap(f.columns);
