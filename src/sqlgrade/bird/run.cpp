@@ -18,6 +18,7 @@
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
@@ -325,22 +326,18 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
   rr.jobs = resolve_jobs(opt.num_cpus);
 
   // ---- one pass over the questions that have a prediction, on all cores. Each distinct
-  // (database, gold SQL) runs once (std::call_once) and its result is shared (gold cache). In the
+  // (database, gold SQL) runs once (exec::GoldMemo) and its result is shared (gold cache). In the
   // original layout the gold runs on the prediction's database, as the official script does.
-  std::map<std::pair<std::string, std::string>, size_t> gold_key;
-  std::vector<std::pair<std::string, std::string>> gold_jobs;  // (db path, sql)
-  std::vector<size_t> gold_of(n);
+  std::set<std::pair<std::string, std::string>> gold_seen;
+  std::vector<std::pair<std::string, std::string>> gold_jobs;  // (db path, sql), in first-use order
   std::vector<int> pending;
   for (size_t i = 0; i < n; ++i) {
     if (!rr.items[i].has_pred) continue;  // nothing to compare: the gold need not run
     pending.push_back(static_cast<int>(i));
     auto key = std::make_pair(db_file(opt.db_root_path, rr.items[i].db_id), rr.items[i].gold_sql);
-    auto [it, ins] = gold_key.emplace(key, gold_jobs.size());
-    if (ins) gold_jobs.push_back(key);
-    gold_of[i] = it->second;
+    if (gold_seen.insert(key).second) gold_jobs.push_back(key);
   }
-  std::vector<ExecResult> gold_res(gold_jobs.size());
-  std::unique_ptr<std::once_flag[]> gold_once(new std::once_flag[gold_jobs.size() + 1]);
+  exec::GoldMemo<ExecResult> golds;
   rr.gold_executions = gold_jobs.size();
   Progress progress("bird " + std::string(metric_name(opt.metric)), pending.size(), opt.progress);
   std::vector<double> pred_secs(n, 0);
@@ -348,13 +345,9 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
   const int repeat = std::max(1, opt.repeat);
   parallel_for(pending.size(), rr.jobs, [&](size_t k) {
     Instance& it = rr.items[pending[k]];
-    size_t gj = gold_of[it.index];
-    std::call_once(gold_once[gj], [&] {
-      SqliteDb& gdb = SqlitePool::get(gold_jobs[gj].first, sopt);
-      gold_res[gj] = gdb.execute(gold_jobs[gj].second, gold_lim);
-    });
-    const ExecResult& g = gold_res[gold_of[it.index]];
     std::string path = db_file(opt.db_root_path, it.db_id);
+    auto gold = golds.get(path, it.gold_sql, [&] { return SqlitePool::get(path, sopt).execute(it.gold_sql, gold_lim); });
+    const ExecResult& g = *gold;
     SqliteDb& db = SqlitePool::get(path, sopt);
     ExecResult p = db.execute(it.pred_sql, pred_lim);
     it.pred_seconds = p.seconds;
@@ -409,7 +402,7 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
   }, &progress);
   progress.finish();
 
-  for (auto& g : gold_res) rr.engine_seconds += g.seconds;
+  for (auto& [path, sql] : gold_jobs) rr.engine_seconds += golds.peek(path, sql)->seconds;
   for (double s : pred_secs) rr.engine_seconds += s;
   for (auto& it : rr.items) {
     if (it.status == "gold_timeout") ++rr.gold_timeouts;

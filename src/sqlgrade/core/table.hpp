@@ -21,4 +21,14 @@ struct Table {
   int find_column_ci(std::string_view name) const;
 };
 
+// Heap bytes held, as allocated (libstdc++: strings by capacity beyond the 15-byte small-string
+// buffer, vectors by capacity, glibc's 16-byte block header each): what a cache of results charges.
+constexpr size_t kMallocHeader = 16;
+inline size_t heap_bytes(const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 + kMallocHeader : 0; }
+template <class T>
+size_t vector_heap_bytes(const std::vector<T>& v) {
+  return v.capacity() ? v.capacity() * sizeof(T) + kMallocHeader : 0;
+}
+size_t heap_bytes(const Table& t);
+
 }  // namespace sqlgrade

@@ -8,20 +8,16 @@
 // 8 MiB costs 32 bytes here, and no client can make its gold collide with another one's.
 // A result larger than the whole cache is returned but not kept. Failures that depend on load
 // (timeouts, out of memory, locked or unreadable files) are returned but never kept.
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <future>
 #include <initializer_list>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "sqlgrade/core/memo.hpp"
 #include "sqlgrade/engine/engine.hpp"
 #include "sqlgrade/core/table.hpp"
 
@@ -55,39 +51,27 @@ bool load_dependent(const ExecResult& r);
 // The cache key of a gold: SHA-256 of the parts, each preceded by its length.
 std::string gold_key(std::initializer_list<std::string_view> parts);
 
+// The server's gold cache: the core memo (core/memo.hpp) keyed by gold_key(), bounded by entries and
+// by bytes (entry_overhead + GoldData::bytes), keeping no transient failure.
 class GoldCache {
  public:
-  GoldCache(size_t max_entries, size_t max_bytes) : max_entries_(max_entries), max_bytes_(max_bytes) {}
+  GoldCache(size_t max_entries, size_t max_bytes);
 
   // The cached value of `key`, else compute() (whose exceptions become a transient gold error).
   // Concurrent requests for the same missing key wait for one computation. *hit tells which.
   GoldPtr get(const std::string& key, const std::function<GoldPtr()>& compute, bool* hit);
 
-  size_t entries() const;
-  size_t bytes() const;  // keys + bookkeeping + results of the entries kept
-  uint64_t hits() const { return hits_; }
-  uint64_t misses() const { return misses_; }
+  size_t entries() const { return memo_.entries(); }
+  size_t bytes() const { return memo_.bytes(); }  // keys + bookkeeping + results of the entries kept
+  uint64_t hits() const { return memo_.hits(); }
+  uint64_t misses() const { return memo_.misses(); }
 
   // Bytes one entry costs besides its result: the key and the bookkeeping (map and list nodes,
   // future state).
   static size_t entry_overhead(const std::string& key);
 
  private:
-  struct Entry {
-    std::shared_future<GoldPtr> fut;
-    std::list<std::string>::iterator lru;
-    size_t bytes = 0;
-    bool ready = false;
-  };
-  // Removes least recently used ready entries until the bounds hold; the results go to `out`, to be
-  // freed after the lock is released.
-  void evict_locked(std::vector<std::shared_future<GoldPtr>>& out);
-  mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> map_;
-  std::list<std::string> lru_;
-  size_t bytes_ = 0;
-  size_t max_entries_, max_bytes_;
-  std::atomic<uint64_t> hits_{0}, misses_{0};
+  Memo<std::string, GoldData> memo_;
 };
 
 }  // namespace sqlgrade::serve

@@ -14,6 +14,7 @@
 
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/spider/plug_value.hpp"
@@ -27,12 +28,8 @@ using Clock = std::chrono::steady_clock;
 // The evaluator.
 
 struct ExecEvaluator::Impl {
-  struct GoldSlot {
-    std::once_flag once;
-    std::shared_ptr<const ExecResult> res;
-  };
+  exec::GoldMemo<ExecResult> gold;  // unbounded: one CLI run (the server brings its own bounded cache)
   std::mutex mu;
-  std::unordered_map<std::string, std::shared_ptr<GoldSlot>> gold;
   std::unordered_map<std::string, std::vector<std::string>> dbsets;
   std::unordered_map<std::string, std::string> dbset_errors;
 };
@@ -132,18 +129,7 @@ std::shared_ptr<const ExecResult> ExecEvaluator::gold_result(const std::string& 
     return SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
   };
   if (gold) return gold(db_path, q, run);
-  std::shared_ptr<Impl::GoldSlot> slot;
-  {
-    std::string key = db_path;
-    key += '\0';
-    key += gold_sql;
-    std::lock_guard<std::mutex> lk(impl_->mu);
-    auto& s = impl_->gold[key];
-    if (!s) s = std::make_shared<Impl::GoldSlot>();
-    slot = s;
-  }
-  std::call_once(slot->once, [&] { slot->res = std::make_shared<const ExecResult>(run()); });
-  return slot->res;  // the slot stays alive in the map for the evaluator's lifetime
+  return impl_->gold.get(db_path, gold_sql, run);  // kept for the evaluator's lifetime
 }
 
 ExecResult ExecEvaluator::run_pred(const std::string& db_path, const std::string& sql, size_t max_rows) {
@@ -271,10 +257,7 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
 
 std::vector<ExecVerdict> ExecEvaluator::evaluate_all(const std::vector<ExecItem>& items, unsigned jobs,
                                                      Progress* progress) {
-  std::vector<ExecVerdict> out(items.size());
-  if (jobs == 0) jobs = resolve_jobs(0);  // 0 = every core
-  parallel_for(items.size(), jobs, [&](size_t i) { out[i] = evaluate(items[i]); }, progress);
-  return out;
+  return exec::run_each<ExecVerdict>(items.size(), jobs, progress, [&](size_t i) { return evaluate(items[i]); });
 }
 
 }  // namespace sqlgrade::spider

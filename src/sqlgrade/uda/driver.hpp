@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/uda.hpp"
+#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/uda/compare.hpp"
 #include "sqlgrade/engine/engine.hpp"
 #include "sqlgrade/uda/query_shape.hpp"
@@ -65,7 +66,7 @@ struct QueryEval {
 
 class Evaluator {
  public:
-  Evaluator(Dataset& ds, EvalOptions opt, judge::Judge& jd) : ds_(ds), opt_(opt), judge_(jd) {}
+  Evaluator(Dataset& ds, EvalOptions opt, judge::Judge& jd);
   // sql.json content for a statement: sql, comments/labels and value_type/description of every
   // attribute it touches, grouped by the table name as spelled in the SQL.
   // `parsed`, when given, is the statement's shape already parsed (saves DuckDB a second parse).
@@ -83,9 +84,13 @@ class Evaluator {
   judge::Judge& judge() { return judge_; }
 
  private:
+  // run_gold through the gold memo (exec/runner.hpp): a statement's gold runs once per Evaluator
+  // however many result folders ask for it; failed golds are not kept; bounded by bytes.
+  GoldRun gold(DuckConn& conn, const std::string& sql);
   Dataset& ds_;
   EvalOptions opt_;
   judge::Judge& judge_;
+  exec::GoldMemo<GoldRun> golds_;
 };
 
 // Turns `ev` into an unscored statement of the given kind (a gold error wins when the gold failed):

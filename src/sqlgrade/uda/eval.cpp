@@ -74,6 +74,22 @@ void mark_unscored(QueryEval& ev, const char* kind, std::string reason) {
   ev.match = std::move(m);
 }
 
+namespace {
+constexpr size_t kGoldMemoBytes = 64u << 20;
+size_t gold_run_bytes(const GoldRun& g) {
+  return sizeof(GoldRun) + heap_bytes(g.table) + heap_bytes(g.plan.sql) + heap_bytes(g.plan.gold_sql) + 256;
+}
+}  // namespace
+
+Evaluator::Evaluator(Dataset& ds, EvalOptions opt, judge::Judge& jd)
+    : ds_(ds), opt_(opt), judge_(jd),
+      golds_(MemoBounds{SIZE_MAX, kGoldMemoBytes}, [](const std::string& key, const GoldRun& g) { return key.size() + gold_run_bytes(g); },
+             [](const GoldRun& g) { return g.error.empty(); }) {}
+
+GoldRun Evaluator::gold(DuckConn& conn, const std::string& sql) {
+  return *golds_.get(ds_.name(), sql, [&] { return run_gold(conn, sql); });
+}
+
 QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv) {
   Table pred;
   std::vector<std::string> notes;
@@ -83,7 +99,7 @@ QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::
     QueryEval ev;
     ev.judge_name = judge_.name();
     ev.judge_model = judge_.model();
-    ev.gold = run_gold(conn, sql);
+    ev.gold = gold(conn, sql);
     mark_unscored(ev, kResultError, std::string("bad result file: ") + e.what());
     return ev;
   }
@@ -96,7 +112,7 @@ QueryEval Evaluator::missing_result(DuckConn& conn, const std::string& sql, std:
   QueryEval ev;
   ev.judge_name = judge_.name();
   ev.judge_model = judge_.model();
-  ev.gold = run_gold(conn, sql);
+  ev.gold = gold(conn, sql);
   mark_unscored(ev, kMissingResult, std::move(reason));
   return ev;
 }
@@ -105,7 +121,7 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
   QueryEval ev;
   ev.judge_name = judge_.name();
   ev.judge_model = judge_.model();
-  ev.gold = run_gold(conn, sql);
+  ev.gold = gold(conn, sql);
   ev.pred = std::move(pred);
   if (!ev.gold.error.empty()) {
     mark_unscored(ev, kGoldError, ev.gold.error);

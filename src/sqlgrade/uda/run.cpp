@@ -10,6 +10,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/engine/duckdb_pool.hpp"
 #include "sqlgrade/uda/driver.hpp"
 
 namespace sqlgrade::uda {
@@ -34,28 +35,6 @@ std::vector<fs::path> dataset_dirs(const fs::path& dir) {
 }
 
 namespace {
-
-// A small pool of DuckDB connections shared by worker threads.
-class ConnPool {
- public:
-  explicit ConnPool(Dataset& ds) : ds_(ds) {}
-  std::unique_ptr<DuckConn> get() {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (free_.empty()) return ds_.connect();
-    auto c = std::move(free_.back());
-    free_.pop_back();
-    return c;
-  }
-  void put(std::unique_ptr<DuckConn> c) {
-    std::lock_guard<std::mutex> lk(mu_);
-    free_.push_back(std::move(c));
-  }
-
- private:
-  Dataset& ds_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<DuckConn>> free_;
-};
 
 RunEntry entry_for(const std::string& dataset, const QueryItem& item) {
   RunEntry e;
@@ -172,7 +151,7 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
     std::vector<RunJob> jobs = run_jobs(dir, root);
     sum.queries.resize(jobs.size());
     Evaluator evaluator(ds, opt.eval, jd);
-    ConnPool pool(ds);
+    DuckPool pool([&ds] { return ds.connect(); });
     Progress progress("uda " + ds.name(), jobs.size(), opt.progress);
     parallel_for(jobs.size(), resolve_jobs(opt.jobs), [&](size_t i) {
       RunJob& job = jobs[i];
@@ -186,11 +165,10 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
         return;
       }
       judge::QueryTrace trace(e.path);  // per-query judge counts (acc.json) and judge-log labels
-      auto conn = pool.get();
+      auto conn = pool.lease();
       fs::path result = job.folder / "result.csv";
       QueryEval ev = fs::exists(result) ? evaluator.evaluate(*conn, job.sql, result)
                                         : evaluator.missing_result(*conn, job.sql, "no result.csv in " + e.path);
-      pool.put(std::move(conn));
       ev.warnings.insert(ev.warnings.begin(), job.notes.begin(), job.notes.end());
       fill_entry(e, ev);
       std::error_code fec;
@@ -224,13 +202,13 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
     sum.queries.resize(items.size());
     judge::RulesJudge rules;
     Evaluator evaluator(ds, opt.eval, rules);
-    ConnPool pool(ds);
+    DuckPool pool([&ds] { return ds.connect(); });
     fs::path root = out_root / ds.name();
     Progress progress(std::string(with_gold ? "gold " : "prepare ") + ds.name(), items.size(), opt.progress);
     parallel_for(items.size(), resolve_jobs(opt.jobs), [&](size_t i) {
       const QueryItem& item = items[i];
       RunEntry e = entry_for(ds.name(), item);
-      auto conn = pool.get();
+      auto conn = pool.lease();
       fs::path folder = root / item.rel_dir();
       std::optional<QueryShape> shape;
       try {
@@ -253,7 +231,6 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
           if (opt.gold_as_result) write_file_atomic(folder / "result.csv", table_to_csv(gold_as_result(g)));
         }
       }
-      pool.put(std::move(conn));
       sum.queries[i] = e;
     }, &progress);
     progress.finish();

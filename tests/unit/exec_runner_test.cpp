@@ -1,0 +1,68 @@
+// exec/runner.hpp: every distinct (database, gold) runs once across threads, verdicts in item order,
+// progress counts every item, a failing gold is not memoised.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "sqlgrade/exec/runner.hpp"
+
+using namespace sqlgrade;
+
+TEST(ExecRunner, GoldOncePerDatabaseAndTextVerdictsInOrder) {
+  std::vector<exec::Item> items;
+  for (int i = 0; i < 200; ++i)
+    items.push_back({"db" + std::to_string(i % 3), "gold" + std::to_string(i % 5), std::to_string(i)});
+  std::mutex mu;
+  std::map<std::string, int> gold_runs;
+  std::atomic<int> pred_runs{0};
+  exec::Steps<std::string, int, std::string> steps{
+      [&](const exec::Item& it) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        std::lock_guard<std::mutex> lk(mu);
+        ++gold_runs[it.db + "/" + it.gold];
+        return it.db + ":" + it.gold;
+      },
+      [&](const exec::Item& it) {
+        ++pred_runs;
+        return std::stoi(it.pred);
+      },
+      [](const exec::Item&, const std::string& g, const int& p) { return g + "#" + std::to_string(p); }};
+  exec::GoldMemo<std::string> golds;
+  Progress progress("test", items.size(), 0);
+  auto out = exec::run(items, steps, golds, 4, &progress);
+  ASSERT_EQ(out.size(), items.size());
+  for (size_t i = 0; i < items.size(); ++i)
+    EXPECT_EQ(out[i], items[i].db + ":" + items[i].gold + "#" + std::to_string(i));
+  EXPECT_EQ(gold_runs.size(), 15u);  // 3 databases x 5 golds (i%3, i%5 cover every pair)
+  for (auto& [k, n] : gold_runs) EXPECT_EQ(n, 1) << k;
+  EXPECT_EQ(golds.executions(), 15u);
+  EXPECT_EQ(pred_runs, 200);
+}
+
+TEST(ExecRunner, GoldKeySeparatesDatabaseFromText) {
+  EXPECT_NE(exec::gold_key("a", "bc"), exec::gold_key("ab", "c"));
+  exec::GoldMemo<int> m;
+  int runs = 0;
+  m.get("a", "bc", [&] { return ++runs; });
+  m.get("ab", "c", [&] { return ++runs; });
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(*m.peek("a", "bc"), 1);
+}
+
+TEST(ExecRunner, FailingGoldIsRetriedAndTheErrorReachesTheCaller) {
+  exec::GoldMemo<int> m;
+  int runs = 0;
+  EXPECT_THROW(m.get("db", "g", [&]() -> int { ++runs; throw std::runtime_error("locked"); }), std::runtime_error);
+  EXPECT_EQ(*m.get("db", "g", [&] { return ++runs; }), 2);
+  EXPECT_EQ(runs, 2);
+}
+
+TEST(ExecRunner, RunEachUsesEveryCoreWhenJobsIsZero) {
+  auto out = exec::run_each<size_t>(1000, 0, nullptr, [](size_t i) { return i * i; });
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], i * i);
+}
