@@ -40,17 +40,22 @@ def cli(*args: str, cwd: str | None = None) -> Tuple[int, str, str]:
     return p.returncode, p.stdout, p.stderr
 
 
-# Fields that measure this run (durations, clocks) rather than its result: they differ between two
-# runs of the same evaluation, so both sides drop them before comparing.
-_VOLATILE = ("seconds", "_s", "time", "wall", "elapsed", "started", "finished", "created", "duration")
+# Fields that describe this process rather than the result: durations, clocks, the command line.
+# They differ between two runs of the same evaluation, so both sides drop them before comparing.
+# Everything else (scores, statuses, reasons, SQL, options, counts) must be equal.
+_VOLATILE_SUFFIX = ("seconds", "_s", "_ms", "_time")
+_VOLATILE_PART = ("timestamp", "started", "finished", "created", "elapsed", "duration", "wall")
+_VOLATILE_KEYS = {"time", "date", "command", "argv", "invocation", "cwd", "host", "hostname", "pid", "user"}
+
+
+def volatile(key: str) -> bool:
+    k = key.lower()
+    return k.endswith(_VOLATILE_SUFFIX) or any(p in k for p in _VOLATILE_PART) or k in _VOLATILE_KEYS
 
 
 def stable(x: Any) -> Any:
     if isinstance(x, dict):
-        return {k: stable(v) for k, v in x.items()
-                if not (isinstance(v, (int, float)) and not isinstance(v, bool)
-                        and any(t in k.lower() for t in _VOLATILE))
-                and k not in ("command", "argv", "invocation", "host", "pid")}
+        return {k: stable(v) for k, v in x.items() if not volatile(k)}
     if isinstance(x, list):
         return [stable(v) for v in x]
     return x
