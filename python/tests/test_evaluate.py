@@ -213,9 +213,14 @@ def test_spider_input_errors_match_cli(spider_fx, tmp_path):
     assert str(e.value) == msg
 
 
-def test_spider_releases_the_gil(spider_fx):
-    """A Python thread keeps running while an evaluation runs in another."""
+def test_evaluate_releases_the_gil(spider_fx, tmp_path):
+    """A Python thread keeps running while an evaluation runs: one runaway prediction keeps the C++ side
+    busy until its 1 s deadline, and a spinning thread must get far more than the few milliseconds it
+    would get around the call if the GIL were held throughout."""
     fx = spider_fx
+    gold, pred = tmp_path / "gold.sql", tmp_path / "pred.txt"
+    gold.write_text("SELECT count(*) FROM student\tschool\n")
+    pred.write_text("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c\n")
     ticks = 0
     done = threading.Event()
 
@@ -224,19 +229,23 @@ def test_spider_releases_the_gil(spider_fx):
         while not done.is_set():
             ticks += 1
 
-    def evaluate_many() -> None:
-        for _ in range(20):
-            spider.evaluate(gold=fx["gold"], pred=fx["pred"], db_dir=fx["db"], jobs=1)
-
     t = threading.Thread(target=spin)
     t.start()
     try:
-        start = ticks
-        evaluate_many()
+        time.sleep(0.2)
+        t0, r0 = time.monotonic(), ticks
+        time.sleep(0.2)
+        rate = (ticks - r0) / (time.monotonic() - t0)  # ticks per second while the main thread sleeps
+        before = ticks
+        start = time.monotonic()
+        run = spider.evaluate(gold=gold, pred=pred, db_dir=fx["db"], timeout=1, jobs=1)
+        took = time.monotonic() - start
+        during = ticks - before
     finally:
         done.set()
         t.join()
-    assert ticks > start
+    assert run.instances[0]["exec"] == 0 and took >= 0.9
+    assert during > rate * 0.1, (during, rate, took)  # > 100 ms of spinning inside a ~1 s call
 
 
 def test_run_pickles(spider_fx):
