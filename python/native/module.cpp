@@ -203,6 +203,8 @@ py::dict execute(const std::string& db, const std::string& sql, double timeout, 
 
 }  // namespace
 
+void register_evaluate(py::module_& m, PyObject* input_error);  // evaluate.cpp
+
 PYBIND11_MODULE(_native, m) {
   m.doc() = "sqlgrade's C++ core in-process (protocol 1; see sqlgrade/_native.pyi). Use the sqlgrade package API.";
   m.attr("PROTOCOL_VERSION") = kProtocolVersion;
@@ -214,4 +216,5 @@ PYBIND11_MODULE(_native, m) {
         "Verdicts in request order on `threads` threads (0: all cores), GIL released for the batch.");
   m.def("execute", &execute, py::arg("db"), py::arg("sql"), py::arg("timeout"), py::arg("max_rows"),
         py::arg("max_bytes"), "Run one statement read-only under a deadline and caps.");
+  register_evaluate(m, g_input_error);
 }

@@ -9,6 +9,8 @@ Backends: with ``SQLGRADE_SERVER=http://host:port`` every call goes to a running
 ``sqlgrade serve``; otherwise to the in-process native module ``sqlgrade._native``.
 Adapters for RL frameworks: ``sqlgrade.verl``, ``sqlgrade.trl``, ``sqlgrade.openrlhf``,
 ``sqlgrade.skyrl``, ``sqlgrade.areal``, and ``sqlgrade.compat`` (test-suite ``eval_exec_match``).
+Whole-benchmark evaluation with the CLI's numbers: ``sqlgrade.spider.evaluate()``,
+``sqlgrade.bird.evaluate()``, ``sqlgrade.spider2.evaluate()``, ``sqlgrade.uda.evaluate()``.
 See docs/python.md.
 """
 
@@ -32,9 +34,10 @@ __all__ = [
     "SqlgradeError", "InputError", "GoldError", "BackendUnavailable", "BackendUnsupported",
     "ServerError", "ServerUnavailable", "ServerBusy", "ServerTimeout",
     "verl", "trl", "openrlhf", "skyrl", "areal", "compat",
+    "spider", "bird", "spider2", "uda",
 ]
 
-_ADAPTERS = ("verl", "trl", "openrlhf", "skyrl", "areal", "compat")
+_ADAPTERS = ("verl", "trl", "openrlhf", "skyrl", "areal", "compat", "spider", "bird", "spider2", "uda")
 
 
 def __getattr__(name: str) -> Any:

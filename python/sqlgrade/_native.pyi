@@ -31,3 +31,27 @@ def execute(db: str, sql: str, timeout: float, max_rows: int, max_bytes: int) ->
     "error" | "timeout" | "too_large", "columns": [str], "rows": [[cell]], "truncated": bool,
     "error": str, "timings": {"total_s": float}}; cells are None, int, float, str or bytes. A failing
     query is a reply with status "error", never an exception; a missing database raises InputError."""
+
+# ---- whole-benchmark evaluation (python/native/evaluate.cpp; used by sqlgrade.spider/bird/spider2/uda) ----
+# Each returns {"text": what the CLI prints, "json": what its --json writes (spider, bird, spider2),
+# "warnings": [str], "summary": ..., "instances": [...], ...}, runs with the GIL released and no
+# progress bar, and raises InputError with the CLI's one-line message (without "sqlgrade: ").
+
+def spider_evaluate(gold: str, pred: str, db_dir: str, table: str, etype: str, compat: str, plug_value: bool,
+                    keep_distinct: bool, timeout: float, jobs: int) -> Dict[str, Any]:
+    """`sqlgrade spider` (include/sqlgrade/spider.hpp evaluate + render_text/render_json)."""
+
+def bird_evaluate(pred: str, gold: str, db_dir: str, diff_json: str, metric: str, pair_by: str, data_mode: str,
+                  jobs: int, timeout: float, gold_timeout: float, repeat: int, sql_dialect: str, answer_json: bool,
+                  max_rows: int) -> Dict[str, Any]:
+    """`sqlgrade bird` (bird.hpp); also "metric" and "log_block" (the --output_log_path block)."""
+
+def spider2_evaluate(result_dir: str, gold_dir: str, mode: str, db_dir: str, meta: str, jobs: int, timeout: float,
+                     strict: bool, v2: bool, write_outputs: bool, errors_log: str) -> Dict[str, Any]:
+    """`sqlgrade spider2` (spider2.hpp); writes the official output files only with write_outputs."""
+
+def uda_run(dataset_dir: str, results: str, list_errors: bool, args: Dict[str, Any]) -> Dict[str, Any]:
+    """`sqlgrade uda run` (uda.hpp evaluate + render_text); "datasets" instead of "json"."""
+
+def uda_eval(query: Dict[str, Any], args: Dict[str, Any]) -> Dict[str, Any]:
+    """`sqlgrade uda eval` (uda.hpp evaluate_query): "ok", "error_kind", "reason", "acc_json", "text"."""

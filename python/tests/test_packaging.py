@@ -34,7 +34,8 @@ def test_wheel_contents_and_record(tmp_path):
         names = set(z.namelist())
         for required in ("sqlgrade/__init__.py", "sqlgrade/py.typed", "sqlgrade/_native.pyi", "sqlgrade/verl.py",
                          "sqlgrade/trl.py", "sqlgrade/openrlhf.py", "sqlgrade/skyrl.py", "sqlgrade/areal.py",
-                         "sqlgrade/compat.py"):
+                         "sqlgrade/compat.py", "sqlgrade/spider.py", "sqlgrade/bird.py", "sqlgrade/spider2.py",
+                         "sqlgrade/uda.py", "sqlgrade/_evaluate.py"):
             assert required in names
         if native is not None:
             assert f"sqlgrade/{os.path.basename(native)}" in names
@@ -71,7 +72,7 @@ def test_pip_install_offline_without_build_isolation(tmp_path):
                         "--no-deps", "--target", str(target), PY_ROOT], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     code = ("import sqlgrade, sqlgrade.verl, sqlgrade.trl, sqlgrade.openrlhf, sqlgrade.skyrl, sqlgrade.areal, "
-            "sqlgrade.compat, os; print(os.path.dirname(sqlgrade.__file__)); print(sqlgrade.__version__)")
+            "sqlgrade.compat, sqlgrade.spider, sqlgrade.bird, sqlgrade.spider2, sqlgrade.uda, os; print(os.path.dirname(sqlgrade.__file__)); print(sqlgrade.__version__)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(target)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path))

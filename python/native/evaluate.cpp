@@ -1,0 +1,429 @@
+// sqlgrade._native: whole-benchmark evaluation (sqlgrade.spider/bird/spider2/uda.evaluate) over the
+// public C++ APIs include/sqlgrade/{spider,bird,spider2,uda}.hpp — the same calls the CLI makes.
+//
+// Each function takes the options as plain values, runs the evaluation with the GIL released and no
+// progress bar, and returns a dict: "text" (render_text: what the CLI prints on stdout), "json"
+// (render_json: what the CLI's --json writes; absent where the CLI has none), "warnings" (the lines
+// the CLI prints on stderr, unprinted) and the headline numbers as Python values ("summary",
+// "instances"). Bad input raises _native.InputError with the CLI's one-line message (without the
+// "sqlgrade: " prefix); nothing here prints.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sqlgrade/bird.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider.hpp"
+#include "sqlgrade/spider2.hpp"
+#include "sqlgrade/uda.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+PyObject* g_input = nullptr;  // _native.InputError
+
+// The CLI prints the first non-empty line of an error (src/cli/cli_common.hpp first_line).
+std::string first_line(std::string_view msg) {
+  size_t b = msg.find_first_not_of("\r\n");
+  if (b == std::string_view::npos) return std::string();
+  size_t e = msg.find_first_of("\r\n", b);
+  return std::string(msg.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+}
+
+[[noreturn]] void raise_input(const std::string& msg) {
+  PyErr_SetString(g_input, first_line(msg).c_str());
+  throw py::error_already_set();
+}
+
+// Runs fn() without the GIL; an InputError becomes _native.InputError once the GIL is back.
+template <class F>
+auto run_released(F&& fn) -> decltype(fn()) {
+  std::optional<decltype(fn())> out;
+  std::string input_error;
+  bool failed = false;
+  {
+    py::gil_scoped_release release;
+    try {
+      out.emplace(fn());
+    } catch (const sqlgrade::InputError& e) {
+      failed = true;
+      input_error = e.what();
+    }
+  }
+  if (failed) raise_input(input_error);
+  return std::move(*out);
+}
+
+py::object opt_str(const std::optional<std::string>& s) { return s ? py::object(py::str(*s)) : py::object(py::none()); }
+py::object num_or_none(double v) { return std::isfinite(v) ? py::object(py::float_(v)) : py::object(py::none()); }
+py::object score_or_none(int v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); }
+
+// ---- Spider ----
+
+py::dict spider_level(const sqlgrade::spider::LevelScores& l, bool partial) {
+  py::dict d;
+  d["count"] = l.count;
+  d["exact"] = l.exact;
+  d["exec"] = l.exec;
+  if (partial) {
+    py::dict p;
+    for (int c = 0; c < sqlgrade::spider::C_COUNT; ++c) {
+      py::dict x;
+      x["acc"] = l.partial[c].acc, x["rec"] = l.partial[c].rec, x["f1"] = l.partial[c].f1;
+      x["acc_count"] = l.partial[c].acc_count, x["rec_count"] = l.partial[c].rec_count;
+      p[sqlgrade::spider::kComponentNames[c]] = x;
+    }
+    d["partial"] = p;
+  }
+  return d;
+}
+
+py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir, std::string table,
+                         std::string etype, std::string compat, bool plug_value, bool keep_distinct, double timeout,
+                         int jobs) {
+  namespace sp = sqlgrade::spider;
+  sp::Options o;
+  // The CLI's own checks, with its messages (src/cli/spider_cmd.cpp).
+  if (etype == "match") o.etype = sp::Etype::Match;
+  else if (etype == "exec") o.etype = sp::Etype::Exec;
+  else if (etype == "all") o.etype = sp::Etype::All;
+  else raise_input(sqlgrade::InputError("--etype", "Unknown evaluation method '" + etype + "' (match, exec, all)").what());
+  if (compat == "test-suite" || compat == "testsuite") o.compat = sp::Compat::TestSuite;
+  else if (compat == "spider") o.compat = sp::Compat::Spider;
+  else raise_input(sqlgrade::InputError("--compat", "unknown value '" + compat + "' (spider, test-suite)").what());
+  if (gold.empty() || pred.empty() || db_dir.empty())
+    raise_input(sqlgrade::InputError("spider", "--gold, --pred and --db are required").what());
+  o.gold = std::move(gold), o.pred = std::move(pred), o.db_dir = std::move(db_dir), o.table = std::move(table);
+  o.plug_value = plug_value, o.keep_distinct = keep_distinct, o.timeout_s = timeout, o.jobs = jobs;
+  o.progress = 0;
+  struct Out {
+    sp::Run run;
+    std::string text, json;
+  };
+  Out r = run_released([&] {
+    Out x{sp::evaluate(o), {}, {}};
+    x.text = sp::render_text(x.run);
+    x.json = sp::render_json(x.run);
+    return x;
+  });
+  const bool partial = o.etype != sp::Etype::Exec;
+  py::dict summary;
+  static const char* const kLevels[6] = {"easy", "medium", "hard", "extra", "all", "joint_all"};
+  for (int i = 0; i < 6; ++i) summary[kLevels[i]] = spider_level(r.run.scores.levels[i], partial);
+  if (r.run.scores.include_turn) {
+    py::list turns;
+    for (const auto& t : r.run.scores.turns) turns.append(spider_level(t, partial));
+    summary["turns"] = turns;
+  }
+  py::list inst;
+  for (const auto& e : r.run.examples) {
+    py::dict d;
+    d["interaction"] = e.interaction, d["turn"] = e.turn;
+    d["gold_line"] = e.gold_line, d["pred_line"] = e.pred_line;
+    d["db_id"] = e.db_id, d["gold_sql"] = e.gold_sql;
+    d["pred_sql"] = e.has_pred ? py::object(py::str(e.pred_sql)) : py::object(py::none());
+    d["gold_ok"] = e.gold_ok;
+    d["gold_error"] = e.gold_error;
+    d["hardness"] = sp::to_string(e.hardness);
+    d["pred_parsed"] = e.pred_parsed;
+    d["parse_error"] = e.parse_error;
+    d["exact"] = score_or_none(e.exact);
+    d["exec"] = score_or_none(e.exec);
+    d["exec_reason"] = e.exec_reason;
+    d["exec_timeout"] = e.exec_timeout;
+    d["exec_gold_error"] = e.exec_gold_error;
+    inst.append(d);
+  }
+  py::dict out;
+  out["text"] = r.text;
+  out["json"] = r.json;
+  out["warnings"] = r.run.warnings;
+  out["summary"] = summary;
+  out["instances"] = inst;
+  out["n_interactions"] = r.run.n_interactions;
+  return out;
+}
+
+// ---- BIRD ----
+
+py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, std::string diff_json,
+                       std::string metric, std::string pair_by, std::string data_mode, int jobs, double timeout,
+                       double gold_timeout, int repeat, std::string sql_dialect, bool answer_json, size_t max_rows) {
+  namespace bd = sqlgrade::bird;
+  bd::Options o;
+  // The CLI's own checks, with its messages (src/cli/bird_cmd.cpp).
+  auto m = bd::parse_metric(metric);
+  if (!m) raise_input(sqlgrade::InputError("--metric", "unknown metric '" + metric + "' (ex, soft-f1, em-f1, ves, r-ves)").what());
+  auto p = bd::parse_pair_by(pair_by);
+  if (!p)
+    raise_input(sqlgrade::InputError("--pair-by", "unknown value '" + pair_by + "' (auto, index, question_id, position)").what());
+  if (pred.empty() || gold.empty() || db_dir.empty())
+    raise_input(sqlgrade::InputError("bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required").what());
+  o.predicted_sql_path = std::move(pred), o.ground_truth_path = std::move(gold), o.db_root_path = std::move(db_dir);
+  o.diff_json_path = std::move(diff_json), o.data_mode = std::move(data_mode);
+  o.metric = *m, o.pair_by = *p, o.num_cpus = jobs, o.meta_time_out = timeout, o.gold_time_out = gold_timeout;
+  o.repeat = repeat, o.sql_dialect = std::move(sql_dialect), o.answer_json = answer_json, o.max_rows = max_rows;
+  o.progress = 0;
+  struct Out {
+    bd::Run run;
+    bd::Summary sum;
+    std::string text, json, log;
+  };
+  Out r = run_released([&] {
+    Out x{bd::evaluate(o), {}, {}, {}, {}};
+    x.sum = bd::summarize(x.run);
+    x.text = bd::render_text(x.run);
+    x.json = bd::render_json(x.run);
+    x.log = bd::render_log_block(x.run);
+    return x;
+  });
+  py::dict summary;
+  static const char* const kBuckets[4] = {"simple", "moderate", "challenging", "total"};
+  for (int i = 0; i < 4; ++i) {
+    py::dict b;
+    b["count"] = r.sum.counts[i];
+    b["score"] = r.sum.empty[i] ? py::object(py::none()) : num_or_none(r.sum.scores[i]);
+    summary[kBuckets[i]] = b;
+  }
+  py::list inst;
+  for (const auto& it : r.run.items) {
+    py::dict d;
+    d["index"] = it.index;
+    d["question_id"] = it.question_id < 0 ? py::object(py::none()) : py::object(py::int_(it.question_id));
+    d["db_id"] = it.db_id, d["difficulty"] = it.difficulty, d["key"] = it.key;
+    d["pred_sql"] = it.has_pred ? py::object(py::str(it.pred_sql)) : py::object(py::none());
+    d["gold_sql"] = it.gold_sql;
+    d["correct"] = it.correct, d["score"] = it.score;
+    if (r.run.metric == bd::Metric::Ves || r.run.metric == bd::Metric::RVes) d["time_ratio"] = it.time_ratio;
+    d["status"] = it.status, d["reason"] = it.reason;
+    inst.append(d);
+  }
+  py::dict out;
+  out["text"] = r.text;
+  out["json"] = r.json;
+  out["log_block"] = r.log;
+  out["warnings"] = r.run.warnings;
+  out["metric"] = bd::metric_name(r.run.metric);
+  out["summary"] = summary;
+  out["instances"] = inst;
+  return out;
+}
+
+// ---- Spider 2.0-Lite ----
+
+py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::string mode, std::string db_dir,
+                          std::string meta, int jobs, double timeout, bool strict, bool v2, bool write_outputs,
+                          std::string errors_log) {
+  namespace s2 = sqlgrade::spider2;
+  s2::Options o;
+  if (mode == "sql") o.mode = s2::Mode::Sql;
+  else if (mode == "exec_result") o.mode = s2::Mode::ExecResult;
+  else raise_input("--mode: " + mode + " not in {sql,exec_result}");  // CLI11's IsMember wording
+  o.result_dir = std::move(result_dir), o.gold_dir = std::move(gold_dir), o.db_dir = std::move(db_dir);
+  o.meta_path = std::move(meta), o.max_workers = jobs, o.timeout_s = timeout, o.strict = strict, o.v2 = v2;
+  o.errors_log = std::move(errors_log);
+  o.progress = 0;
+  struct Out {
+    s2::Run run;
+    std::string text, json;
+  };
+  Out r = run_released([&] {
+    Out x{s2::evaluate(o), {}, {}};
+    if (write_outputs) s2::write_outputs(x.run);
+    x.text = s2::render_text(x.run);
+    if (!x.run.items.empty()) x.json = s2::render_json(x.run);  // the CLI writes no --json file then
+    return x;
+  });
+  long correct = 0;
+  py::list inst;
+  for (const auto& it : r.run.items) {
+    const int s = v2 ? it.v2.score : it.score;
+    correct += s;
+    py::dict d;
+    d["instance_id"] = it.instance_id;
+    d["score"] = it.score;
+    d["error_info"] = opt_str(it.error_info);
+    d["pred_sql"] = opt_str(it.pred_sql);
+    d["messages"] = it.messages;
+    if (strict) {
+      d["strict"] = it.strict;
+      d["strict_scrambled"] = it.strict_scrambled;
+      d["strict_sort_miss"] = it.strict_sort_miss;
+    }
+    if (v2) {
+      py::dict m;
+      m["score"] = it.v2.score;
+      m["column_f1"] = it.v2.columns.f1, m["column_precision"] = it.v2.columns.precision;
+      m["column_recall"] = it.v2.columns.recall;
+      m["row_f1"] = it.v2.rows.f1, m["row_precision"] = it.v2.rows.precision, m["row_recall"] = it.v2.rows.recall;
+      m["f1"] = it.v2.overall.f1, m["precision"] = it.v2.overall.precision, m["recall"] = it.v2.overall.recall;
+      m["error"] = opt_str(it.v2_error);
+      d["v2"] = m;
+    }
+    inst.append(d);
+  }
+  py::dict summary;
+  summary["n_gold_ids"] = r.run.n_gold_ids;
+  summary["n_pred_ids"] = r.run.n_pred_ids;
+  summary["n_evaluated"] = r.run.items.size();
+  summary["n_correct"] = correct;
+  // evaluate.py: the score is the mean over the evaluated ids (those with gold and a prediction).
+  summary["score"] = r.run.items.empty() ? py::object(py::none())
+                                         : py::object(py::float_(double(correct) / double(r.run.items.size())));
+  // evaluate.py's "Real score": correct / 547, the size of the full benchmark (hard-coded there).
+  summary["real_score"] = double(correct) / 547.0;
+  py::dict out;
+  out["text"] = r.text;
+  out["json"] = r.json.empty() ? py::object(py::none()) : py::object(py::str(r.json));
+  out["warnings"] = py::list();
+  out["summary"] = summary;
+  out["instances"] = inst;
+  return out;
+}
+
+// ---- UDA-Bench ----
+
+sqlgrade::uda::RunOptions uda_run_options(const py::dict& a) {
+  sqlgrade::uda::RunOptions r;
+  auto s = [&](const char* k) { return a.contains(k) && !a[k].is_none() ? a[k].cast<std::string>() : std::string(); };
+  if (!s("attributes_file").empty()) r.dataset.attributes_file = s("attributes_file");
+  if (!s("gt_dir").empty()) r.dataset.gt_dir = s("gt_dir");
+  if (!s("table_map").empty()) r.dataset.table_map = s("table_map");
+  if (!s("memory_limit").empty()) {
+    if (!sqlgrade::uda::is_memory_size(s("memory_limit")))
+      raise_input("--memory-limit: expected a size such as 4GB or 512MiB, got '" + s("memory_limit") + "'");
+    r.dataset.memory_limit = s("memory_limit");
+  }
+  if (a.contains("gold_timeout")) r.eval.gold_timeout_s = a["gold_timeout"].cast<double>();
+  if (!s("primary_key").empty()) r.eval.primary_key = s("primary_key");
+  if (a.contains("float_tolerance")) r.eval.float_tolerance = a["float_tolerance"].cast<double>();
+  if (!s("multi_value_sep").empty()) r.eval.multi_sep = s("multi_value_sep");
+  if (a.contains("jobs")) r.jobs = a["jobs"].cast<int>();
+  r.progress = 0;
+  return r;
+}
+
+sqlgrade::uda::JudgeOptions uda_judge(const py::dict& a) {
+  sqlgrade::uda::JudgeOptions o;
+  auto s = [&](const char* k) { return a.contains(k) && !a[k].is_none() ? a[k].cast<std::string>() : std::string(); };
+  const std::string judge = s("judge").empty() ? "rules" : s("judge");
+  if (judge != "rules" && judge != "llm") raise_input("--judge: " + judge + " not in {rules,llm}");
+  o.kind = judge == "llm" ? sqlgrade::uda::JudgeOptions::Kind::Llm : sqlgrade::uda::JudgeOptions::Kind::Rules;
+  o.base_url = s("llm_base_url"), o.model = s("llm_model"), o.api_key = s("llm_api_key"), o.cache = s("llm_cache");
+  o.log = s("judge_log");
+  if (a.contains("llm_concurrency")) o.concurrency = a["llm_concurrency"].cast<int>();
+  if (a.contains("llm_retries")) o.retries = a["llm_retries"].cast<int>();
+  if (a.contains("llm_max_tokens")) o.max_tokens = a["llm_max_tokens"].cast<int>();
+  if (a.contains("llm_max_failures")) o.max_failures = a["llm_max_failures"].cast<int>();
+  if (a.contains("llm_timeout")) o.timeout_s = a["llm_timeout"].cast<double>();
+  return o;
+}
+
+py::object opt_num(const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); }
+
+py::dict uda_counts(const sqlgrade::uda::SummaryCounts& c) {
+  py::dict d;
+  d["statements"] = c.statements, d["scored"] = c.scored, d["result_errors"] = c.result_errors;
+  d["missing_results"] = c.missing_results, d["gold_errors"] = c.gold_errors;
+  d["averaged_over"] = c.averaged_over();
+  d["precision"] = opt_num(c.precision()), d["recall"] = opt_num(c.recall()), d["f1"] = opt_num(c.f1());
+  d["scored_precision"] = opt_num(c.scored_precision()), d["scored_recall"] = opt_num(c.scored_recall());
+  d["scored_f1"] = opt_num(c.scored_f1());
+  return d;
+}
+
+py::dict uda_entry(const sqlgrade::uda::RunEntry& e) {
+  py::dict d;
+  d["path"] = e.path, d["dataset"] = e.dataset, d["task"] = e.task, d["file_stem"] = e.file_stem;
+  d["index"] = e.index, d["label"] = e.label, d["category"] = e.category, d["query_type"] = e.query_type;
+  d["status"] = e.status, d["reason"] = e.reason;
+  d["error_kind"] = e.error_kind.empty() ? py::object(py::none()) : py::object(py::str(e.error_kind));
+  d["macro_precision"] = e.macro_precision, d["macro_recall"] = e.macro_recall, d["macro_f1"] = e.macro_f1;
+  d["len_gold"] = e.len_gold, d["len_pred"] = e.len_pred, d["matched_rows"] = e.matched_rows;
+  d["judge_questions"] = e.judge_questions;
+  return d;
+}
+
+py::dict uda_run(std::string dataset_dir, std::string results, bool list_errors, py::dict args) {
+  namespace ud = sqlgrade::uda;
+  ud::Options o;
+  o.dataset_dir = std::move(dataset_dir), o.results = std::move(results);
+  o.run = uda_run_options(args);
+  o.judge = uda_judge(args);
+  struct Out {
+    ud::Run run;
+    std::string text;
+    ud::SummaryCounts totals;
+  };
+  Out r = run_released([&] {
+    Out x{ud::evaluate(o), {}, {}};
+    x.text = ud::render_text(x.run, list_errors);
+    x.totals = ud::totals(x.run);
+    return x;
+  });
+  py::list datasets;
+  for (const auto& ds : r.run.datasets) {
+    py::dict d;
+    d["dataset"] = ds.dataset;
+    d["counts"] = uda_counts(ds.counts());
+    py::list q;
+    for (const auto& e : ds.queries) q.append(uda_entry(e));
+    d["queries"] = q;
+    d["load_notes"] = ds.load_notes;
+    datasets.append(d);
+  }
+  py::dict out;
+  out["text"] = r.text;
+  out["summary"] = uda_counts(r.totals);
+  out["datasets"] = datasets;
+  out["judge_summary"] = r.run.judge_summary;
+  return out;
+}
+
+py::dict uda_eval(py::dict q, py::dict args) {
+  namespace ud = sqlgrade::uda;
+  ud::QueryOptions o;
+  auto s = [&](const char* k) { return q.contains(k) && !q[k].is_none() ? q[k].cast<std::string>() : std::string(); };
+  o.dataset_dir = s("dataset_dir"), o.dataset = s("dataset");
+  if (!s("query_root").empty()) o.query_root = s("query_root");
+  o.sql_file = s("sql_file"), o.result_csv = s("result_csv"), o.output_dir = s("output_dir");
+  if (q.contains("query_id")) o.query_id = q["query_id"].cast<int>();
+  o.run = uda_run_options(args);
+  o.judge = uda_judge(args);
+  ud::QueryReport r = run_released([&] { return ud::evaluate_query(o); });
+  py::dict out;
+  out["ok"] = r.ok;
+  out["error_kind"] = r.error_kind.empty() ? py::object(py::none()) : py::object(py::str(r.error_kind));
+  out["reason"] = first_line(r.reason);
+  out["acc_json"] = r.acc_json;
+  out["text"] = r.acc_json + "\n";  // what `uda eval` prints on stdout (without --quiet)
+  out["judge_summary"] = r.judge_summary;
+  return out;
+}
+
+}  // namespace
+
+void register_evaluate(py::module_& m, PyObject* input_error) {
+  g_input = input_error;
+  m.def("spider_evaluate", &spider_evaluate, py::arg("gold"), py::arg("pred"), py::arg("db_dir"), py::arg("table"),
+        py::arg("etype"), py::arg("compat"), py::arg("plug_value"), py::arg("keep_distinct"), py::arg("timeout"),
+        py::arg("jobs"), "`sqlgrade spider` in-process (GIL released, nothing printed).");
+  m.def("bird_evaluate", &bird_evaluate, py::arg("pred"), py::arg("gold"), py::arg("db_dir"), py::arg("diff_json"),
+        py::arg("metric"), py::arg("pair_by"), py::arg("data_mode"), py::arg("jobs"), py::arg("timeout"),
+        py::arg("gold_timeout"), py::arg("repeat"), py::arg("sql_dialect"), py::arg("answer_json"),
+        py::arg("max_rows"), "`sqlgrade bird` in-process (GIL released, nothing printed).");
+  m.def("spider2_evaluate", &spider2_evaluate, py::arg("result_dir"), py::arg("gold_dir"), py::arg("mode"),
+        py::arg("db_dir"), py::arg("meta"), py::arg("jobs"), py::arg("timeout"), py::arg("strict"), py::arg("v2"),
+        py::arg("write_outputs"), py::arg("errors_log"),
+        "`sqlgrade spider2` in-process (GIL released, nothing printed; files only with write_outputs).");
+  m.def("uda_run", &uda_run, py::arg("dataset_dir"), py::arg("results"), py::arg("list_errors"), py::arg("args"),
+        "`sqlgrade uda run` in-process (GIL released, nothing printed).");
+  m.def("uda_eval", &uda_eval, py::arg("query"), py::arg("args"),
+        "`sqlgrade uda eval` in-process (GIL released, nothing printed).");
+}

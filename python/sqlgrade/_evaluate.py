@@ -1,0 +1,95 @@
+"""Shared machinery of the whole-benchmark evaluations (``sqlgrade.spider/bird/spider2/uda``).
+
+Each ``evaluate()`` runs the same C++ evaluation as the ``sqlgrade`` CLI subcommand, in-process
+through the native module (GIL released, no progress bar, nothing printed), and returns a run object:
+
+* ``str(run)`` / ``run.text``: exactly what the CLI prints on stdout (``render_text``);
+* ``run.to_dict()``: exactly what the CLI's ``--json`` file holds (parsed from ``render_json``, so it
+  follows that format whatever it becomes);
+* ``run.summary``, ``run.instances``, ``run.warnings``: the headline numbers as Python values.
+
+Bad input raises :class:`sqlgrade.InputError` with the CLI's one-line message (what the CLI prints
+after ``sqlgrade: ``). Whole-benchmark evaluation needs the native module (not the server backend).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import os
+from typing import Any, Dict, List, Optional
+
+from .errors import BackendUnavailable, InputError
+
+__all__ = ["BenchmarkRun", "call_native", "fspath"]
+
+
+def _native() -> Any:
+    try:
+        m = importlib.import_module("sqlgrade._native")
+    except ImportError as e:
+        raise BackendUnavailable(
+            "sqlgrade: whole-benchmark evaluate() needs the native module sqlgrade._native, which is not built "
+            f"({e}); build it with `cmake --build build --target sqlgrade_native` (docs/python.md)") from e
+    if not hasattr(m, "spider_evaluate"):
+        raise BackendUnavailable("sqlgrade: sqlgrade._native has no evaluate functions; rebuild the native module "
+                                 "from the same checkout")
+    return m
+
+
+def call_native(name: str, *args: Any) -> Dict[str, Any]:
+    m = _native()
+    try:
+        return getattr(m, name)(*args)
+    except m.InputError as e:
+        raise InputError(str(e)) from None
+
+
+def fspath(p: Any, what: str, required: bool = True) -> str:
+    """A path argument as a string ("" when None and not required)."""
+    if p is None:
+        if required:
+            raise InputError(f"{what} is required")
+        return ""
+    try:
+        return os.fspath(p)
+    except TypeError:
+        raise InputError(f"{what}: expected a path, got {type(p).__name__}") from None
+
+
+class BenchmarkRun:
+    """The result of one whole-benchmark evaluation (see the module docstring)."""
+
+    benchmark = ""
+
+    def __init__(self, raw: Dict[str, Any]) -> None:
+        self._raw = raw
+        self.text: str = raw["text"]
+        self.summary: Dict[str, Any] = raw.get("summary", {})
+        self.instances: List[Dict[str, Any]] = raw.get("instances", [])
+        self.warnings: List[str] = list(raw.get("warnings", []))
+        self._json: Optional[str] = raw.get("json")
+        self._dict: Optional[Dict[str, Any]] = None
+
+    @property
+    def json(self) -> Optional[str]:
+        """The CLI's ``--json`` text (None where the CLI writes no JSON for this run)."""
+        return self._json
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The CLI's ``--json`` report as Python objects (a fresh copy each call)."""
+        if self._json is None:
+            raise ValueError(f"sqlgrade.{self.benchmark}: this run has no JSON report (the CLI writes none either)")
+        if self._dict is None:
+            self._dict = json.loads(self._json)
+        return copy.deepcopy(self._dict)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {len(self.instances)} instances>"
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self._raw,))

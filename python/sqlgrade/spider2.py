@@ -1,0 +1,55 @@
+"""Spider 2.0-Lite: ``sqlgrade.spider2.evaluate()`` = ``sqlgrade spider2`` in-process.
+
+>>> import sqlgrade.spider2
+>>> run = sqlgrade.spider2.evaluate(result_dir="preds", gold_dir="spider2-lite/evaluation_suite/gold")
+>>> run.summary["score"], run.summary["n_correct"]
+
+Unlike the CLI it writes nothing unless ``write_outputs=True`` (then the files the official script
+writes: ``<result_dir>_csv/``, ``<result_dir>-ids.csv``, and with ``v2`` the detailed metrics and
+``errors_log``). See docs/python.md ("Whole-benchmark evaluation").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+import os
+
+from ._evaluate import BenchmarkRun, call_native, fspath
+
+__all__ = ["evaluate", "Spider2Run"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Spider2Run(BenchmarkRun):
+    """A Spider 2.0-Lite evaluation.
+
+    ``summary``: ``{"n_gold_ids", "n_pred_ids", "n_evaluated", "n_correct", "score"}`` (``score``: the
+    mean over the evaluated ids, by the official rule, or the v2 rule with ``v2=True``; None when no
+    id overlaps); ``instances``: one dict per evaluated id (``instance_id``, ``score``, ``error_info``,
+    ``pred_sql``, ``messages``; ``strict...`` with ``strict``; ``v2`` metrics with ``v2``).
+    ``to_dict()`` raises ValueError when no id overlaps (the CLI then writes no --json file).
+    """
+
+    benchmark = "spider2"
+
+    @property
+    def score(self) -> Optional[float]:
+        return self.summary["score"]
+
+
+def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: str = "sql", db_dir: Optional[PathLike] = None,
+             meta: Optional[PathLike] = None, jobs: int = 0, timeout: float = 60, strict: bool = False,
+             v2: bool = False, write_outputs: bool = False, errors_log: Optional[PathLike] = "errors.log") -> Spider2Run:
+    """Runs ``sqlgrade spider2 --mode --result_dir --gold_dir ...`` in-process.
+
+    ``mode``: ``sql`` (run ``<id>.sql`` on ``db_dir``, default ``<gold_dir>/../databases``) or
+    ``exec_result`` (compare ``<id>.csv``); ``meta`` --meta; ``jobs`` --max_workers; ``timeout`` per
+    query; ``strict`` --strict; ``v2`` --v2. ``write_outputs=True`` also writes the official output
+    files, as the CLI always does (``errors_log``: --errors_log, "" or None = none). The GIL is released
+    while it runs; nothing is printed. Raises :class:`sqlgrade.InputError` for unusable inputs.
+    """
+    return Spider2Run(call_native(
+        "spider2_evaluate", fspath(result_dir, "result_dir"), fspath(gold_dir, "gold_dir"), str(mode),
+        fspath(db_dir, "db_dir", required=False), fspath(meta, "meta", required=False), int(jobs), float(timeout),
+        bool(strict), bool(v2), bool(write_outputs), fspath(errors_log, "errors_log", required=False)))

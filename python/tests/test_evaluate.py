@@ -1,0 +1,495 @@
+"""Whole-benchmark evaluation (sqlgrade.spider/bird/spider2/uda): parity with the `sqlgrade` CLI of the
+same build (SQLGRADE_BIN or build/sqlgrade), on fixtures built at test time and, when SQLGRADE_DATA
+is present, on the real data.
+
+For each benchmark: `str(run)` equals the CLI's stdout byte for byte; `run.to_dict()` equals the
+CLI's --json file (volatile timing fields aside, see `stable`); an unusable input raises InputError
+with the message the CLI prints on stderr after "sqlgrade: "; the headline attributes agree with the
+printed numbers; nothing is written into the input folders (the data folder is hashed before and after).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import threading
+import time
+from typing import Any, Dict, List, Tuple
+
+import pytest
+
+import sqlgrade
+from conftest import REPO, build_db, data_dir, needs_native, sqlgrade_bin
+from sqlgrade import bird, spider, spider2, uda
+
+pytestmark = needs_native
+DATA = data_dir()
+needs_data = pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "expected")),
+                                reason=f"benchmark data not found at {DATA} (set SQLGRADE_DATA)")
+needs_cli = pytest.mark.skipif(not os.path.exists(sqlgrade_bin()),
+                               reason=f"the CLI {sqlgrade_bin()} is not built (cmake --build build)")
+
+
+def cli(*args: str, cwd: str | None = None) -> Tuple[int, str, str]:
+    p = subprocess.run([sqlgrade_bin(), *args, *(["--no-progress"] if args[0] in ("spider", "bird", "spider2") else [])],
+                       capture_output=True, text=True, cwd=cwd, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+# Fields that describe this process rather than the result: durations, clocks, the command line.
+# They differ between two runs of the same evaluation, so both sides drop them before comparing.
+# Everything else (scores, statuses, reasons, SQL, options, counts) must be equal.
+_VOLATILE_SUFFIX = ("seconds", "_s", "_ms", "_time")
+_VOLATILE_PART = ("timestamp", "started", "finished", "created", "elapsed", "duration", "wall")
+_VOLATILE_KEYS = {"time", "date", "command", "argv", "invocation", "cwd", "host", "hostname", "pid", "user"}
+
+
+def volatile(key: str) -> bool:
+    k = key.lower()
+    return k.endswith(_VOLATILE_SUFFIX) or any(p in k for p in _VOLATILE_PART) or k in _VOLATILE_KEYS
+
+
+def stable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: stable(v) for k, v in x.items() if not volatile(k)}
+    if isinstance(x, list):
+        return [stable(v) for v in x]
+    return x
+
+
+def tree_hash(root: str) -> Dict[str, str]:
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, root)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def input_error_of(args: List[str]) -> str:
+    rc, _, err = cli(*args)
+    assert rc == 2, err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("sqlgrade: ")
+    return line[len("sqlgrade: "):]
+
+
+# ---- fixtures ----
+
+def tables_json(dbs: Dict[str, str]) -> List[Dict[str, Any]]:
+    """A Spider tables.json entry per database, read from its schema."""
+    out = []
+    for db_id, path in dbs.items():
+        con = sqlite3.connect(path)
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY rowid")]
+        cols: List[List[Any]] = [[-1, "*"]]
+        types = ["text"]
+        pks = []
+        for ti, t in enumerate(tables):
+            for cid, name, typ, _, _, pk in con.execute(f"PRAGMA table_info('{t}')"):
+                cols.append([ti, name])
+                types.append("number" if "INT" in typ.upper() or "REAL" in typ.upper() else "text")
+                if pk:
+                    pks.append(len(cols) - 1)
+        con.close()
+        out.append({"db_id": db_id, "table_names_original": tables, "table_names": tables,
+                    "column_names_original": cols, "column_names": cols, "column_types": types,
+                    "primary_keys": pks, "foreign_keys": []})
+    return out
+
+
+@pytest.fixture(scope="module")
+def spider_fx(tmp_path_factory) -> Dict[str, str]:
+    root = str(tmp_path_factory.mktemp("spider_eval"))
+    db = os.path.join(root, "database")
+    school = build_db("school.sql", os.path.join(db, "school", "school.sqlite"))
+    build_db("school_variant.sql", os.path.join(db, "school", "school_variant.sqlite"))
+    with open(os.path.join(root, "tables.json"), "w") as f:
+        json.dump(tables_json({"school": school}), f)
+    gold = ["SELECT count(*) FROM student", "SELECT name FROM student WHERE age > 21",
+            "SELECT city, count(*) FROM student GROUP BY city", "SELECT max(age) FROM student"]
+    pred = ["SELECT count(*) FROM student", "SELECT name FROM student WHERE age >= 22",
+            "SELECT city FROM student", "SELECT nosuch FROM student"]
+    with open(os.path.join(root, "gold.sql"), "w") as f:
+        f.writelines(f"{g}\tschool\n" for g in gold)
+    with open(os.path.join(root, "pred.txt"), "w") as f:
+        f.writelines(p + "\n" for p in pred)
+    return {"root": root, "gold": os.path.join(root, "gold.sql"), "pred": os.path.join(root, "pred.txt"),
+            "db": db, "table": os.path.join(root, "tables.json")}
+
+
+@pytest.fixture(scope="module")
+def bird_fx(tmp_path_factory) -> Dict[str, str]:
+    root = str(tmp_path_factory.mktemp("bird_eval"))
+    build_db("shop.sql", os.path.join(root, "db", "shop", "shop.sqlite"))
+    gold = ["SELECT name FROM item WHERE price > 5", "SELECT count(*) FROM sale", "SELECT sum(qty) FROM item"]
+    pred = {"0": "SELECT name FROM item WHERE price > 9.995", "1": "SELECT count(id) FROM sale",
+            "2": "SELECT bogus FROM item"}
+    with open(os.path.join(root, "gold.sql"), "w") as f:
+        f.writelines(f"{g}\tshop\n" for g in gold)
+    with open(os.path.join(root, "pred.json"), "w") as f:
+        json.dump({k: f"{v}\t----- bird -----\tshop" for k, v in pred.items()}, f)
+    with open(os.path.join(root, "diff.jsonl"), "w") as f:
+        for i, d in enumerate(["simple", "moderate", "challenging"]):
+            f.write(json.dumps({"question_id": i, "db_id": "shop", "difficulty": d, "SQL": gold[i]}) + "\n")
+    return {"root": root, "gold": os.path.join(root, "gold.sql"), "pred": os.path.join(root, "pred.json"),
+            "db": os.path.join(root, "db"), "diff": os.path.join(root, "diff.jsonl")}
+
+
+@pytest.fixture()
+def spider2_fx(tmp_path) -> Dict[str, str]:
+    root = str(tmp_path)
+    gold = os.path.join(root, "gold")
+    os.makedirs(os.path.join(gold, "exec_result"))
+    build_db("shop.sql", os.path.join(root, "databases", "shop.sqlite"))
+    cases = {"local001": ("SELECT name, price FROM item ORDER BY id", "SELECT name, price FROM item ORDER BY id"),
+             "local002": ("SELECT count(*) AS n FROM sale", "SELECT count(*) + 1 AS n FROM sale"),
+             "local003": ("SELECT day FROM sale", "SELECT nosuch FROM sale")}
+    con = sqlite3.connect(os.path.join(root, "databases", "shop.sqlite"))
+    with open(os.path.join(gold, "spider2lite_eval.jsonl"), "w") as ev, \
+            open(os.path.join(root, "spider2-lite.jsonl"), "w") as meta:
+        for iid, (g, _) in cases.items():
+            ev.write(json.dumps({"instance_id": iid, "condition_cols": [], "ignore_order": True}) + "\n")
+            meta.write(json.dumps({"instance_id": iid, "db": "shop", "question": "?"}) + "\n")
+            cur = con.execute(g)
+            with open(os.path.join(gold, "exec_result", f"{iid}.csv"), "w") as f:
+                f.write(",".join(c[0] for c in cur.description) + "\n")
+                f.writelines(",".join(str(v) for v in row) + "\n" for row in cur.fetchall())
+    con.close()
+    preds = os.path.join(root, "preds")
+    os.makedirs(preds)
+    for iid, (_, p) in cases.items():
+        with open(os.path.join(preds, f"{iid}.sql"), "w") as f:
+            f.write(p + "\n")
+    return {"root": root, "gold": gold, "preds": preds}
+
+
+# ---- Spider ----
+
+@needs_cli
+@pytest.mark.parametrize("etype,compat", [("exec", "test-suite"), ("all", "test-suite"), ("all", "spider"),
+                                          ("match", "spider")])
+def test_spider_parity_with_cli(spider_fx, tmp_path, etype, compat):
+    fx = spider_fx
+    before = tree_hash(fx["root"])
+    run = spider.evaluate(gold=fx["gold"], pred=fx["pred"], db_dir=fx["db"], table=fx["table"], etype=etype,
+                          compat=compat)
+    out = str(tmp_path / "cli.json")
+    rc, stdout, err = cli("spider", "--gold", fx["gold"], "--pred", fx["pred"], "--db", fx["db"], "--table",
+                          fx["table"], "--etype", etype, "--compat", compat, "--json", out)
+    assert rc == 0, err
+    assert str(run) == run.text == stdout
+    with open(out) as f:
+        assert stable(run.to_dict()) == stable(json.load(f))
+    assert tree_hash(fx["root"]) == before  # nothing written beside the inputs
+    assert len(run.instances) == 4
+    if etype != "match":
+        # 2 of 4 execute to the gold's result (count(*), and >= 22 equals > 21 on both test-suite dbs).
+        assert [i["exec"] for i in run.instances] == [1, 1, 0, 0]
+        assert run.exec_accuracy == pytest.approx(0.5)
+        assert run.summary["all"]["count"] == 4
+        assert run.instances[3]["exec_reason"]
+    if etype != "exec":
+        assert run.instances[0]["exact"] == 1 and run.instances[2]["exact"] == 0
+        assert "select" in run.summary["all"]["partial"]
+
+
+@needs_cli
+def test_spider_input_errors_match_cli(spider_fx, tmp_path):
+    fx = spider_fx
+    missing = str(tmp_path / "nope.sql")
+    msg = input_error_of(["spider", "--gold", missing, "--pred", fx["pred"], "--db", fx["db"]])
+    with pytest.raises(sqlgrade.InputError) as e:
+        spider.evaluate(gold=missing, pred=fx["pred"], db_dir=fx["db"])
+    assert str(e.value) == msg and "nope.sql" in msg
+    msg = input_error_of(["spider", "--gold", fx["gold"], "--pred", fx["pred"], "--db", fx["db"], "--etype", "x"])
+    with pytest.raises(sqlgrade.InputError, match="^--etype: ") as e:
+        spider.evaluate(gold=fx["gold"], pred=fx["pred"], db_dir=fx["db"], etype="x")
+    assert str(e.value) == msg
+
+
+def test_evaluate_releases_the_gil(spider_fx, tmp_path):
+    """A Python thread keeps running while an evaluation runs: one runaway prediction keeps the C++ side
+    busy until its 1 s deadline, and a spinning thread must get far more than the few milliseconds it
+    would get around the call if the GIL were held throughout."""
+    fx = spider_fx
+    gold, pred = tmp_path / "gold.sql", tmp_path / "pred.txt"
+    gold.write_text("SELECT count(*) FROM student\tschool\n")
+    pred.write_text("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c\n")
+    ticks = 0
+    done = threading.Event()
+
+    def spin() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        time.sleep(0.2)
+        t0, r0 = time.monotonic(), ticks
+        time.sleep(0.2)
+        rate = (ticks - r0) / (time.monotonic() - t0)  # ticks per second while the main thread sleeps
+        before = ticks
+        start = time.monotonic()
+        run = spider.evaluate(gold=gold, pred=pred, db_dir=fx["db"], timeout=1, jobs=1)
+        took = time.monotonic() - start
+        during = ticks - before
+    finally:
+        done.set()
+        t.join()
+    assert run.instances[0]["exec"] == 0 and took >= 0.9
+    assert during > rate * 0.1, (during, rate, took)  # > 100 ms of spinning inside a ~1 s call
+
+
+def test_run_pickles(spider_fx):
+    import pickle
+    fx = spider_fx
+    run = spider.evaluate(gold=fx["gold"], pred=fx["pred"], db_dir=fx["db"])
+    back = pickle.loads(pickle.dumps(run))
+    assert back.text == run.text and back.to_dict() == run.to_dict() and back.summary == run.summary
+
+
+# ---- BIRD ----
+
+@needs_cli
+@pytest.mark.parametrize("metric", ["ex", "soft-f1", "em-f1", "ves", "r-ves"])
+def test_bird_parity_with_cli(bird_fx, tmp_path, metric):
+    fx = bird_fx
+    before = tree_hash(fx["root"])
+    kw = dict(pred=fx["pred"], gold=fx["gold"], db_dir=fx["db"], diff_json=fx["diff"], metric=metric)
+    if metric in ("ves", "r-ves"):
+        kw["repeat"] = 3
+    run = bird.evaluate(**kw)
+    out = str(tmp_path / "cli.json")
+    args = ["bird", "--predicted_sql_path", fx["pred"], "--ground_truth_path", fx["gold"], "--db_root_path", fx["db"],
+            "--diff_json_path", fx["diff"], "--metric", metric, "--json", out]
+    if metric in ("ves", "r-ves"):
+        args += ["--repeat", "3"]
+    rc, stdout, err = cli(*args)
+    assert rc == 0, err
+    assert tree_hash(fx["root"]) == before
+    assert [i["status"] for i in run.instances] == ["ok", "ok", "pred_error"]
+    assert [i["correct"] for i in run.instances] == [False, True, False]
+    assert run.summary["total"]["count"] == 3
+    if metric in ("ves", "r-ves"):
+        return  # timings: the printed numbers differ from run to run (checked for shape above)
+    assert str(run) == stdout
+    with open(out) as f:
+        assert stable(run.to_dict()) == stable(json.load(f))
+    if metric == "ex":
+        assert run.metric == "EX"
+        assert run.score == pytest.approx(100 / 3)
+        assert [run.summary[b]["score"] for b in ("simple", "moderate", "challenging")] == [0, 100, 0]
+
+
+@needs_cli
+def test_bird_input_errors_match_cli(bird_fx, tmp_path):
+    fx = bird_fx
+    bad = tmp_path / "pred.json"
+    bad.write_text("{not json")
+    msg = input_error_of(["bird", "--predicted_sql_path", str(bad), "--ground_truth_path", fx["gold"],
+                          "--db_root_path", fx["db"]])
+    with pytest.raises(sqlgrade.InputError) as e:
+        bird.evaluate(pred=bad, gold=fx["gold"], db_dir=fx["db"])
+    assert str(e.value) == msg and "pred.json" in msg
+    msg = input_error_of(["bird", "--predicted_sql_path", fx["pred"], "--ground_truth_path", fx["gold"],
+                          "--db_root_path", fx["db"], "--metric", "bleu"])
+    with pytest.raises(sqlgrade.InputError) as e:
+        bird.evaluate(pred=fx["pred"], gold=fx["gold"], db_dir=fx["db"], metric="bleu")
+    assert str(e.value) == msg
+
+
+# ---- Spider 2.0-Lite ----
+
+@needs_cli
+@pytest.mark.parametrize("flags", [(), ("--strict",), ("--v2",)])
+def test_spider2_parity_with_cli(spider2_fx, tmp_path, flags):
+    fx = spider2_fx
+    before = tree_hash(fx["root"])
+    run = spider2.evaluate(result_dir=fx["preds"], gold_dir=fx["gold"], strict="--strict" in flags,
+                           v2="--v2" in flags, errors_log=None)
+    assert tree_hash(fx["root"]) == before  # evaluate() writes nothing by default
+    out = str(tmp_path / "cli.json")
+    rc, stdout, err = cli("spider2", "--result_dir", fx["preds"], "--gold_dir", fx["gold"], "--json", out,
+                          "--errors_log", "", *flags)
+    assert rc == 0, err
+    assert str(run) == stdout
+    with open(out) as f:
+        assert stable(run.to_dict()) == stable(json.load(f))
+    assert [i["score"] for i in run.instances] == [1, 0, 0]
+    assert run.summary["n_correct"] == 1 and run.score == pytest.approx(1 / 3)
+    assert f"Final score: {1 / 3}" in stdout or "--v2" in flags
+    assert run.instances[2]["error_info"]
+
+
+def test_spider2_write_outputs(spider2_fx):
+    fx = spider2_fx
+    spider2.evaluate(result_dir=fx["preds"], gold_dir=fx["gold"], write_outputs=True)
+    assert os.path.isfile(fx["preds"] + "-ids.csv")
+    assert sorted(os.listdir(fx["preds"] + "_csv")) == ["local001.csv", "local002.csv"]
+
+
+@needs_cli
+def test_spider2_input_error_matches_cli(spider2_fx, tmp_path):
+    fx = spider2_fx
+    missing = str(tmp_path / "no_gold")
+    msg = input_error_of(["spider2", "--result_dir", fx["preds"], "--gold_dir", missing])
+    with pytest.raises(sqlgrade.InputError) as e:
+        spider2.evaluate(result_dir=fx["preds"], gold_dir=missing)
+    assert str(e.value) == msg
+
+
+# ---- UDA-Bench ----
+
+@pytest.fixture()
+def uda_fx(tmp_path) -> Dict[str, str]:
+    """The Shop fixture dataset and a results tree: the gold as a perfect system (`uda gold --as-result`),
+    one statement's result removed and one made unusable."""
+    dataset = os.path.join(REPO, "tests", "fixtures", "uda", "Shop")
+    results = str(tmp_path / "results")
+    rc, _, err = cli("uda", "gold", "--dataset-dir", dataset, "--out", results, "--as-result")
+    assert rc == 0, err
+    found = sorted(os.path.join(d, "result.csv") for d, _, fs in os.walk(results) if "result.csv" in fs)
+    assert len(found) >= 3
+    os.remove(found[0])
+    with open(found[1], "w") as f:
+        f.write("a,b\n1,2\n")  # no key column: a result error
+    return {"dataset": dataset, "results": results, "root": str(tmp_path)}
+
+
+@needs_cli
+def test_uda_run_parity_with_cli(uda_fx, tmp_path):
+    fx = uda_fx
+    before = tree_hash(fx["dataset"])
+    cli_results = str(tmp_path / "cli_results")
+    shutil.copytree(fx["results"], cli_results)
+    run = uda.evaluate(dataset_dir=fx["dataset"], results=fx["results"], list_errors=True)
+    rc, stdout, err = cli("uda", "run", "--dataset-dir", fx["dataset"], "--results", cli_results, "--list-errors")
+    assert rc == 0, err
+    assert str(run) == stdout
+    assert tree_hash(fx["dataset"]) == before
+    s = run.summary
+    assert s["missing_results"] == 1 and s["result_errors"] == 1 and s["scored"] == s["statements"] - 2
+    assert len(run.instances) == s["statements"]
+    # to_dict() agrees with the summary.json the CLI wrote for the same dataset.
+    with open(os.path.join(cli_results, "Shop", "summary.json")) as f:
+        written = json.load(f)
+    flat = json.dumps(written)
+    for q in run.datasets[0]["queries"]:
+        assert q["path"] in flat or q["file_stem"] in flat
+    assert run.to_dict()["summary"] == s
+    # The same files as the CLI: acc.json of every scored statement.
+    for q in run.instances:
+        acc = os.path.join(fx["results"], q["path"], "acc_result", "acc.json")
+        if q["status"] == "ok":
+            with open(acc) as a, open(os.path.join(cli_results, q["path"], "acc_result", "acc.json")) as b:
+                assert stable(json.load(a)) == stable(json.load(b))
+            assert q["macro_f1"] == pytest.approx(1.0)
+
+
+@needs_cli
+def test_uda_eval_query_parity_with_cli(uda_fx, tmp_path):
+    fx = uda_fx
+    sql_json = sorted(os.path.join(d, "sql.json") for d, _, fs in os.walk(fx["results"])
+                      if "sql.json" in fs and "result.csv" in fs)[-1]
+    out_py, out_cli = str(tmp_path / "py"), str(tmp_path / "cli")
+    rep = uda.eval_query(dataset_dir=fx["dataset"], sql_file=sql_json, output_dir=out_py)
+    rc, stdout, err = cli("uda", "eval", "--dataset-dir", fx["dataset"], "--sql-file", sql_json, "--output-dir", out_cli)
+    assert rc == 0, err
+    assert rep.ok and rep.text == stdout
+    assert stable(rep.to_dict()) == stable(json.loads(stdout))
+
+
+@needs_cli
+def test_uda_input_error_matches_cli(tmp_path):
+    missing = str(tmp_path / "NoSuchDataset")
+    msg = input_error_of(["uda", "run", "--dataset-dir", missing, "--results", str(tmp_path / "r")])
+    with pytest.raises(sqlgrade.InputError) as e:
+        uda.evaluate(dataset_dir=missing, results=tmp_path / "r")
+    assert str(e.value) == msg
+
+
+# ---- the real data (SQLGRADE_DATA) ----
+
+@needs_data
+@needs_cli
+def test_real_spider_dev(tmp_path):
+    before = tree_hash(os.path.join(DATA, "spider", "database"))
+    args = dict(gold=os.path.join(DATA, "spider", "dev_gold.sql"),
+                pred=os.path.join(DATA, "preds", "spider_dev", "dail-sql_gpt4", "pred.txt"),
+                db_dir=os.path.join(DATA, "spider", "database"), table=os.path.join(DATA, "spider", "tables.json"))
+    run = spider.evaluate(**args, etype="all")
+    out = str(tmp_path / "cli.json")
+    rc, stdout, err = cli("spider", "--gold", args["gold"], "--pred", args["pred"], "--db", args["db_dir"],
+                          "--table", args["table"], "--etype", "all", "--json", out)
+    assert rc == 0, err
+    assert str(run) == stdout
+    with open(os.path.join(DATA, "expected", "testsuite_all", "dail-sql_gpt4.txt")) as f:
+        assert f.read() == stdout  # and the official test-suite script printed the same
+    with open(out) as f:
+        assert stable(run.to_dict()) == stable(json.load(f))
+    assert run.summary["all"]["count"] == 1034
+    assert tree_hash(os.path.join(DATA, "spider", "database")) == before
+
+
+@needs_data
+@needs_cli
+def test_real_bird_minidev(tmp_path):
+    name = "official_baselines_sql_output_kg__predict_mini_dev_gpt-4_sqlite"
+    args = dict(pred=os.path.join(DATA, "preds", "bird_minidev", "official_baselines_sql_output_kg",
+                                  "predict_mini_dev_gpt-4_sqlite.json"),
+                gold=os.path.join(DATA, "bird", "minidev", "mini_dev_sqlite_gold.sql"),
+                db_dir=os.path.join(DATA, "bird", "dev_databases"),
+                diff_json=os.path.join(DATA, "expected", "bird", "inputs", "minidev.mini_dev_sqlite.jsonl"))
+    run = bird.evaluate(**args)
+    out = str(tmp_path / "cli.json")
+    rc, stdout, err = cli("bird", "--predicted_sql_path", args["pred"], "--ground_truth_path", args["gold"],
+                          "--db_root_path", args["db_dir"], "--diff_json_path", args["diff_json"], "--json", out)
+    assert rc == 0, err
+    assert str(run) == stdout
+    with open(os.path.join(DATA, "expected", "bird_minidev_ex", name + ".txt")) as f:
+        assert f.read() == stdout  # and the official script printed the same
+    with open(out) as f:
+        assert stable(run.to_dict()) == stable(json.load(f))
+    assert run.summary["total"]["count"] == 500
+
+
+@needs_data
+@needs_cli
+def test_real_spider2_example_submission(tmp_path):
+    src = os.path.join(DATA, "preds", "spider2lite_local", "xlang_example_submission", "sql_mode")
+    preds = str(tmp_path / "sql_mode")
+    shutil.copytree(src, preds)  # the CLI writes <result_dir>_csv and -ids.csv beside it
+    gold = os.path.join(DATA, "spider2lite", "gold")
+    run = spider2.evaluate(result_dir=preds, gold_dir=gold)
+    out = str(tmp_path / "cli.json")
+    rc, stdout, err = cli("spider2", "--result_dir", preds, "--gold_dir", gold, "--json", out)
+    assert rc == 0, err
+    assert str(run) == stdout
+    if run.instances:
+        with open(out) as f:
+            assert stable(run.to_dict()) == stable(json.load(f))
+
+
+@needs_data
+@needs_cli
+def test_real_uda_player(tmp_path):
+    dataset = os.path.join(DATA, "uda-bench", "Query", "Player")
+    src = os.path.join(DATA, "preds", "udabench", "_reference_evaluator_runs_Player")
+    py_res, cli_res = str(tmp_path / "py"), str(tmp_path / "cli")
+    shutil.copytree(src, py_res)
+    shutil.copytree(src, cli_res)
+    before = tree_hash(dataset)
+    run = uda.evaluate(dataset_dir=dataset, results=py_res)
+    rc, stdout, err = cli("uda", "run", "--dataset-dir", dataset, "--results", cli_res)
+    assert rc == 0, err
+    assert str(run) == stdout
+    assert run.summary["scored"] > 0
+    assert tree_hash(dataset) == before
