@@ -9,6 +9,7 @@
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
 #include "sqlgrade/runs/summary.hpp"
 
@@ -115,6 +116,9 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
     in.detail = std::move(d);
     rec.instances.push_back(std::move(in));
   }
+  // Natural id order, as merged records have (docs/comparing-runs.md §1).
+  std::stable_sort(rec.instances.begin(), rec.instances.end(),
+                   [](const runs::Instance& a, const runs::Instance& b) { return runs::id_less(a.id, b.id); });
   return runs::render_run_record(rec);
 }
 
