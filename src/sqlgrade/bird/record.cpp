@@ -50,7 +50,10 @@ Json summary_json(const Run& r) {
 
 runs::InputRef input(const std::string& role, const std::string& side, const std::string& path, bool hash) {
   runs::InputRef in{role, side, path, std::nullopt};
-  if (hash && !path.empty()) in.sha256 = sha256_path(path);
+  // Only regular files and folders: a FIFO (`--predicted_sql_path <(…)`) has been read already.
+  std::error_code ec;
+  if (hash && !path.empty() && (std::filesystem::is_regular_file(path, ec) || std::filesystem::is_directory(path, ec)))
+    in.sha256 = sha256_path(path);
   return in;
 }
 

@@ -4,6 +4,8 @@
 // exactly as one whole run prints it.
 #include "sqlgrade/spider/record.hpp"
 
+#include <filesystem>
+
 #include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/summary.hpp"
@@ -28,7 +30,9 @@ std::string failure_of(const Example& e, bool do_match, bool do_exec) {
 
 runs::InputRef input(const std::string& role, const std::string& side, const std::string& path, bool hash) {
   runs::InputRef in{role, side, path, std::nullopt};
-  if (hash) in.sha256 = sha256_file(path);
+  // Only regular files: a FIFO (`--pred <(…)`) has been read already and would block.
+  std::error_code ec;
+  if (hash && std::filesystem::is_regular_file(path, ec)) in.sha256 = sha256_file(path);
   return in;
 }
 
