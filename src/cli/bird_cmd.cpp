@@ -8,7 +8,6 @@
 
 #include "cli_common.hpp"
 #include "multi_pred.hpp"
-#include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -45,11 +44,7 @@ void run_bird(BirdArgs& a) {
   a.opt.metric = *m;
   a.opt.pair_by = *p;
   if (a.no_progress) a.opt.progress = 0;
-  if (!a.shard.empty()) {
-    runs::Shard sh = runs::parse_shard(a.shard);
-    a.opt.shard_index = sh.index;
-    a.opt.shard_count = sh.count;
-  }
+  cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path");
   a.opt.predicted_sql_path = a.preds[0];
   bool quiet = a.quiet;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/ids.hpp"
 
 namespace sqlgrade::cli {
 
@@ -50,6 +51,14 @@ inline std::vector<std::string> record_paths(const std::vector<std::string>& pre
     return out;
   }
   throw InputError(pred_flag, "the same prediction file is given twice");
+}
+
+// --shard i/n into a benchmark's (index, count); an empty spec leaves them at 0 (everything).
+inline void apply_shard(const std::string& spec, int& index, int& count) {
+  if (spec.empty()) return;
+  runs::Shard sh = runs::parse_shard(spec);
+  index = sh.index;
+  count = sh.count;
 }
 
 // With several systems, each one's printed output follows this line (head(1)'s style):

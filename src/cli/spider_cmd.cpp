@@ -11,7 +11,6 @@
 
 #include "cli_common.hpp"
 #include "multi_pred.hpp"
-#include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -42,11 +41,7 @@ void run_spider_cmd(SpiderArgs& a) {
   if (a.opt.gold.empty() || a.preds.empty() || a.opt.db_dir.empty())
     throw InputError("spider", "--gold, --pred and --db are required");
   if (a.no_progress) a.opt.progress = 0;
-  if (!a.shard.empty()) {
-    runs::Shard sh = runs::parse_shard(a.shard);
-    a.opt.shard_index = sh.index;
-    a.opt.shard_count = sh.count;
-  }
+  cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred");
   a.opt.pred = a.preds[0];
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
