@@ -58,11 +58,15 @@ struct Options {
   bool answer_json = false;    // predictions are model outputs holding {"answer": "<SQL>"}
   size_t max_rows = 1'000'000;
   int progress = -1;           // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
+  // --shard i/n: grade only the questions whose id (Instance::id) has shard_of(id, n) == i - 1
+  // (docs/comparing-runs.md §5). shard_count 0 = everything.
+  int shard_index = 0, shard_count = 0;
 };
 
 // One gold question and its prediction.
 struct Instance {
   size_t index = 0;            // position in the gold file
+  std::string id;              // run-record id: question_id ("137#2" for its 2nd occurrence), else index
   long long question_id = -1;  // from the question file, when present
   std::string db_id;           // the database actually used
   std::string difficulty;
@@ -94,12 +98,20 @@ struct Run {
   size_t gold_timeouts = 0, gold_errors = 0;
   std::string sql_dialect = "SQLite";
   std::string engine_version;  // SQLite library version
+  std::string started_at;      // ISO 8601 UTC
 };
 
 // Runs the whole evaluation on all cores (gold results cached per (database, gold SQL)). `warn`
 // receives each warning as it is found (they are also kept in Run::warnings). Throws InputError for
 // unreadable/invalid input files or missing databases.
 Run evaluate(const Options& opt, const std::function<void(const std::string&)>& warn = {});
+
+// Several systems (prediction files) against the same gold in one pass: gold results are computed
+// once, and each distinct (database, gold, prediction) is checked once across all systems (EX,
+// Soft-F1, EM+F1; VES/R-VES time every prediction). opt.predicted_sql_path is ignored; result k is
+// what evaluate() returns for preds[k]. `warn` receives (system index, warning).
+std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds,
+                               const std::function<void(size_t, const std::string&)>& warn = {});
 
 // The score table by difficulty.
 struct Summary {
@@ -114,8 +126,12 @@ Summary summarize(const Run& run);
 std::string render_text(const Run& run);
 // The block Mini-Dev appends to --output_log_path.
 std::string render_log_block(const Run& run);
-// Per-question JSON report (+ summary, warnings, timings).
-std::string render_json(const Run& run);
+// The run record (docs/run-record.schema.json, docs/comparing-runs.md): summary = the printed table's
+// numbers, one instance per question (id = Instance::id) with its score, difficulty and db, SQL,
+// status/reason, time and `detail` from which the "bird" summarizer rebuilds the table. command: argv.
+std::string render_json(const Run& run, const std::vector<std::string>& command = {});
+// Registers the "bird" summarizer used by `sqlgrade merge` (idempotent).
+void register_run_summarizer();
 
 // ---- the works_cycles prompt-optimisation subset (seed "BIRD-bench") ----
 

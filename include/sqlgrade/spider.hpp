@@ -57,10 +57,14 @@ struct Options {
   double timeout_s = 30;       // per query; a prediction past it scores 0
   int jobs = 0;                // worker threads; 0 = all cores
   int progress = -1;           // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
+  // --shard i/n: grade only the questions whose id (0-based question index) has
+  // shard_of(id, n) == i - 1 (docs/comparing-runs.md §5). shard_count 0 = everything.
+  int shard_index = 0, shard_count = 0;
 };
 
 // One gold/prediction pair.
 struct Example {
+  size_t index = 0;  // 0-based question index in the gold file: the run record's instance id
   size_t interaction = 0, turn = 0;
   long gold_line = 0, pred_line = 0;  // 1-based physical lines; pred_line 0 = no prediction
   std::string db_id, gold_sql;
@@ -105,16 +109,29 @@ struct Run {
   Scores scores;
   std::vector<std::string> warnings;  // one line each (the CLI prints them on stderr)
   double seconds_parse = 0, seconds_exec = 0;
+  std::string started_at;  // ISO 8601 UTC
+  double wall_s = 0;
 };
 
 // Runs the whole evaluation on all cores. Throws InputError for unusable inputs (unreadable files, a
 // gold line without `SQL<TAB>db_id`, unknown db_id, interaction files whose interaction counts differ).
 Run evaluate(const Options& opt);
 
+// Several systems (one prediction file each) against the same gold in one pass: gold files, schemas
+// and gold parses are read once, and every distinct execution check (db, gold, prediction) runs once
+// across all systems. opt.pred is ignored; result k is what evaluate() returns for preds[k].
+std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds);
+
 // What the official script prints for this run, byte for byte (the compat chosen in its options).
 std::string render_text(const Run& run);
-// The JSON report: per-example records and the same summary numbers.
-std::string render_json(const Run& run);
+// Only its score table (the end of render_text: from the level header row on).
+std::string render_table(const Run& run);
+// The run record (docs/run-record.schema.json, docs/comparing-runs.md): summary = the printed table's
+// numbers, one instance per question (id = question index) with scores, hardness and db, SQL, failure
+// reason, time and `detail` from which the "spider" summarizer rebuilds the table. `command`: argv.
+std::string render_json(const Run& run, const std::vector<std::string>& command = {});
+// Registers the "spider" summarizer used by `sqlgrade merge` (idempotent).
+void register_run_summarizer();
 
 // `sqlgrade spider parse`: one "SQL<TAB>db_id" per input line → one JSON object per line with the
 // dataset's `sql` structure (or {"sql": null, "error": ...}); testsuite_limit: the test-suite LIMIT

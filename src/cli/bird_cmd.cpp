@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "multi_pred.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -15,7 +16,8 @@ namespace {
 
 struct BirdArgs {
   sqlgrade::bird::Options opt;
-  std::string metric = "ex", pair_by = "auto", output_log_path, json_out;
+  std::vector<std::string> preds;
+  std::string metric = "ex", pair_by = "auto", output_log_path, json_out, json_dir, shard;
   std::string mode_gt, mode_predict, difficulty;  // accepted for compatibility, unused (as officially)
   bool quiet = false, no_progress = false;
 };
@@ -37,24 +39,34 @@ void run_bird(BirdArgs& a) {
   if (!m) throw InputError("--metric", "unknown metric '" + a.metric + "' (ex, soft-f1, em-f1, ves, r-ves)");
   auto p = bird::parse_pair_by(a.pair_by);
   if (!p) throw InputError("--pair-by", "unknown value '" + a.pair_by + "' (auto, index, question_id, position)");
-  if (a.opt.predicted_sql_path.empty() || a.opt.ground_truth_path.empty() || a.opt.db_root_path.empty())
+  if (a.preds.empty() || a.opt.ground_truth_path.empty() || a.opt.db_root_path.empty())
     throw InputError("bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required");
   a.opt.metric = *m;
   a.opt.pair_by = *p;
   if (a.no_progress) a.opt.progress = 0;
+  cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
+  auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path");
+  a.opt.predicted_sql_path = a.preds[0];
   bool quiet = a.quiet;
-  auto res = bird::evaluate(a.opt, [quiet](const std::string& w) {
-    if (!quiet) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
+  const size_t n = a.preds.size();
+  auto runs = bird::evaluate_many(a.opt, a.preds, [quiet, n, &a](size_t k, const std::string& w) {
+    if (quiet) return;
+    if (n > 1) std::fprintf(stderr, "sqlgrade: warning: %s: %s\n", a.preds[k].c_str(), w.c_str());
+    else std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
   });
-  std::string out = bird::render_text(res);
-  if (!a.output_log_path.empty()) {
-    std::string prev;
-    std::error_code ec;
-    if (fs::exists(a.output_log_path, ec)) prev = read_file(a.output_log_path);
-    write_file_atomic(a.output_log_path, prev + bird::render_log_block(res));
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const auto& res = runs[k];
+    std::string out = bird::render_text(res);
+    if (n > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k]) + out;
+    if (!a.output_log_path.empty()) {
+      std::string prev;
+      std::error_code ec;
+      if (fs::exists(a.output_log_path, ec)) prev = read_file(a.output_log_path);
+      write_file_atomic(a.output_log_path, prev + bird::render_log_block(res));
+    }
+    if (!json_paths[k].empty()) write_file_atomic(json_paths[k], bird::render_json(res, cli::invocation()));
+    std::fwrite(out.data(), 1, out.size(), stdout);
   }
-  if (!a.json_out.empty()) write_file_atomic(a.json_out, bird::render_json(res));
-  std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
 }
 
@@ -81,8 +93,9 @@ void register_bird_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bird", "BIRD execution accuracy (EX), Soft-F1, EM+F1, VES and R-VES (official flags)");
   cmd->require_subcommand(0, 1);
   auto& o = args->opt;
-  cmd->add_option("--predicted_sql_path", o.predicted_sql_path,
-                  "prediction JSON {\"0\": \"SQL\\t----- bird -----\\tdb_id\"} (or a folder with --data_mode)");
+  cmd->add_option("--predicted_sql_path", args->preds,
+                  "prediction JSON {\"0\": \"SQL\\t----- bird -----\\tdb_id\"} (or a folder with --data_mode); "
+                  "repeat for several systems graded in one pass");
   cmd->add_option("--ground_truth_path", o.ground_truth_path, "gold file, one SQL<TAB>db_id per line (or a folder)");
   cmd->add_option("--db_root_path", o.db_root_path, "folder with <db_id>/<db_id>.sqlite");
   cmd->add_option("--diff_json_path", o.diff_json_path, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");
@@ -101,7 +114,9 @@ void register_bird_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--answer-json", o.answer_json, "predictions are model outputs with {\"answer\": \"<SQL>\"}");
   cmd->add_option("--max-rows", o.max_rows, "result rows before a query is stopped")->capture_default_str();
-  cmd->add_option("--json", args->json_out, "write per-question results as JSON");
+  cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
+  cmd->add_option("--json-dir", args->json_dir, "several systems: one run record per prediction file, DIR/<name>.json");
+  cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question_id; see sqlgrade merge)");
   cmd->add_flag("--quiet", args->quiet, "do not print warnings");
   cmd->add_flag("--no-progress", args->no_progress, "never draw a progress bar");
 

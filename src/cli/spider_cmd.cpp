@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "multi_pred.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -18,7 +19,8 @@ namespace {
 
 struct SpiderArgs {
   sqlgrade::spider::Options opt;
-  std::string etype = "exec", compat = "test-suite", json_out;
+  std::vector<std::string> preds;
+  std::string etype = "exec", compat = "test-suite", json_out, json_dir, shard;
   bool quiet = false, no_progress = false;
 };
 
@@ -36,15 +38,22 @@ void run_spider_cmd(SpiderArgs& a) {
   if (a.compat == "test-suite" || a.compat == "testsuite") a.opt.compat = Compat::TestSuite;
   else if (a.compat == "spider") a.opt.compat = Compat::Spider;
   else throw InputError("--compat", "unknown value '" + a.compat + "' (spider, test-suite)");
-  if (a.opt.gold.empty() || a.opt.pred.empty() || a.opt.db_dir.empty())
+  if (a.opt.gold.empty() || a.preds.empty() || a.opt.db_dir.empty())
     throw InputError("spider", "--gold, --pred and --db are required");
   if (a.no_progress) a.opt.progress = 0;
-  Run run = evaluate(a.opt);
-  if (!a.quiet)
-    for (const auto& w : run.warnings) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
-  std::string out = render_text(run);
-  if (!a.json_out.empty()) write_file_atomic(a.json_out, render_json(run));
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
+  auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred");
+  a.opt.pred = a.preds[0];
+  std::vector<Run> runs = evaluate_many(a.opt, a.preds);
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const Run& run = runs[k];
+    if (!a.quiet)
+      for (const auto& w : run.warnings) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
+    std::string out = render_text(run);
+    if (runs.size() > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k]) + out;
+    if (!json_paths[k].empty()) write_file_atomic(json_paths[k], render_json(run, cli::invocation()));
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
   std::fflush(stdout);
 }
 
@@ -75,7 +84,8 @@ void register_spider_command(CLI::App& app) {
   auto args = std::make_shared<SpiderArgs>();
   auto* cmd = app.add_subcommand("spider", "Spider exact set match and execution / test-suite accuracy (official flags)");
   cmd->add_option("--gold", args->opt.gold, "gold file: SQL<TAB>db_id per line (blank lines separate interactions)");
-  cmd->add_option("--pred", args->opt.pred, "predictions: one SQL per line (text after a TAB is ignored)");
+  cmd->add_option("--pred", args->preds,
+                  "predictions: one SQL per line (text after a TAB is ignored); repeat for several systems graded in one pass");
   cmd->add_option("--db", args->opt.db_dir, "database folder: <db>/<db_id>/<db_id>.sqlite (+ test-suite variants)");
   cmd->add_option("--table", args->opt.table, "tables.json (foreign keys; needed for match/all and --compat spider)");
   cmd->add_option("--etype", args->etype, "match, exec or all (default exec, as test-suite)");
@@ -85,7 +95,9 @@ void register_spider_command(CLI::App& app) {
   cmd->add_option("--compat", args->compat, "spider (taoyds/spider evaluation.py) or test-suite (default)");
   cmd->add_option("--timeout", args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)");
   cmd->add_option("--jobs,-j", args->opt.jobs, "worker threads (default: all cores)");
-  cmd->add_option("--json", args->json_out, "also write per-example records and the summary as JSON");
+  cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
+  cmd->add_option("--json-dir", args->json_dir, "several --pred: one run record per prediction file, DIR/<name>.json");
+  cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question index; see sqlgrade merge)");
   cmd->add_flag("--quiet,-q", args->quiet, "no warnings on stderr");
   cmd->add_flag("--no-progress", args->no_progress, "never show a progress bar");
 

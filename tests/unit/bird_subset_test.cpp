@@ -6,6 +6,7 @@
 #include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/bird/subset.hpp"
 #include "test_support.hpp"
+#include "record_views.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::bird;
@@ -172,7 +173,7 @@ TEST(BirdSubset, EmF1GradingWithAnswerFormat) {
                     js});
   ASSERT_EQ(r.rc, 0) << r.err;
   auto j = nlohmann::json::parse(slurp(js));
-  auto& res = j["results"];
+  auto res = sqlgrade::test::bird_results(j);
   // Item 0: reversed order: EM 1, positional F1 over 3 distinct rows: only the middle row pairs -> tp 1.
   double tp = 1, fp = 2, fn = 2, p = tp / (tp + fp), rc = tp / (tp + fn);
   EXPECT_NEAR(res[0]["score"].get<double>(), (1 + 2 * p * rc / (p + rc)) / 2, 1e-12);

@@ -22,6 +22,7 @@
 #include "sqlgrade/uda/dataset.hpp"
 #include "sqlgrade/core/memory.hpp"
 #include "test_support.hpp"
+#include "record_views.hpp"
 
 namespace {
 
@@ -208,7 +209,7 @@ TEST(SafetyModes, Spider) {
   expect_same_tree(before, f.dbs);
   expect_no_side_files();
   json j = json::parse(slurp(js));
-  auto& ex = j["examples"];
+  auto ex = sqlgrade::test::spider_examples(j);
   ASSERT_EQ(ex.size(), items.size());
   double longest = 0;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -250,7 +251,7 @@ TEST(SafetyModes, Bird) {
   expect_same_tree(before, f.dbs);
   expect_no_side_files();
   json j = json::parse(slurp(js));
-  json items = j["results"];
+  json items = sqlgrade::test::bird_results(j);
   ASSERT_EQ(items.size(), f.stmts.size()) << j.dump().substr(0, 500);
   double longest = 0;
   for (size_t i = 0; i < f.stmts.size(); ++i) {

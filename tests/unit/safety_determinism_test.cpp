@@ -20,7 +20,9 @@ using json = nlohmann::json;
 bool is_timing_key(const std::string& k) {
   static const std::set<std::string> keys = {"exec_seconds", "parse_seconds", "gold_seconds", "pred_seconds",
                                              "query_time", "seconds", "engine_seconds", "wall_seconds", "jobs",
-                                             "elapsed", "elapsed_s", "time"};
+                                             "elapsed", "elapsed_s", "time",
+                                             // run records: the command line names the thread count
+                                             "command", "started_at", "wall_s", "time_s"};
   return keys.count(k) > 0 || (k.size() > 8 && k.compare(k.size() - 8, 8, "_seconds") == 0);
 }
 

@@ -15,6 +15,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
+#include "record_views.hpp"
 
 namespace {
 
@@ -205,7 +206,7 @@ TEST(SafetyFiles, BirdPredictionDbIdStaysInsideTheRoot) {
                     (f.t / "gold").string(), "--db_root_path", f.dbs.string() + "/", "--data_mode", "dev", "--json", js,
                     "--no-progress"});
   ASSERT_EQ(r.rc, 0) << r.err;
-  auto items = nlohmann::json::parse(slurp(js))["results"];
+  auto items = sqlgrade::test::bird_results(nlohmann::json::parse(slurp(js)));
   ASSERT_EQ(items.size(), 3u);
   for (int i : {0, 1}) {
     EXPECT_EQ(items[i]["score"].get<double>(), 0) << items[i].dump();

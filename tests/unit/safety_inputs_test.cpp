@@ -20,6 +20,7 @@
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "test_support.hpp"
+#include "record_views.hpp"
 
 namespace {
 
@@ -100,8 +101,8 @@ TEST(SafetyInputs, SpiderBomCrlfAndNulAreOrdinaryInput) {
   auto r = run_cli(f.args({"--json", js}));
   ASSERT_EQ(r.rc, 0) << r.err;
   json j = json::parse(slurp(js));
-  ASSERT_EQ(j["examples"].size(), 2u);
-  EXPECT_EQ(j["examples"][0]["exec"].get<double>(), 1) << "BOM/CRLF changed the first prediction";
+  ASSERT_EQ(sqlgrade::test::spider_examples(j).size(), 2u);
+  EXPECT_EQ(sqlgrade::test::spider_examples(j)[0]["exec"].get<double>(), 1) << "BOM/CRLF changed the first prediction";
 }
 
 TEST(SafetyInputs, SpiderHundredMegabyteLine) {
@@ -116,8 +117,8 @@ TEST(SafetyInputs, SpiderHundredMegabyteLine) {
   double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.rc, 0) << r.err.substr(0, 500);
   json j = json::parse(slurp(js));
-  EXPECT_EQ(j["examples"][0]["exec"].get<double>(), 0);
-  EXPECT_EQ(j["examples"][1]["exec"].get<double>(), 1);
+  EXPECT_EQ(sqlgrade::test::spider_examples(j)[0]["exec"].get<double>(), 0);
+  EXPECT_EQ(sqlgrade::test::spider_examples(j)[1]["exec"].get<double>(), 1);
   EXPECT_LT(el, 60) << "100 MB line took " << el << " s";
 }
 
@@ -169,8 +170,8 @@ TEST(SafetyInputs, PipesFifosAndDevices) {
   w2.join();
   ASSERT_EQ(r.rc, 0) << r.err;
   json j = json::parse(slurp(js));
-  ASSERT_EQ(j["examples"].size(), 2u);
-  EXPECT_EQ(j["examples"][0]["exec"].get<double>(), 1);
+  ASSERT_EQ(sqlgrade::test::spider_examples(j).size(), 2u);
+  EXPECT_EQ(sqlgrade::test::spider_examples(j)[0]["exec"].get<double>(), 1);
 }
 
 TEST(SafetyInputs, SpiderTablesJsonTruncatedAndWrongTypes) {
@@ -251,7 +252,7 @@ TEST(SafetyInputs, BirdJsonTruncatedInvalidAndWrongTypes) {
   auto r = run_cli(f.args({"--json", js}));
   ASSERT_EQ(r.rc, 0) << r.err;
   json j = json::parse(slurp(js));
-  json items = j["results"];
+  json items = sqlgrade::test::bird_results(j);
   ASSERT_EQ(items.size(), 2u) << j.dump().substr(0, 300);
   EXPECT_EQ(items[0]["score"].get<double>(), 0);
   EXPECT_FALSE(items[0].value("reason", "").empty());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "record_views.hpp"
 
 using namespace sqlgrade::test;
 
@@ -142,15 +143,15 @@ TEST(SpiderInputs, JsonReportMatchesPrintedNumbers) {
                  {"--etype", "all", "--json", json});
   ASSERT_EQ(r.rc, 0) << r.err;
   auto j = nlohmann::json::parse(slurp(json));
-  ASSERT_EQ(j["examples"].size(), 4u);
+  ASSERT_EQ(sqlgrade::test::spider_examples(j).size(), 4u);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", j["summary"]["all"]["exact"].get<double>());
   EXPECT_NE(row(r.out, "exact match").find(buf), std::string::npos) << r.out << buf;
   std::snprintf(buf, sizeof buf, "%.3f", j["summary"]["all"]["exec"].get<double>());
   EXPECT_NE(row(r.out, "execution").find(buf), std::string::npos) << r.out << buf;
-  EXPECT_EQ(j["examples"][1]["exact"], 0);
-  EXPECT_EQ(j["examples"][0]["exact"], 1);
-  EXPECT_TRUE(j["examples"][0].contains("hardness"));
+  EXPECT_EQ(sqlgrade::test::spider_examples(j)[1]["exact"], 0);
+  EXPECT_EQ(sqlgrade::test::spider_examples(j)[0]["exact"], 1);
+  EXPECT_TRUE(sqlgrade::test::spider_examples(j)[0].contains("hardness"));
 }
 
 TEST(SpiderInputs, DatabaseNeverWrittenAndTimeoutScoresZero) {
@@ -217,6 +218,6 @@ TEST(SpiderInputs, InvalidUtf8PredictionIsGradedAndJsonStillWritten) {
                  {"--etype", "all", "--json", json});
   ASSERT_EQ(r.rc, 0) << r.err;
   auto j = nlohmann::json::parse(slurp(json));
-  EXPECT_EQ(j["examples"].size(), 4u);
-  EXPECT_EQ(j["examples"][1]["pred_parsed"], true);
+  EXPECT_EQ(sqlgrade::test::spider_examples(j).size(), 4u);
+  EXPECT_EQ(sqlgrade::test::spider_examples(j)[1]["pred_parsed"], true);
 }

@@ -1,7 +1,6 @@
 #include "sqlgrade/bird/report.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -82,61 +81,6 @@ std::string render_log_block(const Run& r) {
   out += kRule + "\n";
   out += "Finished " + metric + " evaluation for mini dev set\n\n";
   return out;
-}
-
-std::string render_json(const Run& r) {
-  const Options& opt = r.opt;
-  using json = nlohmann::ordered_json;
-  Summary s = summarize(r);
-  json j;
-  j["benchmark"] = "bird";
-  j["metric"] = metric_name(r.metric);
-  j["layout"] = r.layout == Layout::MiniDev ? "mini-dev" : "original";
-  j["pair_by"] = r.pair_by_used == PairBy::Index ? "index" : r.pair_by_used == PairBy::QuestionId ? "question_id" : "position";
-  json summ = json::object();
-  for (int b = 0; b < 4; ++b) {
-    json e;
-    e["count"] = s.counts[b];
-    e["score"] = s.empty[b] ? json(nullptr) : json(s.scores[b]);
-    summ[kLevels[b]] = e;
-  }
-  j["summary"] = summ;
-  json env;
-  env["sqlite_version"] = r.engine_version;
-  env["meta_time_out"] = opt.meta_time_out;
-  env["gold_time_out"] = opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out;
-  env["jobs"] = r.jobs;
-  if (r.metric == Metric::Ves || r.metric == Metric::RVes) env["repeat"] = opt.repeat;
-  env["engine_seconds"] = r.engine_seconds;
-  env["wall_seconds"] = r.wall_seconds;
-  env["gold_executions"] = r.gold_executions;
-  j["run"] = env;
-  j["gold_timeouts"] = r.gold_timeouts;
-  j["gold_errors"] = r.gold_errors;
-  j["warnings"] = r.warnings;
-  json items = json::array();
-  for (const Instance& it : r.items) {
-    json e;
-    e["index"] = it.index;
-    e["question_id"] = it.question_id >= 0 ? json(it.question_id) : json(nullptr);
-    e["key"] = it.key.empty() ? json(nullptr) : json(it.key);
-    e["db_id"] = it.db_id;
-    e["difficulty"] = it.difficulty;
-    e["score"] = it.score;
-    e["correct"] = it.correct;
-    if (r.metric == Metric::Ves || r.metric == Metric::RVes) e["time_ratio"] = it.time_ratio;
-    e["status"] = it.status;
-    if (!it.reason.empty()) e["reason"] = it.reason;
-    e["pred_rows"] = it.pred_rows;
-    e["gold_rows"] = it.gold_rows;
-    e["pred_seconds"] = it.pred_seconds;
-    e["gold_seconds"] = it.gold_seconds;
-    e["pred_sql"] = it.pred_sql;
-    e["gold_sql"] = it.gold_sql;
-    items.push_back(std::move(e));
-  }
-  j["results"] = std::move(items);
-  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace sqlgrade::bird

@@ -12,14 +12,16 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/runs/record.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -62,21 +64,62 @@ std::optional<long long> int_key(const std::string& k) {
   return *v;
 }
 
-struct GoldRun {
+// One gold result, computed once (std::call_once) and shared by every question and system using it.
+struct GoldEntry {
+  std::once_flag once;
   ExecResult res;
 };
+
+// What a (database, gold SQL, prediction SQL) triple scores: the same for every question and system
+// that has it, so evaluate_many checks each distinct triple once (not for VES/R-VES, which time).
+struct Outcome {
+  bool correct = false;
+  double score = 0;
+  std::string status, reason;
+  double pred_seconds = 0, gold_seconds = 0;
+  size_t pred_rows = 0, gold_rows = 0;
+};
+
+}  // namespace
+
+// Shared by the systems of one evaluate_many call.
+struct SharedCache {
+  std::mutex mu;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<GoldEntry>> gold;
+  std::map<std::tuple<std::string, std::string, std::string>, Outcome> outcomes;
+};
+
+namespace {
 
 using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
 Run evaluate(const Options& opt, const std::function<void(const std::string&)>& warn_cb) {
+  SharedCache cache;
+  return evaluate_with(opt, warn_cb, cache);
+}
+
+std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds,
+                               const std::function<void(size_t, const std::string&)>& warn_cb) {
+  SharedCache cache;
+  std::vector<Run> out;
+  for (size_t k = 0; k < preds.size(); ++k) {
+    Options o = opt;
+    o.predicted_sql_path = preds[k];
+    out.push_back(evaluate_with(o, [&](const std::string& w) { if (warn_cb) warn_cb(k, w); }, cache));
+  }
+  return out;
+}
+
+Run evaluate_with(const Options& opt, const std::function<void(const std::string&)>& warn_cb, SharedCache& cache) {
   auto t_start = Clock::now();
   Run rr;
   rr.opt = opt;
   rr.metric = opt.metric;
   rr.sql_dialect = opt.sql_dialect;
   rr.engine_version = sqlite3_libversion();
+  rr.started_at = runs::utc_now_iso8601();
   auto warn = [&](const std::string& w) {
     rr.warnings.push_back(w);
     if (warn_cb) warn_cb(w);
@@ -318,6 +361,26 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
     }
   }
 
+  // ---- instance ids (question_id, "#k" for its k-th occurrence; the index without one) and the shard
+  std::vector<char> in_shard(n, 1);
+  {
+    std::map<long long, int> seen;
+    for (auto& it : rr.items) {
+      if (it.question_id >= 0) {
+        int k = ++seen[it.question_id];
+        it.id = std::to_string(it.question_id) + (k > 1 ? "#" + std::to_string(k) : "");
+      } else {
+        it.id = std::to_string(it.index);
+      }
+    }
+    if (opt.shard_count > 0) {
+      if (opt.shard_index < 1 || opt.shard_index > opt.shard_count)
+        throw InputError("--shard", "shard index must be in 1.." + std::to_string(opt.shard_count));
+      runs::Shard sh{opt.shard_index, opt.shard_count};
+      for (size_t i = 0; i < n; ++i) in_shard[i] = runs::in_shard(rr.items[i].id, sh) ? 1 : 0;
+    }
+  }
+
   SqliteOptions sopt;
   sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's default text_factory raises
   sopt.empty_is_ok = true;                              // cursor.execute(" ") returns no rows
@@ -326,18 +389,29 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
   rr.jobs = resolve_jobs(opt.num_cpus);
 
   // ---- one pass over the questions that have a prediction, on all cores. Each distinct
-  // (database, gold SQL) runs once (exec::GoldMemo) and its result is shared (gold cache). In the
+  // (database, gold SQL) runs once (std::call_once) and its result is shared (gold cache). In the
   // original layout the gold runs on the prediction's database, as the official script does.
-  std::set<std::pair<std::string, std::string>> gold_seen;
-  std::vector<std::pair<std::string, std::string>> gold_jobs;  // (db path, sql), in first-use order
+  std::map<std::pair<std::string, std::string>, size_t> gold_key;
+  std::vector<std::pair<std::string, std::string>> gold_jobs;  // (db path, sql)
+  std::vector<size_t> gold_of(n);
   std::vector<int> pending;
   for (size_t i = 0; i < n; ++i) {
-    if (!rr.items[i].has_pred) continue;  // nothing to compare: the gold need not run
+    if (!rr.items[i].has_pred || !in_shard[i]) continue;  // nothing to compare: the gold need not run
     pending.push_back(static_cast<int>(i));
     auto key = std::make_pair(db_file(opt.db_root_path, rr.items[i].db_id), rr.items[i].gold_sql);
-    if (gold_seen.insert(key).second) gold_jobs.push_back(key);
+    auto [it, ins] = gold_key.emplace(key, gold_jobs.size());
+    if (ins) gold_jobs.push_back(key);
+    gold_of[i] = it->second;
   }
-  exec::GoldMemo<ExecResult> golds;
+  std::vector<std::shared_ptr<GoldEntry>> gold_res(gold_jobs.size());
+  {
+    std::lock_guard<std::mutex> lk(cache.mu);
+    for (size_t j = 0; j < gold_jobs.size(); ++j) {
+      auto& e = cache.gold[gold_jobs[j]];
+      if (!e) e = std::make_shared<GoldEntry>();
+      gold_res[j] = e;
+    }
+  }
   rr.gold_executions = gold_jobs.size();
   Progress progress("bird " + std::string(metric_name(opt.metric)), pending.size(), opt.progress);
   std::vector<double> pred_secs(n, 0);
@@ -345,9 +419,39 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
   const int repeat = std::max(1, opt.repeat);
   parallel_for(pending.size(), rr.jobs, [&](size_t k) {
     Instance& it = rr.items[pending[k]];
+    size_t gj = gold_of[it.index];
+    GoldEntry& ge = *gold_res[gj];
+    std::call_once(ge.once, [&] {
+      SqliteDb& gdb = SqlitePool::get(gold_jobs[gj].first, sopt);
+      ge.res = gdb.execute(gold_jobs[gj].second, gold_lim);
+    });
+    const ExecResult& g = ge.res;
     std::string path = db_file(opt.db_root_path, it.db_id);
-    auto gold = golds.get(path, it.gold_sql, [&] { return SqlitePool::get(path, sopt).execute(it.gold_sql, gold_lim); });
-    const ExecResult& g = *gold;
+    // The same (database, gold, prediction) already checked, by this system or another one.
+    std::tuple<std::string, std::string, std::string> okey{path, it.gold_sql, it.pred_sql};
+    if (!ves) {
+      std::lock_guard<std::mutex> lk(cache.mu);
+      auto f = cache.outcomes.find(okey);
+      if (f != cache.outcomes.end()) {
+        const Outcome& o = f->second;
+        it.correct = o.correct;
+        it.score = o.score;
+        it.status = o.status;
+        it.reason = o.reason;
+        it.pred_seconds = o.pred_seconds;
+        it.gold_seconds = o.gold_seconds;
+        it.pred_rows = o.pred_rows;
+        it.gold_rows = o.gold_rows;
+        pred_secs[it.index] = o.pred_seconds;
+        return;
+      }
+    }
+    auto remember = [&] {
+      if (ves) return;
+      std::lock_guard<std::mutex> lk(cache.mu);
+      cache.outcomes.try_emplace(okey, Outcome{it.correct, it.score, it.status, it.reason, it.pred_seconds,
+                                               it.gold_seconds, it.pred_rows, it.gold_rows});
+    };
     SqliteDb& db = SqlitePool::get(path, sopt);
     ExecResult p = db.execute(it.pred_sql, pred_lim);
     it.pred_seconds = p.seconds;
@@ -359,17 +463,20 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
       it.status = g.status == ExecStatus::Timeout ? "gold_timeout"
                   : g.status == ExecStatus::TooLarge ? "gold_too_large" : "gold_error";
       it.reason = g.error;
+      remember();
       return;
     }
     if (!p.ok()) {
       it.status = p.status == ExecStatus::Timeout ? "pred_timeout"
                   : p.status == ExecStatus::TooLarge ? "pred_too_large" : "pred_error";
       it.reason = p.error;
+      remember();
       return;
     }
     it.correct = ex_match(p.table, g.table);
     if (!ves) {
       it.score = metric_value(opt.metric, p.table, g.table);
+      remember();
       return;
     }
     if (!it.correct) return;  // time_ratio 0
@@ -402,7 +509,7 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
   }, &progress);
   progress.finish();
 
-  for (auto& [path, sql] : gold_jobs) rr.engine_seconds += golds.peek(path, sql)->seconds;
+  for (auto& g : gold_res) rr.engine_seconds += g->res.seconds;
   for (double s : pred_secs) rr.engine_seconds += s;
   for (auto& it : rr.items) {
     if (it.status == "gold_timeout") ++rr.gold_timeouts;
@@ -414,6 +521,12 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
          "Raise --gold_time_out to grade them.");
   if (rr.gold_errors)
     warn("GOLD ERROR: " + std::to_string(rr.gold_errors) + " gold queries failed; those questions score 0");
+  if (opt.shard_count > 0) {
+    std::vector<Instance> kept;
+    for (size_t i = 0; i < n; ++i)
+      if (in_shard[i]) kept.push_back(std::move(rr.items[i]));
+    rr.items = std::move(kept);
+  }
   rr.wall_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
   return rr;
 }

@@ -1,11 +1,11 @@
 // Printing for `sqlgrade spider`: the official scripts' stdout byte for byte (taoyds/spider evaluation.py
 // @ b7b5b8c, or taoyds/test-suite-sql-eval evaluation.py @ e97acc5, chosen by the run's compat), and the
-// JSON report (per-example records + the same summary numbers).
+// summary numbers of the run record (record.cpp).
 #include "sqlgrade/spider.hpp"
 
 #include <cstdio>
 
-#include <nlohmann/json.hpp>
+#include "sqlgrade/spider/record.hpp"
 
 namespace sqlgrade::spider {
 
@@ -122,14 +122,10 @@ std::string render_text(const Run& run) {
   return o;
 }
 
-std::string render_json(const Run& run) {
+nlohmann::ordered_json summary_json(const Run& run) {
   using J = nlohmann::ordered_json;
   const bool ts = run.opt.compat == Compat::TestSuite;
   const bool do_match = run.opt.etype != Etype::Exec, do_exec = run.opt.etype != Etype::Match;
-  J out;
-  out["benchmark"] = "spider";
-  out["compat"] = ts ? "test-suite" : "spider";
-  out["etype"] = run.opt.etype == Etype::Match ? "match" : run.opt.etype == Etype::Exec ? "exec" : "all";
   J sum = J::object();
   size_t nl = ts && run.scores.include_turn ? 6 : 5;
   for (size_t i = 0; i < nl; ++i) {
@@ -158,50 +154,13 @@ std::string render_json(const Run& run) {
       sum[kTurns[i]] = t;
     }
   }
-  out["summary"] = sum;
-  J ex = J::array();
-  for (const auto& e : run.examples) {
-    J r;
-    r["index"] = ex.size();
-    r["interaction"] = e.interaction;
-    r["turn"] = e.turn;
-    r["gold_line"] = e.gold_line;
-    r["pred_line"] = e.pred_line;
-    r["db_id"] = e.db_id;
-    r["gold"] = e.gold_sql;
-    r["pred"] = e.has_pred ? J(e.pred_sql) : J(nullptr);
-    if (!e.gold_ok) {
-      r["gold_error"] = e.gold_error;
-      ex.push_back(r);
-      continue;
-    }
-    r["hardness"] = to_string(e.hardness);
-    r["pred_parsed"] = e.pred_parsed;
-    if (!e.pred_parsed) r["parse_error"] = e.parse_error;
-    if (do_match) {
-      r["exact"] = e.exact;
-      J comp = J::object();
-      for (int c = 0; c < C_COUNT; ++c) {
-        const auto& cs = e.partial[static_cast<size_t>(c)];
-        comp[kComponentNames[c]] =
-            J{{"score", cs.score}, {"label_total", cs.label_total}, {"pred_total", cs.pred_total}};
-      }
-      r["components"] = comp;
-    }
-    if (do_exec) {
-      r["exec"] = e.exec;
-      if (!e.exec_reason.empty()) r["exec_reason"] = e.exec_reason;
-      if (e.exec_timeout) r["timeout"] = true;
-      if (e.exec_gold_error) r["gold_exec_error"] = true;
-      r["exec_seconds"] = e.exec_seconds;
-    }
-    r["parse_seconds"] = e.parse_seconds;
-    ex.push_back(r);
-  }
-  out["examples"] = ex;
-  out["timings"] = J{{"parse_match_seconds", run.seconds_parse}, {"exec_seconds", run.seconds_exec}};
-  out["warnings"] = run.warnings;
-  return out.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return sum;
+}
+
+std::string render_table(const Run& run) {
+  std::string o;
+  summary(o, run);
+  return o;
 }
 
 }  // namespace sqlgrade::spider

@@ -6,13 +6,16 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/py/io.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/spider/aggregate.hpp"
 #include "sqlgrade/spider/exact_match.hpp"
 #include "sqlgrade/spider/exec_evaluator.hpp"
 #include "sqlgrade/spider/hardness.hpp"
@@ -60,42 +63,16 @@ struct Parsed {
   std::unique_ptr<Sql> gold, pred;
 };
 
-}  // namespace
 
-Run evaluate(const Options& opt) {
-  Run run;
-  run.opt = opt;
+// Reads run.opt.pred and pairs it with the gold groups; then keeps the examples of run.opt's shard.
+void read_and_pair(Run& run, const std::vector<std::vector<Line>>& ggroups, bool gbom) {
+  const Options& opt = run.opt;
   const bool ts = opt.compat == Compat::TestSuite;
-  const bool do_match = opt.etype != Etype::Exec;
-  const bool do_exec = opt.etype != Etype::Match;
-  // The original Spider exec metric compares rebuilt structures, which need the foreign keys.
-  const bool need_table = do_match || !ts;
-  if (need_table && opt.table.empty()) throw InputError("", "--table is required for this --etype/--compat");
-
-  // ---- read and pair -------------------------------------------------------------------------
-  bool gbom = false, pbom = false;
-  auto graw = py::read_lines_universal(opt.gold, &gbom);
+  bool pbom = false;
   auto praw = py::read_lines_universal(opt.pred, &pbom);
   if (gbom) run.warnings.push_back(opt.gold + ": UTF-8 BOM removed");
   if (pbom) run.warnings.push_back(opt.pred + ": UTF-8 BOM removed (the official script would fail line 1)");
-
-  auto ggroups = group_lines(graw);
-  // Spider compat reads gold as one list (blank lines dropped).
-  size_t n_nonempty_groups = 0;
-  for (auto& g : ggroups)
-    if (!g.empty()) ++n_nonempty_groups;
   const bool interaction_format = ggroups.size() > 1;
-  for (auto& g : ggroups)
-    for (auto& l : g)
-      if (l.fields.size() != 2)
-        throw InputError(opt.gold, "expected `SQL<TAB>db_id` (" + std::to_string(l.fields.size()) + " field(s))", l.no);
-
-  if (ts) {
-    run.n_interactions = ggroups.size();
-    run.scores.include_turn = ggroups.size() > 1;
-  } else {
-    run.n_interactions = 1;
-  }
 
   auto pred_text = [&](const Line& l) {
     std::string p = l.fields[0];
@@ -107,6 +84,7 @@ Run evaluate(const Options& opt) {
 
   auto add_example = [&](size_t inter, size_t turn, const Line& g, const Line* p, bool blank_pred, long pline) {
     Example ex;
+    ex.index = run.examples.size();
     ex.interaction = inter;
     ex.turn = turn;
     ex.gold_line = g.no;
@@ -171,36 +149,93 @@ Run evaluate(const Options& opt) {
                                std::to_string(p.size() - g.size()) + " extra prediction(s) ignored");
     }
   }
-  (void)n_nonempty_groups;
+  if (opt.shard_count > 0) {
+    runs::Shard sh{opt.shard_index, opt.shard_count};
+    std::vector<Example> kept;
+    for (auto& ex : run.examples)
+      if (runs::in_shard(std::to_string(ex.index), sh)) kept.push_back(std::move(ex));
+    run.examples = std::move(kept);
+  }
+}
 
-  // ---- schemas ---------------------------------------------------------------------------------
+
+}  // namespace
+
+Run evaluate(const Options& opt) {
+  auto runs = evaluate_many(opt, {opt.pred});
+  return std::move(runs[0]);
+}
+
+std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds) {
+  const double t_start = now_s();
+  const std::string started_at = runs::utc_now_iso8601();
+  const bool ts = opt.compat == Compat::TestSuite;
+  const bool do_match = opt.etype != Etype::Exec;
+  const bool do_exec = opt.etype != Etype::Match;
+  // The original Spider exec metric compares rebuilt structures, which need the foreign keys.
+  const bool need_table = do_match || !ts;
+  if (need_table && opt.table.empty()) throw InputError("", "--table is required for this --etype/--compat");
+  if (opt.shard_count > 0 && (opt.shard_index < 1 || opt.shard_index > opt.shard_count))
+    throw InputError("--shard", "shard index must be in 1.." + std::to_string(opt.shard_count));
+
+  // ---- read the gold once, pair each prediction file ---------------------------------------------
+  bool gbom = false;
+  auto graw = py::read_lines_universal(opt.gold, &gbom);
+  auto ggroups = group_lines(graw);
+  for (auto& g : ggroups)
+    for (auto& l : g)
+      if (l.fields.size() != 2)
+        throw InputError(opt.gold, "expected `SQL<TAB>db_id` (" + std::to_string(l.fields.size()) + " field(s))", l.no);
+  std::vector<Run> out(preds.size());
+  for (size_t k = 0; k < preds.size(); ++k) {
+    Run& run = out[k];
+    run.opt = opt;
+    run.opt.pred = preds[k];
+    run.started_at = started_at;
+    if (ts) {
+      run.n_interactions = ggroups.size();
+      run.scores.include_turn = ggroups.size() > 1;
+    } else {
+      run.n_interactions = 1;
+    }
+    read_and_pair(run, ggroups, gbom);
+  }
+
+  // ---- schemas (once for all systems) -------------------------------------------------------------
   std::unordered_map<std::string, nlohmann::json> tables;
   if (!opt.table.empty() && need_table) tables = load_tables_json(opt.table);
   std::unordered_map<std::string, std::shared_ptr<DbInfo>> dbs;
-  for (const auto& ex : run.examples) {
-    if (dbs.count(ex.db_id)) continue;
-    if (!is_plain_name(ex.db_id))
-      throw InputError(opt.gold, "db_id '" + ex.db_id + "' is not a folder name inside --db", ex.gold_line);
-    std::string path = (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
-      throw InputError(opt.gold, "database " + path + " not found for db_id '" + ex.db_id + "'", ex.gold_line);
-    const nlohmann::json* entry = nullptr;
-    if (need_table) {
-      auto it = tables.find(ex.db_id);
-      if (it == tables.end()) throw InputError(opt.table, "no entry for db_id '" + ex.db_id + "'");
-      entry = &it->second;
+  for (const auto& run : out)
+    for (const auto& ex : run.examples) {
+      if (dbs.count(ex.db_id)) continue;
+      if (!is_plain_name(ex.db_id))
+        throw InputError(opt.gold, "db_id '" + ex.db_id + "' is not a folder name inside --db", ex.gold_line);
+      std::string path = (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
+      std::error_code ec;
+      if (!fs::is_regular_file(path, ec))
+        throw InputError(opt.gold, "database " + path + " not found for db_id '" + ex.db_id + "'", ex.gold_line);
+      const nlohmann::json* entry = nullptr;
+      if (need_table) {
+        auto it = tables.find(ex.db_id);
+        if (it == tables.end()) throw InputError(opt.table, "no entry for db_id '" + ex.db_id + "'");
+        entry = &it->second;
+      }
+      dbs.emplace(ex.db_id, make_db_info(ex.db_id, read_sqlite_catalogue(path), entry));
     }
-    dbs.emplace(ex.db_id, make_db_info(ex.db_id, read_sqlite_catalogue(path), entry));
-  }
+
+  // Every (system, example) pair is one slot; the work below runs over all slots at once.
+  std::vector<std::pair<size_t, size_t>> slots;
+  for (size_t k = 0; k < out.size(); ++k)
+    for (size_t i = 0; i < out[k].examples.size(); ++i) slots.emplace_back(k, i);
+  auto example_at = [&](size_t s) -> Example& { return out[slots[s].first].examples[slots[s].second]; };
 
   // ---- parse, rebuild, match (parallel, one slot per example) ---------------------------------
   const unsigned jobs = resolve_jobs(opt.jobs);
-  std::vector<Parsed> parsed(run.examples.size());
+  std::vector<Parsed> parsed(slots.size());
   ParseOptions popt{ts};
   double t0 = now_s();
-  parallel_for(run.examples.size(), jobs, [&](size_t i) {
-    Example& ex = run.examples[i];
+  parallel_for(slots.size(), jobs, [&](size_t i) {
+    Example& ex = example_at(i);
     const DbInfo& db = *dbs.at(ex.db_id);
     double a = now_s();
     Parsed& ps = parsed[i];
@@ -230,17 +265,20 @@ Run evaluate(const Options& opt) {
     if (do_match) ex.exact = exact_match(*ps.pred, *ps.gold, db, &ex.partial);
     ex.parse_seconds = now_s() - a;
   });
-  run.seconds_parse = now_s() - t0;
-  for (const auto& ex : run.examples)
-    if (!ex.gold_ok)
-      run.warnings.push_back(opt.gold + ":" + std::to_string(ex.gold_line) +
-                             ": gold does not parse with the Spider grammar (" + ex.gold_error +
-                             "); example left out (the official script aborts here)");
+  const double seconds_parse = now_s() - t0;
+  for (auto& run : out) {
+    run.seconds_parse = seconds_parse;
+    for (const auto& ex : run.examples)
+      if (!ex.gold_ok)
+        run.warnings.push_back(opt.gold + ":" + std::to_string(ex.gold_line) +
+                               ": gold does not parse with the Spider grammar (" + ex.gold_error +
+                               "); example left out (the official script aborts here)");
+  }
 
   // ---- execution ---------------------------------------------------------------------------------
   if (do_exec) {
     double t1 = now_s();
-    Progress progress("spider exec", run.examples.size(), opt.progress_each ? 1 : opt.progress);
+    Progress progress("spider exec", slots.size(), opt.progress_each ? 1 : opt.progress);
     if (ts) {
       ExecOptions eo;
       eo.plug_value = opt.plug_value;
@@ -248,59 +286,90 @@ Run evaluate(const Options& opt) {
       eo.timeout_s = opt.timeout_s;
       eo.compat = Compat::TestSuite;
       ExecEvaluator ev(opt.db_dir, eo);
+      // A verdict depends only on (db, gold, prediction): each distinct triple is checked once, however
+      // many examples or systems share it.
       std::vector<ExecItem> items;
-      std::vector<size_t> idx;
-      for (size_t i = 0; i < run.examples.size(); ++i) {
-        const Example& ex = run.examples[i];
+      std::map<std::tuple<std::string, std::string, std::string>, size_t> item_of;
+      std::vector<std::pair<size_t, size_t>> idx;  // (slot, item)
+      for (size_t i = 0; i < slots.size(); ++i) {
+        Example& ex = example_at(i);
         if (!ex.gold_ok) continue;
         if (!ex.has_pred) {
-          run.examples[i].exec = 0;
-          run.examples[i].exec_reason = "no prediction";
+          ex.exec = 0;
+          ex.exec_reason = "no prediction";
           continue;
         }
         // pred_sql already has test-suite's `value` → `1` replacement (spec §2.1): the suite applies
         // it once, before both match and exec; ExecEvaluator receives the replaced text.
-        items.push_back({ex.db_id, ex.gold_sql, ex.pred_sql});
-        idx.push_back(i);
+        auto [it, fresh] = item_of.try_emplace({ex.db_id, ex.gold_sql, ex.pred_sql}, items.size());
+        if (fresh) items.push_back({ex.db_id, ex.gold_sql, ex.pred_sql});
+        idx.emplace_back(i, it->second);
       }
       auto verdicts = ev.evaluate_all(items, jobs, &progress);
-      for (size_t k = 0; k < idx.size(); ++k) {
-        Example& ex = run.examples[idx[k]];
-        ex.exec = verdicts[k].score;
-        ex.exec_reason = verdicts[k].reason;
-        ex.exec_timeout = verdicts[k].timeout;
-        ex.exec_gold_error = verdicts[k].gold_error;
-        ex.exec_seconds = verdicts[k].seconds;
+      for (const auto& [slot, item] : idx) {
+        Example& ex = example_at(slot);
+        ex.exec = verdicts[item].score;
+        ex.exec_reason = verdicts[item].reason;
+        ex.exec_timeout = verdicts[item].timeout;
+        ex.exec_gold_error = verdicts[item].gold_error;
+        ex.exec_seconds = verdicts[item].seconds;
       }
     } else {
       // Original Spider exec (spec §1.14): one DB file, default text factory (invalid UTF-8 is an
       // error), result columns keyed by the parsed select items. Every distinct (database, SQL)
-      // runs once: gold and prediction results share one memo (exec::GoldMemo; a prediction equal
-      // to its gold, or a gold shared by several examples, is executed a single time), bounded by
-      // bytes so that a run with large results does not keep them all.
-      exec::GoldMemo<ExecResult> results(MemoBounds{SIZE_MAX, 256u << 20}, [](const std::string& key, const ExecResult& r) {
-        return key.size() + sizeof(ExecResult) + heap_bytes(r.table) + heap_bytes(r.error);
-      });
+      // runs once: gold and prediction results share one cache across all systems (a prediction equal
+      // to its gold, a gold shared by several examples, or one prediction of several systems, is
+      // executed a single time); entries are dropped after their last use.
+      struct Entry {
+        std::shared_ptr<ExecResult> res;
+        long uses = 0;
+      };
+      std::mutex mu;
+      std::map<std::pair<std::string, std::string>, Entry> cache;
       auto path_of = [&](const Example& ex) {
         return (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
       };
       // A prediction that does not parse has an empty select map, which can only equal the gold's
       // when the gold has no select items either: otherwise the score is 0 without executing it.
       auto hopeless = [&](size_t i) {
-        const Example& ex = run.examples[i];
+        const Example& ex = example_at(i);
         return !ex.pred_parsed && parsed[i].gold && !parsed[i].gold->select.empty();
       };
+      for (size_t i = 0; i < slots.size(); ++i) {
+        const Example& ex = example_at(i);
+        if (!ex.gold_ok || !ex.has_pred || hopeless(i)) continue;
+        std::string path = path_of(ex);
+        cache[{path, ex.pred_sql}].uses++;
+        cache[{path, ex.gold_sql}].uses++;
+      }
       SqliteOptions so;
       so.text_decode = SqliteOptions::TextDecode::Error;
       Limits lim;
       lim.timeout_s = opt.timeout_s;
       auto get = [&](SqliteDb& db, const std::string& path, const std::string& sql) {
-        return results.get(path, sql, [&] { return db.execute(sql, lim); });
+        std::pair<std::string, std::string> key{path, sql};
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          auto it = cache.find(key);
+          if (it != cache.end() && it->second.res) {
+            auto r = it->second.res;
+            if (--it->second.uses <= 0) cache.erase(it);
+            return r;
+          }
+        }
+        auto r = std::make_shared<ExecResult>(db.execute(sql, lim));
+        std::lock_guard<std::mutex> lk(mu);
+        auto it = cache.find(key);
+        if (it != cache.end()) {
+          if (--it->second.uses <= 0) cache.erase(it);
+          else it->second.res = r;
+        }
+        return r;
       };
       parallel_for(
-          run.examples.size(), jobs,
+          slots.size(), jobs,
           [&](size_t i) {
-            Example& ex = run.examples[i];
+            Example& ex = example_at(i);
             if (!ex.gold_ok) return;
             if (!ex.has_pred) {
               ex.exec = 0;
@@ -316,7 +385,7 @@ Run evaluate(const Options& opt) {
             std::string path = path_of(ex);
             SqliteDb& db = SqlitePool::get(path, so);
             auto pr = get(db, path, ex.pred_sql);
-            auto gr = get(db, path, ex.gold_sql);
+            auto gr = get(db, path, ex.gold_sql);  // run even when the prediction failed, to release the cache entry
             if (!pr->ok()) {
               ex.exec = 0;
               ex.exec_timeout = pr->status == ExecStatus::Timeout;
@@ -334,96 +403,28 @@ Run evaluate(const Options& opt) {
           &progress);
     }
     progress.finish();
-    run.seconds_exec = now_s() - t1;
-    size_t n_timeout = 0;
-    for (const auto& ex : run.examples) {
-      if (ex.exec_gold_error)
-        run.warnings.push_back(opt.gold + ":" + std::to_string(ex.gold_line) + ": gold query failed on its database (" +
-                               ex.exec_reason + "); example scored 0 (the official script aborts here)");
-      if (ex.exec_timeout) ++n_timeout;
+    const double seconds_exec = now_s() - t1;
+    for (auto& run : out) {
+      run.seconds_exec = seconds_exec;
+      size_t n_timeout = 0;
+      for (const auto& ex : run.examples) {
+        if (ex.exec_gold_error)
+          run.warnings.push_back(opt.gold + ":" + std::to_string(ex.gold_line) + ": gold query failed on its database (" +
+                                 ex.exec_reason + "); example scored 0 (the official script aborts here)");
+        if (ex.exec_timeout) ++n_timeout;
+      }
+      if (n_timeout)
+        run.warnings.push_back(std::to_string(n_timeout) + " prediction(s) hit the " + std::to_string(opt.timeout_s) +
+                               " s timeout and scored 0");
     }
-    if (n_timeout)
-      run.warnings.push_back(std::to_string(n_timeout) + " prediction(s) hit the " + std::to_string(opt.timeout_s) +
-                             " s timeout and scored 0");
   }
 
-  // ---- aggregate -------------------------------------------------------------------------------
-  Scores& sc = run.scores;
-  const size_t ALL = 4, JOINT = 5;
-  std::vector<int> joint_exec(ts ? run.n_interactions : 1, 1), joint_exact(ts ? run.n_interactions : 1, 1);
-  size_t n_unparsed = 0;
-  for (const auto& ex : run.examples) {
-    if (!ex.gold_ok) {
-      if (ts) joint_exec[ex.interaction] = joint_exact[ex.interaction] = 0;
-      continue;
-    }
-    if (!ex.pred_parsed && ex.has_pred) ++n_unparsed;
-    const size_t h = static_cast<size_t>(ex.hardness);
-    LevelScores& turn = sc.turns[ex.turn > 3 ? 4 : ex.turn];
-    for (LevelScores* L : {&sc.levels[h], &sc.levels[ALL]}) L->count++;
-    turn.count++;
-    if (do_exec) {
-      if (ex.exec == 1) {
-        sc.levels[h].exec += 1;
-        sc.levels[ALL].exec += 1;
-        turn.exec += 1;
-      } else if (ts) {
-        joint_exec[ex.interaction] = 0;
-      }
-    }
-    if (do_match) {
-      if (ex.exact != 1 && ts) joint_exact[ex.interaction] = 0;
-      turn.exact += ex.exact;
-      for (LevelScores* L : {&sc.levels[h], &sc.levels[ALL]}) {
-        L->exact += ex.exact;
-        for (int c = 0; c < C_COUNT; ++c) {
-          const ComponentScore& cs = ex.partial[static_cast<size_t>(c)];
-          auto& P = L->partial[static_cast<size_t>(c)];
-          if (cs.pred_total > 0) {
-            P.acc += cs.score;
-            P.acc_count++;
-          }
-          if (cs.label_total > 0) {
-            P.rec += cs.score;
-            P.rec_count++;
-          }
-          P.f1 += cs.score;
-        }
-      }
-    }
+  const double wall = now_s() - t_start;
+  for (auto& run : out) {
+    aggregate(run);
+    run.wall_s = wall;
   }
-  if (n_unparsed)
-    run.warnings.push_back(std::to_string(n_unparsed) +
-                           " prediction(s) do not parse with the Spider grammar (e.g. `error`, placeholders, LEFT JOIN, IS NULL); "
-                           "they score 0 in exact match");
-  if (ts) {
-    sc.levels[JOINT].count = static_cast<long>(run.n_interactions);
-    for (size_t i = 0; i < run.n_interactions; ++i) {
-      if (do_exec && joint_exec[i]) sc.levels[JOINT].exec += 1;
-      if (do_match && joint_exact[i]) sc.levels[JOINT].exact += 1;
-    }
-    if (!do_exec) sc.levels[JOINT].exec = 0;
-  }
-  for (auto& t : sc.turns) {
-    if (t.count == 0) continue;
-    if (do_exec) t.exec /= static_cast<double>(t.count);
-    if (do_match) t.exact /= static_cast<double>(t.count);
-  }
-  for (size_t li = 0; li < (ts ? 6u : 5u); ++li) {
-    LevelScores& L = sc.levels[li];
-    if (L.count == 0) continue;
-    if (do_exec) L.exec /= static_cast<double>(L.count);
-    if (do_match) {
-      L.exact /= static_cast<double>(L.count);
-      for (auto& P : L.partial) {
-        P.acc = P.acc_count == 0 ? 0.0 : P.acc / static_cast<double>(P.acc_count) * 1.0;
-        P.rec = P.rec_count == 0 ? 0.0 : P.rec / static_cast<double>(P.rec_count) * 1.0;
-        if (P.acc == 0 && P.rec == 0) P.f1 = 1;
-        else P.f1 = 2.0 * P.acc * P.rec / (P.rec + P.acc);
-      }
-    }
-  }
-  return run;
+  return out;
 }
 
 }  // namespace sqlgrade::spider

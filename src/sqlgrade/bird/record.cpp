@@ -1,0 +1,161 @@
+// BIRD runs as run records (docs/comparing-runs.md §6): one instance per gold question, id =
+// question_id ("#k" for its k-th occurrence: Mini-Dev lists 137 and 138 twice; the index when the
+// question file has none), the metric's score (+ "ex" beside Soft-F1/EM+F1/VES/R-VES), difficulty and
+// db, and in `detail` what the "bird" summarizer needs to print the official table again after a
+// merge (the gold index fixes the summation order).
+#include <algorithm>
+#include <filesystem>
+
+#include "sqlgrade/bird.hpp"
+#include "sqlgrade/core/digest.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/runs/summary.hpp"
+
+namespace sqlgrade::bird {
+
+namespace {
+
+using Json = runs::Json;
+
+const char* const kLevels[4] = {"simple", "moderate", "challenging", "total"};
+constexpr Metric kMetrics[] = {Metric::Ex, Metric::SoftF1, Metric::EmF1, Metric::Ves, Metric::RVes};
+
+// The record's name of a metric's score: ex, soft_f1, em_f1, ves, r_ves.
+std::string score_name(Metric m) {
+  switch (m) {
+    case Metric::Ex: return "ex";
+    case Metric::SoftF1: return "soft_f1";
+    case Metric::EmF1: return "em_f1";
+    case Metric::Ves: return "ves";
+    default: return "r_ves";
+  }
+}
+
+Json summary_json(const Run& r) {
+  Summary s = summarize(r);
+  Json out = Json::object();
+  for (int b = 0; b < 4; ++b)
+    out[kLevels[b]] = Json{{"count", s.counts[b]}, {"score", s.empty[b] ? Json(nullptr) : Json(s.scores[b])}};
+  size_t timeouts = 0, errors = 0;
+  for (const auto& it : r.items) {
+    if (it.status == "gold_timeout") ++timeouts;
+    else if (it.status == "gold_error" || it.status == "gold_too_large") ++errors;
+  }
+  out["gold_timeouts"] = timeouts;
+  out["gold_errors"] = errors;
+  return out;
+}
+
+runs::InputRef input(const std::string& role, const std::string& side, const std::string& path, bool hash) {
+  runs::InputRef in{role, side, path, std::nullopt};
+  // Only regular files and folders: a FIFO (`--predicted_sql_path <(…)`) has been read already.
+  std::error_code ec;
+  if (hash && !path.empty() && (std::filesystem::is_regular_file(path, ec) || std::filesystem::is_directory(path, ec)))
+    in.sha256 = sha256_path(path);
+  return in;
+}
+
+}  // namespace
+
+std::string render_json(const Run& r, const std::vector<std::string>& command) {
+  const Options& opt = r.opt;
+  const bool ves = r.metric == Metric::Ves || r.metric == Metric::RVes;
+  const std::string primary = score_name(r.metric);
+  runs::RunRecord rec;
+  runs::stamp_environment(rec);
+  if (!r.started_at.empty()) rec.started_at = r.started_at;
+  rec.wall_s = r.wall_seconds;
+  rec.command = command;
+  rec.benchmark = "bird";
+  rec.system = std::filesystem::path(opt.predicted_sql_path).filename().string();
+  rec.metrics.push_back({primary, r.metric == Metric::Ex ? runs::MetricKind::Binary : runs::MetricKind::Continuous,
+                         metric_name(r.metric)});
+  if (r.metric != Metric::Ex) rec.metrics.push_back({"ex", runs::MetricKind::Binary, "EX (result sets equal)"});
+  rec.primary_metric = primary;
+  rec.options = Json{{"metric", metric_name(r.metric)},
+                     {"layout", r.layout == Layout::MiniDev ? "mini-dev" : "original"},
+                     {"pair_by", r.pair_by_used == PairBy::Index        ? "index"
+                                 : r.pair_by_used == PairBy::QuestionId ? "question_id"
+                                                                        : "position"},
+                     {"sql_dialect", r.sql_dialect},
+                     {"gold_time_out", opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out},
+                     {"answer_json", opt.answer_json}};
+  if (!opt.data_mode.empty()) rec.options["data_mode"] = opt.data_mode;
+  if (ves) rec.options["repeat"] = opt.repeat;
+  rec.inputs.push_back(input("gold", "gold", opt.ground_truth_path, true));
+  rec.inputs.push_back(input("pred", "pred", opt.predicted_sql_path, true));
+  if (!opt.diff_json_path.empty()) rec.inputs.push_back(input("difficulty", "gold", opt.diff_json_path, true));
+  rec.inputs.push_back(input("db", "gold", opt.db_root_path, false));
+  rec.engines.push_back({"sqlite", r.engine_version});
+  if (opt.meta_time_out > 0) rec.timeout_s = opt.meta_time_out;
+  if (opt.shard_count > 0) rec.shard = runs::Shard{opt.shard_index, opt.shard_count};
+  rec.category_axes.push_back({"difficulty", {"simple", "moderate", "challenging"}});
+  rec.warnings = r.warnings;
+  rec.summary = summary_json(r);
+  rec.summary_text = render_text(r);
+  for (const Instance& it : r.items) {
+    runs::Instance in;
+    in.id = it.id.empty() ? std::to_string(it.index) : it.id;
+    in.scores.emplace_back(primary, it.score);
+    if (r.metric != Metric::Ex) in.scores.emplace_back("ex", it.correct ? 1.0 : 0.0);
+    if (!it.difficulty.empty()) in.category.emplace_back("difficulty", it.difficulty);
+    in.category.emplace_back("db", it.db_id);
+    in.gold_sql = it.gold_sql;
+    if (it.has_pred || !it.pred_sql.empty()) in.pred_sql = it.pred_sql;
+    if (it.status != "ok") in.failure_reason = it.status + (it.reason.empty() ? "" : ": " + it.reason);
+    else if (!it.correct) in.failure_reason = "results differ";
+    in.time_s = it.pred_seconds;
+    Json d{{"index", it.index},
+           {"question_id", it.question_id >= 0 ? Json(it.question_id) : Json(nullptr)},
+           {"key", it.key.empty() ? Json(nullptr) : Json(it.key)},
+           {"status", it.status},
+           {"correct", it.correct},
+           {"pred_rows", it.pred_rows},
+           {"gold_rows", it.gold_rows},
+           {"gold_seconds", it.gold_seconds}};
+    if (ves) d["time_ratio"] = it.time_ratio;
+    in.detail = std::move(d);
+    rec.instances.push_back(std::move(in));
+  }
+  // Natural id order, as merged records have (docs/comparing-runs.md §1).
+  std::stable_sort(rec.instances.begin(), rec.instances.end(),
+                   [](const runs::Instance& a, const runs::Instance& b) { return runs::id_less(a.id, b.id); });
+  return runs::render_run_record(rec);
+}
+
+void register_run_summarizer() {
+  runs::register_summarizer("bird", [](const runs::RunRecord& rec) {
+    auto bad = [](const std::string& what) { return InputError("bird summarizer", what); };
+    Run r;
+    const std::string m = rec.options.value("metric", "");
+    bool found = false;
+    for (Metric x : kMetrics)
+      if (m == metric_name(x)) r.metric = x, found = true;
+    if (!found) throw bad("options.metric '" + m + "' is not a BIRD metric");
+    r.layout = rec.options.value("layout", "") == "original" ? Layout::Original : Layout::MiniDev;
+    r.sql_dialect = rec.options.value("sql_dialect", "SQLite");
+    const std::string primary = score_name(r.metric);
+    for (const auto& in : rec.instances) {
+      Instance it;
+      if (!in.detail.is_object() || !in.detail.contains("index") || !in.detail.contains("status"))
+        throw bad("instance " + in.id + ": detail without index/status (not written by sqlgrade bird)");
+      it.index = in.detail["index"].get<size_t>();
+      it.id = in.id;
+      it.status = in.detail["status"].get<std::string>();
+      it.correct = in.detail.value("correct", false);
+      if (const double* x = in.score(primary)) it.score = *x;
+      if (const std::string* d = in.category_of("difficulty")) it.difficulty = *d;
+      r.items.push_back(std::move(it));
+    }
+    // The official arithmetic sums in gold-file order.
+    std::stable_sort(r.items.begin(), r.items.end(), [](const Instance& a, const Instance& b) { return a.index < b.index; });
+    runs::SummaryOut out;
+    out.summary = summary_json(r);
+    out.text = render_text(r);
+    return out;
+  });
+}
+
+}  // namespace sqlgrade::bird
