@@ -9,6 +9,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/runs.hpp"
 #include "sqlgrade/spider2.hpp"
+#include "sqlgrade/uda.hpp"
 
 namespace {
 
@@ -20,6 +21,7 @@ struct MergeArgs {
 
 void run_merge(const MergeArgs& a) {
   sqlgrade::spider2::register_run_summarizer();
+  sqlgrade::uda::register_run_summarizer();
   const sqlgrade::runs::Merged m = sqlgrade::runs::merge_files(a.parts, sqlgrade::cli::invocation());
   sqlgrade::write_file_atomic(a.output, m.record);
   if (!a.quiet && m.summary_text) std::fwrite(m.summary_text->data(), 1, m.summary_text->size(), stdout);
