@@ -14,13 +14,10 @@ On a fixture built here (SQLite database from SQL, gold CSVs, three systems' pre
 With SQLGRADE_DATA: the same on the real Spider 2.0-Lite local predictions.
 Exit 77 (skipped) when jsonschema is not installed.
 """
-import filecmp
-import hashlib
 import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 
@@ -31,19 +28,9 @@ except ImportError:
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, verdict  # noqa: E402
+from checks import check, run_cli as run, schema_checker, shard_of, verdict  # noqa: E402
 
-CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
-SRC = os.environ.get("SQLGRADE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 DATA = os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA") or ""
-
-
-def shard_of(i, n):
-    return int.from_bytes(hashlib.sha256(i.encode()).digest()[:8], "big") % n
-
-
-def run(*args, cwd=None):
-    return subprocess.run([CLI, *args], capture_output=True, text=True, cwd=cwd)
 
 
 def spit(path, text):
@@ -94,13 +81,7 @@ def base_args(tmp, gold):
 
 
 def main():
-    with open(os.path.join(SRC, "docs", "run-record.schema.json"), encoding="utf-8") as f:
-        schema = json.load(f)
-    v = jsonschema.Draft202012Validator(schema)
-
-    def valid(doc, what):
-        errs = list(v.iter_errors(doc))
-        check(not errs, f"{what} validates against the schema" + (f": {errs[0].message}" if errs else ""))
+    valid = schema_checker(jsonschema)
 
     with tempfile.TemporaryDirectory() as tmp:
         gold, systems = fixture(tmp)

@@ -13,11 +13,9 @@ made by `uda gold --as-result`, then damaged (a missing result, an unreadable on
 With SQLGRADE_DATA (uda-bench with a prepared run): not needed, the fixture covers the rules.
 Exit 77 (skipped) when jsonschema is not installed.
 """
-import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -28,27 +26,11 @@ except ImportError:
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, verdict  # noqa: E402
-
-CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
-SRC = os.environ.get("SQLGRADE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-
-
-def shard_of(i, n):
-    return int.from_bytes(hashlib.sha256(i.encode()).digest()[:8], "big") % n
-
-
-def run(*args):
-    return subprocess.run([CLI, *args], capture_output=True, text=True)
+from checks import SRC, check, run_cli as run, schema_checker, shard_of, verdict  # noqa: E402
 
 
 def main():
-    with open(os.path.join(SRC, "docs", "run-record.schema.json"), encoding="utf-8") as f:
-        v = jsonschema.Draft202012Validator(json.load(f))
-
-    def valid(doc, what):
-        errs = list(v.iter_errors(doc))
-        check(not errs, f"{what} validates against the schema" + (f": {errs[0].message}" if errs else ""))
+    valid = schema_checker(jsonschema)
 
     with tempfile.TemporaryDirectory() as tmp:
         ds = os.path.join(tmp, "Shop")
