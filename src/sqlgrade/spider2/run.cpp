@@ -274,17 +274,13 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
   if (opt.mode == Mode::Sql && db_dir.empty()) db_dir = (fs::path(parent_of(opt.gold_dir)) / "databases").string();
   const unsigned workers = resolve_jobs(opt.max_workers);
 
-  // 1. Predictions: read each file; sql mode extracts the statement and finds its database.
-  std::vector<std::optional<Frame>> pred_frames(jobs.size());
-  parallel_for(jobs.size(), workers, [&](size_t k) {
+  // 1. sql mode: read each prediction, extract the statement and find its database (exec_result
+  // mode reads each CSV when it is graded, so that only the workers' frames are in memory at once).
+  if (opt.mode == Mode::Sql) parallel_for(jobs.size(), workers, [&](size_t k) {
     Job& j = jobs[k];
     InstanceResult& it = out[j.sys].items[j.k];
     const std::string pred_path = (fs::path(result_dirs[j.sys]) / (j.id + ext)).string();
     try {
-      if (opt.mode == Mode::ExecResult) {
-        pred_frames[k] = frame_from_csv_file(pred_path);
-        return;
-      }
       j.sql = extract_sql_block(universal_newlines(read_file(pred_path)));
       it.pred_sql = j.sql;
       if (starts_with(j.id, "local")) {
@@ -360,7 +356,16 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
       progress.tick();
       return;
     }
-    if (!j.exec_key.empty()) {
+    std::optional<Frame> pred;
+    if (opt.mode == Mode::ExecResult) {
+      try {
+        pred = frame_from_csv_file((fs::path(result_dirs[j.sys]) / (j.id + ext)).string());
+      } catch (const std::exception& e) {
+        fail(it, sopt, e.what());
+        progress.tick();
+        return;
+      }
+    } else {
       const ExecOut& o = execs.at(j.exec_key);
       it.seconds = o.seconds;
       if (!o.ok) {
@@ -370,7 +375,7 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
       }
       it.result_csv = o.csv;
       try {
-        pred_frames[k] = frame_from_csv_text(o.csv, j.id + ".csv");
+        pred = frame_from_csv_text(o.csv, j.id + ".csv");
       } catch (const std::exception& e) {
         fail(it, sopt, e.what());
         progress.tick();
@@ -387,9 +392,8 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
       it.error_info = "Evaluation Error: " + *g.error;
       if (sopt.v2) it.v2_error = "Post-exec processing error: " + *g.error;
     } else {
-      grade_frame(*pred_frames[k], g.frames, g.files.single, entries.at(j.id), sopt, it);
+      grade_frame(*pred, g.frames, g.files.single, entries.at(j.id), sopt, it);
     }
-    pred_frames[k].reset();
     progress.tick();
   });
   progress.finish();
