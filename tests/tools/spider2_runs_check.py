@@ -102,6 +102,10 @@ def main():
                 check(printed == {x["id"]: int(x["scores"]["ex"]) for x in rec["instances"]}, f"{label}: ex = printed score")
             check(rec["summary"]["correct"] == sum(x["scores"]["ex"] for x in rec["instances"]), f"{label}: summary.correct")
             check(all(x["category"] == {"db": "shop"} for x in rec["instances"]), f"{label}: db category")
+            right = [x for x in rec["instances"] if x["scores"]["ex"] == 1]
+            check(right and all(x["rows"]["gold"] == x["rows"]["pred"] == [[str(IDS.index(x["id"]) % 4)]] and
+                                x["rows"]["gold_columns"] == ["n"] and x["rows"]["truncated"] is False for x in right),
+                  f"{label}: first rows of gold and prediction kept")
             failed = [x for x in rec["instances"] if x["scores"]["ex"] == 0]
             check(failed and all(x.get("failure_reason") for x in failed), f"{label}: every 0 has a failure reason")
             if extra:

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "sqlgrade/core/csv.hpp"
 #include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
@@ -60,6 +61,72 @@ Json summary_of(const Run& r) {
   return s;
 }
 
+// The first rows of a result CSV for the report's drill-down (cells as the CSV's text). Large files
+// are cut after the first kRowsKept rows' worth of lines (the total is then unknown); a CSV that
+// cannot be read keeps no rows.
+constexpr size_t kRowsKept = 5;
+constexpr size_t kParseWhole = 1 << 20;
+
+struct FirstRows {
+  Json columns, rows;
+  std::optional<size_t> total;
+};
+
+std::optional<FirstRows> first_rows(std::string text) {
+  bool whole = text.size() <= kParseWhole;
+  if (!whole) {
+    size_t pos = 0;
+    for (size_t n = 0; n < 64 && pos != std::string::npos; ++n) pos = text.find('\n', pos + 1);
+    if (pos != std::string::npos) text.resize(pos + 1);
+  }
+  try {
+    CsvOptions o;
+    o.allow_ragged = true;
+    CsvData d = parse_csv(text, "result", o);
+    FirstRows f;
+    f.columns = d.header;
+    f.rows = Json::array();
+    for (size_t i = 0; i < d.rows.size() && i < kRowsKept; ++i) f.rows.push_back(d.rows[i]);
+    if (whole) f.total = d.rows.size();
+    return f;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<FirstRows> first_rows_of_file(const std::string& path) {
+  if (!exists(path)) return std::nullopt;
+  try {
+    return first_rows(read_file(path));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+Json rows_json(const Instance& it, const Options& opt) {
+  const fs::path gold = fs::path(opt.gold_dir) / "exec_result";
+  std::optional<FirstRows> g = first_rows_of_file((gold / (it.instance_id + ".csv")).string());
+  if (!g) g = first_rows_of_file((gold / (it.instance_id + "_a.csv")).string());
+  std::optional<FirstRows> p;
+  if (opt.mode == Mode::Sql) {
+    if (it.result_csv) p = first_rows(*it.result_csv);
+  } else {
+    p = first_rows_of_file((fs::path(opt.result_dir) / (it.instance_id + ".csv")).string());
+  }
+  if (!g && !p) return Json();
+  Json r = Json::object();
+  bool truncated = false;
+  for (auto& [side, f] : {std::pair<const char*, std::optional<FirstRows>*>{"gold", &g}, {"pred", &p}}) {
+    if (!*f) continue;
+    r[side] = (*f)->rows;
+    r[std::string(side) + "_columns"] = (*f)->columns;
+    if ((*f)->total) r[std::string(side) + "_total"] = *(*f)->total;
+    truncated = truncated || !(*f)->total || *(*f)->total > (*f)->rows.size();
+  }
+  r["truncated"] = truncated;
+  return r;
+}
+
 v2::Result v2_from_json(const Json& j) {
   v2::Result r;
   r.score = j.value("data_score", 0);
@@ -101,6 +168,7 @@ runs::Instance to_instance(const Instance& it, const Options& opt) {
   if (it.score != 1 && it.error_info) x.failure_reason = *it.error_info;
   else if (opt.v2 && it.v2_error) x.failure_reason = *it.v2_error;
   if (opt.mode == Mode::Sql) x.time_s = it.seconds;
+  x.rows = rows_json(it, opt);  // gold: the first alternative
   Json d = {{"score", it.score}};
   d["error_info"] = it.error_info ? Json(*it.error_info) : Json();
   if (!it.messages.empty()) d["messages"] = it.messages;
