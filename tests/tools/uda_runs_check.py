@@ -10,7 +10,8 @@ made by `uda gold --as-result`, then damaged (a missing result, an unreadable on
 - shards hold exactly the paths shard_of assigns (computed here), each shard's summary.json covers
   only its statements, and `sqlgrade merge` of the shards prints and records what the whole run does;
 - `sqlgrade report` of the record shows the per-column table.
-With SQLGRADE_DATA (uda-bench with a prepared run): not needed, the fixture covers the rules.
+With SQLGRADE_DATA: the same whole-vs-merged check on the real Player dataset (a perfect system from
+`uda gold --as-result` with every 7th result removed), outputs in a temporary folder.
 Exit 77 (skipped) when jsonschema is not installed.
 """
 import json
@@ -109,7 +110,38 @@ def main():
         cols = {(c["group"], c["column"]) for c in data.get("uda_columns") or []}
         want = {("Shop", c) for x in rec["instances"] for c in (x.get("columns") or {})}
         check(want and want <= cols, f"report: per-dataset, per-column table covers every scored column ({len(want)})")
+    real_data_checks(valid)
     return verdict("uda run records, shards and merge: all checks passed")
+
+
+def real_data_checks(valid):
+    data = os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA") or ""
+    ds = os.path.join(data, "uda-bench", "Query", "Player") if data else ""
+    if not (ds and os.path.isdir(ds)):
+        print("note: SQLGRADE_DATA not set or without uda-bench: real-data checks skipped")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        res = os.path.join(tmp, "sys")
+        r = run("uda", "gold", "--dataset-dir", ds, "--out", res, "--as-result")
+        check(r.returncode == 0, f"real: uda gold --as-result ({r.stderr.strip()[:200]})")
+        results = sorted(os.path.join(d, "result.csv") for d, _, fs in os.walk(res) if "result.csv" in fs)
+        for p in results[::7]:
+            os.remove(p)
+        whole = os.path.join(tmp, "whole.json")
+        r = run("uda", "run", "--dataset-dir", ds, "--results", res, "--json", whole)
+        rec = json.load(open(whole, encoding="utf-8"))
+        valid(rec, "real: Player record")
+        check(len(rec["instances"]) == len(results) and rec["summary"]["overall"]["missing_results"] == len(results[::7]),
+              f"real: {len(results)} statements, {len(results[::7])} missing results")
+        parts = []
+        for i in (1, 2, 3, 4):
+            p = os.path.join(tmp, f"p{i}.json")
+            run("uda", "run", "--dataset-dir", ds, "--results", res, "--shard", f"{i}/4", "--json", p)
+            parts.append(p)
+        rm = run("merge", *parts, "-o", os.path.join(tmp, "m.json"))
+        mr = json.load(open(os.path.join(tmp, "m.json"), encoding="utf-8"))
+        check(rm.returncode == 0 and rm.stdout == r.stdout and mr["summary"] == rec["summary"],
+              f"real: merged 4 shards = the whole Player run ({rm.stderr.strip()[:200]})")
 
 
 if __name__ == "__main__":
