@@ -159,6 +159,12 @@ def main():
             rec = json.load(open(os.path.join(jd, f"{name}.json"), encoding="utf-8"))
             check(rec["system"] == name and rec["summary_text"] == alone[name][0], f"many systems: {name}.json in --json-dir")
             valid(rec, f"many systems: {name}.json")
+        ra, rc = os.path.join(jd, "A.json"), os.path.join(jd, "C.json")
+        d = run("diff", ra, rc, "--json")
+        dj = json.loads(d.stdout) if d.returncode == 0 else {}
+        check(d.returncode == 0 and "ex" in json.dumps(dj), f"many systems: sqlgrade diff A C ({d.stderr.strip()[:200]})")
+        rep = run("report", ra, rc, "-o", os.path.join(tmp, "r.html"))
+        check(rep.returncode == 0, f"many systems: sqlgrade report A C ({rep.stderr.strip()[:200]})")
         # Distinct statements over the three systems, counted here.
         distinct = set()
         for d in systems.values():
