@@ -37,6 +37,8 @@ struct Options {
   int progress = -1;      // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
   // --v2: the log the v2 errors are appended to (as Python logging with filemode='a'); "" = none.
   std::string errors_log = "errors.log";
+  // "i/n": grade only the ids with shard_of(id, n) == i - 1 (docs/comparing-runs.md); "" = all.
+  std::string shard;
 };
 
 // The tolerant v2 evaluator's metrics of one instance.
@@ -77,6 +79,7 @@ struct Instance {
   // --v2
   v2::Result v2;
   std::optional<std::string> v2_error;
+  std::optional<std::string> db;  // from spider2-lite.jsonl, when it is there
 };
 
 // A whole evaluation.
@@ -85,11 +88,20 @@ struct Run {
   std::vector<Instance> items;  // sorted by instance_id
   size_t n_gold_ids = 0;
   size_t n_pred_ids = 0;
+  std::string started_at;  // UTC, ISO 8601 (evaluate / evaluate_many)
+  double wall_s = 0;       // of the whole pass (shared by the systems of evaluate_many)
+  size_t n_executed = 0;   // sql mode: distinct (database, SQL) executions of the whole pass
 };
 
 // Runs the whole evaluation on all cores. Throws InputError for unusable inputs (missing folders,
 // a malformed eval jsonl line, sql mode with an unusable <result_dir>_csv). Writes nothing.
 Run evaluate(const Options& opt);
+
+// Several systems against one gold in one pass (`--result_dir A --result_dir B`): the gold CSVs are
+// read once and each distinct (database, SQL) is executed once; each Run equals evaluate() of that
+// folder alone (its Instance::seconds is the time of the shared execution). InputError when two
+// folders would write the same output files.
+std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& result_dirs);
 
 // The files the official script writes, each atomically: sql mode <result_dir>_csv/<id>.csv (stale
 // CSVs there are removed first — never through a symlink; the official script deletes the folder);
@@ -101,6 +113,14 @@ void write_outputs(const Run& run);
 // --strict the strict section after it.
 std::string render_text(const Run& run);
 // The --json report: per-instance scores, errors and executed SQL, plus the score lines.
-std::string render_json(const Run& run);
+// The run record (docs/run-record.schema.json, docs/comparing-runs.md): summary = the printed
+// numbers, one instance per instance_id with ex (and with --v2 the v2 score and F1s), db category,
+// SQL, failure reason, time, and the detail the "spider2" summarizer rebuilds the printed text from.
+// `command`: the invocation recorded.
+std::string render_json(const Run& run, const std::vector<std::string>& command = {});
+
+// Registers the "spider2" summarizer (`sqlgrade merge`): rebuilds render_text and the summary from
+// the instances' detail. Idempotent.
+void register_run_summarizer();
 
 }  // namespace sqlgrade::spider2

@@ -49,6 +49,10 @@ struct RunOptions {
   int jobs = 0;                 // worker threads; 0 = all cores
   int progress = -1;            // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
   bool gold_as_result = false;  // `uda gold --as-result`: also write result.csv = gold with file-name ids
+  // `uda run`: "i/n" grades only the statements whose path (the run record's id,
+  // <Dataset>/<Task>/<stem>/<n>) has shard_of(path, n) == i - 1; summary.json/.csv then cover only
+  // those. "" = all.
+  std::string shard;
 };
 
 // The cell judge: the offline rules, or an OpenAI-compatible chat server (needs libcurl).
@@ -83,6 +87,7 @@ struct RunEntry {
   double macro_precision = 0, macro_recall = 0, macro_f1 = 0;
   size_t len_gold = 0, len_pred = 0, matched_rows = 0;
   size_t judge_questions = 0;
+  std::string acc;  // `uda run`: the statement's acc.json (compact JSON); "" when it has no SQL
 };
 
 // Counts and averages over a set of statements (a task, a dataset, a whole run). Every statement
@@ -153,6 +158,8 @@ struct Options {
 struct Run {
   std::vector<DatasetSummary> datasets;
   std::string judge_summary;  // the LLM judge's one-line summary ("" for the rules judge)
+  std::string started_at;     // UTC, ISO 8601
+  double wall_s = 0;
 };
 // Evaluates every statement of each dataset's query files (a statement without result.csv is a
 // missing result; it still counts). Writes acc_result/ into every existing statement folder and
@@ -163,5 +170,14 @@ Run evaluate(const Options& opt);
 std::string render_text(const Run& run, bool list_errors);
 // Counts over the whole run (for --require-all: missing_results + result_errors).
 SummaryCounts totals(const Run& run);
+
+// The run record of `uda run` (docs/run-record.schema.json, docs/comparing-runs.md): summary = the
+// printed table's numbers (per dataset and task, overall); one instance per statement, id = its path
+// (Player/Agg/agg_queries/1), scores macro_f1 (primary) / macro_precision / macro_recall and the row
+// P/R/F1 (none for a gold error: not graded), categories dataset and task, per-column P/R/F1, and the
+// detail the "uda" summarizer rebuilds the table from. `command`: the invocation recorded.
+std::string render_json(const Run& run, const Options& opt, const std::vector<std::string>& command = {});
+// Registers the "uda" summarizer (`sqlgrade merge`). Idempotent.
+void register_run_summarizer();
 
 }  // namespace sqlgrade::uda

@@ -10,6 +10,8 @@
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/runs.hpp"
 #include "sqlgrade/spider.hpp"
+#include "sqlgrade/spider2.hpp"
+#include "sqlgrade/uda.hpp"
 
 namespace {
 
@@ -23,6 +25,8 @@ void run_merge(const MergeArgs& a) {
   // Benchmarks whose printed table merge rebuilds from the instances' detail.
   sqlgrade::spider::register_run_summarizer();
   sqlgrade::bird::register_run_summarizer();
+  sqlgrade::spider2::register_run_summarizer();
+  sqlgrade::uda::register_run_summarizer();
   const sqlgrade::runs::Merged m = sqlgrade::runs::merge_files(a.parts, sqlgrade::cli::invocation());
   sqlgrade::write_file_atomic(a.output, m.record);
   if (!a.quiet && m.summary_text) std::fwrite(m.summary_text->data(), 1, m.summary_text->size(), stdout);

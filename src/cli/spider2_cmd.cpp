@@ -3,9 +3,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <set>
 
+#include "cli_common.hpp"
 #include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider2.hpp"
 
 namespace {
@@ -13,24 +17,63 @@ namespace {
 struct Spider2Args {
   std::string mode = "sql";
   sqlgrade::spider2::Options opt;
-  std::string json_out;
+  std::vector<std::string> result_dirs;
+  std::string json_out, json_dir;
   std::string temp_dir;
   bool sql_debug = false;
   bool no_progress = false;
 };
 
+// --json-dir: <dir>/<name of the result folder>.json, one per system; two systems with one name are
+// refused before anything runs.
+std::vector<std::string> json_paths(const Spider2Args& a) {
+  std::vector<std::string> out(a.result_dirs.size());
+  if (!a.json_out.empty()) {
+    if (a.result_dirs.size() > 1) throw sqlgrade::InputError("--json", "one file for several --result_dir: use --json-dir DIR");
+    out[0] = a.json_out;
+  }
+  if (a.json_dir.empty()) return out;
+  std::set<std::string> names;
+  for (size_t i = 0; i < a.result_dirs.size(); ++i) {
+    std::filesystem::path p(a.result_dirs[i]);
+    if (!p.has_filename()) p = p.parent_path();
+    std::string name = p.filename().string();
+    if (name.empty() || name == "." || name == "..") throw sqlgrade::InputError(a.result_dirs[i], "--json-dir needs a result folder with a name");
+    if (!names.insert(name).second)
+      throw sqlgrade::InputError(a.result_dirs[i], "two result folders named '" + name + "' would write the same " + name + ".json in --json-dir");
+    out[i] = (std::filesystem::path(a.json_dir) / (name + ".json")).string();
+  }
+  return out;
+}
+
 void run_spider2(const Spider2Args& a) {
   namespace s2 = sqlgrade::spider2;
   s2::Options opt = a.opt;
   opt.mode = a.mode == "sql" ? s2::Mode::Sql : s2::Mode::ExecResult;
+  opt.result_dir = a.result_dirs.front();
   if (a.no_progress) opt.progress = 0;
-  const s2::Run run = s2::evaluate(opt);
-  // Outputs first (atomically), then what the official script prints.
-  s2::write_outputs(run);
-  if (!run.items.empty() && !a.json_out.empty()) sqlgrade::write_file_atomic(a.json_out, s2::render_json(run));
-  const std::string out = s2::render_text(run);
-  std::fputs(out.c_str(), stdout);
-  std::fflush(stdout);
+  const std::vector<std::string> jsons = json_paths(a);
+  if (!a.json_dir.empty()) sqlgrade::OutputDir::check(a.json_dir);
+  const std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
+  if (!a.json_dir.empty()) sqlgrade::OutputDir created(a.json_dir);  // created when missing, never a symlink
+  if (runs.size() > 1) {
+    size_t n = 0;
+    for (auto& r : runs) n += r.items.size();
+    std::fprintf(stderr, "sqlgrade: %zu systems, %zu instances graded, %zu distinct (db, SQL) executed\n", runs.size(), n,
+                 runs.front().n_executed);
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const s2::Run& run = runs[i];
+    // Outputs first (atomically), then what the official script prints.
+    s2::write_outputs(run);
+    if (!run.items.empty() && !jsons[i].empty())
+      sqlgrade::write_file_atomic(jsons[i], s2::render_json(run, sqlgrade::cli::invocation()));
+    // Several systems: each table (byte-identical to grading that folder alone) under a header.
+    if (runs.size() > 1) std::printf("%s==> %s <==\n", i ? "\n" : "", a.result_dirs[i].c_str());
+    const std::string out = s2::render_text(run);
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+  }
 }
 
 }  // namespace
@@ -41,14 +84,20 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--mode", a->mode, "sql: run <id>.sql on the local SQLite databases; exec_result: compare <id>.csv")
       ->check(CLI::IsMember({"sql", "exec_result"}))
       ->capture_default_str();
-  sub->add_option("--result_dir", a->opt.result_dir, "folder of predictions (<id>.sql or <id>.csv)")->required();
+  sub->add_option("--result_dir", a->result_dirs,
+                  "folder of predictions (<id>.sql or <id>.csv); repeat it to grade several systems in one pass")
+      ->required()
+      ->take_last()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--gold_dir", a->opt.gold_dir, "folder with spider2lite_eval.jsonl and exec_result/")->required();
   sub->add_option("--db_dir", a->opt.db_dir, "sql mode: folder of <db>.sqlite (default <gold_dir>/../databases)");
   sub->add_option("--meta", a->opt.meta_path, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)");
   sub->add_option("--max_workers", a->opt.max_workers, "worker threads (default: all cores)");
   sub->add_option("--timeout", a->opt.timeout_s, "per-query timeout in seconds (the official flag is unused; this one is real)")
       ->capture_default_str();
-  sub->add_option("--json", a->json_out, "write per-instance scores, errors and SQL as JSON");
+  sub->add_option("--json", a->json_out, "write the run record (docs/run-record.schema.json); one --result_dir only");
+  sub->add_option("--json-dir", a->json_dir, "write each system's run record to DIR/<result folder name>.json");
+  sub->add_option("--shard", a->opt.shard, "grade only shard i of n (\"i/n\", split by instance_id; see `sqlgrade merge`)");
   sub->add_flag("--strict", a->opt.strict, "also report rows scrambled across columns and tolerance broken by the string sort");
   sub->add_flag("--v2", a->opt.v2, "tolerant evaluate_v2 metrics (column/row precision, recall, F1)");
   sub->add_option("--errors_log", a->opt.errors_log, "--v2: error log to append to (default errors.log; empty = none)");

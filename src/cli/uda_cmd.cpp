@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/uda.hpp"
 
@@ -150,18 +151,23 @@ void register_uda_command(CLI::App& app) {
     auto results = std::make_shared<std::string>();
     auto verbose = std::make_shared<bool>(false);
     auto require_all = std::make_shared<bool>(false);
+    auto json_out = std::make_shared<std::string>();
     auto* c = uda->add_subcommand("run", "evaluate every statement of the datasets against <results>/<Dataset>/<Task>/<stem>/<n>/result.csv; summary per dataset");
     c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
     c->add_option("--results", *results, "results root holding <Dataset>/<Task>/<file stem>/<n>/result.csv")->required();
     c->add_flag("--list-errors", *verbose, "print every statement that was not scored, with its reason");
     c->add_flag("--require-all", *require_all,
                 "exit 1 when a statement with a gold result has no result.csv or an unusable one (it scores 0 either way)");
+    c->add_option("--json", *json_out, "also write the run record (docs/run-record.schema.json) to FILE");
+    c->add_option("--shard", f->run.shard,
+                  "grade only shard i of n (\"i/n\", split by statement path; summary.json/.csv cover that shard; see `sqlgrade merge`)");
     add_common(c, *f, true);
     c->callback([=] {
       apply_common(*f);
       Options o;
       o.dataset_dir = *dataset_dir, o.results = *results, o.run = f->run, o.judge = judge_options(*f);
       const Run run = evaluate(o);
+      if (!json_out->empty()) write_file_atomic(*json_out, render_json(run, o, cli::invocation()));
       print(render_text(run, *verbose));
       if (*require_all) {
         const SummaryCounts t = totals(run);

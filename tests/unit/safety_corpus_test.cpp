@@ -314,20 +314,20 @@ TEST(SafetyModes, Spider2) {
   ASSERT_EQ(r.rc, 0) << r.err.substr(0, 2000);
   json j = json::parse(slurp(js));
   std::map<std::string, json> by_id;
-  for (auto& e : j["per_instance"]) by_id[e["instance_id"].get<std::string>()] = e;
+  for (auto& e : j["instances"]) by_id[e["id"].get<std::string>()] = e;  // the run record
   size_t checked = 0;
   double longest = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
     ASSERT_TRUE(by_id.count(ids[i])) << f.stmts[i].id();
     auto& e = by_id[ids[i]];
     ++checked;
-    EXPECT_EQ(e["score"].get<double>(), 0) << f.stmts[i].id();
-    if (e.contains("query_time") && e["query_time"].is_number()) {
-      EXPECT_LE(e["query_time"].get<double>(), allowance(f.stmts[i].sql)) << f.stmts[i].id();
-      longest = std::max(longest, e["query_time"].get<double>());
+    EXPECT_EQ(e["scores"]["ex"].get<double>(), 0) << f.stmts[i].id();
+    if (e.contains("time_s") && e["time_s"].is_number()) {
+      EXPECT_LE(e["time_s"].get<double>(), allowance(f.stmts[i].sql)) << f.stmts[i].id();
+      longest = std::max(longest, e["time_s"].get<double>());
     }
     if (must_be_refused(f.stmts[i].group) || f.stmts[i].group == "runaway") {
-      EXPECT_TRUE(e["error_info"].is_string() && !e["error_info"].get<std::string>().empty()) << f.stmts[i].id();
+      EXPECT_TRUE(e["failure_reason"].is_string() && !e["failure_reason"].get<std::string>().empty()) << f.stmts[i].id();
     }
   }
   EXPECT_EQ(checked, f.stmts.size());

@@ -16,7 +16,8 @@ namespace {
 using namespace sqlgrade::test;
 using json = nlohmann::json;
 
-// A copy of a JSON document without its timing fields (they measure the machine, not the grading).
+// A copy of a JSON document without its timing fields (they measure the machine, not the grading),
+// nor the run record's environment (the command line names the thread count; start time, time_s).
 bool is_timing_key(const std::string& k) {
   static const std::set<std::string> keys = {"exec_seconds", "parse_seconds", "gold_seconds", "pred_seconds",
                                              "query_time", "seconds", "engine_seconds", "wall_seconds", "jobs",

@@ -339,7 +339,7 @@ TEST(ServeApi, NumericIgnoreOrderAgreesWithTheCli) {
   ASSERT_EQ(r.rc, 0) << r.err;
   std::map<std::string, double> cli;
   json out = json::parse(slurp(t / "out.json"));
-  for (auto& p : out["per_instance"]) cli[p["instance_id"].get<std::string>()] = p["score"].get<double>();
+  for (auto& p : out["instances"]) cli[p["id"].get<std::string>()] = p["scores"]["ex"].get<double>();
   ASSERT_EQ(cli.size(), 3u) << out.dump() << r.out;
 
   serve::ServerOptions o = opts(dbs.string());

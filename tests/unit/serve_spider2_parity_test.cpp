@@ -180,7 +180,7 @@ TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
     ASSERT_EQ(r.rc, 0) << r.err;
     json out = json::parse(slurp(tmp / "out.json"));
     std::map<std::string, int> cli;
-    for (auto& p : out["per_instance"]) cli[p["instance_id"]] = p["score"].get<int>();
+    for (auto& p : out["instances"]) cli[p["id"]] = p["scores"]["ex"].get<int>();
     for (auto& x : insts) {
       json req = {{"response", {{"output", json::array({{{"type", "message"},
                                                           {"content", json::array({{{"type", "output_text"},

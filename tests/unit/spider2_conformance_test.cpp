@@ -89,9 +89,9 @@ TEST(Spider2Conformance, EveryOfficialCase) {
     json mine = json::parse(slurp(t / "scores.json"));
     std::map<std::string, int> my_scores;
     std::map<std::string, json> my_items;
-    for (auto& it : mine["per_instance"]) {
-      my_scores[it["instance_id"]] = it["score"];
-      my_items[it["instance_id"]] = it;
+    for (auto& it : mine["instances"]) {  // the run record (docs/run-record.schema.json)
+      my_scores[it["id"]] = it["scores"]["ex"].get<int>();
+      my_items[it["id"]] = it;
     }
     std::map<std::string, int> exp_scores = exp["per_instance_score"];
     EXPECT_EQ(my_scores, exp_scores);
@@ -101,7 +101,7 @@ TEST(Spider2Conformance, EveryOfficialCase) {
       // The SQL the official script extracted and ran (sql mode), and "Result Error" for mismatches.
       EXPECT_EQ(mineit["pred_sql"].is_null() ? json() : mineit["pred_sql"], d["pred_sql"]) << d["instance_id"];
       if (d["error_info"] == "Result Error") {
-        EXPECT_EQ(mineit["error_info"], "Result Error") << d["instance_id"];
+        EXPECT_EQ(mineit["detail"]["error_info"], "Result Error") << d["instance_id"];
       }
     }
     // <result_dir>-ids.csv
@@ -191,7 +191,7 @@ TEST(Spider2SqlMode, ExecutesReadOnlyWithRealTimeout) {
   EXPECT_EQ(slurp(f.t / "preds-ids.csv"), "instance_id\nsf_local900\nsf_local901\n");
   EXPECT_EQ(slurp(f.t / "preds_csv" / "local900.csv"), "name,price\na,1.5\nb,\nNA,2.25\n");
   json s = json::parse(slurp(f.t / "s.json"));
-  EXPECT_EQ(s["per_instance"][0]["pred_sql"], "SELECT name, price FROM t ORDER BY id");
+  EXPECT_EQ(s["instances"][0]["pred_sql"], "SELECT name, price FROM t ORDER BY id");
 }
 
 TEST(Spider2ExecResult, BadPredictionsScoreZeroWithReason) {
@@ -206,8 +206,8 @@ TEST(Spider2ExecResult, BadPredictionsScoreZeroWithReason) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(official_stdout(r.out).substr(0, 47), "{'local902': 0, 'local903': 0, 'local904': 1}\nF");
   json s = json::parse(slurp(f.t / "s.json"));
-  EXPECT_NE(s["per_instance"][0]["error_info"].get<std::string>().find("Evaluation Error"), std::string::npos);
-  EXPECT_NE(s["per_instance"][1]["error_info"].get<std::string>().find("Expected 1 fields in line 3"), std::string::npos);
+  EXPECT_NE(s["instances"][0]["failure_reason"].get<std::string>().find("Evaluation Error"), std::string::npos);
+  EXPECT_NE(s["instances"][1]["failure_reason"].get<std::string>().find("Expected 1 fields in line 3"), std::string::npos);
 }
 
 TEST(Spider2Cli, BadInputIsOneLineExitTwoAndNothingWritten) {

@@ -1,14 +1,21 @@
 // The public entry points of include/sqlgrade/spider2.hpp over the run (run.cpp) and its outputs
 // (report.cpp): what `sqlgrade spider2` does between parsing its flags and printing.
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/runs/record.hpp"
 #include "sqlgrade/spider2.hpp"
 #include "sqlgrade/spider2/report.hpp"
 #include "sqlgrade/spider2/run.hpp"
 
 namespace sqlgrade::spider2 {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -24,11 +31,37 @@ Run with_v2_scores(const Run& r) {
 }  // namespace
 
 Run evaluate(const Options& opt) {
-  // sql mode: <result_dir>_csv is checked before anything runs (write_outputs fills it).
-  if (opt.mode == Mode::Sql) OutputDir::check(csv_dir_path(opt));
-  Run r = run(opt);
-  r.opt = opt;
-  return r;
+  std::vector<Run> runs = evaluate_many(opt, {opt.result_dir});
+  return std::move(runs.front());
+}
+
+std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& result_dirs) {
+  if (result_dirs.empty()) throw InputError("--result_dir", "no result folder given");
+  if (!opt.shard.empty()) runs::parse_shard(opt.shard);
+  // Each system's outputs are named after its --result_dir (<dir>_csv/, <dir>-ids.csv,
+  // <dir>-detailed-metrics.json): two spellings of one folder would overwrite each other's.
+  std::map<std::string, std::string> seen;
+  for (auto& d : result_dirs) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(d, ec), ec);
+    std::string key = (p.has_filename() ? p : p.parent_path()).string();
+    if (d.empty() || d.back() == '/') key += "/";  // "a/" writes a/_csv, inside the folder
+    auto [it, fresh] = seen.emplace(key, d);
+    if (!fresh) throw InputError(d, "given twice as --result_dir (also as '" + it->second + "'): their outputs would collide");
+  }
+  // sql mode: each <result_dir>_csv is checked before anything runs (write_outputs fills it).
+  if (opt.mode == Mode::Sql)
+    for (auto& d : result_dirs) {
+      Options o = opt;
+      o.result_dir = d;
+      OutputDir::check(csv_dir_path(o));
+    }
+  const std::string started = runs::utc_now_iso8601();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Run> out = run_many(opt, result_dirs);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (auto& r : out) r.started_at = started, r.wall_s = wall;
+  return out;
 }
 
 void write_outputs(const Run& r) {
@@ -63,7 +96,5 @@ std::string render_text(const Run& r) {
   if (r.opt.strict) out += format_strict(r);
   return out;
 }
-
-std::string render_json(const Run& r) { return scores_json(r, r.opt).dump(1, ' ', false, kJsonReplace) + "\n"; }
 
 }  // namespace sqlgrade::spider2

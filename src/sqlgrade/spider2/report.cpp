@@ -191,29 +191,4 @@ std::string v2_errors_log(const RunResult& r, const RunOptions& opt) {
   return out;
 }
 
-nlohmann::json scores_json(const RunResult& r, const RunOptions& opt) {
-  using nlohmann::json;
-  const size_t c = n_correct(r), n = r.items.size();
-  json per = json::array();
-  for (auto& it : r.items) {
-    json j = {{"instance_id", it.instance_id}, {"score", it.score}};
-    j["error_info"] = it.error_info ? json(*it.error_info) : json();
-    j["pred_sql"] = it.pred_sql ? json(*it.pred_sql) : json();
-    if (opt.mode == Mode::Sql) j["query_time"] = it.seconds;
-    if (opt.strict) j["strict_findings"] = it.strict;
-    if (opt.v2) {
-      j["v2"] = v2::to_json(it.v2);
-      if (it.v2_error) j["v2"]["error"] = *it.v2_error, j["v2"]["data_score"] = 0;
-    }
-    per.push_back(std::move(j));
-  }
-  json out = {{"mode", opt.mode == Mode::Sql ? "sql" : "exec_result"},
-              {"correct", c},
-              {"total", n},
-              {"final_score", n ? static_cast<double>(c) / static_cast<double>(n) : 0.0},
-              {"real_score", static_cast<double>(c) / kRealTotal},
-              {"per_instance", per}};
-  return out;
-}
-
 }  // namespace sqlgrade::spider2

@@ -26,9 +26,6 @@ nlohmann::json v2_detailed_json(const RunResult& r);
 // errors.log lines ("<time> | ERROR | <message> | context={...}") for the v2 errors; "" if none.
 std::string v2_errors_log(const RunResult& r, const RunOptions& opt);
 
-// --json OUT: per-instance scores, errors and executed SQL, plus the score lines.
-nlohmann::json scores_json(const RunResult& r, const RunOptions& opt);
-
 // Output paths derived from --result_dir exactly as the official script builds them (string concat).
 std::string ids_csv_path(const RunOptions& opt);
 std::string csv_dir_path(const RunOptions& opt);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
+#include <set>
 
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
@@ -11,6 +12,7 @@
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/py/str.hpp"
+#include "sqlgrade/runs/ids.hpp"
 
 namespace sqlgrade::spider2 {
 
@@ -176,111 +178,229 @@ std::string parent_of(const std::string& dir) {
 
 }  // namespace
 
-RunResult run(const RunOptions& opt) {
+namespace {
+
+// One (system, instance) pair to grade.
+struct Job {
+  size_t sys = 0, k = 0;  // system, index of the instance in its run
+  std::string id;
+  std::string sql;                   // sql mode: the extracted statement
+  std::optional<std::string> error;  // failed before execution (unreadable file, no db, BigQuery)
+  std::string exec_key;              // sql mode, local: "<db path>\0<sql>"
+};
+
+// The outcome of one distinct (database, SQL) execution, shared by every system that predicted it.
+struct ExecOut {
+  bool ok = false;
+  std::string error, csv;
+  double seconds = 0;
+};
+
+// The gold alternatives of one id, read once for every system.
+struct Gold {
+  GoldFiles files;
+  std::vector<Frame> frames;
+  std::optional<std::string> error;
+};
+
+void fail(InstanceResult& out, const RunOptions& opt, const std::string& what) {
+  out.score = 0;
+  out.error_info = what;
+  if (opt.mode == Mode::Sql) out.messages.push_back("[" + out.instance_id + "] An error occurred: " + what);
+  else out.error_info = "Evaluation Error: " + what;
+  if (opt.v2) out.v2_error = "Post-exec processing error: " + what;
+}
+
+}  // namespace
+
+std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::string>& result_dirs) {
   const std::string eval_path = (fs::path(opt.gold_dir) / "spider2lite_eval.jsonl").string();
   auto entries = load_eval_jsonl(eval_path);
   const std::string exec_dir = (fs::path(opt.gold_dir) / "exec_result").string();
   auto gold_listing = sorted_listing(exec_dir, "gold exec_result");
-  auto pred_listing = sorted_listing(opt.result_dir, "result");
+  std::optional<runs::Shard> shard;
+  if (!opt.shard.empty()) shard = runs::parse_shard(opt.shard);
 
   const std::string ext = opt.mode == Mode::Sql ? ".sql" : ".csv";
-  std::vector<std::string> ids;
-  RunResult rr;
-  rr.n_gold_ids = entries.size();
-  for (auto& f : pred_listing) {
-    if (f.size() <= ext.size() || f.compare(f.size() - ext.size(), ext.size(), ext) != 0) continue;
-    ++rr.n_pred_ids;
-    std::string id = f.substr(0, f.size() - ext.size());
-    if (entries.count(id)) ids.push_back(id);
+  std::vector<RunResult> out(result_dirs.size());
+  std::vector<Job> jobs;
+  std::set<std::string> all_ids;
+  for (size_t s = 0; s < result_dirs.size(); ++s) {
+    auto pred_listing = sorted_listing(result_dirs[s], "result");
+    RunResult& rr = out[s];
+    rr.opt = opt;
+    rr.opt.result_dir = result_dirs[s];
+    rr.n_gold_ids = entries.size();
+    std::vector<std::string> ids;
+    for (auto& f : pred_listing) {
+      if (f.size() <= ext.size() || f.compare(f.size() - ext.size(), ext.size(), ext) != 0) continue;
+      ++rr.n_pred_ids;
+      std::string id = f.substr(0, f.size() - ext.size());
+      if (entries.count(id) && (!shard || runs::in_shard(id, *shard))) ids.push_back(id);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    rr.items.resize(ids.size());
+    for (size_t k = 0; k < ids.size(); ++k) {
+      rr.items[k].instance_id = ids[k];
+      all_ids.insert(ids[k]);
+      Job j;
+      j.sys = s;
+      j.k = k;
+      j.id = ids[k];
+      jobs.push_back(std::move(j));
+    }
   }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 
+  // The database of each instance: needed to run local ids in sql mode; otherwise, when the
+  // metadata file is there, only the run record's "db" category (a bad file is then not an error).
   std::map<std::string, std::string> dbs;
   std::string db_dir = opt.db_dir;
-  if (opt.mode == Mode::Sql) {
-    std::string meta = opt.meta_path.empty() ? (fs::path(parent_of(opt.gold_dir)) / "spider2-lite.jsonl").string()
-                                             : opt.meta_path;
-    bool need_meta = std::any_of(ids.begin(), ids.end(), [](const std::string& id) { return starts_with(id, "local"); });
-    if (need_meta) dbs = load_db_map(meta);
-    if (db_dir.empty()) db_dir = (fs::path(parent_of(opt.gold_dir)) / "databases").string();
+  const std::string meta = opt.meta_path.empty()
+                               ? (fs::path(parent_of(opt.gold_dir)) / "spider2-lite.jsonl").string()
+                               : opt.meta_path;
+  const bool need_meta = opt.mode == Mode::Sql &&
+                         std::any_of(all_ids.begin(), all_ids.end(), [](const std::string& id) { return starts_with(id, "local"); });
+  if (need_meta) {
+    dbs = load_db_map(meta);
+  } else {
+    std::error_code ec;
+    if (fs::is_regular_file(meta, ec)) try {
+        dbs = load_db_map(meta);
+      } catch (const std::exception&) {
+        dbs.clear();
+      }
+  }
+  if (opt.mode == Mode::Sql && db_dir.empty()) db_dir = (fs::path(parent_of(opt.gold_dir)) / "databases").string();
+  const unsigned workers = resolve_jobs(opt.max_workers);
+
+  // 1. sql mode: read each prediction, extract the statement and find its database (exec_result
+  // mode reads each CSV when it is graded, so that only the workers' frames are in memory at once).
+  if (opt.mode == Mode::Sql) parallel_for(jobs.size(), workers, [&](size_t k) {
+    Job& j = jobs[k];
+    InstanceResult& it = out[j.sys].items[j.k];
+    const std::string pred_path = (fs::path(result_dirs[j.sys]) / (j.id + ext)).string();
+    try {
+      j.sql = extract_sql_block(universal_newlines(read_file(pred_path)));
+      it.pred_sql = j.sql;
+      if (starts_with(j.id, "local")) {
+        auto d = dbs.find(j.id);
+        if (d == dbs.end()) throw std::runtime_error("no db for " + j.id + " in spider2-lite.jsonl");
+        if (!is_plain_name(d->second))
+          throw std::runtime_error("the db '" + d->second + "' of " + j.id + " in spider2-lite.jsonl is not a file name inside --db_dir");
+        j.exec_key = (fs::path(db_dir) / (d->second + ".sqlite")).string() + '\0' + j.sql;
+      } else if (starts_with(j.id, "bq") || starts_with(j.id, "ga")) {
+        throw std::runtime_error("BigQuery instances cannot be run by sqlgrade (no BigQuery client)");
+      } else {
+        throw std::runtime_error("Unsupported instance id prefix: " + j.id);
+      }
+    } catch (const std::exception& e) {
+      j.error = e.what();
+    }
+  });
+
+  // 2. sql mode: each distinct (database, SQL) runs once, whichever systems predicted it.
+  std::map<std::string, ExecOut> execs;
+  for (auto& j : jobs)
+    if (!j.error && !j.exec_key.empty()) execs.emplace(j.exec_key, ExecOut{});
+  if (!execs.empty()) {
+    std::vector<std::pair<const std::string, ExecOut>*> todo;
+    for (auto& e : execs) todo.push_back(&e);
+    Limits limits;
+    limits.timeout_s = opt.timeout_s;
+    SqliteOptions sopt;
+    sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's sqlite3 raises on invalid UTF-8
+    sopt.empty_is_ok = false;                             // pandas read_sql_query fails without a result set
+    Progress progress("Evaluating SQL", todo.size(), opt.progress);
+    parallel_for(todo.size(), workers, [&](size_t k) {
+      const std::string& key = todo[k]->first;
+      ExecOut& o = todo[k]->second;
+      const size_t nul = key.find('\0');
+      try {
+        SqliteDb& db = SqlitePool::get(key.substr(0, nul), sopt);
+        ExecResult er = db.execute(key.substr(nul + 1), limits);
+        o.seconds = er.seconds;
+        if (!er.ok()) o.error = er.error.empty() ? to_string(er.status) : er.error;
+        else o.ok = true, o.csv = to_csv_text(er.table);
+      } catch (const std::exception& e) {
+        o.error = e.what();
+      }
+      progress.tick();
+    });
+    progress.finish();
   }
 
-  rr.items.resize(ids.size());
-  Progress progress(opt.mode == Mode::Sql ? "Evaluating SQL" : "Evaluating Exec Results", ids.size(), opt.progress);
-  Limits limits;
-  limits.timeout_s = opt.timeout_s;
-  SqliteOptions sopt;
-  sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's sqlite3 raises on invalid UTF-8
-  sopt.empty_is_ok = false;                             // pandas read_sql_query fails without a result set
+  // 3. Gold alternatives of every id any system predicted, read once.
+  std::vector<std::string> gold_ids(all_ids.begin(), all_ids.end());
+  std::vector<Gold> golds(gold_ids.size());
+  parallel_for(gold_ids.size(), workers, [&](size_t k) {
+    Gold& g = golds[k];
+    g.files = resolve_gold_files(exec_dir, gold_ids[k], gold_listing);
+    try {
+      for (auto& p : g.files.paths) g.frames.push_back(frame_from_csv_file(p));
+    } catch (const std::exception& e) {
+      g.error = e.what();
+    }
+  });
 
-  parallel_for(
-      ids.size(), resolve_jobs(opt.max_workers),
-      [&](size_t k) {
-        InstanceResult& out = rr.items[k];
-        const std::string& id = ids[k];
-        out.instance_id = id;
-        const EvalEntry& entry = entries.at(id);
-        const std::string pred_path = (fs::path(opt.result_dir) / (id + ext)).string();
-        std::optional<Frame> pred;
-        try {
-          if (opt.mode == Mode::ExecResult) {
-            pred = frame_from_csv_file(pred_path);
-          } else {
-            std::string sql = extract_sql_block(universal_newlines(read_file(pred_path)));
-            out.pred_sql = sql;
-            if (starts_with(id, "local")) {
-              auto it = dbs.find(id);
-              if (it == dbs.end()) throw std::runtime_error("no db for " + id + " in spider2-lite.jsonl");
-              if (!is_plain_name(it->second))
-                throw std::runtime_error("the db '" + it->second + "' of " + id + " in spider2-lite.jsonl is not a file name inside --db_dir");
-              std::string db_path = (fs::path(db_dir) / (it->second + ".sqlite")).string();
-              SqliteDb& db = SqlitePool::get(db_path, sopt);
-              ExecResult er = db.execute(sql, limits);
-              out.seconds = er.seconds;
-              if (!er.ok()) throw std::runtime_error(er.error.empty() ? to_string(er.status) : er.error);
-              out.result_csv = to_csv_text(er.table);
-              pred = frame_from_csv_text(*out.result_csv, id + ".csv");
-            } else if (starts_with(id, "bq") || starts_with(id, "ga")) {
-              throw std::runtime_error("BigQuery instances cannot be run by sqlgrade (no BigQuery client)");
-            } else {
-              throw std::runtime_error("Unsupported instance id prefix: " + id);
-            }
-          }
-        } catch (const std::exception& e) {
-          out.score = 0;
-          out.error_info = e.what();
-          if (opt.mode == Mode::Sql) out.messages.push_back("[" + id + "] An error occurred: " + e.what());
-          else out.error_info = std::string("Evaluation Error: ") + e.what();
-          if (opt.v2) out.v2_error = std::string("Post-exec processing error: ") + e.what();
-          progress.tick();
-          return;
-        }
-        GoldFiles gf = resolve_gold_files(exec_dir, id, gold_listing);
-        if (gf.paths.empty()) {
-          out.score = 0;
-          out.error_info = "No matching gold file found";
-          if (opt.v2) out.v2_error = "No matching gold file found";
-          progress.tick();
-          return;
-        }
-        std::vector<Frame> golds;
-        try {
-          for (auto& p : gf.paths) golds.push_back(frame_from_csv_file(p));
-        } catch (const std::exception& e) {
-          out.score = 0;
-          out.error_info = std::string("Evaluation Error: ") + e.what();
-          if (opt.v2) out.v2_error = std::string("Post-exec processing error: ") + e.what();
-          progress.tick();
-          return;
-        }
-        grade_frame(*pred, golds, gf.single, entry, opt, out);
+  // 4. Grade every (system, instance).
+  Progress progress(opt.mode == Mode::Sql ? "Grading" : "Evaluating Exec Results", jobs.size(), opt.progress);
+  parallel_for(jobs.size(), workers, [&](size_t k) {
+    Job& j = jobs[k];
+    InstanceResult& it = out[j.sys].items[j.k];
+    auto dbit = dbs.find(j.id);
+    if (dbit != dbs.end()) it.db = dbit->second;
+    const RunOptions& sopt = out[j.sys].opt;
+    if (j.error) {
+      fail(it, sopt, *j.error);
+      progress.tick();
+      return;
+    }
+    std::optional<Frame> pred;
+    if (opt.mode == Mode::ExecResult) {
+      try {
+        pred = frame_from_csv_file((fs::path(result_dirs[j.sys]) / (j.id + ext)).string());
+      } catch (const std::exception& e) {
+        fail(it, sopt, e.what());
         progress.tick();
-      },
-      nullptr);
+        return;
+      }
+    } else {
+      const ExecOut& o = execs.at(j.exec_key);
+      it.seconds = o.seconds;
+      if (!o.ok) {
+        fail(it, sopt, o.error);
+        progress.tick();
+        return;
+      }
+      it.result_csv = o.csv;
+      try {
+        pred = frame_from_csv_text(o.csv, j.id + ".csv");
+      } catch (const std::exception& e) {
+        fail(it, sopt, e.what());
+        progress.tick();
+        return;
+      }
+    }
+    const Gold& g = golds[static_cast<size_t>(std::lower_bound(gold_ids.begin(), gold_ids.end(), j.id) - gold_ids.begin())];
+    if (g.files.paths.empty()) {
+      it.score = 0;
+      it.error_info = "No matching gold file found";
+      if (sopt.v2) it.v2_error = "No matching gold file found";
+    } else if (g.error) {
+      it.score = 0;
+      it.error_info = "Evaluation Error: " + *g.error;
+      if (sopt.v2) it.v2_error = "Post-exec processing error: " + *g.error;
+    } else {
+      grade_frame(*pred, g.frames, g.files.single, entries.at(j.id), sopt, it);
+    }
+    progress.tick();
+  });
   progress.finish();
-  rr.opt = opt;
-  return rr;
+  for (auto& r : out) r.n_executed = execs.size();
+  return out;
 }
+
+RunResult run(const RunOptions& opt) { return std::move(run_many(opt, {opt.result_dir}).front()); }
 
 }  // namespace sqlgrade::spider2

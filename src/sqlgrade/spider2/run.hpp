@@ -41,5 +41,8 @@ void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single
 // The whole run (no printing, no writing; see report.hpp). Throws InputError for bad inputs.
 // evaluate() (spider2.hpp) is this plus the sql-mode output-folder check made before anything runs.
 RunResult run(const RunOptions& opt);
+// Several systems (one result folder each) in one pass: the gold alternatives of an id are read once
+// and each distinct (database, SQL) runs once; out[i] is result_dirs[i]'s run (opt.result_dir ignored).
+std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::string>& result_dirs);
 
 }  // namespace sqlgrade::spider2

@@ -2,9 +2,12 @@
 // the driver (run.cpp, eval.cpp, outputs.cpp), the judge each call builds, and what the commands print.
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
+#include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/runs/record.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/uda.hpp"
@@ -169,10 +172,14 @@ QueryReport evaluate_query(const QueryOptions& opt) {
 }
 
 Run evaluate(const Options& opt) {
+  if (!opt.run.shard.empty()) runs::parse_shard(opt.run.shard);  // bad --shard: before anything runs
   auto jd = make_judge(opt.judge);
   Run run;
+  run.started_at = runs::utc_now_iso8601();
+  const auto t0 = std::chrono::steady_clock::now();
   run.datasets = run_datasets(opt.dataset_dir, opt.results, opt.run, jd->get());
   run.judge_summary = jd->finish();
+  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }
 

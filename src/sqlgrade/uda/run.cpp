@@ -5,6 +5,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/uda/judge/llm_trace.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -149,6 +150,12 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
     sum.load_notes = ds.load_notes();
     fs::path root = results_root / ds.name();
     std::vector<RunJob> jobs = run_jobs(dir, root);
+    if (!opt.shard.empty()) {  // --shard i/n: the statements whose path (the record's id) is in it
+      const runs::Shard sh = runs::parse_shard(opt.shard);
+      std::erase_if(jobs, [&](const RunJob& j) {
+        return !runs::in_shard((fs::path(ds.name()) / fs::relative(j.folder, root)).generic_string(), sh);
+      });
+    }
     sum.queries.resize(jobs.size());
     Evaluator evaluator(ds, opt.eval, jd);
     DuckPool pool([&ds] { return ds.connect(); });
@@ -171,6 +178,7 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
                                         : evaluator.missing_result(*conn, job.sql, "no result.csv in " + e.path);
       ev.warnings.insert(ev.warnings.begin(), job.notes.begin(), job.notes.end());
       fill_entry(e, ev);
+      e.acc = acc_json(ev, opt.eval).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       std::error_code fec;
       if (fs::is_directory(job.folder, fec)) {  // statements without a folder get no acc_result/
         try {

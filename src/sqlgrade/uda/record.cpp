@@ -1,0 +1,192 @@
+// `uda run` as a run record (docs/run-record.schema.json, docs/comparing-runs.md §6) and the "uda"
+// summarizer that rebuilds the printed table and per-dataset summaries from the instances' detail,
+// so that `sqlgrade merge` of shards prints what grading everything at once prints.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "sqlgrade/core/digest.hpp"
+#include "sqlgrade/engine/duckdb.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/runs/summary.hpp"
+#include "sqlgrade/uda.hpp"
+#include "sqlgrade/uda/driver.hpp"
+
+namespace sqlgrade::uda {
+
+namespace {
+
+using runs::Json;
+
+// The statement fields summary.json and the table are computed from.
+Json entry_detail(const RunEntry& q) {
+  return {{"dataset", q.dataset},       {"task", q.task},
+          {"file", q.file_stem},        {"index", q.index},
+          {"label", q.label},           {"category", q.category},
+          {"query_type", q.query_type}, {"status", q.status},
+          {"error_kind", q.error_kind}, {"reason", q.reason},
+          {"macro_precision", q.macro_precision}, {"macro_recall", q.macro_recall},
+          {"macro_f1", q.macro_f1},     {"len_gold", q.len_gold},
+          {"len_pred", q.len_pred},     {"matched_rows", q.matched_rows},
+          {"judge_questions", q.judge_questions}};
+}
+
+RunEntry entry_from(const std::string& path, const Json& d) {
+  RunEntry q;
+  q.path = path;
+  q.dataset = d.at("dataset"), q.task = d.at("task"), q.file_stem = d.at("file"), q.index = d.at("index");
+  q.label = d.at("label"), q.category = d.at("category"), q.query_type = d.at("query_type");
+  q.status = d.at("status"), q.error_kind = d.at("error_kind"), q.reason = d.at("reason");
+  q.macro_precision = d.at("macro_precision"), q.macro_recall = d.at("macro_recall"), q.macro_f1 = d.at("macro_f1");
+  q.len_gold = d.at("len_gold"), q.len_pred = d.at("len_pred"), q.matched_rows = d.at("matched_rows");
+  q.judge_questions = d.at("judge_questions");
+  return q;
+}
+
+// summary.json's numbers without the statement list: per dataset (overall, by task, gold errors) and
+// the whole run.
+Json summary_of(const std::vector<DatasetSummary>& sums) {
+  Json ds = Json::object();
+  SummaryCounts all;
+  for (auto& s : sums) {
+    Json j = Json::parse(summary_json(s).dump());
+    j.erase("queries");
+    j.erase("dataset");
+    ds[s.dataset] = std::move(j);
+    all.add(s.counts());
+  }
+  return {{"overall", Json::parse(counts_json(all).dump())}, {"datasets", ds}};
+}
+
+std::string sha_or_null(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::exists(p, ec) ? sha256_path(p.string()) : std::string();
+}
+
+runs::SummaryOut summarize_record(const runs::RunRecord& rec) {
+  // Datasets in the order of the run (options.datasets), statements in the run's order.
+  std::vector<DatasetSummary> sums;
+  std::map<std::string, size_t> at;
+  if (rec.options.contains("datasets"))
+    for (auto& n : rec.options["datasets"]) {
+      at.emplace(n.get<std::string>(), sums.size());
+      sums.push_back({n.get<std::string>(), {}, {}});
+    }
+  try {
+    for (auto& x : rec.instances) {
+      RunEntry q = entry_from(x.id, x.detail);
+      auto it = at.find(q.dataset);
+      if (it == at.end()) it = at.emplace(q.dataset, sums.size()).first, sums.push_back({q.dataset, {}, {}});
+      sums[it->second].queries.push_back(std::move(q));
+    }
+  } catch (const std::exception& e) {
+    throw InputError("uda run record", std::string("instance detail cannot be read: ") + e.what());
+  }
+  for (auto& s : sums)
+    std::sort(s.queries.begin(), s.queries.end(), [](const RunEntry& a, const RunEntry& b) {
+      return std::tie(a.task, a.file_stem, a.index, a.path) < std::tie(b.task, b.file_stem, b.index, b.path);
+    });
+  if (rec.options.contains("load_notes"))
+    for (auto& s : sums)
+      if (rec.options["load_notes"].contains(s.dataset))
+        s.load_notes = rec.options["load_notes"][s.dataset].get<std::vector<std::string>>();
+  Run run;
+  run.datasets = std::move(sums);
+  runs::SummaryOut out;
+  out.summary = summary_of(run.datasets);
+  out.text = render_text(run, false);
+  return out;
+}
+
+}  // namespace
+
+std::string render_json(const Run& run, const Options& opt, const std::vector<std::string>& command) {
+  namespace fs = std::filesystem;
+  runs::RunRecord rec;
+  runs::stamp_environment(rec);
+  if (!run.started_at.empty()) rec.started_at = run.started_at;
+  rec.wall_s = run.wall_s;
+  rec.command = command;
+  rec.benchmark = "uda";
+  {
+    fs::path p(opt.results);
+    if (!p.has_filename()) p = p.parent_path();
+    rec.system = p.filename().string();
+  }
+  rec.metrics = {{"macro_f1", runs::MetricKind::Continuous, "Macro F1 over the scored columns"},
+                 {"macro_precision", runs::MetricKind::Continuous, "Macro precision"},
+                 {"macro_recall", runs::MetricKind::Continuous, "Macro recall"},
+                 {"row_f1", runs::MetricKind::Continuous, "Row F1 (rows matched by id)"},
+                 {"row_precision", runs::MetricKind::Continuous, "Row precision"},
+                 {"row_recall", runs::MetricKind::Continuous, "Row recall"}};
+  rec.primary_metric = "macro_f1";
+  Json datasets = Json::array();
+  for (auto& s : run.datasets) datasets.push_back(s.dataset);
+  rec.options = {{"float_tolerance", opt.run.eval.float_tolerance},
+                 {"multi_value_sep", opt.run.eval.multi_sep},
+                 {"primary_key", opt.run.eval.primary_key},
+                 {"judge", opt.judge.kind == JudgeOptions::Kind::Llm ? "llm" : "rules"},
+                 {"datasets", datasets}};
+  // The gold tables' load notes (the same for every shard): summary.json keeps them per dataset.
+  Json notes = Json::object();
+  for (auto& s : run.datasets)
+    if (!s.load_notes.empty()) notes[s.dataset] = s.load_notes;
+  if (!notes.empty()) rec.options["load_notes"] = notes;
+  if (opt.judge.kind == JudgeOptions::Kind::Llm && !opt.judge.model.empty()) rec.options["judge_model"] = opt.judge.model;
+  const std::string q = sha_or_null(opt.dataset_dir);
+  rec.inputs.push_back({"queries", "gold", opt.dataset_dir, q.empty() ? std::nullopt : std::optional<std::string>(q)});
+  if (opt.run.dataset.gt_dir) rec.inputs.push_back({"gt", "gold", opt.run.dataset.gt_dir->string(), sha256_path(opt.run.dataset.gt_dir->string())});
+  if (opt.run.dataset.attributes_file)
+    rec.inputs.push_back({"attributes", "gold", opt.run.dataset.attributes_file->string(), sha256_file(opt.run.dataset.attributes_file->string())});
+  if (opt.run.dataset.table_map)
+    rec.inputs.push_back({"table_map", "gold", opt.run.dataset.table_map->string(), sha256_file(opt.run.dataset.table_map->string())});
+  rec.inputs.push_back({"pred", "pred", opt.results, std::nullopt});  // holds our own acc_result/ outputs: not hashed
+  rec.engines.emplace_back("duckdb", DuckDb::version());
+  rec.timeout_s = opt.run.eval.gold_timeout_s;
+  if (!opt.run.shard.empty()) rec.shard = runs::parse_shard(opt.run.shard);
+  rec.category_axes = {{"task", {"Select", "Filter", "Agg", "Join", "Mixed"}}};
+  rec.summary = summary_of(run.datasets);
+  rec.summary_text = render_text(run, false);
+  for (auto& s : run.datasets)
+    for (auto& e : s.queries) {
+      runs::Instance x;
+      x.id = e.path;
+      Json acc = e.acc.empty() ? Json() : Json::parse(e.acc);
+      if (e.error_kind != kGoldError) {  // a gold error is not graded; the others score (0 when unusable)
+        x.scores = {{"macro_f1", e.macro_f1}, {"macro_precision", e.macro_precision}, {"macro_recall", e.macro_recall}};
+        if (acc.is_object())
+          for (const char* m : {"row_f1", "row_precision", "row_recall"})
+            if (acc.contains(m) && acc[m].is_number()) x.scores.emplace_back(m, acc[m].get<double>());
+      }
+      x.category = {{"dataset", e.dataset}, {"task", e.task}};
+      if (acc.is_object() && acc.contains("sql") && acc["sql"].is_string()) x.question = acc["sql"].get<std::string>();
+      if (acc.is_object() && acc.contains("gold_sql") && acc["gold_sql"].is_string()) x.gold_sql = acc["gold_sql"].get<std::string>();
+      if (e.status != "ok") x.failure_reason = (e.error_kind.empty() ? "" : e.error_kind + ": ") + e.reason;
+      Json d = entry_detail(e);
+      if (acc.is_object()) {
+        Json cols = Json::object(), kinds = Json::object();
+        if (acc.contains("columns"))
+          for (auto& [name, c] : acc["columns"].items()) {
+            cols[name] = {{"precision", c["precision"]}, {"recall", c["recall"]}, {"f1", c["f1"]}};
+            kinds[name] = {{"kind", c["kind"]}, {"judged_cells", c["judged_cells"]}};
+          }
+        if (!cols.empty()) x.columns = cols;
+        d["columns"] = kinds;
+        for (const char* k : {"rows", "used_keys", "skipped_columns", "warnings", "mode", "judge", "tolerances"})
+          if (acc.contains(k)) d[k] = acc[k];
+      }
+      x.detail = std::move(d);
+      rec.instances.push_back(std::move(x));
+    }
+  std::sort(rec.instances.begin(), rec.instances.end(),
+            [](const runs::Instance& a, const runs::Instance& b) { return runs::id_less(a.id, b.id); });
+  return runs::render_run_record(rec);
+}
+
+void register_run_summarizer() { runs::register_summarizer("uda", summarize_record); }
+
+}  // namespace sqlgrade::uda
