@@ -19,6 +19,7 @@
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
@@ -64,12 +65,6 @@ std::optional<long long> int_key(const std::string& k) {
   return *v;
 }
 
-// One gold result, computed once (std::call_once) and shared by every question and system using it.
-struct GoldEntry {
-  std::once_flag once;
-  ExecResult res;
-};
-
 // What a (database, gold SQL, prediction SQL) triple scores: the same for every question and system
 // that has it, so evaluate_many checks each distinct triple once (not for VES/R-VES, which time).
 struct Outcome {
@@ -84,8 +79,8 @@ struct Outcome {
 
 // Shared by the systems of one evaluate_many call.
 struct SharedCache {
-  std::mutex mu;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<GoldEntry>> gold;
+  std::mutex mu;  // guards outcomes
+  exec::GoldMemo<ExecResult> gold;  // each (database, gold SQL) once, shared by every question and system
   std::map<std::tuple<std::string, std::string, std::string>, Outcome> outcomes;
 };
 
@@ -389,7 +384,7 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   rr.jobs = resolve_jobs(opt.num_cpus);
 
   // ---- one pass over the questions that have a prediction, on all cores. Each distinct
-  // (database, gold SQL) runs once (std::call_once) and its result is shared (gold cache). In the
+  // (database, gold SQL) runs once (exec::GoldMemo) and its result is shared (gold cache). In the
   // original layout the gold runs on the prediction's database, as the official script does.
   std::map<std::pair<std::string, std::string>, size_t> gold_key;
   std::vector<std::pair<std::string, std::string>> gold_jobs;  // (db path, sql)
@@ -403,15 +398,6 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
     if (ins) gold_jobs.push_back(key);
     gold_of[i] = it->second;
   }
-  std::vector<std::shared_ptr<GoldEntry>> gold_res(gold_jobs.size());
-  {
-    std::lock_guard<std::mutex> lk(cache.mu);
-    for (size_t j = 0; j < gold_jobs.size(); ++j) {
-      auto& e = cache.gold[gold_jobs[j]];
-      if (!e) e = std::make_shared<GoldEntry>();
-      gold_res[j] = e;
-    }
-  }
   rr.gold_executions = gold_jobs.size();
   Progress progress("bird " + std::string(metric_name(opt.metric)), pending.size(), opt.progress);
   std::vector<double> pred_secs(n, 0);
@@ -419,13 +405,9 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   const int repeat = std::max(1, opt.repeat);
   parallel_for(pending.size(), rr.jobs, [&](size_t k) {
     Instance& it = rr.items[pending[k]];
-    size_t gj = gold_of[it.index];
-    GoldEntry& ge = *gold_res[gj];
-    std::call_once(ge.once, [&] {
-      SqliteDb& gdb = SqlitePool::get(gold_jobs[gj].first, sopt);
-      ge.res = gdb.execute(gold_jobs[gj].second, gold_lim);
-    });
-    const ExecResult& g = ge.res;
+    const auto& [gold_db, gold_sql] = gold_jobs[gold_of[it.index]];
+    auto gold = cache.gold.get(gold_db, gold_sql, [&] { return SqlitePool::get(gold_db, sopt).execute(gold_sql, gold_lim); });
+    const ExecResult& g = *gold;
     std::string path = db_file(opt.db_root_path, it.db_id);
     // The same (database, gold, prediction) already checked, by this system or another one.
     std::tuple<std::string, std::string, std::string> okey{path, it.gold_sql, it.pred_sql};
@@ -509,7 +491,7 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   }, &progress);
   progress.finish();
 
-  for (auto& g : gold_res) rr.engine_seconds += g->res.seconds;
+  for (auto& [gold_db, gold_sql] : gold_jobs) rr.engine_seconds += cache.gold.peek(gold_db, gold_sql)->seconds;
   for (double s : pred_secs) rr.engine_seconds += s;
   for (auto& it : rr.items) {
     if (it.status == "gold_timeout") ++rr.gold_timeouts;
