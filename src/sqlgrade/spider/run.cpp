@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/py/io.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/errors.hpp"
@@ -317,15 +318,12 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
     } else {
       // Original Spider exec (spec §1.14): one DB file, default text factory (invalid UTF-8 is an
       // error), result columns keyed by the parsed select items. Every distinct (database, SQL)
-      // runs once: gold and prediction results share one cache across all systems (a prediction equal
-      // to its gold, a gold shared by several examples, or one prediction of several systems, is
-      // executed a single time); entries are dropped after their last use.
-      struct Entry {
-        std::shared_ptr<ExecResult> res;
-        long uses = 0;
-      };
-      std::mutex mu;
-      std::map<std::pair<std::string, std::string>, Entry> cache;
+      // runs once: gold and prediction results share one memo across all systems (exec::GoldMemo; a
+      // prediction equal to its gold, a gold shared by several examples, or one prediction of several
+      // systems, is executed a single time), bounded by bytes so that large results are not all kept.
+      exec::GoldMemo<ExecResult> results(MemoBounds{SIZE_MAX, 256u << 20}, [](const std::string& key, const ExecResult& r) {
+        return key.size() + sizeof(ExecResult) + heap_bytes(r.table) + heap_bytes(r.error);
+      });
       auto path_of = [&](const Example& ex) {
         return (fs::path(opt.db_dir) / ex.db_id / (ex.db_id + ".sqlite")).string();
       };
@@ -335,36 +333,12 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
         const Example& ex = example_at(i);
         return !ex.pred_parsed && parsed[i].gold && !parsed[i].gold->select.empty();
       };
-      for (size_t i = 0; i < slots.size(); ++i) {
-        const Example& ex = example_at(i);
-        if (!ex.gold_ok || !ex.has_pred || hopeless(i)) continue;
-        std::string path = path_of(ex);
-        cache[{path, ex.pred_sql}].uses++;
-        cache[{path, ex.gold_sql}].uses++;
-      }
       SqliteOptions so;
       so.text_decode = SqliteOptions::TextDecode::Error;
       Limits lim;
       lim.timeout_s = opt.timeout_s;
       auto get = [&](SqliteDb& db, const std::string& path, const std::string& sql) {
-        std::pair<std::string, std::string> key{path, sql};
-        {
-          std::lock_guard<std::mutex> lk(mu);
-          auto it = cache.find(key);
-          if (it != cache.end() && it->second.res) {
-            auto r = it->second.res;
-            if (--it->second.uses <= 0) cache.erase(it);
-            return r;
-          }
-        }
-        auto r = std::make_shared<ExecResult>(db.execute(sql, lim));
-        std::lock_guard<std::mutex> lk(mu);
-        auto it = cache.find(key);
-        if (it != cache.end()) {
-          if (--it->second.uses <= 0) cache.erase(it);
-          else it->second.res = r;
-        }
-        return r;
+        return results.get(path, sql, [&] { return db.execute(sql, lim); });
       };
       parallel_for(
           slots.size(), jobs,
@@ -385,7 +359,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
             std::string path = path_of(ex);
             SqliteDb& db = SqlitePool::get(path, so);
             auto pr = get(db, path, ex.pred_sql);
-            auto gr = get(db, path, ex.gold_sql);  // run even when the prediction failed, to release the cache entry
+            auto gr = get(db, path, ex.gold_sql);
             if (!pr->ok()) {
               ex.exec = 0;
               ex.exec_timeout = pr->status == ExecStatus::Timeout;
