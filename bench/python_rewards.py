@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -26,7 +25,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "python"))
-import sqlgrade  # noqa: E402
+import sqlgrade  # noqa: E402  (before sqlite3: the native module configures SQLite for threads)
+import sqlite3  # noqa: E402
 
 
 def tables(db: str) -> list:

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/execute.hpp"
 #include "sqlgrade/verdict.hpp"
@@ -208,6 +209,9 @@ void register_evaluate(py::module_& m, PyObject* input_error);  // evaluate.cpp
 PYBIND11_MODULE(_native, m) {
   m.doc() = "sqlgrade's C++ core in-process (protocol 1; see sqlgrade/_native.pyi). Use the sqlgrade package API.";
   m.attr("PROTOCOL_VERSION") = kProtocolVersion;
+  // SQLite's memory statistics serialise every allocation across threads; switch them off now, before
+  // anything in this process uses SQLite (too late, and a no-op, if Python's sqlite3 was imported first).
+  sqlgrade::sqlite_configure_once();
   static py::exception<sqlgrade::InputError> input_error(m, "InputError", PyExc_ValueError);
   g_input_error = input_error.ptr();
   m.def("version", [] { return std::string(SQLGRADE_VERSION); }, "The sqlgrade version the module was built from.");

@@ -19,6 +19,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+try:  # load the native module first: it configures SQLite for threads before anything else opens it
+    from . import _native as _native_early  # noqa: F401
+except ImportError:  # server mode only
+    pass
+
 from .api import aexecute, averdict, averdicts, execute, verdict, verdicts
 from .config import Config, config, configure, reload
 from .errors import (BackendUnavailable, BackendUnsupported, GoldError, InputError, ServerBusy, ServerError,

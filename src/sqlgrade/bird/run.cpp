@@ -405,7 +405,9 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   const int repeat = std::max(1, opt.repeat);
   parallel_for(pending.size(), rr.jobs, [&](size_t k) {
     Instance& it = rr.items[pending[k]];
-    const auto& [gold_db, gold_sql] = gold_jobs[gold_of[it.index]];
+    // Plain references, not a structured binding: clang before 16 cannot capture bindings in a lambda.
+    const std::string& gold_db = gold_jobs[gold_of[it.index]].first;
+    const std::string& gold_sql = gold_jobs[gold_of[it.index]].second;
     auto gold = cache.gold.get(gold_db, gold_sql, [&] { return SqlitePool::get(gold_db, sopt).execute(gold_sql, gold_lim); });
     const ExecResult& g = *gold;
     std::string path = db_file(opt.db_root_path, it.db_id);

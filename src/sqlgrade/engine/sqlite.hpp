@@ -35,6 +35,11 @@ struct SqliteOptions {
   bool empty_is_ok = true;
 };
 
+// Configures SQLite for this process once, before its first use (memory statistics off: they
+// serialise every allocation across threads). SqliteDb calls it; call it before opening SQLite any
+// other way.
+void sqlite_configure_once();
+
 class SqliteDb : public Engine {
  public:
   // Opens `path` read-only. Throws InputError if the file does not exist, is not a database, or has

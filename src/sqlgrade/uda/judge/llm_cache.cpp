@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 
 namespace sqlgrade::uda::judge {
@@ -22,6 +23,7 @@ struct Stmt {
 }  // namespace
 
 LlmCache::LlmCache(const std::filesystem::path& file) : path_(file) {
+  sqlite_configure_once();
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   int rc = sqlite3_open_v2(file.string().c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
