@@ -65,6 +65,18 @@ inline void spit(const fs::path& p, const std::string& content) {
   out << content;
 }
 
+// A small Spider-style database "shop" (item → shop) shared by the Spider fixtures: its schema and
+// its tables.json entry; each test inserts its own rows.
+inline constexpr const char* kShopSchemaSql =
+    "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price REAL, shop_id INTEGER);"
+    "CREATE TABLE shop(shop_id INTEGER PRIMARY KEY, city TEXT);";
+inline constexpr const char* kShopTablesJson =
+    R"([{"db_id":"shop","table_names_original":["item","shop"],"table_names":["item","shop"],
+      "column_names_original":[[-1,"*"],[0,"id"],[0,"name"],[0,"price"],[0,"shop_id"],[1,"shop_id"],[1,"city"]],
+      "column_names":[[-1,"*"],[0,"id"],[0,"name"],[0,"price"],[0,"shop id"],[1,"shop id"],[1,"city"]],
+      "column_types":["text","number","text","number","number","number","text"],
+      "primary_keys":[1,5],"foreign_keys":[[4,5]]}])";
+
 // Build a SQLite database file from a SQL script (test fixtures are .sql, never binary files).
 inline void make_sqlite(const fs::path& db, const std::string& script) {
   std::error_code ec;

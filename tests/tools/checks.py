@@ -2,6 +2,16 @@
 FAILURES = []
 
 
+def require_jsonschema():
+    """Debian's python3-jsonschema, or exit 77 (ctest: skipped) with the reason."""
+    try:
+        import jsonschema
+    except ImportError:
+        print("SKIP: python3-jsonschema is not installed (Debian package python3-jsonschema)")
+        raise SystemExit(77)
+    return jsonschema
+
+
 def check(cond, what, quiet=False):
     if not quiet or not cond:
         print(("ok   " if cond else "FAIL ") + what)

@@ -16,17 +16,10 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import jsonschema
-except ImportError:
-    print("SKIP: python3-jsonschema is not installed (Debian package python3-jsonschema)")
-    sys.exit(77)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, verdict  # noqa: E402
+from checks import CLI, SRC, check, require_jsonschema, verdict  # noqa: E402
 
-CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
-SRC = os.environ.get("SQLGRADE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+jsonschema = require_jsonschema()
 def shard_of(i, n):
     return int.from_bytes(hashlib.sha256(i.encode()).digest()[:8], "big") % n
 

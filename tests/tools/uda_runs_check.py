@@ -20,14 +20,10 @@ import shutil
 import sys
 import tempfile
 
-try:
-    import jsonschema
-except ImportError:
-    print("SKIP: python3-jsonschema is not installed (Debian package python3-jsonschema)")
-    sys.exit(77)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import SRC, check, run_cli as run, schema_checker, shard_of, verdict  # noqa: E402
+from checks import SRC, check, require_jsonschema, run_cli as run, schema_checker, shard_of, verdict  # noqa: E402
+
+jsonschema = require_jsonschema()
 
 
 def main():

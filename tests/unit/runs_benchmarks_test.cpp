@@ -22,16 +22,11 @@ struct SpiderFx {
   SpiderFx() {
     db_dir = (dir / "db").string();
     make_sqlite(dir / "db" / "shop" / "shop.sqlite",
-                "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price REAL, shop_id INTEGER);"
-                "CREATE TABLE shop(shop_id INTEGER PRIMARY KEY, city TEXT);"
+                std::string(kShopSchemaSql) +
                 "INSERT INTO shop VALUES (1,'Oslo'),(2,'Rome'),(3,'Lima');"
                 "INSERT INTO item VALUES (1,'pen',1.5,1),(2,'cup',3.0,2),(3,'hat',7.25,1),(4,'mug',3.0,3);");
     tables = (dir / "tables.json").string();
-    spit(tables, R"([{"db_id":"shop","table_names_original":["item","shop"],"table_names":["item","shop"],
-      "column_names_original":[[-1,"*"],[0,"id"],[0,"name"],[0,"price"],[0,"shop_id"],[1,"shop_id"],[1,"city"]],
-      "column_names":[[-1,"*"],[0,"id"],[0,"name"],[0,"price"],[0,"shop id"],[1,"shop id"],[1,"city"]],
-      "column_types":["text","number","text","number","number","number","text"],
-      "primary_keys":[1,5],"foreign_keys":[[4,5]]}])");
+    spit(tables, kShopTablesJson);
     gold = (dir / "gold.sql").string();
     spit(gold,
          "SELECT name FROM item WHERE price > 2\tshop\n"

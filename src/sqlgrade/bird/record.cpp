@@ -63,12 +63,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   const Options& opt = r.opt;
   const bool ves = r.metric == Metric::Ves || r.metric == Metric::RVes;
   const std::string primary = score_name(r.metric);
-  runs::RunRecord rec;
-  runs::stamp_environment(rec);
-  if (!r.started_at.empty()) rec.started_at = r.started_at;
-  rec.wall_s = r.wall_seconds;
-  rec.command = command;
-  rec.benchmark = "bird";
+  runs::RunRecord rec = runs::begin_run_record("bird", r.started_at, r.wall_seconds, command);
   rec.system = std::filesystem::path(opt.predicted_sql_path).filename().string();
   rec.metrics.push_back({primary, r.metric == Metric::Ex ? runs::MetricKind::Binary : runs::MetricKind::Continuous,
                          metric_name(r.metric)});

@@ -117,6 +117,10 @@ void write_run_record(const std::string& path, const RunRecord& r);  // atomic
 // adds its engines (e.g. {"sqlite", sqlite_version()}, {"duckdb", DuckDb::version()}) and sets
 // wall_s at the end.
 void stamp_environment(RunRecord& r);
+// A benchmark's record, begun: the environment stamped, `benchmark`, the run's start time (now when
+// the run did not note one), its wall time and the command line that produced it.
+RunRecord begin_run_record(const std::string& benchmark, const std::string& started_at, double wall_s,
+                           const std::vector<std::string>& command);
 std::string sqlite_version();
 Machine this_machine();
 std::string utc_now_iso8601();

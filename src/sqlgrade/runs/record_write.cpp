@@ -141,6 +141,17 @@ void stamp_environment(RunRecord& r) {
   r.started_at = utc_now_iso8601();
 }
 
+RunRecord begin_run_record(const std::string& benchmark, const std::string& started_at, double wall_s,
+                           const std::vector<std::string>& command) {
+  RunRecord r;
+  stamp_environment(r);
+  if (!started_at.empty()) r.started_at = started_at;
+  r.wall_s = wall_s;
+  r.command = command;
+  r.benchmark = benchmark;
+  return r;
+}
+
 std::string sqlite_version() { return sqlite3_libversion(); }
 
 }  // namespace sqlgrade::runs

@@ -42,12 +42,7 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
   const Options& opt = run.opt;
   const bool ts = opt.compat == Compat::TestSuite;
   const bool do_match = opt.etype != Etype::Exec, do_exec = opt.etype != Etype::Match;
-  runs::RunRecord r;
-  runs::stamp_environment(r);
-  r.started_at = run.started_at.empty() ? r.started_at : run.started_at;
-  r.wall_s = run.wall_s;
-  r.command = command;
-  r.benchmark = "spider";
+  runs::RunRecord r = runs::begin_run_record("spider", run.started_at, run.wall_s, command);
   r.system = std::filesystem::path(opt.pred).filename().string();
   if (do_exec) r.metrics.push_back({"exec", runs::MetricKind::Binary, "Execution accuracy"});
   if (do_match) r.metrics.push_back({"exact", runs::MetricKind::Binary, "Exact set match"});

@@ -234,12 +234,7 @@ runs::SummaryOut summarize_record(const runs::RunRecord& rec) {
 
 std::string render_json(const Run& r, const std::vector<std::string>& command) {
   const Options& opt = r.opt;
-  runs::RunRecord rec;
-  runs::stamp_environment(rec);
-  if (!r.started_at.empty()) rec.started_at = r.started_at;
-  rec.wall_s = r.wall_s;
-  rec.command = command;
-  rec.benchmark = "spider2";
+  runs::RunRecord rec = runs::begin_run_record("spider2", r.started_at, r.wall_s, command);
   rec.system = basename_of(opt.result_dir);
   rec.metrics.push_back({"ex", runs::MetricKind::Binary, "Execution accuracy (evaluate.py)"});
   if (opt.v2) {

@@ -106,12 +106,7 @@ runs::SummaryOut summarize_record(const runs::RunRecord& rec) {
 
 std::string render_json(const Run& run, const Options& opt, const std::vector<std::string>& command) {
   namespace fs = std::filesystem;
-  runs::RunRecord rec;
-  runs::stamp_environment(rec);
-  if (!run.started_at.empty()) rec.started_at = run.started_at;
-  rec.wall_s = run.wall_s;
-  rec.command = command;
-  rec.benchmark = "uda";
+  runs::RunRecord rec = runs::begin_run_record("uda", run.started_at, run.wall_s, command);
   {
     fs::path p(opt.results);
     if (!p.has_filename()) p = p.parent_path();
