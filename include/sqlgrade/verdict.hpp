@@ -95,15 +95,24 @@ class Verifier {
 
   // JSON in, JSON out, for bindings and the server: `request` is the /verify body of docs/serve.md;
   // the database is `db` when given (the server resolves db_id itself), else the body's `db` field
-  // (a path). The reply is the /verify reply (echoed fields included).
+  // (a path). The reply is the /verify reply (echoed fields included). = verdict_json(request_of(...)).
   nlohmann::json verdict_json(const nlohmann::json& request, const std::string& db = "");
+  // The same for a request already parsed from `body` (request_of): `body` only gives the echoed fields.
+  nlohmann::json verdict_json(const VerdictRequest& request, const nlohmann::json& body);
 
-  // The request of a /verify body (validation only; `db` is resolved by the caller). Throws
-  // InputError with the one-line message a 400 carries.
-  static VerdictRequest parse_request(const nlohmann::json& body);
+  // The request of a /verify body as verdict_json grades it: parse_request with this verifier's
+  // extraction options, and the database `db` when given, else the body's `db` field (a path).
+  VerdictRequest request_of(const nlohmann::json& body, const std::string& db = "") const;
+  // The request of a /verify body (validation only; `db` is resolved by the caller). An `extract`
+  // object overrides base_extract (request.extract is then set). Throws InputError with the one-line
+  // message a 400 carries.
+  static VerdictRequest parse_request(const nlohmann::json& body, const answer::ExtractOptions& base_extract = {});
+  // Throws InputError (the 400's message) when the request has no gold: no gold_sql, no gold_result
+  // and, for spider2, no instance_id of the official gold folder. verdict() checks it too.
+  void require_gold(const VerdictRequest& request) const;
   // The /verify reply fields of a verdict (reward, execution_match, extracted_sql, failure_reason,
   // failure_detail, extraction_source, benchmark, gold_cached, pred_executed, timings).
-  static void to_json(const Verdict& v, const VerdictRequest& request, nlohmann::json& reply);
+  static void to_json(const Verdict& v, const std::string& benchmark, nlohmann::json& reply);
 
   // True when a spider2 request with this instance_id can use the official gold folder.
   bool has_official_gold(const std::string& instance_id) const;

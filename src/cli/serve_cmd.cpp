@@ -42,12 +42,12 @@ void run_serve(ServeArgs& a) {
   require_dir(a.so.db_dir, "--db-dir");
   if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
   if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
-  if (!a.so.spider2_gold_dir.empty()) require_dir(a.so.spider2_gold_dir, "--spider2-gold-dir");
+  if (!a.so.verifier.spider2_gold_dir.empty()) require_dir(a.so.verifier.spider2_gold_dir, "--spider2-gold-dir");
   a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
-  a.so.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
-  a.so.gold_cache_bytes = static_cast<size_t>(a.cache_mb * (1 << 20));
-  a.so.extract.word_boundary = a.word_boundary;
-  a.so.extract.tags_and_json = !a.nemo_strict;
+  a.so.verifier.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
+  a.so.verifier.gold_cache_bytes = static_cast<size_t>(a.cache_mb * (1 << 20));
+  a.so.verifier.extract.word_boundary = a.word_boundary;
+  a.so.verifier.extract.tags_and_json = !a.nemo_strict;
   a.http.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
   a.http.max_buffered_bytes = static_cast<size_t>(a.max_buffered_mb * (1 << 20));
   if (a.log_requests) a.http.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
@@ -55,7 +55,7 @@ void run_serve(ServeArgs& a) {
   serve_http(server, a.http, [&](int port) {
     std::printf("sqlgrade serve: listening on http://%s:%d (max-concurrency %u, queue %zu, timeout %g s)\n",
                 a.http.host.c_str(), port, server.options().max_concurrency, server.options().max_queue,
-                server.options().timeout_s);
+                server.options().verifier.timeout_s);
     std::fflush(stdout);
   });
   ServerStats s = server.stats();
@@ -124,19 +124,19 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--host", sa->http.host, "address to bind")->default_val("127.0.0.1");
   s->add_option("--max-concurrency", sa->max_concurrency, "verifies running at once (default: max(4, 2 x cores))");
   s->add_option("--max-queue", sa->so.max_queue, "verifies waiting for a slot before 503")->default_val(64);
-  s->add_option("--timeout", sa->so.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
-  s->add_option("--gold-timeout", sa->so.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)");
+  s->add_option("--timeout", sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
+  s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)");
   s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");
   s->add_option("--bird-db-dir", sa->so.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db-dir)");
-  s->add_option("--spider2-gold-dir", sa->so.spider2_gold_dir,
+  s->add_option("--spider2-gold-dir", sa->so.verifier.spider2_gold_dir,
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
                  "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");
-  s->add_option("--max-rows", sa->so.max_rows, "result row cap per query")->default_val(1000000);
+  s->add_option("--max-rows", sa->so.verifier.max_rows, "result row cap per query")->default_val(1000000);
   s->add_option("--max-execute-rows", sa->so.max_execute_rows, "POST /execute: cap on a request's max_rows")
       ->default_val(10000);
   s->add_option("--max-batch", sa->so.max_batch, "POST /get_reward (OpenRLHF): rollouts per request")->default_val(4096);
   s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")->default_val(64);
-  s->add_option("--cache-entries", sa->so.gold_cache_entries, "gold results kept")->default_val(4096);
+  s->add_option("--cache-entries", sa->so.verifier.gold_cache_entries, "gold results kept")->default_val(4096);
   s->add_option("--cache-mb", sa->cache_mb, "memory for cached gold results, MiB")->default_val(256);
   s->add_option("--max-body-mb", sa->max_body_mb,
                  "largest request body, MiB, on the wire and again after gzip/deflate decoding (413 beyond)")

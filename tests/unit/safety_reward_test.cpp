@@ -32,7 +32,7 @@ struct AdvServer {
     serve::ServerOptions o;
     o.db_dir = (tmp / "dbs").string();
     o.max_concurrency = 2;
-    o.timeout_s = 5;
+    o.verifier.timeout_s = 5;
     server = std::make_unique<serve::RewardServer>(o);
   }
 };
@@ -50,7 +50,6 @@ TEST(SafetyReward, NotAQueryScoresZeroForEveryBenchmarkAndExtraction) {
   };
   int checked = 0;
   for (const char* bench : {"spider2", "spider", "bird"}) {
-    if (!serve::benchmark_available(bench)) continue;
     const json golds[] = {{{"gold_sql", "SELECT name FROM people WHERE id < 0"}}, {{"gold_result", json::array({json::array()})}}};
     for (const json& gold : golds)
       for (auto& [wname, wrap] : wrappers)
@@ -82,8 +81,6 @@ TEST(SafetyReward, HostileRequestsGetTheirExpectedReplies) {
     json c = json::parse(expand_placeholders(line));
     std::string name = c["name"], body = c["request"].dump();
     const json& e = c["expect"];
-    if (c["request"].value("benchmark", "spider2") != "spider2" && !serve::benchmark_available(c["request"]["benchmark"].get<std::string>()))
-      continue;
     serve::Reply r = c["endpoint"] == "verify" ? s.server->verify(body) : s.server->aggregate_metrics(body);
     ++n;
     EXPECT_EQ(r.status, e["status"].get<int>()) << name << ": " << r.body.substr(0, 300);

@@ -39,7 +39,7 @@ serve::ServerOptions opts(const std::string& dir, double timeout = 5) {
   serve::ServerOptions o;
   o.db_dir = dir;
   o.max_concurrency = 2;
-  o.timeout_s = timeout;
+  o.verifier.timeout_s = timeout;
   return o;
 }
 
@@ -343,7 +343,7 @@ TEST(ServeApi, NumericIgnoreOrderAgreesWithTheCli) {
   ASSERT_EQ(cli.size(), 3u) << out.dump() << r.out;
 
   serve::ServerOptions o = opts(dbs.string());
-  o.spider2_gold_dir = gold.string();
+  o.verifier.spider2_gold_dir = gold.string();
   serve::RewardServer s(o);
   Verifier v([&] {
     VerifierConfig c;

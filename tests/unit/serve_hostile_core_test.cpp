@@ -31,7 +31,7 @@ struct Shop {
     ServerOptions o;
     o.db_dir = dbdir;
     o.max_concurrency = 2;
-    o.timeout_s = 5;
+    o.verifier.timeout_s = 5;
     return o;
   }
 };
@@ -76,7 +76,6 @@ const char kNulThenQuery[] = "```sql\n;\0SELECT name FROM item\n```";
 // Item 6: pandas iloc raises IndexError for 18446744073709551615 (Python ints do not wrap); the
 // official evaluator then scores 0. It used to be read as -1 (the last column) and score 1.
 TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
-  if (!benchmark_available("spider2")) GTEST_SKIP() << "spider2 module not linked";
   Shop f;
   RewardServer s(f.opts());
   json gr = json::array({json::array({json::array({"apple", 1.5}), json::array({"pear", 2.25})})});
@@ -111,7 +110,7 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
   spit(g / "exec_result" / "local900.csv", "name,price\napple,1.5\npear,2.25\n");
   spit(g / "exec_result" / "local901.csv", "name,price\napple,1.5\npear,2.25\n");
   ServerOptions o = f.opts();
-  o.spider2_gold_dir = g.str();
+  o.verifier.spider2_gold_dir = g.str();
   RewardServer official(o);
   json r0 = serve_request(pred, {{"instance_id", "local900"}}), r1 = serve_request(pred, {{"instance_id", "local901"}});
   EXPECT_EQ(verify(official, r0)["reward"], 0.0);
@@ -120,7 +119,6 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
 
 // Item 6, CLI side: `sqlgrade spider2` reads the same spider2lite_eval.jsonl field the same way.
 TEST(ServeHostile, ConditionColsIndexThatWrapsInEvalJsonlScoresZeroInTheCli) {
-  if (!benchmark_available("spider2")) GTEST_SKIP() << "spider2 module not linked";
   TempDir t;
   spit(t / "g" / "spider2lite_eval.jsonl",
        std::string("{\"instance_id\": \"local900\", \"condition_cols\": [") + kUint64Max + "], \"ignore_order\": true}\n" +
@@ -153,7 +151,6 @@ TEST(ServeHostile, NothingScoresZeroForEveryBenchmark) {
   };
   int checked = 0;
   for (const char* bench : {"spider2", "spider", "bird"}) {
-    if (!benchmark_available(bench)) continue;
     json empty_gold = {{"benchmark", bench}, {"gold_sql", "SELECT name FROM item WHERE id < 0"}};
     json empty_rows = {{"benchmark", bench}, {"gold_result", json::array({json::array()})}};
     for (const json& gold : {empty_gold, empty_rows}) {
@@ -208,7 +205,7 @@ TEST(ServeHostile, AggregateTaskIndexesAreExact) {
 TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
   Shop f;
   ServerOptions o = f.opts();
-  o.gold_cache_bytes = 4 * kMiB;
+  o.verifier.gold_cache_bytes = 4 * kMiB;
   RewardServer s(o);
   verify(s, serve_request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
   size_t before = live_heap_bytes();
@@ -231,10 +228,10 @@ TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
 TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   Shop f;
   ServerOptions o = f.opts();
-  o.gold_cache_bytes = 16 * kMiB;
+  o.verifier.gold_cache_bytes = 16 * kMiB;
   RewardServer s(o);
   for (const char* bench : {"spider2", "spider", "bird"})  // warm the pools and evaluators
-    if (benchmark_available(bench)) verify(s, serve_request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
+    verify(s, serve_request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
   size_t before = live_heap_bytes();
   // ~7 MB per result (50 000 rows of an integer and a short text); 6 distinct golds per benchmark
   auto big_gold = [](int i, int rows) {
@@ -243,7 +240,6 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   };
   int sent = 0;
   for (const char* bench : {"spider2", "spider", "bird"}) {
-    if (!benchmark_available(bench)) continue;
     for (int i = 0; i < 6; ++i) {
       json r = verify(s, serve_request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", big_gold(i, 50000)}}));
       EXPECT_EQ(r["failure_reason"], "execution_error") << bench << " " << r["failure_detail"];
@@ -257,7 +253,6 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   // larger than the whole cache: returned, not kept (and nothing else evicted for it)
   size_t entries = s.stats().gold_cache_entries;
   for (const char* bench : {"spider", "bird"}) {
-    if (!benchmark_available(bench)) continue;
     json g = {{"benchmark", bench}, {"gold_sql", big_gold(99, 200000)}};
     EXPECT_EQ(verify(s, serve_request(fenced("SELECT 1"), g))["gold_cached"], false);
     EXPECT_EQ(verify(s, serve_request(fenced("SELECT 1"), g))["gold_cached"], false) << bench;
@@ -274,12 +269,11 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
                            "SELECT count(*) FROM c";  // about a second on an idle core
   {
     ServerOptions o = f.opts();
-    o.timeout_s = 0.05;
-    o.gold_timeout_s = 60;
+    o.verifier.timeout_s = 0.05;
+    o.verifier.gold_timeout_s = 60;
     RewardServer s(o);
     for (const char* bench : {"spider", "bird", "spider2"}) {
-      if (!benchmark_available(bench)) continue;
-      json g = {{"benchmark", bench}, {"gold_sql", slow}};
+        json g = {{"benchmark", bench}, {"gold_sql", slow}};
       json r = verify(s, serve_request(fenced("SELECT 3000000"), g));
       EXPECT_EQ(r["reward"], 1.0) << bench << " " << r.dump();
       EXPECT_EQ(r["gold_cached"], false) << bench;
@@ -287,12 +281,11 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     }
   }
   ServerOptions o = f.opts();
-  o.timeout_s = 5;
-  o.gold_timeout_s = 0.3;
+  o.verifier.timeout_s = 5;
+  o.verifier.gold_timeout_s = 0.3;
   RewardServer s(o);
   const std::string runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c";
   for (const char* bench : {"spider", "bird", "spider2"}) {
-    if (!benchmark_available(bench)) continue;
     json g = {{"benchmark", bench}, {"gold_sql", runaway}};
     for (int round = 0; round < 2; ++round) {
       auto t0 = std::chrono::steady_clock::now();

@@ -102,7 +102,6 @@ json nemo_gold_result(const std::vector<CsvData>& golds) {
 
 TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
   SQLGRADE_REQUIRE_DATA("spider2lite/gold/exec_result");
-  if (!serve::benchmark_available("spider2")) GTEST_SKIP() << "spider2 module not linked";
   std::string S2 = DATA + "/spider2lite";
   std::map<std::string, std::string> db_of;
   {
@@ -162,9 +161,9 @@ TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
   serve::ServerOptions so;
   so.db_dir = S2 + "/databases";
   so.max_concurrency = 1;
-  so.extract.tags_and_json = false;
+  so.verifier.extract.tags_and_json = false;
   serve::RewardServer server(so);
-  so.spider2_gold_dir = S2 + "/gold";  // second server: the official gold CSVs by instance_id
+  so.verifier.spider2_gold_dir = S2 + "/gold";  // second server: the official gold CSVs by instance_id
   serve::RewardServer official(so);
 
   int compared = 0, ones = 0, zeros = 0;

@@ -53,11 +53,13 @@ json RewardServer::execute_json(const json& req) {
   if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
   auto sql = req.find("sql");
   if (sql == req.end() || !sql->is_string()) throw BadRequest("`sql` (string) is required");
+  // sqlgrade::execute's defaults, capped by the server's options; execute() refuses a cap below 1.
   ExecuteLimits lim;
-  lim.timeout_s = number_field(req, "timeout", 10.0, opt_.timeout_s);
-  lim.max_rows = static_cast<size_t>(number_field(req, "max_rows", 100, static_cast<double>(opt_.max_execute_rows)));
-  lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", 16u << 20, static_cast<double>(opt_.max_result_bytes)));
-  if (lim.max_rows == 0 || lim.max_bytes == 0) throw BadRequest("`max_rows` and `max_bytes` must be >= 1");
+  lim.timeout_s = number_field(req, "timeout", lim.timeout_s, opt_.verifier.timeout_s);
+  lim.max_rows = static_cast<size_t>(
+      number_field(req, "max_rows", static_cast<double>(lim.max_rows), static_cast<double>(opt_.max_execute_rows)));
+  lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", static_cast<double>(lim.max_bytes),
+                                                   static_cast<double>(opt_.verifier.max_result_bytes)));
   std::string path = db_path(bench_name(b), db->get<std::string>());
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
   ++executes_;
@@ -94,26 +96,28 @@ json RewardServer::openrlhf_json(const json& req) {
   const bool has_prompts = p != req.end() && p->is_array();
   if (has_prompts && p->size() != n)
     throw BadRequest(std::to_string(n) + " queries but " + std::to_string(p->size()) + " prompts");
-  // Every body is built and checked before any is graded, so a bad label costs no work.
-  std::vector<json> bodies;
-  bodies.reserve(n);
+  // Every rollout is checked (fields, gold, database) before any is graded, so a bad label costs no work.
+  std::vector<VerdictRequest> requests;
+  requests.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const std::string at = "labels[" + std::to_string(i) + "]: ";
     if (!(*q)[i].is_string()) throw BadRequest("query[" + std::to_string(i) + "] must be a string");
-    json label = (*l)[i];
-    if (label.is_string()) {
-      const std::string& s = label.get_ref<const std::string&>();
+    const json* label = &(*l)[i];
+    json parsed;
+    if (label->is_string()) {
+      const std::string& s = label->get_ref<const std::string&>();
       if (json_depth(s) > kMaxJsonDepth) throw BadRequest(at + "nested too deeply");
-      label = json::parse(s, nullptr, false);
+      parsed = json::parse(s, nullptr, false);
+      label = &parsed;
     }
-    if (!label.is_object()) throw BadRequest(at + "must be an object or a JSON object string");
+    if (!label->is_object()) throw BadRequest(at + "must be an object or a JSON object string");
     json body = json::object();
     for (const char* k : {"gold_sql", "gold_result", "benchmark", "ignore_order", "condition_cols", "instance_id",
                           "gold_single_file", "db_id", "extract"})
-      if (label.contains(k)) body[k] = label[k];
+      if (auto it = label->find(k); it != label->end()) body[k] = *it;
     if (!body.contains("db_id")) {
-      auto dp = label.find("db_path");
-      if (dp == label.end() || !dp->is_string()) throw BadRequest(at + "needs `db_id` or `db_path`");
+      auto dp = label->find("db_path");
+      if (dp == label->end() || !dp->is_string()) throw BadRequest(at + "needs `db_id` or `db_path`");
       body["db_id"] = std::filesystem::path(dp->get<std::string>()).stem().string();
     }
     const std::string& query = (*q)[i].get_ref<const std::string&>();
@@ -124,25 +128,23 @@ json RewardServer::openrlhf_json(const json& req) {
     }
     body["model_output"] = std::move(response);
     try {
-      (void)Verifier::parse_request(body);
+      requests.push_back(verdict_request(body));
     } catch (const InputError& e) {
       throw BadRequest(at + e.what());
     }
-    bodies.push_back(std::move(body));
   }
   json rewards = json::array(), acc = json::array(), found = json::array(), executed = json::array();
   for (size_t i = 0; i < n; ++i) {
-    json v;
+    Verdict v;
     try {
-      v = verify_json(bodies[i]);
+      v = verifier().verdict(requests[i]);
     } catch (const InputError& e) {
       throw BadRequest("labels[" + std::to_string(i) + "]: " + e.what());
     }
-    double r = v.value("reward", 0.0);
-    rewards.push_back(r);
-    acc.push_back(r);
-    found.push_back(v["extracted_sql"].is_null() ? 0.0 : 1.0);
-    executed.push_back(v["pred_executed"].is_boolean() && v["pred_executed"].get<bool>() ? 1.0 : 0.0);
+    rewards.push_back(v.reward);
+    acc.push_back(v.reward);
+    found.push_back(v.extracted_sql ? 1.0 : 0.0);
+    executed.push_back(v.pred_executed.value_or(false) ? 1.0 : 0.0);
   }
   return json{{"rewards", rewards},
               {"scores", rewards},

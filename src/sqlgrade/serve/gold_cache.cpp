@@ -7,28 +7,24 @@
 namespace sqlgrade::serve {
 
 namespace {
-size_t string_heap(const std::string& s) { return heap_bytes(s); }
-template <class T>
-size_t vector_heap(const std::vector<T>& v) { return vector_heap_bytes(v); }
-}  // namespace
-
-size_t table_bytes(const Table& t) { return heap_bytes(t); }
 
 size_t frame_bytes(const spider2::Frame& f) {
-  size_t b = vector_heap(f.columns);
+  size_t b = vector_heap_bytes(f.columns);
   for (auto& c : f.columns) {
-    b += string_heap(c.name) + vector_heap(c.cells);
-    for (auto& x : c.cells) b += string_heap(x.s);
+    b += heap_bytes(c.name) + vector_heap_bytes(c.cells);
+    for (auto& x : c.cells) b += heap_bytes(x.s);
   }
   return b;
 }
 
+}  // namespace
+
 size_t gold_bytes(const GoldData& d) {
-  size_t b = sizeof(GoldData) + kMallocHeader + string_heap(d.error) + vector_heap(d.tables);
-  for (auto& t : d.tables) b += table_bytes(t);
-  b += vector_heap(d.frames);
+  size_t b = sizeof(GoldData) + kMallocHeader + heap_bytes(d.error) + vector_heap_bytes(d.tables);
+  for (auto& t : d.tables) b += heap_bytes(t);
+  b += vector_heap_bytes(d.frames);
   for (auto& f : d.frames) b += frame_bytes(f);
-  b += table_bytes(d.exec.table) + string_heap(d.exec.error);
+  b += heap_bytes(d.exec.table) + heap_bytes(d.exec.error);
   return b;
 }
 
@@ -56,7 +52,7 @@ std::string gold_key(std::initializer_list<std::string_view> parts) {
 }
 
 size_t GoldCache::entry_overhead(const std::string& key) {
-  return Memo<std::string, GoldData>::entry_bookkeeping() + 2 * string_heap(key);
+  return Memo<std::string, GoldData>::entry_bookkeeping() + 2 * heap_bytes(key);
 }
 
 GoldCache::GoldCache(size_t max_entries, size_t max_bytes)

@@ -38,10 +38,8 @@ struct GoldData {
 };
 using GoldPtr = std::shared_ptr<const GoldData>;
 
-// Heap bytes a result holds, as allocated (capacities, small-string buffers, allocator headers).
-size_t table_bytes(const Table& t);
-size_t frame_bytes(const spider2::Frame& f);
-// Everything `d` holds: tables, frames, exec result and error text.
+// Heap bytes `d` holds, as allocated (capacities, small-string buffers, allocator headers): tables,
+// frames, exec result and error text.
 size_t gold_bytes(const GoldData& d);
 
 // True when a failed execution says something about the machine rather than the query: a timeout,

@@ -18,7 +18,10 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <iterator>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -187,18 +190,20 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (path_ == "/reverify_mode" && get) return reply(Reply{200, R"({"reverify_mode":"stateless"})"});
     if (path_ == "/seed_session" && post) return reply(Reply{200, "{}"});
-    const bool queued = path_ == "/verify" || path_ == "/aggregate_metrics" || path_ == "/execute" ||
-                        path_ == "/get_reward" || path_ == "/openrlhf";
+    using Queued = RewardServer::Queued;
+    static const std::pair<std::string_view, Queued> kQueued[] = {
+        {"/verify", Queued::Verify},       {"/aggregate_metrics", Queued::AggregateMetrics},
+        {"/execute", Queued::Execute},     {"/get_reward", Queued::OpenRlhf},
+        {"/openrlhf", Queued::OpenRlhf}};
+    auto endpoint = std::find_if(std::begin(kQueued), std::end(kQueued), [&](auto& e) { return e.first == path_; });
+    const bool queued = endpoint != std::end(kQueued);
     if (queued && post) {
       ++sh_.inflight;
       auto done = [self = shared_from_this(), &sh = sh_](Reply r) {
         net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable { self->reply(std::move(r)); });
         --sh.inflight;
       };
-      if (path_ == "/verify") sh_.server.verify_async(std::move(body), std::move(done));
-      else if (path_ == "/execute") sh_.server.execute_async(std::move(body), std::move(done));
-      else if (path_ == "/aggregate_metrics") sh_.server.aggregate_metrics_async(std::move(body), std::move(done));
-      else sh_.server.openrlhf_async(std::move(body), std::move(done));
+      sh_.server.submit_async(endpoint->second, std::move(body), std::move(done));
       return;
     }
     bool known = path_ == "/health" || path_ == "/reverify_mode" || path_ == "/seed_session" || queued;

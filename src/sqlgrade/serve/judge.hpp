@@ -28,7 +28,8 @@ class Judge {
   Judge(const VerifierConfig& cfg, GoldCache& cache);
 
   // Sets v's match, failure, detail, gold_cached, pred_executed and gold/pred/compare timings.
-  // Throws InputError when the request cannot be graded (no gold, no usable database layout).
+  // The request has a gold (Verifier::require_gold). Throws InputError when its database layout
+  // cannot be graded.
   void judge(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
 
   bool has_official(const std::string& instance_id) const { return official_.count(instance_id) > 0; }

@@ -87,20 +87,7 @@ struct RewardServer::Impl {
   std::atomic<uint64_t> rejected{0}, bad{0};
   std::atomic<size_t> inflight{0};
 
-  static VerifierConfig config(const ServerOptions& o) {
-    VerifierConfig c;
-    c.timeout_s = o.timeout_s;
-    c.max_timeout_s = o.timeout_s;  // a request may lower its deadline, never raise it
-    c.gold_timeout_s = o.gold_timeout_s;
-    c.max_rows = o.max_rows;
-    c.max_result_bytes = o.max_result_bytes;
-    c.gold_cache_entries = o.gold_cache_entries;
-    c.gold_cache_bytes = o.gold_cache_bytes;
-    c.extract = o.extract;
-    c.spider2_gold_dir = o.spider2_gold_dir;
-    return c;
-  }
-  explicit Impl(const ServerOptions& o) : verifier(config(o)), exec(o.max_concurrency, o.max_queue) {}
+  explicit Impl(const ServerOptions& o) : verifier(o.verifier), exec(o.max_concurrency, o.max_queue) {}
 };
 
 unsigned default_max_concurrency() { return std::max(4u, 2 * resolve_jobs(0)); }
@@ -109,6 +96,7 @@ RewardServer::RewardServer(ServerOptions opt) : opt_(std::move(opt)) {
   if (opt_.max_concurrency == 0) opt_.max_concurrency = default_max_concurrency();
   if (opt_.spider_db_dir.empty()) opt_.spider_db_dir = opt_.db_dir;
   if (opt_.bird_db_dir.empty()) opt_.bird_db_dir = opt_.db_dir;
+  opt_.verifier.max_timeout_s = opt_.verifier.timeout_s;  // a request may lower its deadline, never raise it
   impl_ = std::make_unique<Impl>(opt_);
 }
 
@@ -138,23 +126,22 @@ std::string RewardServer::db_path(std::string_view bench, const std::string& db_
   throw BadRequest("unknown db_id '" + db_id + "' (no database file for it under the database folder)");
 }
 
-json RewardServer::verify_json(const json& req) {
+Verifier& RewardServer::verifier() const { return impl_->verifier; }
+
+VerdictRequest RewardServer::verdict_request(const json& req) const {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
-  Bench b = parse_bench(req);
+  (void)parse_bench(req);  // an unknown benchmark is the first error, before a missing db_id
   auto db = req.find("db_id");
   if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
   if (req.contains("db")) throw BadRequest("`db` (a path) is not accepted by the server: send `db_id`");
-  const std::string& db_id = db->get_ref<const std::string&>();
-
-  VerdictRequest r = Verifier::parse_request(req);  // field errors first, then gold, then the database
-  bool has_gold = (r.gold_sql && !r.gold_sql->empty()) || (r.gold_result.is_array() && !r.gold_result.empty()) ||
-                  (b == Bench::Spider2 && impl_->verifier.has_official_gold(r.instance_id));
-  if (!has_gold)
-    throw BadRequest(impl_->verifier.stats().spider2_gold_instances == 0
-                         ? "the request needs `gold_sql` or `gold_result`"
-                         : "the request needs `gold_sql`, `gold_result` or an instance_id of --spider2-gold-dir");
-  return impl_->verifier.verdict_json(req, db_path(bench_name(b), db_id));
+  // field errors first, then gold, then the database
+  VerdictRequest r = Verifier::parse_request(req, impl_->verifier.config().extract);
+  impl_->verifier.require_gold(r);
+  r.db = db_path(r.benchmark, db->get_ref<const std::string&>());
+  return r;
 }
+
+json RewardServer::verify_json(const json& req) { return impl_->verifier.verdict_json(verdict_request(req), req); }
 
 namespace {
 Reply busy_reply() { return error_reply(503, "server busy: the verify queue is full, retry later"); }
@@ -199,43 +186,24 @@ void RewardServer::submit(std::function<Reply()> work, std::function<void(Reply)
   }
 }
 
-void RewardServer::verify_async(std::string body, std::function<void(Reply)> done) {
+void RewardServer::submit_async(Queued endpoint, std::string body, std::function<void(Reply)> done) {
   auto shared = std::make_shared<std::string>(std::move(body));
-  submit([this, shared] { return handle(*shared, &RewardServer::verify_json); }, std::move(done));
+  submit([this, endpoint, shared] {
+    switch (endpoint) {
+      case Queued::Verify: return handle(*shared, &RewardServer::verify_json);
+      case Queued::Execute: return handle(*shared, &RewardServer::execute_json);
+      case Queued::OpenRlhf: return handle(*shared, &RewardServer::openrlhf_json);
+      case Queued::AggregateMetrics: break;
+    }
+    return aggregate_metrics(*shared);
+  }, std::move(done));
 }
 
-void RewardServer::execute_async(std::string body, std::function<void(Reply)> done) {
-  auto shared = std::make_shared<std::string>(std::move(body));
-  submit([this, shared] { return handle(*shared, &RewardServer::execute_json); }, std::move(done));
-}
-
-void RewardServer::openrlhf_async(std::string body, std::function<void(Reply)> done) {
-  auto shared = std::make_shared<std::string>(std::move(body));
-  submit([this, shared] { return handle(*shared, &RewardServer::openrlhf_json); }, std::move(done));
-}
-
-void RewardServer::aggregate_metrics_async(std::string body, std::function<void(Reply)> done) {
-  auto shared = std::make_shared<std::string>(std::move(body));
-  submit([this, shared] { return aggregate_metrics(*shared); }, std::move(done));
-}
-
-namespace {
-Reply run_sync(const std::function<void(std::function<void(Reply)>)>& start) {
+Reply RewardServer::call(Queued endpoint, std::string_view body) {
   std::promise<Reply> promise;
   auto fut = promise.get_future();
-  start([&promise](Reply r) { promise.set_value(std::move(r)); });
+  submit_async(endpoint, std::string(body), [&promise](Reply r) { promise.set_value(std::move(r)); });
   return fut.get();
-}
-}  // namespace
-
-Reply RewardServer::verify(std::string_view body) {
-  return run_sync([&](auto done) { verify_async(std::string(body), std::move(done)); });
-}
-Reply RewardServer::execute(std::string_view body) {
-  return run_sync([&](auto done) { execute_async(std::string(body), std::move(done)); });
-}
-Reply RewardServer::openrlhf(std::string_view body) {
-  return run_sync([&](auto done) { openrlhf_async(std::string(body), std::move(done)); });
 }
 
 Reply RewardServer::aggregate_metrics(std::string_view body) {
@@ -273,12 +241,10 @@ json RewardServer::health_json() const {
   json j;
   j["status"] = "ok";
   j["version"] = SQLGRADE_VERSION;
-  j["benchmarks"] = {{"spider2", benchmark_available("spider2")},
-                     {"spider", benchmark_available("spider")},
-                     {"bird", benchmark_available("bird")}};
+  j["benchmarks"] = {{"spider2", true}, {"spider", true}, {"bird", true}};  // every build grades all three
   j["max_concurrency"] = opt_.max_concurrency;
   j["max_queue"] = opt_.max_queue;
-  j["timeout_s"] = opt_.timeout_s;
+  j["timeout_s"] = opt_.verifier.timeout_s;
   j["spider2_gold_instances"] = impl_->verifier.stats().spider2_gold_instances;
   j["executes"] = executes_.load();
   j["endpoints"] = {"/verify", "/aggregate_metrics", "/execute", "/get_reward", "/openrlhf", "/health",
@@ -291,8 +257,8 @@ json RewardServer::health_json() const {
                      {"bytes", s.gold_cache_bytes},
                      {"hits", s.gold_cache_hits},
                      {"misses", s.gold_cache_misses},
-                     {"max_entries", opt_.gold_cache_entries},
-                     {"max_bytes", opt_.gold_cache_bytes}};
+                     {"max_entries", opt_.verifier.gold_cache_entries},
+                     {"max_bytes", opt_.verifier.gold_cache_bytes}};
   return j;
 }
 

@@ -28,8 +28,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/verdict.hpp"
 
 namespace sqlgrade::serve {
 
@@ -37,19 +37,12 @@ struct ServerOptions {
   std::string db_dir;         // Spider2 databases: <db_dir>/<db_id>.sqlite (or <db_id>/<db_id>.sqlite)
   std::string spider_db_dir;  // Spider: <dir>/<db_id>/*.sqlite (default: db_dir)
   std::string bird_db_dir;    // BIRD: <dir>/<db_id>/<db_id>.sqlite (default: db_dir)
-  // Optional official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl + exec_result/*.csv): a
-  // spider2 request with neither gold_sql nor gold_result is then graded against the official gold
-  // CSVs of its instance_id, with the official condition_cols and ignore_order.
-  std::string spider2_gold_dir;
+  // The verdicts' configuration (include/sqlgrade/verdict.hpp): per-query deadlines, row and byte caps,
+  // gold cache bounds, default extraction options, the optional official Spider 2.0-Lite gold folder.
+  // verifier.timeout_s is also the cap on a request's own `timeout` (max_timeout_s is set to it).
+  VerifierConfig verifier;
   unsigned max_concurrency = 0;   // verifies executing at once; 0 = max(4, 2 x cores) (docs/serve.md)
   size_t max_queue = 64;          // verifies waiting for a slot; more -> 503
-  double timeout_s = 30.0;        // per prediction query
-  double gold_timeout_s = 0;      // per gold query; 0 = same as timeout_s
-  size_t max_rows = 1'000'000;    // result row cap per query
-  size_t max_result_bytes = 64u << 20;
-  size_t gold_cache_entries = 4096;
-  size_t gold_cache_bytes = 256u << 20;
-  answer::ExtractOptions extract;    // default extraction options (a request may override them)
   size_t max_execute_rows = 10'000;  // /execute: cap on a request's max_rows
   size_t max_batch = 4096;           // /get_reward: rollouts per request
 };
@@ -71,9 +64,6 @@ struct ServerStats {
   size_t inflight = 0;
 };
 
-// Which comparison modules this build links (the others answer 400 "benchmark not available").
-bool benchmark_available(std::string_view benchmark);
-
 class RewardServer {
  public:
   explicit RewardServer(ServerOptions opt);
@@ -81,21 +71,23 @@ class RewardServer {
   RewardServer(const RewardServer&) = delete;
   RewardServer& operator=(const RewardServer&) = delete;
 
+  // The endpoints that run on the verify workers. /aggregate_metrics shares the verify queue (its
+  // bodies can be as large as any request).
+  enum class Queued { Verify, AggregateMetrics, Execute, OpenRlhf };
+
   // Thread-safe. Bad requests give 400 with {"error": "..."}; a full queue gives 503.
-  Reply verify(std::string_view body);
-  Reply execute(std::string_view body);
-  Reply openrlhf(std::string_view body);
-  Reply aggregate_metrics(std::string_view body);
+  Reply verify(std::string_view body) { return call(Queued::Verify, body); }
+  Reply execute(std::string_view body) { return call(Queued::Execute, body); }
+  Reply openrlhf(std::string_view body) { return call(Queued::OpenRlhf, body); }
+  Reply aggregate_metrics(std::string_view body);  // on the calling thread
   Reply health() const;
   nlohmann::json health_json() const;
 
-  // The same for an event-driven front end: the work runs on a verify worker and `done` is called
-  // exactly once, on that worker, or at once on the calling thread with 503 when the queue is full.
-  // /aggregate_metrics shares the verify queue (its bodies can be as large as any request).
-  void verify_async(std::string body, std::function<void(Reply)> done);
-  void aggregate_metrics_async(std::string body, std::function<void(Reply)> done);
-  void execute_async(std::string body, std::function<void(Reply)> done);
-  void openrlhf_async(std::string body, std::function<void(Reply)> done);
+  // A queued endpoint for an event-driven front end: the work runs on a verify worker and `done` is
+  // called exactly once, on that worker, or at once on the calling thread with 503 when the queue is
+  // full. call() waits for it.
+  void submit_async(Queued endpoint, std::string body, std::function<void(Reply)> done);
+  Reply call(Queued endpoint, std::string_view body);
 
   // The verdict part of verify for an already parsed request (throws InputError on invalid input).
   nlohmann::json verify_json(const nlohmann::json& request);
@@ -114,6 +106,9 @@ class RewardServer {
   };
 
  private:
+  // A /verify body as the request it grades: checked (400 messages), gold present, db_id resolved.
+  VerdictRequest verdict_request(const nlohmann::json& body) const;
+  Verifier& verifier() const;
   Reply handle(std::string_view body, nlohmann::json (RewardServer::*fn)(const nlohmann::json&));
   void submit(std::function<Reply()> work, std::function<void(Reply)> done);
   struct Impl;

@@ -64,7 +64,7 @@ VerifierStats Verifier::stats() const {
   return s;
 }
 
-VerdictRequest Verifier::parse_request(const json& body) {
+VerdictRequest Verifier::parse_request(const json& body, const answer::ExtractOptions& base_extract) {
   if (!body.is_object()) bad("the request body must be a JSON object");
   VerdictRequest r;
   r.benchmark = serve::bench_name(serve::parse_bench(body));
@@ -90,10 +90,11 @@ VerdictRequest Verifier::parse_request(const json& body) {
   if (auto id = body.find("instance_id"); id != body.end() && id->is_string()) r.instance_id = id->get<std::string>();
   if (auto it = body.find("extract"); it != body.end() && !it->is_null()) {
     if (!it->is_object()) bad("`extract` must be an object");
-    answer::ExtractOptions xo;  // validation only: verdict_json() merges them with the config's
+    answer::ExtractOptions xo = base_extract;
     serve::set_bool_opt(*it, "word_boundary", xo.word_boundary);
     serve::set_bool_opt(*it, "tags_and_json", xo.tags_and_json);
     serve::set_bool_opt(*it, "raw_fallback", xo.raw_fallback);
+    r.extract = xo;
   }
   r.sql = opt_string(body, "sql");
   if (!r.sql) r.model_output = serve::model_text(body);
@@ -109,6 +110,16 @@ VerdictRequest Verifier::parse_request(const json& body) {
   return r;
 }
 
+void Verifier::require_gold(const VerdictRequest& req) const {
+  const bool has_gold = (req.gold_sql && !req.gold_sql->empty()) ||
+                        (req.gold_result.is_array() && !req.gold_result.empty()) ||
+                        (serve::bench_from_name(req.benchmark) == serve::Bench::Spider2 && has_official_gold(req.instance_id));
+  if (!has_gold)
+    bad(impl_->judge.official_count() == 0
+            ? "the request needs `gold_sql` or `gold_result`"
+            : "the request needs `gold_sql`, `gold_result` or an instance_id of --spider2-gold-dir");
+}
+
 Verdict Verifier::verdict(const VerdictRequest& req) {
   auto t0 = Clock::now();
   serve::Bench b = serve::bench_from_name(req.benchmark);
@@ -119,13 +130,7 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
     throw InputError(req.db, "no such database file");
   if (dir && !(req.gold_sql && !req.gold_sql->empty()))
     throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
-  const bool has_gold = (req.gold_sql && !req.gold_sql->empty()) ||
-                        (req.gold_result.is_array() && !req.gold_result.empty()) ||
-                        (b == serve::Bench::Spider2 && has_official_gold(req.instance_id));
-  if (!has_gold)
-    bad(impl_->judge.official_count() == 0
-            ? "the request needs `gold_sql` or `gold_result`"
-            : "the request needs `gold_sql`, `gold_result` or an instance_id of --spider2-gold-dir");
+  require_gold(req);
 
   Verdict v;
   std::optional<std::string> sql;
@@ -158,29 +163,22 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   return v;
 }
 
-void Verifier::to_json(const Verdict& v, const VerdictRequest& req, json& resp) {
+void Verifier::to_json(const Verdict& v, const std::string& benchmark, json& resp) {
   resp["reward"] = v.reward;
   resp["execution_match"] = v.execution_match;
   resp["extracted_sql"] = v.extracted_sql ? json(*v.extracted_sql) : json();
   resp["failure_reason"] = v.failure_reason;
   resp["failure_detail"] = v.failure_detail;
   resp["extraction_source"] = v.extraction_source;
-  resp["benchmark"] = req.benchmark;
+  resp["benchmark"] = benchmark;
   resp["gold_cached"] = v.gold_cached;
   resp["pred_executed"] = v.pred_executed ? json(*v.pred_executed) : json();
   resp["timings"] = {{"extract_s", v.timings.extract_s}, {"gold_s", v.timings.gold_s}, {"pred_s", v.timings.pred_s},
                      {"compare_s", v.timings.compare_s}, {"total_s", v.timings.total_s}};
 }
 
-json Verifier::verdict_json(const json& body, const std::string& db) {
-  VerdictRequest req = parse_request(body);
-  if (auto it = body.find("extract"); it != body.end() && it->is_object()) {
-    answer::ExtractOptions xo = impl_->cfg.extract;
-    serve::set_bool_opt(*it, "word_boundary", xo.word_boundary);
-    serve::set_bool_opt(*it, "tags_and_json", xo.tags_and_json);
-    serve::set_bool_opt(*it, "raw_fallback", xo.raw_fallback);
-    req.extract = xo;
-  }
+VerdictRequest Verifier::request_of(const json& body, const std::string& db) const {
+  VerdictRequest req = parse_request(body, impl_->cfg.extract);
   if (!db.empty()) {
     req.db = db;
   } else {
@@ -188,6 +186,12 @@ json Verifier::verdict_json(const json& body, const std::string& db) {
     if (it == body.end() || !it->is_string()) bad("`db` (the database path, a string) is required");
     req.db = it->get<std::string>();
   }
+  return req;
+}
+
+json Verifier::verdict_json(const json& body, const std::string& db) { return verdict_json(request_of(body, db), body); }
+
+json Verifier::verdict_json(const VerdictRequest& req, const json& body) {
   Verdict v = verdict(req);
   std::vector<std::string> unechoed;
   json resp = serve::echo_fields(body, &unechoed);
@@ -196,7 +200,7 @@ json Verifier::verdict_json(const json& body, const std::string& db) {
   resp["question"] = body.contains("question") ? body["question"] : json("");
   resp["model_output"] = req.model_output.value_or("");
   resp["gold_sql"] = req.gold_sql && !req.gold_sql->empty() ? json(*req.gold_sql) : json();
-  to_json(v, req, resp);
+  to_json(v, req.benchmark, resp);
   if (!unechoed.empty()) resp["unechoed_fields"] = unechoed;
   return resp;
 }

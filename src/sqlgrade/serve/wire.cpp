@@ -11,8 +11,6 @@ namespace sqlgrade::serve {
 using json = nlohmann::json;
 using BadRequest = RewardServer::BadRequest;
 
-bool benchmark_available(std::string_view b) { return b == "spider2" || b == "spider" || b == "bird"; }
-
 const char* bench_name(Bench b) {
   switch (b) {
     case Bench::Spider2: return "spider2";
