@@ -14,32 +14,25 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider.hpp"
 #include "sqlgrade/spider2.hpp"
+#include "sqlgrade/core/text.hpp"
 #include "sqlgrade/uda.hpp"
+#include "native.hpp"
 
 namespace py = pybind11;
 
 namespace {
 
-PyObject* g_input = nullptr;  // _native.InputError
+using sqlgrade::first_line;
 
-// The CLI prints the first non-empty line of an error (src/cli/cli_common.hpp first_line).
-std::string first_line(std::string_view msg) {
-  size_t b = msg.find_first_not_of("\r\n");
-  if (b == std::string_view::npos) return std::string();
-  size_t e = msg.find_first_of("\r\n", b);
-  return std::string(msg.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
-}
-
-[[noreturn]] void raise_input(const std::string& msg) {
-  PyErr_SetString(g_input, first_line(msg).c_str());
-  throw py::error_already_set();
-}
+// _native.InputError with the first line of the message, as the CLI prints an error.
+[[noreturn]] void raise_input(const std::string& msg) { sqlgrade_native::raise_input(first_line(msg)); }
 
 // Runs fn() without the GIL; an InputError becomes _native.InputError once the GIL is back.
 template <class F>
@@ -59,6 +52,26 @@ auto run_released(F&& fn) -> decltype(fn()) {
   if (failed) raise_input(input_error);
   return std::move(*out);
 }
+
+// evaluate() and then render(run) without the GIL: the run, and what render made of it (`out`).
+template <class Evaluate, class Render>
+auto evaluate_released(Evaluate&& evaluate, Render&& render) {
+  using Run = decltype(evaluate());
+  struct Out {
+    Run run;
+    decltype(render(std::declval<Run&>())) out;
+  };
+  return run_released([&] {
+    Out x{evaluate(), {}};
+    x.out = render(x.run);
+    return x;
+  });
+}
+
+// What the CLI prints (render_text) and what its --json writes (render_json).
+struct Rendered {
+  std::string text, json;
+};
 
 py::object opt_str(const std::optional<std::string>& s) { return s ? py::object(py::str(*s)) : py::object(py::none()); }
 py::object num_or_none(double v) { return std::isfinite(v) ? py::object(py::float_(v)) : py::object(py::none()); }
@@ -102,16 +115,8 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
   o.gold = std::move(gold), o.pred = std::move(pred), o.db_dir = std::move(db_dir), o.table = std::move(table);
   o.plug_value = plug_value, o.keep_distinct = keep_distinct, o.timeout_s = timeout, o.jobs = jobs;
   o.progress = 0;
-  struct Out {
-    sp::Run run;
-    std::string text, json;
-  };
-  Out r = run_released([&] {
-    Out x{sp::evaluate(o), {}, {}};
-    x.text = sp::render_text(x.run);
-    x.json = sp::render_json(x.run);
-    return x;
-  });
+  auto r = evaluate_released([&] { return sp::evaluate(o); },
+                             [](const sp::Run& run) { return Rendered{sp::render_text(run), sp::render_json(run)}; });
   const bool partial = o.etype != sp::Etype::Exec;
   py::dict summary;
   static const char* const kLevels[6] = {"easy", "medium", "hard", "extra", "all", "joint_all"};
@@ -141,8 +146,8 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
     inst.append(d);
   }
   py::dict out;
-  out["text"] = r.text;
-  out["json"] = r.json;
+  out["text"] = r.out.text;
+  out["json"] = r.out.json;
   out["warnings"] = r.run.warnings;
   out["summary"] = summary;
   out["instances"] = inst;
@@ -170,25 +175,19 @@ py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, s
   o.metric = *m, o.pair_by = *p, o.num_cpus = jobs, o.meta_time_out = timeout, o.gold_time_out = gold_timeout;
   o.repeat = repeat, o.sql_dialect = std::move(sql_dialect), o.answer_json = answer_json, o.max_rows = max_rows;
   o.progress = 0;
-  struct Out {
-    bd::Run run;
+  struct BirdRendered {
     bd::Summary sum;
     std::string text, json, log;
   };
-  Out r = run_released([&] {
-    Out x{bd::evaluate(o), {}, {}, {}, {}};
-    x.sum = bd::summarize(x.run);
-    x.text = bd::render_text(x.run);
-    x.json = bd::render_json(x.run);
-    x.log = bd::render_log_block(x.run);
-    return x;
+  auto r = evaluate_released([&] { return bd::evaluate(o); }, [](const bd::Run& run) {
+    return BirdRendered{bd::summarize(run), bd::render_text(run), bd::render_json(run), bd::render_log_block(run)};
   });
   py::dict summary;
   static const char* const kBuckets[4] = {"simple", "moderate", "challenging", "total"};
   for (int i = 0; i < 4; ++i) {
     py::dict b;
-    b["count"] = r.sum.counts[i];
-    b["score"] = r.sum.empty[i] ? py::object(py::none()) : num_or_none(r.sum.scores[i]);
+    b["count"] = r.out.sum.counts[i];
+    b["score"] = r.out.sum.empty[i] ? py::object(py::none()) : num_or_none(r.out.sum.scores[i]);
     summary[kBuckets[i]] = b;
   }
   py::list inst;
@@ -205,9 +204,9 @@ py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, s
     inst.append(d);
   }
   py::dict out;
-  out["text"] = r.text;
-  out["json"] = r.json;
-  out["log_block"] = r.log;
+  out["text"] = r.out.text;
+  out["json"] = r.out.json;
+  out["log_block"] = r.out.log;
   out["warnings"] = r.run.warnings;
   out["metric"] = bd::metric_name(r.run.metric);
   out["summary"] = summary;
@@ -229,16 +228,10 @@ py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::str
   o.meta_path = std::move(meta), o.max_workers = jobs, o.timeout_s = timeout, o.strict = strict, o.v2 = v2;
   o.errors_log = std::move(errors_log);
   o.progress = 0;
-  struct Out {
-    s2::Run run;
-    std::string text, json;
-  };
-  Out r = run_released([&] {
-    Out x{s2::evaluate(o), {}, {}};
-    if (write_outputs) s2::write_outputs(x.run);
-    x.text = s2::render_text(x.run);
-    if (!x.run.items.empty()) x.json = s2::render_json(x.run);  // the CLI writes no --json file then
-    return x;
+  auto r = evaluate_released([&] { return s2::evaluate(o); }, [&](const s2::Run& run) {
+    if (write_outputs) s2::write_outputs(run);
+    // no items: the CLI writes no --json file
+    return Rendered{s2::render_text(run), run.items.empty() ? std::string() : s2::render_json(run)};
   });
   long correct = 0;
   py::list inst;
@@ -279,8 +272,8 @@ py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::str
   // evaluate.py's "Real score": correct / 547, the size of the full benchmark (hard-coded there).
   summary["real_score"] = double(correct) / 547.0;
   py::dict out;
-  out["text"] = r.text;
-  out["json"] = r.json.empty() ? py::object(py::none()) : py::object(py::str(r.json));
+  out["text"] = r.out.text;
+  out["json"] = r.out.json.empty() ? py::object(py::none()) : py::object(py::str(r.out.json));
   out["warnings"] = py::list();
   out["summary"] = summary;
   out["instances"] = inst;
@@ -356,16 +349,12 @@ py::dict uda_run(std::string dataset_dir, std::string results, bool list_errors,
   o.dataset_dir = std::move(dataset_dir), o.results = std::move(results);
   o.run = uda_run_options(args);
   o.judge = uda_judge(args);
-  struct Out {
-    ud::Run run;
+  struct UdaRendered {
     std::string text;
     ud::SummaryCounts totals;
   };
-  Out r = run_released([&] {
-    Out x{ud::evaluate(o), {}, {}};
-    x.text = ud::render_text(x.run, list_errors);
-    x.totals = ud::totals(x.run);
-    return x;
+  auto r = evaluate_released([&] { return ud::evaluate(o); }, [&](const ud::Run& run) {
+    return UdaRendered{ud::render_text(run, list_errors), ud::totals(run)};
   });
   py::list datasets;
   for (const auto& ds : r.run.datasets) {
@@ -379,8 +368,8 @@ py::dict uda_run(std::string dataset_dir, std::string results, bool list_errors,
     datasets.append(d);
   }
   py::dict out;
-  out["text"] = r.text;
-  out["summary"] = uda_counts(r.totals);
+  out["text"] = r.out.text;
+  out["summary"] = uda_counts(r.out.totals);
   out["datasets"] = datasets;
   out["judge_summary"] = r.run.judge_summary;
   return out;
@@ -409,8 +398,7 @@ py::dict uda_eval(py::dict q, py::dict args) {
 
 }  // namespace
 
-void register_evaluate(py::module_& m, PyObject* input_error) {
-  g_input = input_error;
+void sqlgrade_native::register_evaluate(py::module_& m) {
   m.def("spider_evaluate", &spider_evaluate, py::arg("gold"), py::arg("pred"), py::arg("db_dir"), py::arg("table"),
         py::arg("etype"), py::arg("compat"), py::arg("plug_value"), py::arg("keep_distinct"), py::arg("timeout"),
         py::arg("jobs"), "`sqlgrade spider` in-process (GIL released, nothing printed).");

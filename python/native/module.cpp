@@ -24,6 +24,7 @@
 #include "sqlgrade/execute.hpp"
 #include "sqlgrade/verdict.hpp"
 #include "sqlgrade/version.hpp"
+#include "native.hpp"
 
 namespace py = pybind11;
 using json = nlohmann::json;
@@ -40,10 +41,16 @@ sqlgrade::Verifier& verifier() {
 
 PyObject* g_input_error = nullptr;  // sqlgrade._native.InputError
 
-[[noreturn]] void raise_input(const std::string& msg) {
+}  // namespace
+
+void sqlgrade_native::raise_input(const std::string& msg) {
   PyErr_SetString(g_input_error, msg.c_str());
   throw py::error_already_set();
 }
+
+namespace {
+
+using sqlgrade_native::raise_input;
 
 json to_json(py::handle o, int depth = 0) {
   if (depth > kMaxDepth) raise_input("request nested deeper than 256 levels");
@@ -135,16 +142,16 @@ py::dict verdict(py::dict request) {
 }
 
 py::list verdicts(py::list requests, int threads) {
-  std::vector<json> reqs;
+  std::vector<json> reqs;  // the bodies (for the echoed fields) ...
+  std::vector<sqlgrade::VerdictRequest> parsed;  // ... and their requests, all validated before any work starts
   reqs.reserve(requests.size());
+  parsed.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
     py::handle r = requests[i];
     if (!py::isinstance<py::dict>(r)) raise_input("request " + std::to_string(i) + ": not a dict");
     reqs.push_back(to_json(r));
-    try {  // validated before any work starts
-      (void)sqlgrade::Verifier::parse_request(reqs.back());
-      auto db = reqs.back().find("db");
-      if (db == reqs.back().end() || !db->is_string()) throw sqlgrade::InputError("", "`db` (the database path) is required");
+    try {
+      parsed.push_back(verifier().request_of(reqs.back()));
     } catch (const sqlgrade::InputError& e) {
       raise_input("request " + std::to_string(i) + ": " + e.what());
     }
@@ -158,7 +165,7 @@ py::list verdicts(py::list requests, int threads) {
     unsigned jobs = sqlgrade::resolve_jobs(threads > 0 ? threads : 0);
     sqlgrade::parallel_for(reqs.size(), jobs, [&](size_t i) {
       try {
-        out[i] = verifier().verdict_json(reqs[i]);
+        out[i] = verifier().verdict_json(parsed[i], reqs[i]);
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lk(mu);
         if (first_error.empty() || i < first_index) {
@@ -204,8 +211,6 @@ py::dict execute(const std::string& db, const std::string& sql, double timeout, 
 
 }  // namespace
 
-void register_evaluate(py::module_& m, PyObject* input_error);  // evaluate.cpp
-
 PYBIND11_MODULE(_native, m) {
   m.doc() = "sqlgrade's C++ core in-process (protocol 1; see sqlgrade/_native.pyi). Use the sqlgrade package API.";
   m.attr("PROTOCOL_VERSION") = kProtocolVersion;
@@ -220,5 +225,5 @@ PYBIND11_MODULE(_native, m) {
         "Verdicts in request order on `threads` threads (0: all cores), GIL released for the batch.");
   m.def("execute", &execute, py::arg("db"), py::arg("sql"), py::arg("timeout"), py::arg("max_rows"),
         py::arg("max_bytes"), "Run one statement read-only under a deadline and caps.");
-  register_evaluate(m, g_input_error);
+  sqlgrade_native::register_evaluate(m);
 }

@@ -54,16 +54,17 @@ void run_bird(BirdArgs& a) {
     if (n > 1) std::fprintf(stderr, "sqlgrade: warning: %s: %s\n", a.preds[k].c_str(), w.c_str());
     else std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
   });
+  if (!a.output_log_path.empty()) {  // appended to: each system's block, in order
+    std::string log;
+    std::error_code ec;
+    if (fs::exists(a.output_log_path, ec)) log = read_file(a.output_log_path);
+    for (const auto& res : runs) log += bird::render_log_block(res);
+    write_file_atomic(a.output_log_path, log);
+  }
   for (size_t k = 0; k < runs.size(); ++k) {
     const auto& res = runs[k];
     std::string out = bird::render_text(res);
     if (n > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k]) + out;
-    if (!a.output_log_path.empty()) {
-      std::string prev;
-      std::error_code ec;
-      if (fs::exists(a.output_log_path, ec)) prev = read_file(a.output_log_path);
-      write_file_atomic(a.output_log_path, prev + bird::render_log_block(res));
-    }
     if (!json_paths[k].empty()) write_file_atomic(json_paths[k], bird::render_json(res, cli::invocation()));
     std::fwrite(out.data(), 1, out.size(), stdout);
   }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli_common.hpp"
+#include "multi_pred.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider2.hpp"
@@ -33,6 +34,7 @@ std::vector<std::string> json_paths(const Spider2Args& a) {
     out[0] = a.json_out;
   }
   if (a.json_dir.empty()) return out;
+  if (!a.json_out.empty()) throw sqlgrade::InputError("--json-dir", "give either --json or --json-dir");  // as cli::record_paths
   std::set<std::string> names;
   for (size_t i = 0; i < a.result_dirs.size(); ++i) {
     std::filesystem::path p(a.result_dirs[i]);
@@ -69,8 +71,8 @@ void run_spider2(const Spider2Args& a) {
     if (!run.items.empty() && !jsons[i].empty())
       sqlgrade::write_file_atomic(jsons[i], s2::render_json(run, sqlgrade::cli::invocation()));
     // Several systems: each table (byte-identical to grading that folder alone) under a header.
-    if (runs.size() > 1) std::printf("%s==> %s <==\n", i ? "\n" : "", a.result_dirs[i].c_str());
-    const std::string out = s2::render_text(run);
+    std::string out = s2::render_text(run);
+    if (runs.size() > 1) out = (i ? "\n" : "") + sqlgrade::cli::system_header(a.result_dirs[i]) + out;
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }

@@ -39,6 +39,13 @@ std::string_view trim_view(std::string_view s) {
 }
 std::string trim(std::string_view s) { return std::string(trim_view(s)); }
 
+std::string first_line(std::string_view msg) {
+  size_t b = msg.find_first_not_of("\r\n");
+  if (b == std::string_view::npos) return std::string();
+  size_t e = msg.find_first_of("\r\n", b);
+  return std::string(msg.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+}
+
 std::string collapse_ws(std::string_view s) {
   std::string o;
   o.reserve(s.size());

@@ -18,6 +18,9 @@ std::string collapse_ws(std::string_view s);
 std::vector<std::string> split(std::string_view s, std::string_view sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
+// The first non-empty line of a message (CR and LF both end a line): errors are shown as one line,
+// and DuckDB appends "Possible solutions:" paragraphs and "LINE 1: ..." context after the message.
+std::string first_line(std::string_view msg);
 // Drop bytes that are not part of valid UTF-8 sequences (Python's decode(errors="ignore")).
 std::string utf8_lenient(std::string_view s);
 bool is_valid_utf8(std::string_view s);
