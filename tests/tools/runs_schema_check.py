@@ -9,19 +9,16 @@
 Exit 77 (skipped) when jsonschema is not installed.
 """
 import copy
-import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import CLI, SRC, check, require_jsonschema, verdict  # noqa: E402
+from checks import SRC, check, require_jsonschema, shard_of, verdict  # noqa: E402
+from checks import run_cli as run  # noqa: E402
 
 jsonschema = require_jsonschema()
-def shard_of(i, n):
-    return int.from_bytes(hashlib.sha256(i.encode()).digest()[:8], "big") % n
 
 
 def record(instances, shard=None):
@@ -52,10 +49,6 @@ def instances(n=40):
             inst["detail"] = {"anything": [1, 2]}
         out.append(inst)
     return out
-
-
-def run(*args):
-    return subprocess.run([CLI, *args], capture_output=True, text=True)
 
 
 def main():

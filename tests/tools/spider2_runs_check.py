@@ -36,6 +36,10 @@ def spit(path, text):
 
 
 IDS = [f"local{900 + k}" for k in range(14)]
+# What the fixture's systems score, worked out from fixture() by hand: the gold of id k is k % 4;
+# A fails k = 3 and 10 (no_such_table); B's own statements replace k = 0, 5, 10 (right), so it fails
+# only k = 3; C is one off everywhere.
+CORRECT = {"A": 12, "B": 13, "C": 0}
 
 
 def fixture(tmp):
@@ -97,6 +101,10 @@ def main():
                 printed = {i: int(s) for i, s in (p.split(": ") for p in line.strip("{}").replace("'", "").split(", "))}
                 check(printed == {x["id"]: int(x["scores"]["ex"]) for x in rec["instances"]}, f"{label}: ex = printed score")
             check(rec["summary"]["correct"] == sum(x["scores"]["ex"] for x in rec["instances"]), f"{label}: summary.correct")
+            if not extra:
+                check(rec["summary"]["correct"] == CORRECT["A"] and
+                      f"Correct examples: {CORRECT['A']}, Total examples: {len(IDS)}" in r.stdout,
+                      f"{label}: A scores {CORRECT['A']}/{len(IDS)}")
             check(all(x["category"] == {"db": "shop"} for x in rec["instances"]), f"{label}: db category")
             right = [x for x in rec["instances"] if x["scores"]["ex"] == 1]
             check(right and all(x["rows"]["gold"] == x["rows"]["pred"] == [[str(IDS.index(x["id"]) % 4)]] and
@@ -154,6 +162,9 @@ def main():
             check(sorted(os.listdir(d + "_csv")) == alone[name][2], f"many systems: {name}'s CSV folder identical")
             rec = json.load(open(os.path.join(jd, f"{name}.json"), encoding="utf-8"))
             check(rec["system"] == name and rec["summary_text"] == alone[name][0], f"many systems: {name}.json in --json-dir")
+            check(rec["summary"]["correct"] == CORRECT[name] and
+                  f"Correct examples: {CORRECT[name]}, Total examples: {len(IDS)}" in alone[name][0],
+                  f"many systems: {name} scores {CORRECT[name]}/{len(IDS)}")
             valid(rec, f"many systems: {name}.json")
         ra, rc = os.path.join(jd, "A.json"), os.path.join(jd, "C.json")
         d = run("diff", ra, rc, "--json")
@@ -183,6 +194,10 @@ def main():
               f"collision refused: two folders named A with --json-dir ({rr.stderr.strip()})")
         rr = run(*base, "--result_dir", systems["A"], "--result_dir", other, "--json", os.path.join(tmp, "x.json"))
         check(rr.returncode == 2 and "--json-dir" in rr.stderr, f"--json with several systems refused ({rr.stderr.strip()})")
+        both = (os.path.join(tmp, "both.json"), os.path.join(tmp, "both_dir"))
+        rr = run(*base, "--result_dir", systems["A"], "--json", both[0], "--json-dir", both[1])
+        check(rr.returncode == 2 and "give either --json or --json-dir" in rr.stderr and
+              not any(os.path.exists(x) for x in both), f"--json with --json-dir refused ({rr.stderr.strip()})")
 
     real_data_checks(valid)
     return verdict("spider2 run records, shards, merge and many systems: all checks passed")

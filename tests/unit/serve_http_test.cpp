@@ -44,14 +44,29 @@ std::vector<Case> cases() {
   };
 }
 
+// `sqlgrade serve --db-dir <the shop databases> <flags>`, its stderr kept in a temporary file.
+struct ShopServer {
+  ShopDbs d;
+  std::string db_hash = file_hash(d.file);  // before the server starts
+  TempDir t;
+  ServerProc srv;
+  explicit ShopServer(const std::vector<std::string>& flags) : srv(with_db_dir(d.dir, flags), (t / "err").string()) {}
+  std::string err() const { return slurp(t / "err"); }
+
+ private:
+  static std::vector<std::string> with_db_dir(const std::string& dir, std::vector<std::string> flags) {
+    flags.insert(flags.begin(), {"--db-dir", dir});
+    return flags;
+  }
+};
+
 }  // namespace
 
 TEST(ServeHttp, ConcurrentMixedRequestsOnLoopback) {
-  ShopDbs d;
-  std::string hash = file_hash(d.file);
-  TempDir t;
-  ServerProc srv({"--db-dir", d.dir, "--max-concurrency", "2", "--timeout", "0.3"}, (t / "err").string());
-  ASSERT_GT(srv.port, 0) << slurp(t / "err");
+  ShopServer s({"--max-concurrency", "2", "--timeout", "0.3"});
+  ASSERT_GT(s.srv.port, 0) << s.err();
+  ServerProc& srv = s.srv;
+  const std::string& hash = s.db_hash;
 
   httplib::Client c("127.0.0.1", srv.port);
   auto h = c.Get("/health");
@@ -87,7 +102,7 @@ TEST(ServeHttp, ConcurrentMixedRequestsOnLoopback) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(wrong, 0) << (problems.empty() ? "" : problems[0]);
   EXPECT_EQ(ok, kThreads * kPerThread);
-  EXPECT_EQ(file_hash(d.file), hash);  // no attack changed the database
+  EXPECT_EQ(file_hash(s.d.file), hash);  // no attack changed the database
 
   auto hh = c.Get("/health");
   ASSERT_TRUE(hh);
@@ -114,15 +129,14 @@ TEST(ServeHttp, ConcurrentMixedRequestsOnLoopback) {
   EXPECT_DOUBLE_EQ(json::parse(am->body)["agent_metrics"]["pass@2"].get<double>(), 1.0);
 
   EXPECT_EQ(srv.stop(SIGTERM), 0);
-  EXPECT_NE(slurp(t / "err").find("stopped after 160 verifies"), std::string::npos) << slurp(t / "err");
-  EXPECT_EQ(file_hash(d.file), hash);
+  EXPECT_NE(s.err().find("stopped after 160 verifies"), std::string::npos) << s.err();
+  EXPECT_EQ(file_hash(s.d.file), hash);
 }
 
 TEST(ServeHttp, FullQueueAnswers503AndRecovers) {
-  ShopDbs d;
-  TempDir t;
-  ServerProc srv({"--db-dir", d.dir, "--max-concurrency", "1", "--max-queue", "1", "--timeout", "1"}, (t / "err").string());
-  ASSERT_GT(srv.port, 0) << slurp(t / "err");
+  ShopServer s({"--max-concurrency", "1", "--max-queue", "1", "--timeout", "1"});
+  ASSERT_GT(s.srv.port, 0) << s.err();
+  ServerProc& srv = s.srv;
   json slow = serve_request(std::string("```sql\n") + kRunaway + "\n```", {{"gold_sql", "SELECT 1"}});
   const int kClients = 6;
   std::map<int, int> statuses;
@@ -155,10 +169,9 @@ TEST(ServeHttp, FullQueueAnswers503AndRecovers) {
 }
 
 TEST(ServeHttp, GracefulShutdownFinishesRequestInFlight) {
-  ShopDbs d;
-  TempDir t;
-  ServerProc srv({"--db-dir", d.dir, "--timeout", "1", "--max-body-mb", "1"}, (t / "err").string());
-  ASSERT_GT(srv.port, 0) << slurp(t / "err");
+  ShopServer s({"--timeout", "1", "--max-body-mb", "1"});
+  ASSERT_GT(s.srv.port, 0) << s.err();
+  ServerProc& srv = s.srv;
   // an oversized body is refused without being buffered
   httplib::Client c("127.0.0.1", srv.port);
   auto big = c.Post("/verify", std::string(2 << 20, 'x'), "application/json");
@@ -194,10 +207,9 @@ TEST(ServeHttp, GracefulShutdownFinishesRequestInFlight) {
 
 // The endpoints added for issue 14 are routed, queued and answered over HTTP like /verify.
 TEST(ServeHttp, ExecuteAndOpenRlhfRoutes) {
-  ShopDbs d;
-  TempDir t;
-  ServerProc srv({"--db-dir", d.dir, "--max-concurrency", "2", "--timeout", "0.3"}, (t / "err").string());
-  ASSERT_GT(srv.port, 0) << slurp(t / "err");
+  ShopServer s({"--max-concurrency", "2", "--timeout", "0.3"});
+  ASSERT_GT(s.srv.port, 0) << s.err();
+  ServerProc& srv = s.srv;
   httplib::Client c("127.0.0.1", srv.port);
   auto e = c.Post("/execute", json{{"db_id", "shop"}, {"sql", "SELECT name FROM item ORDER BY id"}, {"max_rows", 2}}.dump(),
                   "application/json");
