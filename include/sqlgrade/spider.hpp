@@ -36,7 +36,8 @@ enum Component : int {
 };
 extern const char* const kComponentNames[C_COUNT];  // "select", "select(no AGG)", ...
 
-// One component of one example (evaluation.py get_scores).
+// One component of one example (evaluation.py get_scores). `count` (the matched units) is only known
+// while grading: a run record keeps score and the totals, so an example read back from one has 0.
 struct ComponentScore {
   int label_total = 0, pred_total = 0, count = 0;
   int score = 0;  // acc = rec = f1 = score for one example
@@ -108,7 +109,6 @@ struct Run {
   size_t n_interactions = 0;
   Scores scores;
   std::vector<std::string> warnings;  // one line each (the CLI prints them on stderr)
-  double seconds_parse = 0, seconds_exec = 0;
   std::string started_at;  // ISO 8601 UTC
   double wall_s = 0;
 };

@@ -112,7 +112,6 @@ void write_outputs(const Run& run);
 // What the official script prints (without tqdm's lines), byte for byte; with --v2 its summary, with
 // --strict the strict section after it.
 std::string render_text(const Run& run);
-// The --json report: per-instance scores, errors and executed SQL, plus the score lines.
 // The run record (docs/run-record.schema.json, docs/comparing-runs.md): summary = the printed
 // numbers, one instance per instance_id with ex (and with --v2 the v2 score and F1s), db category,
 // SQL, failure reason, time, and the detail the "spider2" summarizer rebuilds the printed text from.

@@ -194,6 +194,30 @@ TEST(Spider2SqlMode, ExecutesReadOnlyWithRealTimeout) {
   EXPECT_EQ(s["instances"][0]["pred_sql"], "SELECT name, price FROM t ORDER BY id");
 }
 
+// The run record names the database folder the run used: without --db_dir that is
+// <gold_dir>/../databases, wherever --meta points.
+TEST(Spider2SqlMode, RecordNamesTheDefaultDbFolderWithMetaElsewhere) {
+  Fixture f;
+  const fs::path meta = f.t / "elsewhere" / "m.jsonl";
+  fs::create_directories(meta.parent_path());
+  fs::rename(f.meta, meta);
+  spit(f.preds / "local901.sql", "SELECT count(*) AS n FROM t;");
+  CliResult r = run_cli({"spider2", "--mode", "sql", "--result_dir", f.preds.string(), "--gold_dir", f.gold.string(),
+                         "--meta", meta.string(), "--no-progress", "--json", (f.t / "s.json").string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // The run found shop.sqlite in <gold_dir>/../databases (and not next to --meta).
+  EXPECT_NE(r.out.find("{'local901': 1}"), std::string::npos) << r.out;
+  json s = json::parse(slurp(f.t / "s.json"));
+  size_t n_db = 0;
+  for (auto& in : s["inputs"]) {
+    if (in["role"] != "db") continue;
+    ++n_db;
+    std::error_code ec;
+    EXPECT_TRUE(fs::equivalent(in["path"].get<std::string>(), f.dbs, ec)) << in["path"];
+  }
+  EXPECT_EQ(n_db, 1u);
+}
+
 TEST(Spider2ExecResult, BadPredictionsScoreZeroWithReason) {
   Fixture f;
   spit(f.preds / "local902.csv", "");              // empty file: pandas "No columns to parse"

@@ -2,7 +2,6 @@
 #include "sqlgrade/py/pandas_csv.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -109,7 +108,6 @@ std::optional<double> pd_parse_double(std::string_view s) {
     if (w == "-inf" || w == "-infinity") return -std::numeric_limits<double>::infinity();
     return std::nullopt;
   }
-  size_t mant_end = i;
   if (i < n && (s[i] == 'e' || s[i] == 'E')) {
     size_t j = i + 1;
     if (j < n && (s[j] == '+' || s[j] == '-')) ++j;
@@ -120,12 +118,8 @@ std::optional<double> pd_parse_double(std::string_view s) {
   size_t num_end = i;
   while (i < n && is_space_ascii(s[i])) ++i;
   if (i != n) return std::nullopt;
-  (void)mant_end;
   std::string num(s.substr(start, num_end - start));
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(num.c_str(), &end);
-  return v;
+  return std::strtod(num.c_str(), nullptr);
 }
 
 bool is_true_string(std::string_view s) { return s == "True" || s == "TRUE" || s == "true"; }

@@ -3,20 +3,24 @@
 
 namespace sqlgrade::py {
 
+bool is_space(uint32_t c) {
+  return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
 size_t space_len(std::string_view s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f)) return 1;
-  if (c < 0x80) return 0;
+  // Every whitespace code point takes 1, 2 or 3 bytes; overlong forms and surrogates are not decoded.
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return is_space(c) ? 1 : 0;
   auto at = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0; };
-  if (c == 0xC2 && (at(i + 1) == 0x85 || at(i + 1) == 0xA0)) return 2;
-  if (c == 0xE1 && at(i + 1) == 0x9A && at(i + 2) == 0x80) return 3;
-  if (c == 0xE2) {
-    unsigned char d = at(i + 1), e = at(i + 2);
-    if (d == 0x80 && ((e >= 0x80 && e <= 0x8A) || e == 0xA8 || e == 0xA9 || e == 0xAF)) return 3;
-    if (d == 0x81 && e == 0x9F) return 3;
-  }
-  if (c == 0xE3 && at(i + 1) == 0x80 && at(i + 2) == 0x80) return 3;
-  return 0;
+  auto cont = [](unsigned char b) { return (b & 0xC0) == 0x80; };
+  const unsigned char d = at(i + 1);
+  if (c >= 0xC2 && c <= 0xDF) return cont(d) && is_space(((c & 0x1Fu) << 6) | (d & 0x3Fu)) ? 2 : 0;
+  if (c < 0xE0 || c > 0xEF) return 0;
+  const unsigned char e = at(i + 2);
+  if (!cont(d) || !cont(e) || (c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0)) return 0;
+  return is_space(((c & 0x0Fu) << 12) | ((d & 0x3Fu) << 6) | (e & 0x3Fu)) ? 3 : 0;
 }
 
 std::string_view strip_view(std::string_view s) {

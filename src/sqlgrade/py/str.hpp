@@ -12,15 +12,19 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <cstdint>
 #include <vector>
 
 #include "sqlgrade/core/value.hpp"
 
 namespace sqlgrade::py {
 
-// str.isspace() of the character starting at s[i]: its length in bytes when it is whitespace (ASCII
-// \t\n\v\f\r and space, \x1c-\x1f, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F,
-// U+205F, U+3000), else 0. i < s.size().
+// str.isspace() of one code point: ASCII \t\n\v\f\r and space, \x1c-\x1f, U+0085, U+00A0, U+1680,
+// U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+bool is_space(uint32_t cp);
+
+// The same for the character starting at s[i] (well-formed UTF-8 only): its length in bytes when it is
+// whitespace, else 0. i < s.size().
 size_t space_len(std::string_view s, size_t i);
 
 // str.strip() with no argument: leading and trailing whitespace (space_len) removed. Invalid UTF-8 is

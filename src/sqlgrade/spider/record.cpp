@@ -151,8 +151,7 @@ Run run_from_record(const runs::RunRecord& rec) {
         auto& cs = e.partial[static_cast<size_t>(c)];
         cs.score = a.at(0).get<int>();
         cs.label_total = a.at(1).get<int>();
-        cs.pred_total = a.at(2).get<int>();
-        cs.count = cs.score;
+        cs.pred_total = a.at(2).get<int>();  // count is not in the record: it stays 0
       }
     }
     e.exec_reason = d.value("exec_reason", "");

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -60,8 +61,18 @@ std::vector<std::vector<Line>> group_lines(const std::vector<std::string>& raw) 
 
 std::string replace_value(std::string s) { return replace_all(std::move(s), "value", "1"); }
 
+// The gold of one question, parsed (and rebuilt when needed) once for every system.
+struct GoldParse {
+  std::shared_ptr<const Sql> sql;  // null when the gold does not parse
+  bool ok = true;
+  std::string error;
+  Hardness hardness = Hardness::Easy;  // set before the shape check, as evaluation.py does
+  double seconds = 0;
+};
+
 struct Parsed {
-  std::unique_ptr<Sql> gold, pred;
+  std::shared_ptr<const Sql> gold;  // shared by the systems' examples of one question
+  std::unique_ptr<Sql> pred;
 };
 
 
@@ -230,25 +241,48 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
     for (size_t i = 0; i < out[k].examples.size(); ++i) slots.emplace_back(k, i);
   auto example_at = [&](size_t s) -> Example& { return out[slots[s].first].examples[slots[s].second]; };
 
-  // ---- parse, rebuild, match (parallel, one slot per example) ---------------------------------
+  // ---- parse, rebuild, match (parallel) -----------------------------------------------------------
+  // Every system pairs the same gold questions in the same order (read_and_pair), so a question's
+  // gold is parsed and rebuilt once, then shared by the slots of all systems; predictions are parsed
+  // per slot.
   const unsigned jobs = resolve_jobs(opt.jobs);
-  std::vector<Parsed> parsed(slots.size());
   ParseOptions popt{ts};
-  double t0 = now_s();
+  const std::vector<Example> no_examples;
+  const std::vector<Example>& questions = out.empty() ? no_examples : out[0].examples;
+  std::vector<GoldParse> golds(questions.size());
+  parallel_for(questions.size(), jobs, [&](size_t q) {
+    const Example& ex = questions[q];
+    const DbInfo& db = *dbs.at(ex.db_id);
+    double a = now_s();
+    GoldParse& gp = golds[q];
+    std::unique_ptr<Sql> g;
+    try {
+      g = parse_sql(db.schema, ex.gold_sql, popt);
+      gp.hardness = hardness(*g);
+      if (do_match || !ts) check_condition_shape(*g);
+    } catch (const ParseError& e) {
+      gp.ok = false;
+      gp.error = e.what();
+      return;
+    }
+    if (do_match || !ts) rebuild_sql(*g, db);
+    gp.sql = std::move(g);
+    gp.seconds = now_s() - a;
+  });
+  std::vector<Parsed> parsed(slots.size());
   parallel_for(slots.size(), jobs, [&](size_t i) {
     Example& ex = example_at(i);
+    const GoldParse& gp = golds[slots[i].second];
+    ex.hardness = gp.hardness;
+    if (!gp.ok) {
+      ex.gold_ok = false;
+      ex.gold_error = gp.error;
+      return;
+    }
     const DbInfo& db = *dbs.at(ex.db_id);
     double a = now_s();
     Parsed& ps = parsed[i];
-    try {
-      ps.gold = parse_sql(db.schema, ex.gold_sql, popt);
-      ex.hardness = hardness(*ps.gold);
-      if (do_match || !ts) check_condition_shape(*ps.gold);
-    } catch (const ParseError& e) {
-      ex.gold_ok = false;
-      ex.gold_error = e.what();
-      return;
-    }
+    ps.gold = gp.sql;
     try {
       if (!ex.has_pred) throw ParseError("no prediction");
       ps.pred = parse_sql(db.schema, ex.pred_sql, popt);
@@ -259,16 +293,11 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
       ex.pred_parsed = false;
       ex.parse_error = e.what();
     }
-    if (do_match || !ts) {
-      rebuild_sql(*ps.gold, db);
-      rebuild_sql(*ps.pred, db);
-    }
+    if (do_match || !ts) rebuild_sql(*ps.pred, db);
     if (do_match) ex.exact = exact_match(*ps.pred, *ps.gold, db, &ex.partial);
-    ex.parse_seconds = now_s() - a;
+    ex.parse_seconds = gp.seconds + (now_s() - a);
   });
-  const double seconds_parse = now_s() - t0;
   for (auto& run : out) {
-    run.seconds_parse = seconds_parse;
     for (const auto& ex : run.examples)
       if (!ex.gold_ok)
         run.warnings.push_back(opt.gold + ":" + std::to_string(ex.gold_line) +
@@ -278,7 +307,6 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
 
   // ---- execution ---------------------------------------------------------------------------------
   if (do_exec) {
-    double t1 = now_s();
     Progress progress("spider exec", slots.size(), opt.progress_each ? 1 : opt.progress);
     if (ts) {
       ExecOptions eo;
@@ -377,9 +405,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
           &progress);
     }
     progress.finish();
-    const double seconds_exec = now_s() - t1;
     for (auto& run : out) {
-      run.seconds_exec = seconds_exec;
       size_t n_timeout = 0;
       for (const auto& ex : run.examples) {
         if (ex.exec_gold_error)

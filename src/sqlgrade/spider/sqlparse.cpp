@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "sqlgrade/py/str.hpp"
+
 namespace sqlgrade::spider::sqlparse {
 
 namespace {
@@ -38,19 +40,13 @@ size_t prev_start(std::string_view s, size_t i) {
   return j;
 }
 
-bool is_space_cp(uint32_t c) {
-  return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
-}
-
 bool is_ascii_alnum(uint32_t c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 
 // Python's \w (approximation outside ASCII: letters/digits of every script count, common
 // punctuation and symbol blocks do not).
 bool is_word_cp(uint32_t c) {
   if (c < 0x80) return is_ascii_alnum(c) || c == '_';
-  if (is_space_cp(c)) return false;
+  if (py::is_space(c)) return false;
   if (c >= 0xA0 && c <= 0xBF)
     return c == 0xAA || c == 0xB2 || c == 0xB3 || c == 0xB5 || c == 0xB9 || c == 0xBA || (c >= 0xBC && c <= 0xBE);
   if (c == 0xD7 || c == 0xF7) return false;
@@ -104,11 +100,11 @@ class Lexer {
   bool at_end(size_t i) const { return i >= s_.size(); }
   char ch(size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
   bool word_at(size_t i) const { return !at_end(i) && is_word_cp(cp_at(i)); }
-  bool space_at(size_t i) const { return !at_end(i) && is_space_cp(cp_at(i)); }
+  bool space_at(size_t i) const { return !at_end(i) && py::is_space(cp_at(i)); }
   bool name_start_at(size_t i) const { return !at_end(i) && is_name_start_cp(cp_at(i)); }
   bool digit_at(size_t i) const { return i < s_.size() && s_[i] >= '0' && s_[i] <= '9'; }
   bool prev_is_word(size_t i) const { return i > 0 && is_word_cp(decode(s_, prev_start(s_, i)).cp); }
-  bool prev_is_space_or_start(size_t i) const { return i == 0 || is_space_cp(decode(s_, prev_start(s_, i)).cp); }
+  bool prev_is_space_or_start(size_t i) const { return i == 0 || py::is_space(decode(s_, prev_start(s_, i)).cp); }
 
   size_t skip_word(size_t i) const {  // \w*
     while (word_at(i)) i += len_at(i);

@@ -21,13 +21,6 @@ namespace {
 
 constexpr auto kJsonReplace = nlohmann::json::error_handler_t::replace;
 
-// evaluate_v2 scores with its own rule: with --v2 the ids file lists the v2-correct instances.
-Run with_v2_scores(const Run& r) {
-  Run v2r = r;
-  for (auto& it : v2r.items) it.score = it.v2_error ? 0 : it.v2.score;
-  return v2r;
-}
-
 }  // namespace
 
 Run evaluate(const Options& opt) {
@@ -79,7 +72,8 @@ void write_outputs(const Run& r) {
     write_file_atomic(ids_csv_path(opt), ids_csv(r));
     return;
   }
-  write_file_atomic(ids_csv_path(opt), ids_csv(with_v2_scores(r)));
+  // evaluate_v2 scores with its own rule: with --v2 the ids file lists the v2-correct instances.
+  write_file_atomic(ids_csv_path(opt), ids_csv(r, /*v2_rule=*/true));
   write_file_atomic(v2_metrics_path(opt), v2_detailed_json(r).dump(2, ' ', false, kJsonReplace) + "\n");
   std::string log = v2_errors_log(r, opt);
   if (!log.empty() && !opt.errors_log.empty()) {

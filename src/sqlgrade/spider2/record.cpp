@@ -2,6 +2,8 @@
 // "spider2" summarizer that rebuilds the printed text from the instances' detail, so that
 // `sqlgrade merge` of shards prints what grading everything at once prints.
 #include <filesystem>
+#include <fstream>
+#include <string_view>
 #include <system_error>
 
 #include "sqlgrade/core/csv.hpp"
@@ -22,8 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using runs::Json;
 
-constexpr int kRealTotal = 547;  // the official script's denominator of "Real score"
-
 bool exists(const std::string& p) {
   std::error_code ec;
   return fs::exists(p, ec);
@@ -33,13 +33,6 @@ std::string basename_of(const std::string& dir) {
   fs::path p(dir);
   if (!p.has_filename()) p = p.parent_path();
   return p.filename().string();
-}
-
-std::string meta_path(const Options& o) {
-  if (!o.meta_path.empty()) return o.meta_path;
-  fs::path g(o.gold_dir);
-  if (!g.has_filename()) g = g.parent_path();
-  return ((g.parent_path().empty() ? fs::path(".") : g.parent_path()) / "spider2-lite.jsonl").string();
 }
 
 // The numbers of the printed text (official lines, --v2 summary, --strict counts).
@@ -57,28 +50,33 @@ Json summary_of(const Run& r) {
     s["strict"] = {{"scrambled", scrambled},
                    {"sort_miss", missed},
                    {"strict_score", n ? static_cast<double>(c - scrambled) / static_cast<double>(n) : 0.0}};
-  if (r.opt.v2) s["v2"] = Json::parse(v2_detailed_json(r)["summary"].dump());
+  if (r.opt.v2) s["v2"] = Json(v2_summary_json(r));
   return s;
 }
 
-// The first rows of a result CSV for the report's drill-down (cells as the CSV's text). Large files
-// are cut after the first kRowsKept rows' worth of lines (the total is then unknown); a CSV that
-// cannot be read keeps no rows.
+// The first rows of a result CSV for the report's drill-down (cells as the CSV's text). Large ones
+// (over kParseWhole bytes) are cut after kCutLines lines (the total is then unknown), and of a large
+// file only the blocks up to that cut are read; a CSV that cannot be read keeps no rows.
 constexpr size_t kRowsKept = 5;
 constexpr size_t kParseWhole = 1 << 20;
+constexpr size_t kCutLines = 64;
 
 struct FirstRows {
   Json columns, rows;
   std::optional<size_t> total;
 };
 
-std::optional<FirstRows> first_rows(std::string text) {
-  bool whole = text.size() <= kParseWhole;
-  if (!whole) {
-    size_t pos = 0;
-    for (size_t n = 0; n < 64 && pos != std::string::npos; ++n) pos = text.find('\n', pos + 1);
-    if (pos != std::string::npos) text.resize(pos + 1);
-  }
+// The length of text up to and including its kCutLines-th line end (a '\n' at offset 0 does not
+// count); npos when it has fewer.
+size_t cut_length(std::string_view text) {
+  size_t pos = 0;
+  for (size_t n = 0; n < kCutLines && pos != std::string_view::npos; ++n) pos = text.find('\n', pos + 1);
+  return pos == std::string_view::npos ? pos : pos + 1;
+}
+
+// `whole`: text is the entire CSV and small enough to parse whole (the total is then known).
+std::optional<FirstRows> first_rows(std::string_view text, bool whole) {
+  if (!whole) text = text.substr(0, cut_length(text));
   try {
     CsvOptions o;
     o.allow_ragged = true;
@@ -94,19 +92,41 @@ std::optional<FirstRows> first_rows(std::string text) {
   }
 }
 
+std::optional<FirstRows> first_rows(std::string_view text) { return first_rows(text, text.size() <= kParseWhole); }
+
+// Of a file: a small one is read whole; a large one in 1 MiB blocks until the cut (or its end). No
+// rows for a file that is missing, unreadable, not a regular file, or larger than any input the run
+// reads (max_input_bytes()).
 std::optional<FirstRows> first_rows_of_file(const std::string& path) {
-  if (!exists(path)) return std::nullopt;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  const auto size = fs::file_size(path, ec);
+  if (ec || size > max_input_bytes()) return std::nullopt;
   try {
-    return first_rows(read_file(path));
+    if (size <= kParseWhole) return first_rows(read_file(path), true);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::string text;
+    constexpr size_t kBlock = size_t(1) << 20;
+    while (in && cut_length(text) == std::string::npos) {
+      const size_t have = text.size();
+      text.resize(have + kBlock);
+      in.read(text.data() + have, static_cast<std::streamsize>(kBlock));
+      text.resize(have + static_cast<size_t>(in.gcount()));
+      if (in.bad()) return std::nullopt;
+    }
+    return first_rows(text, false);
   } catch (const std::exception&) {
     return std::nullopt;
   }
 }
 
-Json rows_json(const Instance& it, const Options& opt) {
-  const fs::path gold = fs::path(opt.gold_dir) / "exec_result";
-  std::optional<FirstRows> g = first_rows_of_file((gold / (it.instance_id + ".csv")).string());
-  if (!g) g = first_rows_of_file((gold / (it.instance_id + "_a.csv")).string());
+// gold: the first alternative (resolve_gold_files over `gold_listing`, the sorted exec_result folder).
+Json rows_json(const Instance& it, const Options& opt, const std::vector<std::string>& gold_listing) {
+  const std::string gold_dir = (fs::path(opt.gold_dir) / "exec_result").string();
+  const GoldFiles gf = resolve_gold_files(gold_dir, it.instance_id, gold_listing);
+  std::optional<FirstRows> g;
+  if (!gf.paths.empty()) g = first_rows_of_file(gf.paths.front());
   std::optional<FirstRows> p;
   if (opt.mode == Mode::Sql) {
     if (it.result_csv) p = first_rows(*it.result_csv);
@@ -145,12 +165,12 @@ v2::Result v2_from_json(const Json& j) {
   return r;
 }
 
-runs::Instance to_instance(const Instance& it, const Options& opt) {
+runs::Instance to_instance(const Instance& it, const Options& opt, const std::vector<std::string>& gold_listing) {
   runs::Instance x;
   x.id = it.instance_id;
   x.scores.emplace_back("ex", it.score == 1 ? 1.0 : 0.0);
   if (opt.v2) {
-    x.scores.emplace_back("v2_score", it.v2_error ? 0.0 : static_cast<double>(it.v2.score));
+    x.scores.emplace_back("v2_score", static_cast<double>(v2_data_score(it)));
     x.scores.emplace_back("column_f1", it.v2.columns.f1);
     x.scores.emplace_back("row_f1", it.v2.rows.f1);
     x.scores.emplace_back("overall_f1", it.v2.overall.f1);
@@ -168,7 +188,7 @@ runs::Instance to_instance(const Instance& it, const Options& opt) {
   if (it.score != 1 && it.error_info) x.failure_reason = *it.error_info;
   else if (opt.v2 && it.v2_error) x.failure_reason = *it.v2_error;
   if (opt.mode == Mode::Sql) x.time_s = it.seconds;
-  x.rows = rows_json(it, opt);  // gold: the first alternative
+  x.rows = rows_json(it, opt, gold_listing);
   Json d = {{"score", it.score}};
   d["error_info"] = it.error_info ? Json(*it.error_info) : Json();
   if (!it.messages.empty()) d["messages"] = it.messages;
@@ -178,7 +198,7 @@ runs::Instance to_instance(const Instance& it, const Options& opt) {
     d["strict_sort_miss"] = it.strict_sort_miss;
   }
   if (opt.v2) {
-    d["v2"] = Json::parse(v2::to_json(it.v2).dump());
+    d["v2"] = Json(v2::to_json(it.v2));
     if (it.v2_error) d["v2"]["error"] = *it.v2_error;
   }
   x.detail = std::move(d);
@@ -249,11 +269,10 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   const std::string exec = (fs::path(opt.gold_dir) / "exec_result").string();
   rec.inputs.push_back({"eval", "gold", eval, sha256_file(eval)});
   rec.inputs.push_back({"gold", "gold", exec, sha256_path(exec)});
-  const std::string meta = meta_path(opt);
+  const std::string meta = default_meta_path(opt);
   if (exists(meta)) rec.inputs.push_back({"meta", "gold", meta, sha256_file(meta)});
   if (opt.mode == Mode::Sql) {
-    fs::path db = opt.db_dir.empty() ? fs::path(meta).parent_path() / "databases" : fs::path(opt.db_dir);
-    rec.inputs.push_back({"db", "gold", db.string(), std::nullopt});  // large: not hashed
+    rec.inputs.push_back({"db", "gold", default_db_dir(opt), std::nullopt});  // large: not hashed
     rec.engines.emplace_back("sqlite", runs::sqlite_version());
     rec.timeout_s = opt.timeout_s;
   }
@@ -262,7 +281,12 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   rec.summary = summary_of(r);
   rec.summary_text = render_text(r);
   rec.instances.reserve(r.items.size());
-  for (auto& it : r.items) rec.instances.push_back(to_instance(it, opt));
+  std::vector<std::string> gold_listing;  // no gold rows when the folder cannot be listed
+  try {
+    gold_listing = sorted_listing(exec, "gold exec_result");
+  } catch (const std::exception&) {
+  }
+  for (auto& it : r.items) rec.instances.push_back(to_instance(it, opt, gold_listing));
   return runs::render_run_record(rec);
 }
 

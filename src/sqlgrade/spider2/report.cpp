@@ -11,9 +11,7 @@ namespace sqlgrade::spider2 {
 
 namespace {
 
-constexpr int kRealTotal = 547;  // hard-coded in the official script
-
-size_t n_correct(const RunResult& r) {
+size_t n_correct(const Run& r) {
   size_t c = 0;
   for (auto& it : r.items) c += it.score == 1;
   return c;
@@ -31,11 +29,11 @@ bool sf_prefixed(const std::string& id) {
 
 }  // namespace
 
-std::string ids_csv_path(const RunOptions& opt) { return opt.result_dir + "-ids.csv"; }
-std::string csv_dir_path(const RunOptions& opt) { return opt.result_dir + "_csv"; }
-std::string v2_metrics_path(const RunOptions& opt) { return opt.result_dir + "-detailed-metrics.json"; }
+std::string ids_csv_path(const Options& opt) { return opt.result_dir + "-ids.csv"; }
+std::string csv_dir_path(const Options& opt) { return opt.result_dir + "_csv"; }
+std::string v2_metrics_path(const Options& opt) { return opt.result_dir + "-detailed-metrics.json"; }
 
-std::string format_official(const RunResult& r, const RunOptions& opt) {
+std::string format_official(const Run& r, const Options& opt) {
   if (r.items.empty()) return "No overlapping prediction IDs with gold set. Nothing to evaluate.\n";
   std::string out;
   for (auto& it : r.items)
@@ -57,14 +55,16 @@ std::string format_official(const RunResult& r, const RunOptions& opt) {
   return out;
 }
 
-std::string ids_csv(const RunResult& r) {
+int v2_data_score(const Instance& it) { return it.v2_error ? 0 : it.v2.score; }
+
+std::string ids_csv(const Run& r, bool v2_rule) {
   std::string out = "instance_id\n";
   for (auto& it : r.items)
-    if (it.score == 1) out += (sf_prefixed(it.instance_id) ? "sf_" : "") + it.instance_id + "\n";
+    if ((v2_rule ? v2_data_score(it) : it.score) == 1) out += (sf_prefixed(it.instance_id) ? "sf_" : "") + it.instance_id + "\n";
   return out;
 }
 
-std::string format_strict(const RunResult& r) {
+std::string format_strict(const Run& r) {
   std::string out = "\n=== Strict check (does not change the official score) ===\n";
   size_t flagged_correct = 0, missed = 0;
   for (auto& it : r.items) {
@@ -89,7 +89,7 @@ struct V2Totals {
   long perfect_col = 0, missing = 0, extra = 0, perfect_row = 0;
 };
 
-V2Totals v2_totals(const RunResult& r) {
+V2Totals v2_totals(const Run& r) {
   V2Totals t;
   for (auto& it : r.items) {
     const auto& v = it.v2;
@@ -107,7 +107,7 @@ V2Totals v2_totals(const RunResult& r) {
 
 }  // namespace
 
-std::string format_v2_summary(const RunResult& r, const RunOptions& opt) {
+std::string format_v2_summary(const Run& r, const Options& opt) {
   std::string out;
   const size_t n = r.items.size();
   if (n) {
@@ -138,27 +138,14 @@ std::string format_v2_summary(const RunResult& r, const RunOptions& opt) {
   return out;
 }
 
-nlohmann::json v2_detailed_json(const RunResult& r) {
+nlohmann::json v2_summary_json(const Run& r) {
   using nlohmann::json;
   const size_t n = r.items.size();
   const V2Totals t = v2_totals(r);
   long correct = 0;
-  json details = json::array();
-  for (auto& it : r.items) {
-    const auto& v = it.v2;
-    int score = it.v2_error ? 0 : v.score;
-    correct += score;
-    json d = v2::to_json(v);
-    json row = {{"instance_id", it.instance_id}};
-    row["data_score"] = score;
-    row["column_metrics"] = d["column_metrics"];
-    row["row_metrics"] = d["row_metrics"];
-    row["overall_metrics"] = d["overall_metrics"];
-    if (it.v2_error) row["error"] = *it.v2_error;
-    details.push_back(std::move(row));
-  }
+  for (auto& it : r.items) correct += v2_data_score(it);
   const double dn = n ? static_cast<double>(n) : 1.0;
-  json summary = {
+  return json{
       {"column_metrics",
        {{"avg_precision", t.cp / dn}, {"avg_recall", t.cr / dn}, {"avg_f1", t.cf / dn}, {"perfect_matches", t.perfect_col},
         {"missing_columns_count", t.missing}, {"extra_columns_count", t.extra}}},
@@ -168,10 +155,25 @@ nlohmann::json v2_detailed_json(const RunResult& r) {
       {"overall_metrics", {{"avg_precision", t.op / dn}, {"avg_recall", t.orc / dn}, {"avg_f1", t.of / dn}}},
       {"total_evaluated", n},
       {"correct_data_matches", correct}};
-  return json{{"summary", summary}, {"detailed_results", details}};
 }
 
-std::string v2_errors_log(const RunResult& r, const RunOptions& opt) {
+nlohmann::json v2_detailed_json(const Run& r) {
+  using nlohmann::json;
+  json details = json::array();
+  for (auto& it : r.items) {
+    json d = v2::to_json(it.v2);
+    json row = {{"instance_id", it.instance_id}};
+    row["data_score"] = v2_data_score(it);
+    row["column_metrics"] = d["column_metrics"];
+    row["row_metrics"] = d["row_metrics"];
+    row["overall_metrics"] = d["overall_metrics"];
+    if (it.v2_error) row["error"] = *it.v2_error;
+    details.push_back(std::move(row));
+  }
+  return json{{"summary", v2_summary_json(r)}, {"detailed_results", details}};
+}
+
+std::string v2_errors_log(const Run& r, const Options& opt) {
   std::string out;
   std::time_t now = std::time(nullptr);
   char ts[64];

@@ -117,7 +117,7 @@ std::string extract_sql_block(const std::string& text) {
 }
 
 void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single, const EvalEntry& entry,
-                 const RunOptions& opt, InstanceResult& out) {
+                 const Options& opt, Instance& out) {
   std::string err;
   out.score = score_against_golds(pred, golds, entry, single, &err);
   if (out.score == 1) out.error_info.reset();
@@ -159,6 +159,14 @@ void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single
 
 namespace {
 
+std::string parent_of(const std::string& dir) {
+  fs::path p(dir);
+  if (!p.has_filename()) p = p.parent_path();  // trailing slash
+  return (p.parent_path().empty() ? fs::path(".") : p.parent_path()).string();
+}
+
+}  // namespace
+
 std::vector<std::string> sorted_listing(const std::string& dir, const std::string& what) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError(dir, what + " directory not found");
@@ -170,30 +178,34 @@ std::vector<std::string> sorted_listing(const std::string& dir, const std::strin
   return names;
 }
 
-std::string parent_of(const std::string& dir) {
-  fs::path p(dir);
-  if (!p.has_filename()) p = p.parent_path();  // trailing slash
-  return (p.parent_path().empty() ? fs::path(".") : p.parent_path()).string();
+std::string default_meta_path(const Options& opt) {
+  if (!opt.meta_path.empty()) return opt.meta_path;
+  return (fs::path(parent_of(opt.gold_dir)) / "spider2-lite.jsonl").string();
 }
 
-}  // namespace
+std::string default_db_dir(const Options& opt) {
+  if (!opt.db_dir.empty()) return opt.db_dir;
+  return (fs::path(parent_of(opt.gold_dir)) / "databases").string();
+}
 
 namespace {
-
-// One (system, instance) pair to grade.
-struct Job {
-  size_t sys = 0, k = 0;  // system, index of the instance in its run
-  std::string id;
-  std::string sql;                   // sql mode: the extracted statement
-  std::optional<std::string> error;  // failed before execution (unreadable file, no db, BigQuery)
-  std::string exec_key;              // sql mode, local: "<db path>\0<sql>"
-};
 
 // The outcome of one distinct (database, SQL) execution, shared by every system that predicted it.
 struct ExecOut {
   bool ok = false;
   std::string error, csv;
   double seconds = 0;
+  size_t users = 0;  // jobs that read it
+};
+using ExecKey = std::pair<std::string, std::string>;  // (database path, SQL)
+
+// One (system, instance) pair to grade.
+struct Job {
+  size_t sys = 0, k = 0;  // system, index of the instance in its run
+  std::string id;
+  std::optional<std::string> error;  // failed before execution (unreadable file, no db, BigQuery)
+  std::string db_path;               // sql mode, local: the database the statement (pred_sql) runs on
+  ExecOut* exec = nullptr;           // its execution, shared with the jobs that run the same
 };
 
 // The gold alternatives of one id, read once for every system.
@@ -203,7 +215,7 @@ struct Gold {
   std::optional<std::string> error;
 };
 
-void fail(InstanceResult& out, const RunOptions& opt, const std::string& what) {
+void fail(Instance& out, const Options& opt, const std::string& what) {
   out.score = 0;
   out.error_info = what;
   if (opt.mode == Mode::Sql) out.messages.push_back("[" + out.instance_id + "] An error occurred: " + what);
@@ -213,7 +225,7 @@ void fail(InstanceResult& out, const RunOptions& opt, const std::string& what) {
 
 }  // namespace
 
-std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::string>& result_dirs) {
+std::vector<Run> run_many(const Options& opt, const std::vector<std::string>& result_dirs) {
   const std::string eval_path = (fs::path(opt.gold_dir) / "spider2lite_eval.jsonl").string();
   auto entries = load_eval_jsonl(eval_path);
   const std::string exec_dir = (fs::path(opt.gold_dir) / "exec_result").string();
@@ -222,12 +234,12 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
   if (!opt.shard.empty()) shard = runs::parse_shard(opt.shard);
 
   const std::string ext = opt.mode == Mode::Sql ? ".sql" : ".csv";
-  std::vector<RunResult> out(result_dirs.size());
+  std::vector<Run> out(result_dirs.size());
   std::vector<Job> jobs;
   std::set<std::string> all_ids;
   for (size_t s = 0; s < result_dirs.size(); ++s) {
     auto pred_listing = sorted_listing(result_dirs[s], "result");
-    RunResult& rr = out[s];
+    Run& rr = out[s];
     rr.opt = opt;
     rr.opt.result_dir = result_dirs[s];
     rr.n_gold_ids = entries.size();
@@ -255,10 +267,7 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
   // The database of each instance: needed to run local ids in sql mode; otherwise, when the
   // metadata file is there, only the run record's "db" category (a bad file is then not an error).
   std::map<std::string, std::string> dbs;
-  std::string db_dir = opt.db_dir;
-  const std::string meta = opt.meta_path.empty()
-                               ? (fs::path(parent_of(opt.gold_dir)) / "spider2-lite.jsonl").string()
-                               : opt.meta_path;
+  const std::string meta = default_meta_path(opt);
   const bool need_meta = opt.mode == Mode::Sql &&
                          std::any_of(all_ids.begin(), all_ids.end(), [](const std::string& id) { return starts_with(id, "local"); });
   if (need_meta) {
@@ -271,24 +280,23 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
         dbs.clear();
       }
   }
-  if (opt.mode == Mode::Sql && db_dir.empty()) db_dir = (fs::path(parent_of(opt.gold_dir)) / "databases").string();
+  const std::string db_dir = opt.mode == Mode::Sql ? default_db_dir(opt) : std::string();
   const unsigned workers = resolve_jobs(opt.max_workers);
 
   // 1. sql mode: read each prediction, extract the statement and find its database (exec_result
   // mode reads each CSV when it is graded, so that only the workers' frames are in memory at once).
   if (opt.mode == Mode::Sql) parallel_for(jobs.size(), workers, [&](size_t k) {
     Job& j = jobs[k];
-    InstanceResult& it = out[j.sys].items[j.k];
+    Instance& it = out[j.sys].items[j.k];
     const std::string pred_path = (fs::path(result_dirs[j.sys]) / (j.id + ext)).string();
     try {
-      j.sql = extract_sql_block(universal_newlines(read_file(pred_path)));
-      it.pred_sql = j.sql;
+      it.pred_sql = extract_sql_block(universal_newlines(read_file(pred_path)));
       if (starts_with(j.id, "local")) {
         auto d = dbs.find(j.id);
         if (d == dbs.end()) throw std::runtime_error("no db for " + j.id + " in spider2-lite.jsonl");
         if (!is_plain_name(d->second))
           throw std::runtime_error("the db '" + d->second + "' of " + j.id + " in spider2-lite.jsonl is not a file name inside --db_dir");
-        j.exec_key = (fs::path(db_dir) / (d->second + ".sqlite")).string() + '\0' + j.sql;
+        j.db_path = (fs::path(db_dir) / (d->second + ".sqlite")).string();
       } else if (starts_with(j.id, "bq") || starts_with(j.id, "ga")) {
         throw std::runtime_error("BigQuery instances cannot be run by sqlgrade (no BigQuery client)");
       } else {
@@ -300,11 +308,14 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
   });
 
   // 2. sql mode: each distinct (database, SQL) runs once, whichever systems predicted it.
-  std::map<std::string, ExecOut> execs;
+  std::map<ExecKey, ExecOut> execs;
   for (auto& j : jobs)
-    if (!j.error && !j.exec_key.empty()) execs.emplace(j.exec_key, ExecOut{});
+    if (!j.error && !j.db_path.empty()) {
+      j.exec = &execs[ExecKey(j.db_path, *out[j.sys].items[j.k].pred_sql)];
+      ++j.exec->users;
+    }
   if (!execs.empty()) {
-    std::vector<std::pair<const std::string, ExecOut>*> todo;
+    std::vector<std::pair<const ExecKey, ExecOut>*> todo;
     for (auto& e : execs) todo.push_back(&e);
     Limits limits;
     limits.timeout_s = opt.timeout_s;
@@ -313,12 +324,11 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
     sopt.empty_is_ok = false;                             // pandas read_sql_query fails without a result set
     Progress progress("Evaluating SQL", todo.size(), opt.progress);
     parallel_for(todo.size(), workers, [&](size_t k) {
-      const std::string& key = todo[k]->first;
+      const ExecKey& key = todo[k]->first;
       ExecOut& o = todo[k]->second;
-      const size_t nul = key.find('\0');
       try {
-        SqliteDb& db = SqlitePool::get(key.substr(0, nul), sopt);
-        ExecResult er = db.execute(key.substr(nul + 1), limits);
+        SqliteDb& db = SqlitePool::get(key.first, sopt);
+        ExecResult er = db.execute(key.second, limits);
         o.seconds = er.seconds;
         if (!er.ok()) o.error = er.error.empty() ? to_string(er.status) : er.error;
         else o.ok = true, o.csv = to_csv_text(er.table);
@@ -347,10 +357,10 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
   Progress progress(opt.mode == Mode::Sql ? "Grading" : "Evaluating Exec Results", jobs.size(), opt.progress);
   parallel_for(jobs.size(), workers, [&](size_t k) {
     Job& j = jobs[k];
-    InstanceResult& it = out[j.sys].items[j.k];
+    Instance& it = out[j.sys].items[j.k];
     auto dbit = dbs.find(j.id);
     if (dbit != dbs.end()) it.db = dbit->second;
-    const RunOptions& sopt = out[j.sys].opt;
+    const Options& sopt = out[j.sys].opt;
     if (j.error) {
       fail(it, sopt, *j.error);
       progress.tick();
@@ -366,14 +376,13 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
         return;
       }
     } else {
-      const ExecOut& o = execs.at(j.exec_key);
+      const ExecOut& o = *j.exec;
       it.seconds = o.seconds;
       if (!o.ok) {
         fail(it, sopt, o.error);
         progress.tick();
         return;
       }
-      it.result_csv = o.csv;
       try {
         pred = frame_from_csv_text(o.csv, j.id + ".csv");
       } catch (const std::exception& e) {
@@ -397,10 +406,15 @@ std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::st
     progress.tick();
   });
   progress.finish();
+  // The CSV each executed instance would write: moved to the last job that reads it, copied before.
+  for (auto& j : jobs) {
+    if (!j.exec || !j.exec->ok) continue;
+    Instance& it = out[j.sys].items[j.k];
+    if (--j.exec->users == 0) it.result_csv = std::move(j.exec->csv);
+    else it.result_csv = j.exec->csv;
+  }
   for (auto& r : out) r.n_executed = execs.size();
   return out;
 }
-
-RunResult run(const RunOptions& opt) { return std::move(run_many(opt, {opt.result_dir}).front()); }
 
 }  // namespace sqlgrade::spider2

@@ -12,15 +12,19 @@
 
 namespace sqlgrade::spider2 {
 
-// The public types (include/sqlgrade/spider2.hpp) under the names the module's code uses.
-using RunOptions = Options;
-using RunResult = Run;
-using InstanceResult = Instance;
+// The metadata file and database folder a run uses: the option when given, else the default next
+// to the gold folder (<gold_dir>/../spider2-lite.jsonl, <gold_dir>/../databases).
+std::string default_meta_path(const Options& opt);
+std::string default_db_dir(const Options& opt);
 
 // <gold_dir>/spider2lite_eval.jsonl -> entries by instance_id (InputError naming file and line).
 std::map<std::string, EvalEntry> load_eval_jsonl(const std::string& path);
 // spider2-lite.jsonl -> instance_id -> db.
 std::map<std::string, std::string> load_db_map(const std::string& path);
+
+// The regular files (and symlinks) of a folder by name, sorted; InputError naming the folder as
+// `what` when it is missing or cannot be listed.
+std::vector<std::string> sorted_listing(const std::string& dir, const std::string& what);
 
 // Gold files for an id (spec §4.3): {<id>.csv} with single=true, or the sorted `<id>(_[a-z])?.csv` list.
 struct GoldFiles {
@@ -36,13 +40,12 @@ std::string extract_sql_block(const std::string& text);
 
 // Evaluate one prediction frame against the instance's golds with the official rule (+ strict, v2).
 void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single, const EvalEntry& entry,
-                 const RunOptions& opt, InstanceResult& out);
+                 const Options& opt, Instance& out);
 
-// The whole run (no printing, no writing; see report.hpp). Throws InputError for bad inputs.
-// evaluate() (spider2.hpp) is this plus the sql-mode output-folder check made before anything runs.
-RunResult run(const RunOptions& opt);
-// Several systems (one result folder each) in one pass: the gold alternatives of an id are read once
-// and each distinct (database, SQL) runs once; out[i] is result_dirs[i]'s run (opt.result_dir ignored).
-std::vector<RunResult> run_many(const RunOptions& opt, const std::vector<std::string>& result_dirs);
+// The whole run of several systems (one result folder each) in one pass, no printing, no writing (see
+// report.hpp): the gold alternatives of an id are read once and each distinct (database, SQL) runs
+// once; out[i] is result_dirs[i]'s run (opt.result_dir ignored). Throws InputError for bad inputs.
+// evaluate_many() (spider2.hpp) is this plus the checks made before anything runs.
+std::vector<Run> run_many(const Options& opt, const std::vector<std::string>& result_dirs);
 
 }  // namespace sqlgrade::spider2
