@@ -25,6 +25,11 @@ enum class Etype { Match, Exec, All };
 // Spider = taoyds/spider evaluation.py; TestSuite = taoyds/test-suite-sql-eval evaluation.py.
 enum class Compat { Spider, TestSuite };
 
+// The command-line spellings: "match" | "exec" | "all"; "spider" | "test-suite" (or "testsuite").
+// Anything else is an InputError naming the flag (--etype / --compat) and the accepted values.
+Etype parse_etype(const std::string& s);
+Compat parse_compat(const std::string& s);
+
 // The hardness levels of evaluation.py eval_hardness.
 enum class Hardness { Easy = 0, Medium = 1, Hard = 2, Extra = 3 };
 const char* to_string(Hardness h);  // "easy", "medium", "hard", "extra"

@@ -109,6 +109,13 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
 // <result_dir>-detailed-metrics.json and the errors log (appended). Nothing when no id overlaps.
 void write_outputs(const Run& run);
 
+// The denominator of the official "Real score" line, hard-coded in evaluate.py.
+constexpr int kRealTotal = 547;
+
+// evaluate_v2's data score of one instance: 0 after a v2 error, else v2.score (the verdict that
+// --v2 writes to <result_dir>-ids.csv and the v2 summary counts).
+int v2_data_score(const Instance& it);
+
 // What the official script prints (without tqdm's lines), byte for byte; with --v2 its summary, with
 // --strict the strict section after it.
 std::string render_text(const Run& run);

@@ -103,13 +103,12 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
   namespace sp = sqlgrade::spider;
   sp::Options o;
   // The CLI's own checks, with its messages (src/cli/spider_cmd.cpp).
-  if (etype == "match") o.etype = sp::Etype::Match;
-  else if (etype == "exec") o.etype = sp::Etype::Exec;
-  else if (etype == "all") o.etype = sp::Etype::All;
-  else raise_input(sqlgrade::InputError("--etype", "Unknown evaluation method '" + etype + "' (match, exec, all)").what());
-  if (compat == "test-suite" || compat == "testsuite") o.compat = sp::Compat::TestSuite;
-  else if (compat == "spider") o.compat = sp::Compat::Spider;
-  else raise_input(sqlgrade::InputError("--compat", "unknown value '" + compat + "' (spider, test-suite)").what());
+  try {
+    o.etype = sp::parse_etype(etype);
+    o.compat = sp::parse_compat(compat);
+  } catch (const sqlgrade::InputError& e) {
+    raise_input(e.what());
+  }
   if (gold.empty() || pred.empty() || db_dir.empty())
     raise_input(sqlgrade::InputError("spider", "--gold, --pred and --db are required").what());
   o.gold = std::move(gold), o.pred = std::move(pred), o.db_dir = std::move(db_dir), o.table = std::move(table);
@@ -236,7 +235,7 @@ py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::str
   long correct = 0;
   py::list inst;
   for (const auto& it : r.run.items) {
-    const int s = v2 ? it.v2.score : it.score;
+    const int s = v2 ? s2::v2_data_score(it) : it.score;
     correct += s;
     py::dict d;
     d["instance_id"] = it.instance_id;
@@ -269,8 +268,8 @@ py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::str
   // evaluate.py: the score is the mean over the evaluated ids (those with gold and a prediction).
   summary["score"] = r.run.items.empty() ? py::object(py::none())
                                          : py::object(py::float_(double(correct) / double(r.run.items.size())));
-  // evaluate.py's "Real score": correct / 547, the size of the full benchmark (hard-coded there).
-  summary["real_score"] = double(correct) / 547.0;
+  // evaluate.py's "Real score": correct / the full benchmark's size (hard-coded there).
+  summary["real_score"] = double(correct) / double(s2::kRealTotal);
   py::dict out;
   out["text"] = r.out.text;
   out["json"] = r.out.json.empty() ? py::object(py::none()) : py::object(py::str(r.out.json));

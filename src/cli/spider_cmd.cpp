@@ -31,13 +31,8 @@ struct ParseArgs {
 void run_spider_cmd(SpiderArgs& a) {
   using namespace sqlgrade;
   using namespace sqlgrade::spider;
-  if (a.etype == "match") a.opt.etype = Etype::Match;
-  else if (a.etype == "exec") a.opt.etype = Etype::Exec;
-  else if (a.etype == "all") a.opt.etype = Etype::All;
-  else throw InputError("--etype", "Unknown evaluation method '" + a.etype + "' (match, exec, all)");
-  if (a.compat == "test-suite" || a.compat == "testsuite") a.opt.compat = Compat::TestSuite;
-  else if (a.compat == "spider") a.opt.compat = Compat::Spider;
-  else throw InputError("--compat", "unknown value '" + a.compat + "' (spider, test-suite)");
+  a.opt.etype = parse_etype(a.etype);
+  a.opt.compat = parse_compat(a.compat);
   if (a.opt.gold.empty() || a.preds.empty() || a.opt.db_dir.empty())
     throw InputError("spider", "--gold, --pred and --db are required");
   if (a.no_progress) a.opt.progress = 0;

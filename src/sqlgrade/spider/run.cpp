@@ -173,6 +173,19 @@ void read_and_pair(Run& run, const std::vector<std::vector<Line>>& ggroups, bool
 
 }  // namespace
 
+Etype parse_etype(const std::string& s) {
+  if (s == "match") return Etype::Match;
+  if (s == "exec") return Etype::Exec;
+  if (s == "all") return Etype::All;
+  throw InputError("--etype", "Unknown evaluation method '" + s + "' (match, exec, all)");
+}
+
+Compat parse_compat(const std::string& s) {
+  if (s == "test-suite" || s == "testsuite") return Compat::TestSuite;
+  if (s == "spider") return Compat::Spider;
+  throw InputError("--compat", "unknown value '" + s + "' (spider, test-suite)");
+}
+
 Run evaluate(const Options& opt) {
   auto runs = evaluate_many(opt, {opt.pred});
   return std::move(runs[0]);

@@ -8,9 +8,6 @@
 
 namespace sqlgrade::spider2 {
 
-// The denominator of the official "Real score" line, hard-coded in evaluate.py.
-constexpr int kRealTotal = 547;
-
 // Official stdout (spec §4.7), without the tqdm progress lines:
 //   per-instance messages (sql mode), the {id: score} dict, "Final score", "Real score" (over 547),
 //   "Execution results saved to" (sql mode), "Correct IDs saved to", "TOTAL_GB_PROCESSED".
@@ -20,9 +17,6 @@ std::string format_official(const Run& r, const Options& opt);
 // <result_dir>-ids.csv: header instance_id, one correct id per row, bq/ga/local ids prefixed "sf_".
 // Correct by the official rule, or with v2_rule by evaluate_v2's (v2_data_score == 1).
 std::string ids_csv(const Run& r, bool v2_rule = false);
-
-// evaluate_v2's data score of one instance: 0 after a v2 error, else v2.score.
-int v2_data_score(const Instance& it);
 
 // --strict section (after the official lines): findings per instance and a strict score.
 std::string format_strict(const Run& r);
