@@ -91,11 +91,10 @@ struct Run {
   PairBy pair_by_used = PairBy::Index;
   std::vector<Instance> items;
   std::vector<std::string> warnings;  // one line each (the CLI prints them on stderr)
-  unsigned jobs = 1;
-  double engine_seconds = 0;  // sum of SQLite execution time (pred + distinct gold runs, VES timing excluded)
   double wall_seconds = 0;
-  size_t gold_executions = 0;  // distinct (db, gold SQL) pairs executed
-  size_t gold_timeouts = 0, gold_errors = 0;
+  // Gold queries this run executed: each distinct (db, gold SQL) once — none that an earlier system of
+  // the same evaluate_many already ran, nor any of a (db, gold, prediction) an earlier one checked.
+  size_t gold_executions = 0;
   std::string sql_dialect = "SQLite";
   std::string engine_version;  // SQLite library version
   std::string started_at;      // ISO 8601 UTC

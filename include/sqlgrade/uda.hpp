@@ -16,6 +16,7 @@
 // throw sqlgrade::InputError (errors.hpp); an unusable result.csv is a score of 0 with its reason.
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,10 +50,10 @@ struct RunOptions {
   int jobs = 0;                 // worker threads; 0 = all cores
   int progress = -1;            // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
   bool gold_as_result = false;  // `uda gold --as-result`: also write result.csv = gold with file-name ids
-  // `uda run`: "i/n" grades only the statements whose path (the run record's id,
-  // <Dataset>/<Task>/<stem>/<n>) has shard_of(path, n) == i - 1; summary.json/.csv then cover only
-  // those. "" = all.
-  std::string shard;
+  // `uda run` --shard i/n: grades only the statements whose path (the run record's id,
+  // <Dataset>/<Task>/<stem>/<n>) has shard_of(path, n) == i - 1 (docs/comparing-runs.md §5);
+  // summary.json/.csv then cover only those. shard_count 0 = everything.
+  int shard_index = 0, shard_count = 0;
 };
 
 // The cell judge: the offline rules, or an OpenAI-compatible chat server (needs libcurl).
@@ -76,6 +77,9 @@ inline constexpr const char* kResultError = "result_error";
 inline constexpr const char* kMissingResult = "missing_result";
 inline constexpr const char* kGoldError = "gold_error";
 
+// A statement's acc.json as built by `uda run` (defined internally; the run record reads it).
+struct AccJson;
+
 // One statement of a run.
 struct RunEntry {
   std::string path;  // relative to the results root: <Dataset>/<Task>/<stem>/<n>
@@ -87,7 +91,7 @@ struct RunEntry {
   double macro_precision = 0, macro_recall = 0, macro_f1 = 0;
   size_t len_gold = 0, len_pred = 0, matched_rows = 0;
   size_t judge_questions = 0;
-  std::string acc;  // `uda run`: the statement's acc.json (compact JSON); "" when it has no SQL
+  std::shared_ptr<const AccJson> acc;  // `uda run`: the statement's acc.json; null when it has no SQL
 };
 
 // Counts and averages over a set of statements (a task, a dataset, a whole run). Every statement

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "multi_pred.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/uda.hpp"
@@ -159,11 +160,13 @@ void register_uda_command(CLI::App& app) {
     c->add_flag("--require-all", *require_all,
                 "exit 1 when a statement with a gold result has no result.csv or an unusable one (it scores 0 either way)");
     c->add_option("--json", *json_out, "also write the run record (docs/run-record.schema.json) to FILE");
-    c->add_option("--shard", f->run.shard,
+    auto shard = std::make_shared<std::string>();
+    c->add_option("--shard", *shard,
                   "grade only shard i of n (\"i/n\", split by statement path; summary.json/.csv cover that shard; see `sqlgrade merge`)");
     add_common(c, *f, true);
     c->callback([=] {
       apply_common(*f);
+      cli::apply_shard(*shard, f->run.shard_index, f->run.shard_count);
       Options o;
       o.dataset_dir = *dataset_dir, o.results = *results, o.run = f->run, o.judge = judge_options(*f);
       const Run run = evaluate(o);

@@ -191,6 +191,26 @@ TEST(BirdInputs, GoldCachedAndEmptyStatementLikePython) {
   json j = f.run_json({"--metric", "soft-f1"});
   EXPECT_EQ(sqlgrade::test::bird_results(j)[0]["score"], 1.0);  // both empty
   EXPECT_EQ(sqlgrade::test::bird_results(j)[1]["score"], 0.0);
+
+  // The shared gold runs once per (database, gold SQL): for both questions, and across systems graded
+  // in one pass (a second system with other predictions, a third with the first one's).
+  std::string pred2 = (f.t / "pred2.json").string();
+  spit(pred2, json{{"0", "SELECT 2" + kSep + "d2"}, {"1", "SELECT x FROM u WHERE x > 5" + kSep + "d2"}}.dump());
+  bird::Options opt;
+  opt.ground_truth_path = f.gold;
+  opt.db_root_path = f.root;
+  opt.diff_json_path = f.diff;
+  opt.metric = bird::Metric::SoftF1;
+  opt.progress = 0;
+  EXPECT_EQ(bird::evaluate([&] { bird::Options o = opt; o.predicted_sql_path = f.pred; return o; }()).gold_executions, 1u);
+  auto runs = bird::evaluate_many(opt, {f.pred, pred2, f.pred});
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].gold_executions, 1u);
+  EXPECT_EQ(runs[1].gold_executions, 0u);
+  EXPECT_EQ(runs[2].gold_executions, 0u);
+  EXPECT_EQ(runs[1].items[0].score, 0.0);
+  EXPECT_EQ(runs[1].items[1].score, 1.0);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(runs[2].items[i].score, runs[0].items[i].score) << i;
 }
 
 TEST(BirdInputs, OriginalLayoutUsesPredictionDatabaseAndPrintsAccuracyTable) {

@@ -66,3 +66,38 @@ TEST(ExecRunner, RunEachUsesEveryCoreWhenJobsIsZero) {
   auto out = exec::run_each<size_t>(1000, 0, nullptr, [](size_t i) { return i * i; });
   for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], i * i);
 }
+
+TEST(ExecRunner, VerdictMemoChecksEachTripleOnce) {
+  // 300 items, 6 distinct (db, gold, prediction) triples: with a verdict memo, each triple's gold,
+  // prediction and comparison run once; without it, every item's prediction runs.
+  std::vector<exec::Item> items;
+  for (int i = 0; i < 300; ++i) items.push_back({"db" + std::to_string(i % 2), "g", "p" + std::to_string(i % 3)});
+  std::atomic<int> gold_runs{0}, pred_runs{0}, compares{0};
+  exec::Steps<std::string, std::string, std::string> steps{
+      [&](const exec::Item& it) {
+        ++gold_runs;
+        return it.db + ":" + it.gold;
+      },
+      [&](const exec::Item& it) {
+        ++pred_runs;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return it.pred;
+      },
+      [&](const exec::Item&, const std::string& g, const std::string& p) {
+        ++compares;
+        return g + "#" + p;
+      }};
+  exec::GoldMemo<std::string> golds;
+  exec::VerdictMemo<std::string> verdicts;
+  auto out = exec::run(items, steps, golds, 4, nullptr, &verdicts);
+  ASSERT_EQ(out.size(), items.size());
+  for (size_t i = 0; i < items.size(); ++i) EXPECT_EQ(out[i], items[i].db + ":g#" + items[i].pred) << i;
+  EXPECT_EQ(pred_runs, 6);
+  EXPECT_EQ(compares, 6);
+  EXPECT_EQ(gold_runs, 2);
+  EXPECT_EQ(verdicts.misses(), 6u);
+  EXPECT_NE(exec::verdict_key("a", "b", "c"), exec::verdict_key("a", "bc", ""));
+  exec::run(items, steps, golds, 4, nullptr);
+  EXPECT_EQ(pred_runs, 306);
+  EXPECT_EQ(gold_runs, 2);  // the gold memo still holds both
+}

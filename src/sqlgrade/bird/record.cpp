@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "sqlgrade/bird.hpp"
-#include "sqlgrade/core/digest.hpp"
+#include "sqlgrade/bird/run.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
@@ -20,7 +20,6 @@ namespace {
 using Json = runs::Json;
 
 const char* const kLevels[4] = {"simple", "moderate", "challenging", "total"};
-constexpr Metric kMetrics[] = {Metric::Ex, Metric::SoftF1, Metric::EmF1, Metric::Ves, Metric::RVes};
 
 // The record's name of a metric's score: ex, soft_f1, em_f1, ves, r_ves.
 std::string score_name(Metric m) {
@@ -38,23 +37,10 @@ Json summary_json(const Run& r) {
   Json out = Json::object();
   for (int b = 0; b < 4; ++b)
     out[kLevels[b]] = Json{{"count", s.counts[b]}, {"score", s.empty[b] ? Json(nullptr) : Json(s.scores[b])}};
-  size_t timeouts = 0, errors = 0;
-  for (const auto& it : r.items) {
-    if (it.status == "gold_timeout") ++timeouts;
-    else if (it.status == "gold_error" || it.status == "gold_too_large") ++errors;
-  }
-  out["gold_timeouts"] = timeouts;
-  out["gold_errors"] = errors;
+  const GoldFailures gf = gold_failures(r.items);
+  out["gold_timeouts"] = gf.timeouts;
+  out["gold_errors"] = gf.errors;
   return out;
-}
-
-runs::InputRef input(const std::string& role, const std::string& side, const std::string& path, bool hash) {
-  runs::InputRef in{role, side, path, std::nullopt};
-  // Only regular files and folders: a FIFO (`--predicted_sql_path <(…)`) has been read already.
-  std::error_code ec;
-  if (hash && !path.empty() && (std::filesystem::is_regular_file(path, ec) || std::filesystem::is_directory(path, ec)))
-    in.sha256 = sha256_path(path);
-  return in;
 }
 
 }  // namespace
@@ -79,13 +65,13 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
                      {"answer_json", opt.answer_json}};
   if (!opt.data_mode.empty()) rec.options["data_mode"] = opt.data_mode;
   if (ves) rec.options["repeat"] = opt.repeat;
-  rec.inputs.push_back(input("gold", "gold", opt.ground_truth_path, true));
-  rec.inputs.push_back(input("pred", "pred", opt.predicted_sql_path, true));
-  if (!opt.diff_json_path.empty()) rec.inputs.push_back(input("difficulty", "gold", opt.diff_json_path, true));
-  rec.inputs.push_back(input("db", "gold", opt.db_root_path, false));
+  rec.inputs.push_back(runs::input_ref("gold", "gold", opt.ground_truth_path));
+  rec.inputs.push_back(runs::input_ref("pred", "pred", opt.predicted_sql_path));
+  if (!opt.diff_json_path.empty()) rec.inputs.push_back(runs::input_ref("difficulty", "gold", opt.diff_json_path));
+  rec.inputs.push_back(runs::input_ref("db", "gold", opt.db_root_path, runs::HashInputs::None));
   rec.engines.push_back({"sqlite", r.engine_version});
   if (opt.meta_time_out > 0) rec.timeout_s = opt.meta_time_out;
-  if (opt.shard_count > 0) rec.shard = runs::Shard{opt.shard_index, opt.shard_count};
+  rec.shard = runs::shard_option(opt.shard_index, opt.shard_count);
   rec.category_axes.push_back({"difficulty", {"simple", "moderate", "challenging"}});
   rec.warnings = r.warnings;
   rec.summary = summary_json(r);
@@ -125,10 +111,10 @@ void register_run_summarizer() {
     auto bad = [](const std::string& what) { return InputError("bird summarizer", what); };
     Run r;
     const std::string m = rec.options.value("metric", "");
-    bool found = false;
-    for (Metric x : kMetrics)
-      if (m == metric_name(x)) r.metric = x, found = true;
-    if (!found) throw bad("options.metric '" + m + "' is not a BIRD metric");
+    // The record names it with metric_name(); parse_metric() reads those names (and the flag's).
+    std::optional<Metric> metric = parse_metric(m);
+    if (!metric) throw bad("options.metric '" + m + "' is not a BIRD metric");
+    r.metric = *metric;
     r.layout = rec.options.value("layout", "") == "original" ? Layout::Original : Layout::MiniDev;
     r.sql_dialect = rec.options.value("sql_dialect", "SQLite");
     const std::string primary = score_name(r.metric);

@@ -1,5 +1,6 @@
-// BIRD: the run — pairs predictions with gold questions, runs every query read-only on all cores (gold
-// results cached per (database, gold SQL)) and applies the metric of compare.hpp to each pair.
+// BIRD: the run — pairs predictions with gold questions, runs every query read-only on all cores through
+// exec::run (gold results memoised per (database, gold SQL), outcomes per (database, gold, prediction)
+// outside VES/R-VES) and applies the metric of compare.hpp to each pair.
 #include "sqlgrade/bird/run.hpp"
 
 #include <nlohmann/json.hpp>
@@ -9,11 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <set>
-#include <tuple>
-#include <unordered_map>
 
 #include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/bird/compare.hpp"
@@ -30,15 +27,6 @@
 namespace sqlgrade::bird {
 
 using json = nlohmann::ordered_json;
-
-double metric_value(Metric m, const Table& pred, const Table& gold) {
-  switch (m) {
-    case Metric::Ex: return ex_match(pred, gold) ? 1.0 : 0.0;
-    case Metric::SoftF1: return soft_f1(pred, gold);
-    case Metric::EmF1: return em_f1(pred, gold);
-    default: return ex_match(pred, gold) ? 1.0 : 0.0;
-  }
-}
 
 // ---------------------------------------------------------------- evaluation
 
@@ -65,30 +53,106 @@ std::optional<long long> int_key(const std::string& k) {
   return *v;
 }
 
-// What a (database, gold SQL, prediction SQL) triple scores: the same for every question and system
-// that has it, so evaluate_many checks each distinct triple once (not for VES/R-VES, which time).
+// What checking one (database, gold SQL, prediction SQL) triple gives an Instance. Under EX, Soft-F1
+// and EM+F1 it is the same for every question and system that has the triple, so evaluate_many checks
+// each distinct triple once; VES/R-VES time every pair.
 struct Outcome {
   bool correct = false;
-  double score = 0;
-  std::string status, reason;
+  double score = 0, time_ratio = 0;
+  std::string status = "ok", reason;
   double pred_seconds = 0, gold_seconds = 0;
   size_t pred_rows = 0, gold_rows = 0;
 };
 
-}  // namespace
+std::string failure_status(const char* side, ExecStatus s) {
+  return std::string(side) + (s == ExecStatus::Timeout ? "_timeout" : s == ExecStatus::TooLarge ? "_too_large" : "_error");
+}
 
-// Shared by the systems of one evaluate_many call.
-struct SharedCache {
-  std::mutex mu;  // guards outcomes
-  exec::GoldMemo<ExecResult> gold;  // each (database, gold SQL) once, shared by every question and system
-  std::map<std::tuple<std::string, std::string, std::string>, Outcome> outcomes;
-};
+// The outcome of one pair of results: a failed gold, then a failed prediction, scores 0 with the engine's
+// message; else EX (result sets equal) and the metric's score (VES/R-VES: left to the timing).
+Outcome check(Metric m, const ExecResult& g, const ExecResult& p) {
+  Outcome o;
+  o.pred_seconds = p.seconds;
+  o.gold_seconds = g.seconds;
+  o.pred_rows = p.table.rows.size();
+  o.gold_rows = g.table.rows.size();
+  if (!g.ok()) {
+    o.status = failure_status("gold", g.status);
+    o.reason = g.error;
+  } else if (!p.ok()) {
+    o.status = failure_status("pred", p.status);
+    o.reason = p.error;
+  } else {
+    o.correct = ex_match(p.table, g.table);
+    if (m == Metric::SoftF1) o.score = soft_f1(p.table, g.table);
+    else if (m == Metric::EmF1) o.score = em_f1(p.table, g.table);
+    else if (m == Metric::Ex) o.score = o.correct ? 1.0 : 0.0;
+  }
+  return o;
+}
 
-namespace {
+void apply(Instance& it, const Outcome& o) {
+  it.correct = o.correct;
+  it.score = o.score;
+  it.time_ratio = o.time_ratio;
+  it.status = o.status;
+  it.reason = o.reason;
+  it.pred_seconds = o.pred_seconds;
+  it.gold_seconds = o.gold_seconds;
+  it.pred_rows = o.pred_rows;
+  it.gold_rows = o.gold_rows;
+}
 
 using Clock = std::chrono::steady_clock;
 
+// VES / R-VES of a correct pair: alternate pred / gold `repeat` times on this thread's connection; the
+// timer covers the engine call (prepare + step to the end + row copy), i.e. execute + fetchall without
+// connecting. A failure or the budget (meta_time_out x repeat) exceeded scores 0.
+void time_pair(Outcome& o, SqliteDb& db, const exec::Item& item, const Options& opt, const Limits& pred_lim,
+               const Limits& gold_lim) {
+  const int repeat = std::max(1, opt.repeat);
+  std::vector<double> ratios;
+  ratios.reserve(repeat);
+  auto budget_end = Clock::now() + std::chrono::duration<double>(opt.meta_time_out > 0 ? opt.meta_time_out * repeat : 1e18);
+  for (int r = 0; r < repeat; ++r) {
+    ExecResult tp = db.execute(item.pred, pred_lim);
+    ExecResult tg = db.execute(item.gold, gold_lim);
+    if (!tp.ok() || !tg.ok()) {
+      o.status = !tp.ok() ? "pred_timeout" : "gold_timeout";
+      o.reason = "during timing: " + (!tp.ok() ? tp.error : tg.error);
+      return;
+    }
+    ratios.push_back(tg.seconds / std::max(tp.seconds, 1e-9));
+    if (Clock::now() > budget_end) {
+      o.status = "pred_timeout";
+      o.reason = "timing exceeded meta_time_out x repeat";
+      return;
+    }
+  }
+  o.time_ratio = filtered_time_ratio(ratios);
+  o.score = opt.metric == Metric::Ves ? ves_score(o.time_ratio) : rves_score(rves_reward(o.time_ratio));
+}
+
 }  // namespace
+
+GoldFailures gold_failures(const std::vector<Instance>& items) {
+  GoldFailures f;
+  for (const auto& it : items) {
+    if (it.status == "gold_timeout") ++f.timeouts;
+    else if (it.status == "gold_error" || it.status == "gold_too_large") ++f.errors;
+  }
+  return f;
+}
+
+// Shared by the systems of one evaluate_many call: each (database, gold SQL) runs once, and (not under
+// VES/R-VES) each (database, gold, prediction) is checked once, by whichever system has it first.
+struct SharedCache {
+  exec::GoldMemo<ExecResult> gold;
+  exec::VerdictMemo<Outcome> outcomes{MemoBounds{SIZE_MAX, 64u << 20}, [](const std::string& key, const Outcome& o) {
+    return key.size() + sizeof(Outcome) + heap_bytes(o.status) + heap_bytes(o.reason) +
+           exec::VerdictMemo<Outcome>::entry_bookkeeping();
+  }};
+};
 
 Run evaluate(const Options& opt, const std::function<void(const std::string&)>& warn_cb) {
   SharedCache cache;
@@ -368,12 +432,8 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
         it.id = std::to_string(it.index);
       }
     }
-    if (opt.shard_count > 0) {
-      if (opt.shard_index < 1 || opt.shard_index > opt.shard_count)
-        throw InputError("--shard", "shard index must be in 1.." + std::to_string(opt.shard_count));
-      runs::Shard sh{opt.shard_index, opt.shard_count};
-      for (size_t i = 0; i < n; ++i) in_shard[i] = runs::in_shard(rr.items[i].id, sh) ? 1 : 0;
-    }
+    if (const std::optional<runs::Shard> sh = runs::shard_option(opt.shard_index, opt.shard_count))
+      for (size_t i = 0; i < n; ++i) in_shard[i] = runs::in_shard(rr.items[i].id, *sh) ? 1 : 0;
   }
 
   SqliteOptions sopt;
@@ -381,130 +441,41 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   sopt.empty_is_ok = true;                              // cursor.execute(" ") returns no rows
   Limits pred_lim{opt.meta_time_out, opt.max_rows, Limits{}.max_bytes};
   Limits gold_lim{opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out, opt.max_rows, Limits{}.max_bytes};
-  rr.jobs = resolve_jobs(opt.num_cpus);
 
-  // ---- one pass over the questions that have a prediction, on all cores. Each distinct
-  // (database, gold SQL) runs once (exec::GoldMemo) and its result is shared (gold cache). In the
-  // original layout the gold runs on the prediction's database, as the official script does.
-  std::map<std::pair<std::string, std::string>, size_t> gold_key;
-  std::vector<std::pair<std::string, std::string>> gold_jobs;  // (db path, sql)
-  std::vector<size_t> gold_of(n);
-  std::vector<int> pending;
+  // ---- one pass over the questions that have a prediction, on all cores (exec::run). In the original
+  // layout the gold runs on the prediction's database, as the official script does.
+  std::vector<size_t> pending;
+  std::vector<exec::Item> work;
   for (size_t i = 0; i < n; ++i) {
-    if (!rr.items[i].has_pred || !in_shard[i]) continue;  // nothing to compare: the gold need not run
-    pending.push_back(static_cast<int>(i));
-    auto key = std::make_pair(db_file(opt.db_root_path, rr.items[i].db_id), rr.items[i].gold_sql);
-    auto [it, ins] = gold_key.emplace(key, gold_jobs.size());
-    if (ins) gold_jobs.push_back(key);
-    gold_of[i] = it->second;
+    const Instance& it = rr.items[i];
+    if (!it.has_pred || !in_shard[i]) continue;  // nothing to compare: the gold need not run
+    pending.push_back(i);
+    work.push_back({db_file(opt.db_root_path, it.db_id), it.gold_sql, it.pred_sql});
   }
-  rr.gold_executions = gold_jobs.size();
-  Progress progress("bird " + std::string(metric_name(opt.metric)), pending.size(), opt.progress);
-  std::vector<double> pred_secs(n, 0);
   const bool ves = opt.metric == Metric::Ves || opt.metric == Metric::RVes;
-  const int repeat = std::max(1, opt.repeat);
-  parallel_for(pending.size(), rr.jobs, [&](size_t k) {
-    Instance& it = rr.items[pending[k]];
-    // Plain references, not a structured binding: clang before 16 cannot capture bindings in a lambda.
-    const std::string& gold_db = gold_jobs[gold_of[it.index]].first;
-    const std::string& gold_sql = gold_jobs[gold_of[it.index]].second;
-    auto gold = cache.gold.get(gold_db, gold_sql, [&] { return SqlitePool::get(gold_db, sopt).execute(gold_sql, gold_lim); });
-    const ExecResult& g = *gold;
-    std::string path = db_file(opt.db_root_path, it.db_id);
-    // The same (database, gold, prediction) already checked, by this system or another one.
-    std::tuple<std::string, std::string, std::string> okey{path, it.gold_sql, it.pred_sql};
-    if (!ves) {
-      std::lock_guard<std::mutex> lk(cache.mu);
-      auto f = cache.outcomes.find(okey);
-      if (f != cache.outcomes.end()) {
-        const Outcome& o = f->second;
-        it.correct = o.correct;
-        it.score = o.score;
-        it.status = o.status;
-        it.reason = o.reason;
-        it.pred_seconds = o.pred_seconds;
-        it.gold_seconds = o.gold_seconds;
-        it.pred_rows = o.pred_rows;
-        it.gold_rows = o.gold_rows;
-        pred_secs[it.index] = o.pred_seconds;
-        return;
-      }
-    }
-    auto remember = [&] {
-      if (ves) return;
-      std::lock_guard<std::mutex> lk(cache.mu);
-      cache.outcomes.try_emplace(okey, Outcome{it.correct, it.score, it.status, it.reason, it.pred_seconds,
-                                               it.gold_seconds, it.pred_rows, it.gold_rows});
-    };
-    SqliteDb& db = SqlitePool::get(path, sopt);
-    ExecResult p = db.execute(it.pred_sql, pred_lim);
-    it.pred_seconds = p.seconds;
-    it.gold_seconds = g.seconds;
-    it.pred_rows = p.table.rows.size();
-    it.gold_rows = g.table.rows.size();
-    pred_secs[it.index] = p.seconds;
-    if (!g.ok()) {
-      it.status = g.status == ExecStatus::Timeout ? "gold_timeout"
-                  : g.status == ExecStatus::TooLarge ? "gold_too_large" : "gold_error";
-      it.reason = g.error;
-      remember();
-      return;
-    }
-    if (!p.ok()) {
-      it.status = p.status == ExecStatus::Timeout ? "pred_timeout"
-                  : p.status == ExecStatus::TooLarge ? "pred_too_large" : "pred_error";
-      it.reason = p.error;
-      remember();
-      return;
-    }
-    it.correct = ex_match(p.table, g.table);
-    if (!ves) {
-      it.score = metric_value(opt.metric, p.table, g.table);
-      remember();
-      return;
-    }
-    if (!it.correct) return;  // time_ratio 0
-    // Timing: alternate pred / gold `repeat` times on this thread's connection; the timer covers the
-    // engine call (prepare + step to the end + row copy), i.e. execute + fetchall without connecting.
-    std::vector<double> ratios;
-    ratios.reserve(repeat);
-    auto budget_end = Clock::now() + std::chrono::duration<double>(
-                                         opt.meta_time_out > 0 ? opt.meta_time_out * repeat : 1e18);
-    for (int r = 0; r < repeat; ++r) {
-      ExecResult tp = db.execute(it.pred_sql, pred_lim);
-      ExecResult tg = db.execute(it.gold_sql, gold_lim);
-      if (!tp.ok() || !tg.ok()) {
-        it.status = !tp.ok() ? "pred_timeout" : "gold_timeout";
-        it.reason = "during timing: " + (!tp.ok() ? tp.error : tg.error);
-        it.time_ratio = 0;
-        return;
-      }
-      ratios.push_back(tg.seconds / std::max(tp.seconds, 1e-9));
-      if (Clock::now() > budget_end) {
-        it.status = "pred_timeout";
-        it.reason = "timing exceeded meta_time_out x repeat";
-        it.time_ratio = 0;
-        return;
-      }
-    }
-    it.time_ratio = filtered_time_ratio(ratios);
-    if (opt.metric == Metric::Ves) it.score = ves_score(it.time_ratio);
-    else it.score = rves_score(rves_reward(it.time_ratio));
-  }, &progress);
+  exec::Steps<ExecResult, ExecResult, Outcome> steps{
+      [&](const exec::Item& w) { return SqlitePool::get(w.db, sopt).execute(w.gold, gold_lim); },
+      [&](const exec::Item& w) { return SqlitePool::get(w.db, sopt).execute(w.pred, pred_lim); },
+      [&](const exec::Item& w, const ExecResult& g, const ExecResult& p) {
+        Outcome o = check(opt.metric, g, p);
+        if (ves && o.correct) time_pair(o, SqlitePool::get(w.db, sopt), w, opt, pred_lim, gold_lim);
+        return o;
+      }};
+  Progress progress("bird " + std::string(metric_name(opt.metric)), work.size(), opt.progress);
+  const uint64_t golds_before = cache.gold.executions();
+  std::vector<Outcome> outcomes = exec::run(work, steps, cache.gold, resolve_jobs(opt.num_cpus), &progress,
+                                            ves ? nullptr : &cache.outcomes);
   progress.finish();
+  rr.gold_executions = cache.gold.executions() - golds_before;
+  for (size_t k = 0; k < pending.size(); ++k) apply(rr.items[pending[k]], outcomes[k]);
 
-  for (auto& [gold_db, gold_sql] : gold_jobs) rr.engine_seconds += cache.gold.peek(gold_db, gold_sql)->seconds;
-  for (double s : pred_secs) rr.engine_seconds += s;
-  for (auto& it : rr.items) {
-    if (it.status == "gold_timeout") ++rr.gold_timeouts;
-    else if (it.status == "gold_error" || it.status == "gold_too_large") ++rr.gold_errors;
-  }
-  if (rr.gold_timeouts)
-    warn("GOLD TIMEOUT: " + std::to_string(rr.gold_timeouts) + " gold queries exceeded " +
+  const GoldFailures gf = gold_failures(rr.items);
+  if (gf.timeouts)
+    warn("GOLD TIMEOUT: " + std::to_string(gf.timeouts) + " gold queries exceeded " +
          std::to_string(gold_lim.timeout_s) + " s; those questions score 0 whatever the prediction (mini_dev#43). "
          "Raise --gold_time_out to grade them.");
-  if (rr.gold_errors)
-    warn("GOLD ERROR: " + std::to_string(rr.gold_errors) + " gold queries failed; those questions score 0");
+  if (gf.errors)
+    warn("GOLD ERROR: " + std::to_string(gf.errors) + " gold queries failed; those questions score 0");
   if (opt.shard_count > 0) {
     std::vector<Instance> kept;
     for (size_t i = 0; i < n; ++i)

@@ -1,12 +1,15 @@
 #pragma once
 // BIRD run internals. The run itself (Options, Instance, Run, evaluate) is public: sqlgrade/bird.hpp.
 #include "sqlgrade/bird.hpp"
-#include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::bird {
 
-// Metric value of one pair of results (EX/Soft-F1/EM+F1; VES metrics use ex_match for correctness).
-double metric_value(Metric m, const Table& pred, const Table& gold);
+// Questions whose gold failed: timed out, or failed otherwise (error, too large). The run warns about
+// them; the run record's summary counts them.
+struct GoldFailures {
+  size_t timeouts = 0, errors = 0;
+};
+GoldFailures gold_failures(const std::vector<Instance>& items);
 
 // Gold results and checked (database, gold, prediction) outcomes shared by the systems of one
 // evaluate_many (run.cpp).

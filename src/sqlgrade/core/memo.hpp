@@ -121,22 +121,6 @@ class Memo {
     return it != map_.end() && it->second.ready ? it->second.fut.get() : nullptr;
   }
 
-  // Drops every finished entry (in-flight ones finish and stay).
-  void clear() {
-    std::vector<std::shared_future<Ptr>> dropped;
-    std::lock_guard<std::mutex> lk(mu_);
-    for (auto it = map_.begin(); it != map_.end();) {
-      if (!it->second.ready) {
-        ++it;
-        continue;
-      }
-      bytes_ -= it->second.bytes;
-      lru_.erase(it->second.lru);
-      dropped.push_back(std::move(it->second.fut));
-      it = map_.erase(it);
-    }
-  }
-
   size_t entries() const {
     std::lock_guard<std::mutex> lk(mu_);
     return map_.size();
@@ -147,7 +131,6 @@ class Memo {
   }
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
-  const MemoBounds& bounds() const { return bounds_; }
 
   // Bytes of bookkeeping per entry besides the key's own heap: map node (key, entry, hash, bucket),
   // LRU list node (a copy of the key) and the shared state of the future. For cost functions that

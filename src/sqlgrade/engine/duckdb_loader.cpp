@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
@@ -13,8 +12,6 @@
 namespace sqlgrade::duck {
 
 namespace {
-
-std::atomic<bool> g_loaded{false};
 
 Api load() {
   std::vector<std::string> candidates;
@@ -44,14 +41,8 @@ Api load() {
 }  // namespace
 
 const Api& api() {
-  static const Api a = [] {
-    Api loaded_api = load();
-    g_loaded.store(true);
-    return loaded_api;
-  }();
+  static const Api a = load();
   return a;
 }
-
-bool loaded() { return g_loaded.load(); }
 
 }  // namespace sqlgrade::duck

@@ -60,7 +60,4 @@ struct Api {
 // library or one of the functions cannot be found.
 const Api& api();
 
-// True once api() has loaded the library (for tests and the startup benchmark).
-bool loaded();
-
 }  // namespace sqlgrade::duck

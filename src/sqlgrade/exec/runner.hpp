@@ -6,9 +6,10 @@
 //
 // Two levels:
 // - GoldMemo + run_each: the pieces, for runners whose items do more than one gold/prediction pair
-//   (Spider's test-suite evaluator runs each item on several database files and plug_value candidates;
-//   BIRD's R-VES times repeated runs). They memoise gold with GoldMemo and schedule with run_each.
-// - run(): the whole loop for items with one gold and one prediction on one database.
+//   (Spider's test-suite evaluator runs each item on several database files and plug_value candidates).
+//   They memoise gold with GoldMemo and schedule with run_each.
+// - run(): the whole loop for items with one gold and one prediction on one database (BIRD), with an
+//   optional verdict memo when a verdict depends on nothing but (database, gold, prediction).
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -23,6 +24,8 @@ namespace sqlgrade::exec {
 
 // The memo key of a gold: the database and the gold text (NUL cannot occur in a path).
 std::string gold_key(std::string_view db, std::string_view gold_sql);
+// The memo key of a verdict: gold_key(db, gold) + '\0' + the prediction.
+std::string verdict_key(std::string_view db, std::string_view gold_sql, std::string_view pred);
 
 // Gold results keyed by gold_key(); unbounded by default (one CLI run), bounded for long-lived users.
 template <class Gold>
@@ -41,7 +44,6 @@ class GoldMemo {
     return memo_.peek(gold_key(db, gold_sql));
   }
   uint64_t executions() const { return memo_.misses(); }  // golds computed (misses)
-  const Memo<std::string, Gold>& memo() const { return memo_; }
 
  private:
   Memo<std::string, Gold> memo_;
@@ -70,16 +72,26 @@ struct Steps {
   std::function<Verdict(const Item&, const Gold&, const Pred&)> compare;
 };
 
+// Verdicts keyed by verdict_key(): for benchmarks whose verdict depends on the triple alone.
+template <class Verdict>
+using VerdictMemo = Memo<std::string, Verdict>;
+
 // Every item: gold through `golds` (once per distinct (db, gold)), prediction, comparison — on `jobs`
-// threads, verdicts in item order.
+// threads, verdicts in item order. With `verdicts`, each distinct (db, gold, prediction) is checked
+// once (single flight) and the others share its verdict, neither gold nor prediction running for them.
 template <class Gold, class Pred, class Verdict>
 std::vector<Verdict> run(const std::vector<Item>& items, const Steps<Gold, Pred, Verdict>& steps,
-                         GoldMemo<Gold>& golds, unsigned jobs, Progress* progress) {
+                         GoldMemo<Gold>& golds, unsigned jobs, Progress* progress,
+                         VerdictMemo<Verdict>* verdicts = nullptr) {
   return run_each<Verdict>(items.size(), jobs, progress, [&](size_t i) {
     const Item& it = items[i];
-    std::shared_ptr<const Gold> g = golds.get(it.db, it.gold, [&] { return steps.run_gold(it); });
-    Pred p = steps.run_pred(it);
-    return steps.compare(it, *g, p);
+    auto check = [&] {
+      std::shared_ptr<const Gold> g = golds.get(it.db, it.gold, [&] { return steps.run_gold(it); });
+      Pred p = steps.run_pred(it);
+      return steps.compare(it, *g, p);
+    };
+    if (!verdicts) return check();
+    return *verdicts->get(verdict_key(it.db, it.gold, it.pred), check);
   });
 }
 

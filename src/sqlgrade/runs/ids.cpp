@@ -69,6 +69,12 @@ Shard parse_shard(std::string_view spec, const std::string& flag) {
   return Shard{static_cast<int>(i), static_cast<int>(n)};
 }
 
+std::optional<Shard> shard_option(int index, int count) {
+  if (count <= 0) return std::nullopt;
+  if (index < 1 || index > count) throw InputError("--shard", "shard index must be in 1.." + std::to_string(count));
+  return Shard{index, count};
+}
+
 std::string to_string(const Shard& s) { return std::to_string(s.index) + "/" + std::to_string(s.count); }
 
 bool in_shard(std::string_view id, const Shard& s) {

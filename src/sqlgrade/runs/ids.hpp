@@ -1,6 +1,7 @@
 #pragma once
 // Instance ids: their order and the shard each belongs to.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,9 @@ uint64_t shard_of(std::string_view id, uint64_t n);
 // "--shard i/n" (1 <= i <= n <= 1,000,000); InputError naming `flag` otherwise.
 Shard parse_shard(std::string_view spec, const std::string& flag = "--shard");
 std::string to_string(const Shard& s);  // "i/n"
+// A benchmark's (shard_index, shard_count) options (parsed by the CLI with parse_shard) as a Shard:
+// nullopt when count is 0 (everything); InputError naming --shard when index is not in 1..count.
+std::optional<Shard> shard_option(int index, int count);
 // Whether the id belongs to shard s (shard_of(id, s.count) == s.index - 1).
 bool in_shard(std::string_view id, const Shard& s);
 

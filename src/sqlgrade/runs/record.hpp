@@ -121,6 +121,14 @@ void stamp_environment(RunRecord& r);
 // the run did not note one), its wall time and the command line that produced it.
 RunRecord begin_run_record(const std::string& benchmark, const std::string& started_at, double wall_s,
                            const std::vector<std::string>& command);
+// Which kinds of input path input_ref hashes: none, regular files (Spider), or regular files and
+// folders (sha256_path: the listing hash of core/digest.hpp; BIRD, UDA).
+enum class HashInputs { None, Files, FilesAndFolders };
+// An input of a record, with the sha256 of its content when `hash` covers what the path is. Anything
+// else has none (null): a FIFO (`--pred <(…)`, read already: hashing it would block), a device, a
+// path that does not exist.
+InputRef input_ref(const std::string& role, const std::string& side, const std::string& path,
+                   HashInputs hash = HashInputs::FilesAndFolders);
 std::string sqlite_version();
 Machine this_machine();
 std::string utc_now_iso8601();

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/version.hpp"
 
@@ -150,6 +151,16 @@ RunRecord begin_run_record(const std::string& benchmark, const std::string& star
   r.command = command;
   r.benchmark = benchmark;
   return r;
+}
+
+InputRef input_ref(const std::string& role, const std::string& side, const std::string& path, HashInputs hash) {
+  InputRef in{role, side, path, std::nullopt};
+  std::error_code ec;
+  if (hash != HashInputs::None && std::filesystem::is_regular_file(path, ec))
+    in.sha256 = sha256_file(path);
+  else if (hash == HashInputs::FilesAndFolders && std::filesystem::is_directory(path, ec))
+    in.sha256 = sha256_path(path);
+  return in;
 }
 
 std::string sqlite_version() { return sqlite3_libversion(); }

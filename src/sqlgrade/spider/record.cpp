@@ -29,11 +29,7 @@ std::string failure_of(const Example& e, bool do_match, bool do_exec) {
 }
 
 runs::InputRef input(const std::string& role, const std::string& side, const std::string& path, bool hash) {
-  runs::InputRef in{role, side, path, std::nullopt};
-  // Only regular files: a FIFO (`--pred <(…)`) has been read already and would block.
-  std::error_code ec;
-  if (hash && std::filesystem::is_regular_file(path, ec)) in.sha256 = sha256_file(path);
-  return in;
+  return runs::input_ref(role, side, path, hash ? runs::HashInputs::Files : runs::HashInputs::None);
 }
 
 }  // namespace

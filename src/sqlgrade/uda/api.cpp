@@ -161,18 +161,19 @@ QueryReport evaluate_query(const QueryOptions& opt) {
   auto conn = ds.connect();
   judge::QueryTrace trace(result.string());  // per-query judge counts for acc.json
   QueryEval r = ev.evaluate(*conn, sql, result);
-  write_query_outputs(out, r, opt.run.eval);
+  const std::string acc = acc_file_text(acc_json(r, opt.run.eval));
+  write_query_outputs(out, r, acc);
   QueryReport rep;
   rep.ok = r.status == "ok";
   rep.error_kind = r.error_kind;
   rep.reason = r.reason;
-  rep.acc_json = acc_json(r, opt.run.eval).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  rep.acc_json = acc.substr(0, acc.size() - 1);  // without the file's final newline
   rep.judge_summary = jd->finish();
   return rep;
 }
 
 Run evaluate(const Options& opt) {
-  if (!opt.run.shard.empty()) runs::parse_shard(opt.run.shard);  // bad --shard: before anything runs
+  runs::shard_option(opt.run.shard_index, opt.run.shard_count);  // a bad shard: before anything runs
   auto jd = make_judge(opt.judge);
   Run run;
   run.started_at = runs::utc_now_iso8601();

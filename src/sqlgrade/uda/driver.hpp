@@ -53,7 +53,7 @@ struct QueryEval {
   std::string status = "ok";  // ok | error
   std::string error_kind;     // "" when ok, else kResultError / kMissingResult / kGoldError
   std::string reason;
-  GoldRun gold;
+  std::shared_ptr<const GoldRun> gold;  // set by every Evaluator call; shared with the gold memo
   Table pred;
   std::vector<KeySpec> keys;
   std::vector<ColumnSpec> columns;
@@ -85,8 +85,9 @@ class Evaluator {
 
  private:
   // run_gold through the gold memo (exec/runner.hpp): a statement's gold runs once per Evaluator
-  // however many result folders ask for it; failed golds are not kept; bounded by bytes.
-  GoldRun gold(DuckConn& conn, const std::string& sql);
+  // however many result folders (or repeated statements) ask for it, and is shared, not copied;
+  // failed golds are not kept; bounded by bytes.
+  std::shared_ptr<const GoldRun> gold(DuckConn& conn, const std::string& sql);
   Dataset& ds_;
   EvalOptions opt_;
   judge::Judge& judge_;
@@ -103,17 +104,32 @@ void mark_unscored(QueryEval& ev, const char* kind, std::string reason);
 // with extra non-empty fields, an unterminated quote, …), naming the line.
 Table read_result_csv(const fs::path& path, std::vector<std::string>* notes = nullptr);
 
-// Writes acc.json, gold_result.csv, matched_result.csv, matched_gold_result.csv into out_dir.
-void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const EvalOptions& opt);
+// acc.json of one statement, and the file's text (2-space indent, invalid UTF-8 replaced, final newline).
 nlohmann::ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt);
+std::string acc_file_text(const nlohmann::ordered_json& acc);
+struct AccJson {
+  nlohmann::ordered_json json;  // acc_json()
+};
+// Writes acc.json (`acc_text`: acc_file_text of acc_json(ev, …)), gold_result.csv, matched_result.csv
+// and matched_gold_result.csv into out_dir.
+void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const std::string& acc_text);
 std::string table_to_csv(const Table& t);
 
 // ---- whole datasets ----
 // RunEntry, SummaryCounts, DatasetSummary and RunOptions are public (include/sqlgrade/uda.hpp).
 
-// summary.json of `uda run`: counting rule, overall and per-task counts and averages, the gold
-// errors, the gold tables' load notes, and every statement.
+// summary.json of `uda run`: the dataset, summary_counts_json(s), and every statement
+// (entry_json(q, EntryLead::Path)).
 nlohmann::ordered_json summary_json(const DatasetSummary& s);
+// summary.json without the dataset's name and its statements: counting rule, overall and per-task
+// counts and averages, the gold errors, the gold tables' load notes (the run record's summary).
+nlohmann::ordered_json summary_counts_json(const DatasetSummary& s);
+// One statement's fields as summary.json lists them (led by its path) and as the run record's
+// instance detail keeps them (led by its dataset: the instance id is the path); entry_from reads the
+// latter back (the "uda" summarizer), throwing nlohmann's exceptions on a missing or mistyped field.
+enum class EntryLead { Path, Dataset };
+nlohmann::ordered_json entry_json(const RunEntry& q, EntryLead lead);
+RunEntry entry_from(const std::string& path, const nlohmann::ordered_json& d);
 // gold_summary.json of `uda gold`: statements, gold results and errors, load notes.
 nlohmann::ordered_json gold_summary_json(const DatasetSummary& s);
 // summary.csv of `uda run`.

@@ -55,15 +55,15 @@ Table read_result_csv(const fs::path& path, std::vector<std::string>* notes) {
 }
 
 void mark_unscored(QueryEval& ev, const char* kind, std::string reason) {
-  if (!ev.gold.error.empty()) {  // without a gold result the statement is a gold error, whatever the result
+  if (!ev.gold->error.empty()) {  // without a gold result the statement is a gold error, whatever the result
     kind = kGoldError;
-    reason = ev.gold.error;
+    reason = ev.gold->error;
   }
   ev.status = "error";
   ev.error_kind = kind;
   ev.reason = std::move(reason);
   MatchResult m;
-  m.len_gold = ev.gold.error.empty() ? ev.gold.table.size() : 0;
+  m.len_gold = ev.gold->error.empty() ? ev.gold->table.size() : 0;
   m.len_pred = ev.pred.size();
   for (auto& c : ev.columns) {
     ColumnResult r;
@@ -86,8 +86,8 @@ Evaluator::Evaluator(Dataset& ds, EvalOptions opt, judge::Judge& jd)
       golds_(MemoBounds{SIZE_MAX, kGoldMemoBytes}, [](const std::string& key, const GoldRun& g) { return key.size() + gold_run_bytes(g); },
              [](const GoldRun& g) { return g.error.empty(); }) {}
 
-GoldRun Evaluator::gold(DuckConn& conn, const std::string& sql) {
-  return *golds_.get(ds_.name(), sql, [&] { return run_gold(conn, sql); });
+std::shared_ptr<const GoldRun> Evaluator::gold(DuckConn& conn, const std::string& sql) {
+  return golds_.get(ds_.name(), sql, [&] { return run_gold(conn, sql); });
 }
 
 QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv) {
@@ -123,13 +123,13 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
   ev.judge_model = judge_.model();
   ev.gold = gold(conn, sql);
   ev.pred = std::move(pred);
-  if (!ev.gold.error.empty()) {
-    mark_unscored(ev, kGoldError, ev.gold.error);
+  if (!ev.gold->error.empty()) {
+    mark_unscored(ev, kGoldError, ev.gold->error);
     return ev;
   }
-  const GoldPlan& plan = ev.gold.plan;
+  const GoldPlan& plan = ev.gold->plan;
   const QueryShape& shape = plan.shape;
-  const Table& gold = ev.gold.table;
+  const Table& gold = ev.gold->table;
   Table& pr = ev.pred;
 
   // ---- map result columns ----

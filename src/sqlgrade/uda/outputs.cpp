@@ -53,7 +53,7 @@ ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt) {
   j["status"] = ev.status;
   if (!ev.error_kind.empty()) j["error_kind"] = ev.error_kind;
   if (!ev.reason.empty()) j["reason"] = ev.reason;
-  j["mode"] = {{"query_type", to_string(ev.gold.plan.shape.type)},
+  j["mode"] = {{"query_type", to_string(ev.gold->plan.shape.type)},
                {"multi_entity", ev.match.multi_entity},
                {"primary_key", ev.primary_key}};
   // Per-query judge use: counted by the judge into the QueryTrace the driver opens around each
@@ -68,18 +68,22 @@ ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt) {
                      {"float_rule", "|pred - gold| <= float_tolerance * max(1, |gold|)"},
                      {"aggregate_rule", "1 / (1 + |pred - gold| / |gold|); gold = 0: 1 / (1 + |pred|)"},
                      {"multi_value_sep", opt.multi_sep}};
-  j["sql"] = ev.gold.plan.sql;
-  j["gold_sql"] = ev.gold.plan.gold_sql;
+  j["sql"] = ev.gold->plan.sql;
+  j["gold_sql"] = ev.gold->plan.gold_sql;
   j["sqlgrade_version"] = SQLGRADE_VERSION;
   return j;
 }
 
-void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const EvalOptions& opt) {
+std::string acc_file_text(const ordered_json& acc) {
+  return acc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const std::string& acc_text) {
   Table mg, mp;
-  mg.columns = ev.gold.table.columns;
+  mg.columns = ev.gold->table.columns;
   mp.columns = ev.pred.columns;
   for (auto& [g, p] : ev.match.pairs) {
-    mg.rows.push_back(ev.gold.table.rows[g]);
+    mg.rows.push_back(ev.gold->table.rows[g]);
     mp.rows.push_back(ev.pred.rows[p]);
   }
   // The four files are written into a fresh sibling folder that then replaces out_dir with one
@@ -99,10 +103,10 @@ void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const Eva
       throw InputError((out_dir / name).string(), "cannot write");
     }
   };
-  put("gold_result.csv", table_to_csv(ev.gold.table));
+  put("gold_result.csv", table_to_csv(ev.gold->table));
   put("matched_gold_result.csv", table_to_csv(mg));
   put("matched_result.csv", table_to_csv(mp));
-  put("acc.json", acc_json(ev, opt).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  put("acc.json", acc_text);
   fs::remove_all(out_dir, ec);
   fs::rename(tmp, out_dir, ec);
   if (ec) {

@@ -7,7 +7,6 @@
 #include <set>
 #include <tuple>
 
-#include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
@@ -22,49 +21,16 @@ namespace {
 
 using runs::Json;
 
-// The statement fields summary.json and the table are computed from.
-Json entry_detail(const RunEntry& q) {
-  return {{"dataset", q.dataset},       {"task", q.task},
-          {"file", q.file_stem},        {"index", q.index},
-          {"label", q.label},           {"category", q.category},
-          {"query_type", q.query_type}, {"status", q.status},
-          {"error_kind", q.error_kind}, {"reason", q.reason},
-          {"macro_precision", q.macro_precision}, {"macro_recall", q.macro_recall},
-          {"macro_f1", q.macro_f1},     {"len_gold", q.len_gold},
-          {"len_pred", q.len_pred},     {"matched_rows", q.matched_rows},
-          {"judge_questions", q.judge_questions}};
-}
-
-RunEntry entry_from(const std::string& path, const Json& d) {
-  RunEntry q;
-  q.path = path;
-  q.dataset = d.at("dataset"), q.task = d.at("task"), q.file_stem = d.at("file"), q.index = d.at("index");
-  q.label = d.at("label"), q.category = d.at("category"), q.query_type = d.at("query_type");
-  q.status = d.at("status"), q.error_kind = d.at("error_kind"), q.reason = d.at("reason");
-  q.macro_precision = d.at("macro_precision"), q.macro_recall = d.at("macro_recall"), q.macro_f1 = d.at("macro_f1");
-  q.len_gold = d.at("len_gold"), q.len_pred = d.at("len_pred"), q.matched_rows = d.at("matched_rows");
-  q.judge_questions = d.at("judge_questions");
-  return q;
-}
-
-// summary.json's numbers without the statement list: per dataset (overall, by task, gold errors) and
-// the whole run.
+// The numbers of summary.json without the statement lists: per dataset (overall, by task, gold errors,
+// load notes) and the whole run.
 Json summary_of(const std::vector<DatasetSummary>& sums) {
   Json ds = Json::object();
   SummaryCounts all;
   for (auto& s : sums) {
-    Json j = Json::parse(summary_json(s).dump());
-    j.erase("queries");
-    j.erase("dataset");
-    ds[s.dataset] = std::move(j);
+    ds[s.dataset] = summary_counts_json(s);
     all.add(s.counts());
   }
-  return {{"overall", Json::parse(counts_json(all).dump())}, {"datasets", ds}};
-}
-
-std::string sha_or_null(const std::filesystem::path& p) {
-  std::error_code ec;
-  return std::filesystem::exists(p, ec) ? sha256_path(p.string()) : std::string();
+  return {{"overall", counts_json(all)}, {"datasets", ds}};
 }
 
 runs::SummaryOut summarize_record(const runs::RunRecord& rec) {
@@ -132,17 +98,17 @@ std::string render_json(const Run& run, const Options& opt, const std::vector<st
     if (!s.load_notes.empty()) notes[s.dataset] = s.load_notes;
   if (!notes.empty()) rec.options["load_notes"] = notes;
   if (opt.judge.kind == JudgeOptions::Kind::Llm && !opt.judge.model.empty()) rec.options["judge_model"] = opt.judge.model;
-  const std::string q = sha_or_null(opt.dataset_dir);
-  rec.inputs.push_back({"queries", "gold", opt.dataset_dir, q.empty() ? std::nullopt : std::optional<std::string>(q)});
-  if (opt.run.dataset.gt_dir) rec.inputs.push_back({"gt", "gold", opt.run.dataset.gt_dir->string(), sha256_path(opt.run.dataset.gt_dir->string())});
+  rec.inputs.push_back(runs::input_ref("queries", "gold", opt.dataset_dir));
+  if (opt.run.dataset.gt_dir) rec.inputs.push_back(runs::input_ref("gt", "gold", opt.run.dataset.gt_dir->string()));
   if (opt.run.dataset.attributes_file)
-    rec.inputs.push_back({"attributes", "gold", opt.run.dataset.attributes_file->string(), sha256_file(opt.run.dataset.attributes_file->string())});
+    rec.inputs.push_back(runs::input_ref("attributes", "gold", opt.run.dataset.attributes_file->string()));
   if (opt.run.dataset.table_map)
-    rec.inputs.push_back({"table_map", "gold", opt.run.dataset.table_map->string(), sha256_file(opt.run.dataset.table_map->string())});
-  rec.inputs.push_back({"pred", "pred", opt.results, std::nullopt});  // holds our own acc_result/ outputs: not hashed
+    rec.inputs.push_back(runs::input_ref("table_map", "gold", opt.run.dataset.table_map->string()));
+  // The results folder holds our own acc_result/ outputs: not hashed.
+  rec.inputs.push_back(runs::input_ref("pred", "pred", opt.results, runs::HashInputs::None));
   rec.engines.emplace_back("duckdb", DuckDb::version());
   rec.timeout_s = opt.run.eval.gold_timeout_s;
-  if (!opt.run.shard.empty()) rec.shard = runs::parse_shard(opt.run.shard);
+  rec.shard = runs::shard_option(opt.run.shard_index, opt.run.shard_count);
   rec.category_axes = {{"task", {"Select", "Filter", "Agg", "Join", "Mixed"}}};
   rec.summary = summary_of(run.datasets);
   rec.summary_text = render_text(run, false);
@@ -150,29 +116,29 @@ std::string render_json(const Run& run, const Options& opt, const std::vector<st
     for (auto& e : s.queries) {
       runs::Instance x;
       x.id = e.path;
-      Json acc = e.acc.empty() ? Json() : Json::parse(e.acc);
+      const Json* acc = e.acc ? &e.acc->json : nullptr;  // acc_json() (outputs.cpp): every key below is there
       if (e.error_kind != kGoldError) {  // a gold error is not graded; the others score (0 when unusable)
         x.scores = {{"macro_f1", e.macro_f1}, {"macro_precision", e.macro_precision}, {"macro_recall", e.macro_recall}};
-        if (acc.is_object())
-          for (const char* m : {"row_f1", "row_precision", "row_recall"})
-            if (acc.contains(m) && acc[m].is_number()) x.scores.emplace_back(m, acc[m].get<double>());
+        if (acc)
+          for (const char* m : {"row_f1", "row_precision", "row_recall"}) x.scores.emplace_back(m, acc->at(m).get<double>());
       }
       x.category = {{"dataset", e.dataset}, {"task", e.task}};
-      if (acc.is_object() && acc.contains("sql") && acc["sql"].is_string()) x.question = acc["sql"].get<std::string>();
-      if (acc.is_object() && acc.contains("gold_sql") && acc["gold_sql"].is_string()) x.gold_sql = acc["gold_sql"].get<std::string>();
+      if (acc) {
+        x.question = acc->at("sql").get<std::string>();
+        x.gold_sql = acc->at("gold_sql").get<std::string>();
+      }
       if (e.status != "ok") x.failure_reason = (e.error_kind.empty() ? "" : e.error_kind + ": ") + e.reason;
-      Json d = entry_detail(e);
-      if (acc.is_object()) {
+      Json d = entry_json(e, EntryLead::Dataset);
+      if (acc) {
         Json cols = Json::object(), kinds = Json::object();
-        if (acc.contains("columns"))
-          for (auto& [name, c] : acc["columns"].items()) {
-            cols[name] = {{"precision", c["precision"]}, {"recall", c["recall"]}, {"f1", c["f1"]}};
-            kinds[name] = {{"kind", c["kind"]}, {"judged_cells", c["judged_cells"]}};
-          }
+        for (auto& [name, c] : acc->at("columns").items()) {
+          cols[name] = {{"precision", c.at("precision")}, {"recall", c.at("recall")}, {"f1", c.at("f1")}};
+          kinds[name] = {{"kind", c.at("kind")}, {"judged_cells", c.at("judged_cells")}};
+        }
         if (!cols.empty()) x.columns = cols;
         d["columns"] = kinds;
         for (const char* k : {"rows", "used_keys", "skipped_columns", "warnings", "mode", "judge", "tolerances"})
-          if (acc.contains(k)) d[k] = acc[k];
+          d[k] = acc->at(k);
       }
       x.detail = std::move(d);
       rec.instances.push_back(std::move(x));

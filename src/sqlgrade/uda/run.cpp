@@ -53,7 +53,7 @@ void fill_entry(RunEntry& e, const QueryEval& ev) {
   e.status = ev.status;
   e.error_kind = ev.error_kind;
   e.reason = ev.reason;
-  e.query_type = ev.gold.error.empty() || !ev.gold.plan.shape.select.empty() ? to_string(ev.gold.plan.shape.type) : "";
+  e.query_type = ev.gold->error.empty() || !ev.gold->plan.shape.select.empty() ? to_string(ev.gold->plan.shape.type) : "";
   e.macro_precision = ev.match.macro_precision;
   e.macro_recall = ev.match.macro_recall;
   e.macro_f1 = ev.match.macro_f1;
@@ -66,6 +66,7 @@ void fill_entry(RunEntry& e, const QueryEval& ev) {
 // One statement of a `uda run`: a statement of the query files and/or a folder of the results tree.
 struct RunJob {
   fs::path folder;
+  std::string path;  // <Dataset>/<folder relative to the results root>: RunEntry::path, the record's id
   QueryItem item;
   std::string sql, error;        // error: no SQL for this folder (a gold error)
   std::vector<std::string> notes;  // warnings for acc.json
@@ -150,12 +151,9 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
     sum.load_notes = ds.load_notes();
     fs::path root = results_root / ds.name();
     std::vector<RunJob> jobs = run_jobs(dir, root);
-    if (!opt.shard.empty()) {  // --shard i/n: the statements whose path (the record's id) is in it
-      const runs::Shard sh = runs::parse_shard(opt.shard);
-      std::erase_if(jobs, [&](const RunJob& j) {
-        return !runs::in_shard((fs::path(ds.name()) / fs::relative(j.folder, root)).generic_string(), sh);
-      });
-    }
+    for (RunJob& j : jobs) j.path = (fs::path(ds.name()) / fs::relative(j.folder, root)).generic_string();
+    if (const std::optional<runs::Shard> sh = runs::shard_option(opt.shard_index, opt.shard_count))
+      std::erase_if(jobs, [&](const RunJob& j) { return !runs::in_shard(j.path, *sh); });
     sum.queries.resize(jobs.size());
     Evaluator evaluator(ds, opt.eval, jd);
     DuckPool pool([&ds] { return ds.connect(); });
@@ -163,7 +161,7 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
     parallel_for(jobs.size(), resolve_jobs(opt.jobs), [&](size_t i) {
       RunJob& job = jobs[i];
       RunEntry e = entry_for(ds.name(), job.item);
-      e.path = (fs::path(ds.name()) / fs::relative(job.folder, root)).generic_string();
+      e.path = job.path;
       if (!job.error.empty()) {
         e.status = "error";
         e.error_kind = kGoldError;
@@ -178,11 +176,12 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
                                         : evaluator.missing_result(*conn, job.sql, "no result.csv in " + e.path);
       ev.warnings.insert(ev.warnings.begin(), job.notes.begin(), job.notes.end());
       fill_entry(e, ev);
-      e.acc = acc_json(ev, opt.eval).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      auto acc = std::make_shared<const AccJson>(AccJson{acc_json(ev, opt.eval)});
+      e.acc = acc;
       std::error_code fec;
       if (fs::is_directory(job.folder, fec)) {  // statements without a folder get no acc_result/
         try {
-          write_query_outputs(job.folder / "acc_result", ev, opt.eval);
+          write_query_outputs(job.folder / "acc_result", ev, acc_file_text(acc->json));
         } catch (const InputError& err) {
           e.status = "error";
           e.error_kind = kResultError;

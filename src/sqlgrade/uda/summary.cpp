@@ -82,28 +82,64 @@ SummaryCounts DatasetSummary::counts() const {
   return c;
 }
 
-ordered_json summary_json(const DatasetSummary& s) {
+ordered_json entry_json(const RunEntry& q, EntryLead lead) {
+  ordered_json j = lead == EntryLead::Path ? ordered_json{{"path", q.path}} : ordered_json{{"dataset", q.dataset}};
+  j["task"] = q.task;
+  j["file"] = q.file_stem;
+  j["index"] = q.index;
+  j["label"] = q.label;
+  j["category"] = q.category;
+  j["query_type"] = q.query_type;
+  j["status"] = q.status;
+  j["error_kind"] = q.error_kind;
+  j["reason"] = q.reason;
+  j["macro_precision"] = q.macro_precision;
+  j["macro_recall"] = q.macro_recall;
+  j["macro_f1"] = q.macro_f1;
+  j["len_gold"] = q.len_gold;
+  j["len_pred"] = q.len_pred;
+  j["matched_rows"] = q.matched_rows;
+  j["judge_questions"] = q.judge_questions;
+  return j;
+}
+
+RunEntry entry_from(const std::string& path, const ordered_json& d) {
+  RunEntry q;
+  q.path = path;
+  q.dataset = d.at("dataset"), q.task = d.at("task"), q.file_stem = d.at("file"), q.index = d.at("index");
+  q.label = d.at("label"), q.category = d.at("category"), q.query_type = d.at("query_type");
+  q.status = d.at("status"), q.error_kind = d.at("error_kind"), q.reason = d.at("reason");
+  q.macro_precision = d.at("macro_precision"), q.macro_recall = d.at("macro_recall"), q.macro_f1 = d.at("macro_f1");
+  q.len_gold = d.at("len_gold"), q.len_pred = d.at("len_pred"), q.matched_rows = d.at("matched_rows");
+  q.judge_questions = d.at("judge_questions");
+  return q;
+}
+
+ordered_json summary_counts_json(const DatasetSummary& s) {
   ordered_json j;
-  j["dataset"] = s.dataset;
   j["counting"] = kCountingRule;
   j["overall"] = counts_json(s.counts());
   std::map<std::string, SummaryCounts> by_task;
-  ordered_json gold_errors = ordered_json::array(), qs = ordered_json::array();
+  ordered_json gold_errors = ordered_json::array();
   for (auto& q : s.queries) {
     by_task[q.task].add(q);
     if (q.error_kind == kGoldError) gold_errors.push_back({{"path", q.path}, {"reason", q.reason}});
-    qs.push_back({{"path", q.path}, {"task", q.task}, {"file", q.file_stem}, {"index", q.index},
-                  {"label", q.label}, {"category", q.category}, {"query_type", q.query_type},
-                  {"status", q.status}, {"error_kind", q.error_kind}, {"reason", q.reason},
-                  {"macro_precision", q.macro_precision}, {"macro_recall", q.macro_recall}, {"macro_f1", q.macro_f1},
-                  {"len_gold", q.len_gold}, {"len_pred", q.len_pred}, {"matched_rows", q.matched_rows},
-                  {"judge_questions", q.judge_questions}});
   }
   ordered_json tasks = ordered_json::object();
   for (auto& [task, c] : by_task) tasks[task] = counts_json(c);
   j["by_task"] = tasks;
   j["gold_errors"] = gold_errors;
   j["load_notes"] = s.load_notes;
+  return j;
+}
+
+ordered_json summary_json(const DatasetSummary& s) {
+  ordered_json j;
+  j["dataset"] = s.dataset;
+  ordered_json counts = summary_counts_json(s);
+  for (auto& [k, v] : counts.items()) j[k] = std::move(v);
+  ordered_json qs = ordered_json::array();
+  for (auto& q : s.queries) qs.push_back(entry_json(q, EntryLead::Path));
   j["queries"] = qs;
   return j;
 }
