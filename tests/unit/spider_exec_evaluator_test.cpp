@@ -2,6 +2,7 @@
 // and conformance with the official printed execution accuracy on Spider dev (shared data).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -145,6 +146,37 @@ TEST(SpiderExecEvaluator, PlugValueFillsGoldValues) {
   o.plug_value = true;
   ExecEvaluator plug(f.dir, o);
   EXPECT_EQ(plug.evaluate(it).score, 1);
+}
+
+// The reward server keeps one evaluator per folder and passes each request's flags and deadline
+// with the item: an item's choices override the evaluator's, both ways.
+TEST(SpiderExecEvaluator, ItemFlagsOverrideTheEvaluatorsOptions) {
+  Fixture f;
+  ExecEvaluator ev(f.dir, {});
+  ExecItem distinct{"concert", "SELECT country FROM singer", "SELECT DISTINCT country FROM singer"};
+  EXPECT_EQ(ev.evaluate(distinct).score, 1);
+  distinct.keep_distinct = true;
+  EXPECT_EQ(ev.evaluate(distinct).score, 0);
+  ExecItem plug{"concert", "SELECT name FROM singer WHERE country = 'France' AND age > 25",
+                "SELECT name FROM singer WHERE country = 'france' AND age > 1"};
+  EXPECT_EQ(ev.evaluate(plug).score, 0);
+  plug.plug_value = true;
+  EXPECT_EQ(ev.evaluate(plug).score, 1);
+  ExecOptions on;
+  on.plug_value = true;
+  ExecEvaluator ev_plug(f.dir, on);
+  plug.plug_value = false;
+  EXPECT_EQ(ev_plug.evaluate(plug).score, 0);
+  // A runaway prediction stops at the item's deadline, not the evaluator's 30 s.
+  ExecItem slow{"concert", "SELECT 1",
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"};
+  slow.timeout_s = 0.3;
+  auto t0 = std::chrono::steady_clock::now();
+  auto v = ev.evaluate(slow);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(v.score, 0);
+  EXPECT_TRUE(v.timeout) << v.reason;
+  EXPECT_LT(secs, 10.0);
 }
 
 TEST(SpiderExecEvaluator, GoldResultIsComputedOnce) {

@@ -148,23 +148,20 @@ GoldPtr Judge::gold_from_rows(Bench b, const json& gold_result, bool* hit) {
   }, hit);
 }
 
-// One evaluator per (test-suite parent folder, flags, deadline); at most 64 are kept.
-std::shared_ptr<spider::ExecEvaluator> Judge::spider_evaluator(const std::string& db_dir, const VerdictRequest& req) {
+// One evaluator per test-suite parent folder (the request's flags and deadline travel with each
+// item); at most 64 are kept.
+std::shared_ptr<spider::ExecEvaluator> Judge::spider_evaluator(const std::string& db_dir) {
+  std::lock_guard<std::mutex> lk(spider_mu_);
+  auto it = spider_evals_.find(db_dir);
+  if (it != spider_evals_.end()) return it->second;
+  if (spider_evals_.size() >= 64) spider_evals_.clear();  // in-flight users hold their own reference
   spider::ExecOptions eo;
-  eo.plug_value = req.plug_value;
-  eo.keep_distinct = req.keep_distinct;
-  eo.timeout_s = pred_limits(req).timeout_s;
+  eo.timeout_s = cfg_.timeout_s;  // each item brings the request's own deadline
   eo.gold_timeout_s = gold_limits().timeout_s;
   eo.max_rows = cfg_.max_rows;
   eo.max_result_bytes = cfg_.max_result_bytes;
-  std::string key = db_dir + '\0' + (eo.plug_value ? "p" : "-") + (eo.keep_distinct ? "k" : "-") +
-                    std::to_string(eo.timeout_s);
-  std::lock_guard<std::mutex> lk(spider_mu_);
-  auto it = spider_evals_.find(key);
-  if (it != spider_evals_.end()) return it->second;
-  if (spider_evals_.size() >= 64) spider_evals_.clear();  // in-flight users hold their own reference
   auto ev = std::make_shared<spider::ExecEvaluator>(db_dir, eo);
-  spider_evals_.emplace(key, ev);
+  spider_evals_.emplace(db_dir, ev);
   return ev;
 }
 
@@ -179,13 +176,13 @@ void Judge::judge_spider(const VerdictRequest& req, const std::string& pred_sql,
       throw InputError(req.db, "benchmark spider needs the test-suite layout <dir>/<db_id>/<db_id>.sqlite "
                                "(this file is not in a folder named after it; use benchmark bird for one flat file)");
   }
-  auto ev = spider_evaluator(folder.parent_path().string(), req);
+  auto ev = spider_evaluator(folder.parent_path().string());
   const std::string db_id = folder.filename().string();
   int hits = 0, misses = 0;
   double gold_s = 0;
   auto t0 = Clock::now();
   spider::ExecVerdict r = ev->evaluate(
-      {db_id, *req.gold_sql, pred_sql},
+      {db_id, *req.gold_sql, pred_sql, req.plug_value, req.keep_distinct, pred_limits(req).timeout_s},
       [&](const std::string& db_file, const std::string& query, const std::function<ExecResult()>& execute) {
         auto g0 = Clock::now();
         bool hit = false;

@@ -40,7 +40,7 @@ class Judge {
   GoldPtr gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit);
   GoldPtr gold_from_rows(Bench b, const nlohmann::json& gold_result, bool* hit);
   void judge_spider(const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
-  std::shared_ptr<spider::ExecEvaluator> spider_evaluator(const std::string& db_dir, const VerdictRequest& req);
+  std::shared_ptr<spider::ExecEvaluator> spider_evaluator(const std::string& db_dir);
   Limits pred_limits(const VerdictRequest& req) const;
   Limits gold_limits() const;
 
@@ -50,7 +50,7 @@ class Judge {
   std::string exec_result_dir_;
   std::vector<std::string> gold_listing_;               // sorted names in exec_result/
   std::mutex spider_mu_;
-  std::map<std::string, std::shared_ptr<spider::ExecEvaluator>> spider_evals_;  // by folder + options
+  std::map<std::string, std::shared_ptr<spider::ExecEvaluator>> spider_evals_;  // by test-suite parent folder
 };
 
 }  // namespace sqlgrade::serve

@@ -132,9 +132,10 @@ std::shared_ptr<const ExecResult> ExecEvaluator::gold_result(const std::string& 
   return impl_->gold.get(db_path, gold_sql, run);  // kept for the evaluator's lifetime
 }
 
-ExecResult ExecEvaluator::run_pred(const std::string& db_path, const std::string& sql, size_t max_rows) {
+ExecResult ExecEvaluator::run_pred(const std::string& db_path, const std::string& sql, size_t max_rows,
+                                   double timeout_s) {
   Limits lim;
-  lim.timeout_s = opt_.timeout_s;
+  lim.timeout_s = timeout_s;
   lim.max_rows = max_rows;
   std::string q = opt_.compat == Compat::Spider ? sql : replace_cur_year(sql);
   return SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
@@ -148,11 +149,14 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
     return v;
   };
   const bool ts = opt_.compat == Compat::TestSuite;
+  const bool keep_distinct = item.keep_distinct.value_or(opt_.keep_distinct);
+  const bool plug_value = item.plug_value.value_or(opt_.plug_value);
+  const double timeout_s = item.timeout_s.value_or(opt_.timeout_s);
   std::string g = item.gold_sql, p = item.pred_sql;
   if (ts) {
     g = postprocess_sql(g);
     p = postprocess_sql(p);
-    if (!opt_.keep_distinct) {
+    if (!keep_distinct) {
       bool fg = false, fp = false;
       g = sqlparse::remove_distinct(g, &fg);
       p = sqlparse::remove_distinct(p, &fp);
@@ -194,7 +198,7 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
         return -1;
       }
       // A prediction with more rows than the gold can never be equivalent: stop reading there.
-      ExecResult pr = run_pred(db, cand, gr.table.rows.size());
+      ExecResult pr = run_pred(db, cand, gr.table.rows.size(), timeout_s);
       switch (pr.status) {
         case ExecStatus::Ok: break;
         case ExecStatus::Timeout:
@@ -224,10 +228,10 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
     return done();
   }
   if (r < 0) return done();
-  if (ts && opt_.plug_value) {
+  if (ts && plug_value) {
     sqlparse::PlugCandidates pc(g, p);
     if (pc.ok() && pc.count() > 0) {
-      const double budget = opt_.plug_budget_s > 0 ? opt_.plug_budget_s : opt_.timeout_s;
+      const double budget = opt_.plug_budget_s > 0 ? opt_.plug_budget_s : timeout_s;
       std::string first_why = why;
       uint64_t tried = 0;
       for (uint64_t k = 0; k < pc.count(); ++k) {

@@ -6,6 +6,7 @@
 // documented in docs/spider-exec.md.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct ExecItem {
   std::string db_id;
   std::string gold_sql;
   std::string pred_sql;
+  // Per-item choices (the reward server's per-request flags and deadline); unset: the evaluator's
+  // ExecOptions. Gold results do not depend on them, so one evaluator serves every combination.
+  std::optional<bool> plug_value{}, keep_distinct{};
+  std::optional<double> timeout_s{};
 };
 
 struct ExecVerdict {
@@ -75,7 +80,7 @@ class ExecEvaluator {
 
 
  private:
-  ExecResult run_pred(const std::string& db_path, const std::string& sql, size_t max_rows);
+  ExecResult run_pred(const std::string& db_path, const std::string& sql, size_t max_rows, double timeout_s);
   struct Impl;
   std::string db_dir_;
   ExecOptions opt_;
