@@ -6,7 +6,6 @@
 
 #include <filesystem>
 
-#include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/summary.hpp"
 #include "sqlgrade/spider/aggregate.hpp"
