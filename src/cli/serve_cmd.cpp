@@ -2,7 +2,10 @@
 // `sqlgrade extract-sql` (model answer on stdin -> SQL on stdout).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -21,7 +24,7 @@ namespace {
 struct ServeArgs {
   sqlgrade::serve::ServerOptions so;
   sqlgrade::serve::HttpOptions http;
-  double max_result_mb = 64, cache_mb = 256, max_body_mb = 16, max_buffered_mb = 256;
+  double max_result_mb = 64, cache_mb = 256, max_body_mb = 16, max_buffered_mb = 256, max_reply_mb = 64;
   bool log_requests = false;
   int max_concurrency = 0;
   bool word_boundary = false, nemo_strict = false;
@@ -50,6 +53,8 @@ void run_serve(ServeArgs& a) {
   a.so.verifier.extract.tags_and_json = !a.nemo_strict;
   a.http.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
   a.http.max_buffered_bytes = static_cast<size_t>(a.max_buffered_mb * (1 << 20));
+  // A reply is held in the HTTP buffer until its client takes it: it cannot be larger than the buffer.
+  a.so.max_reply_bytes = static_cast<size_t>(std::min(a.max_reply_mb, std::max(a.max_buffered_mb, a.max_body_mb)) * (1 << 20));
   if (a.log_requests) a.http.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   RewardServer server(a.so);
   serve_http(server, a.http, [&](int port) {
@@ -114,6 +119,43 @@ void run_extract(const ExtractArgs& a) {
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
+// A number of seconds or MiB in [lo, hi]: NaN, infinities and text are refused (CLI::Range lets NaN in).
+CLI::Validator finite_in(double lo, double hi) {
+  char range[64];
+  std::snprintf(range, sizeof range, "in [%g, %g]", lo, hi);
+  return CLI::Validator(
+      [lo, hi, range = std::string(range)](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi) return "must be a number " + range;
+        return std::string();
+      },
+      range);
+}
+
+// The bounds of issue 19 (findings 7-8; docs/serve.md "Safety and resources").
+void register_serve_bounds(CLI::App* s, ServeArgs& a) {
+  s->add_option("--max-reply-mb", a.max_reply_mb,
+                "largest reply as serialised, MiB (escapes counted): /execute cuts its rows to fit, other replies "
+                "over it get 413")
+      ->default_val(64)
+      ->check(finite_in(0.001, 1e6));
+  s->add_option("--write-timeout", a.http.write_timeout_s,
+                "seconds for a client to take its reply; a client that does not read is then disconnected")
+      ->default_val(10.0)
+      ->check(finite_in(0.001, 86400));
+  s->add_option("--request-budget", a.so.request_budget_s,
+                "seconds one request may take from admission to reply (its queries stop then; /get_reward rollouts "
+                "not graded by then score 0, flagged)")
+      ->default_val(120.0)
+      ->check(finite_in(0.001, 1e7));
+  s->add_option("--shutdown-grace", a.http.shutdown_grace_s,
+                "SIGINT/SIGTERM: seconds for requests in progress to finish before they are cancelled (a second "
+                "signal cancels at once)")
+      ->default_val(2.0)
+      ->check(finite_in(0, 3600));
+}
+
 }  // namespace
 
 void register_serve_command(CLI::App& app) {
@@ -142,7 +184,8 @@ void register_serve_command(CLI::App& app) {
                  "largest request body, MiB, on the wire and again after gzip/deflate decoding (413 beyond)")
       ->default_val(16);
   s->add_option("--max-buffered-mb", sa->max_buffered_mb,
-                 "request bodies held at once over all connections, MiB (the longest-waiting request gives way)")
+                 "request bodies and unread replies held at once over all connections, MiB (the longest-waiting "
+                 "connection gives way)")
       ->default_val(256);
   s->add_option("--max-connections", sa->http.max_connections,
                  "open connections (the one waiting longest for its request gives way)")
@@ -150,6 +193,7 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--request-timeout", sa->http.request_timeout_s,
                  "seconds for a whole request (headers and body) to arrive, and for its reply to be taken")
       ->default_val(30.0);
+  register_serve_bounds(s, *sa);
   s->add_flag("--word-boundary", sa->word_boundary, "raw-text SQL fallback needs a word boundary before the keyword");
   s->add_flag("--nemo-strict", sa->nemo_strict, "extract SQL exactly as NeMo Gym (no <answer>/<solution>/JSON)");
   s->add_flag("--log-requests", sa->log_requests, "one line per request on stderr");

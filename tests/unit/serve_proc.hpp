@@ -42,12 +42,16 @@ struct ServerProc {
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_addclose(&fa, fds[0]);
     posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> all = {SQLGRADE_CLI, "serve", "--port", "0", "--host", "127.0.0.1"};
+    // SQLGRADE_TEST_SERVE_CLI runs the HTTP tests against another binary (e.g. the baseline, to show
+    // that a regression test fails there).
+    const char* other = std::getenv("SQLGRADE_TEST_SERVE_CLI");
+    const std::string cli = other && *other ? other : SQLGRADE_CLI;
+    std::vector<std::string> all = {cli, "serve", "--port", "0", "--host", "127.0.0.1"};
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : all) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    int rc = posix_spawn(&pid, SQLGRADE_CLI, &fa, nullptr, argv.data(), environ);
+    int rc = posix_spawn(&pid, cli.c_str(), &fa, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
     out_fd = fds[0];

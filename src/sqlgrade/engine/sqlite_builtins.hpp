@@ -11,6 +11,8 @@
 // choice over lower length limits or worker processes.
 #include <chrono>
 
+#include "sqlgrade/core/cancel.hpp"
+
 struct sqlite3;
 
 namespace sqlgrade::sqlite_guard {
@@ -20,9 +22,11 @@ struct Deadline {
   std::chrono::steady_clock::time_point until;
   bool active = false;
   bool fired = false;
-  // True (and `fired` set) once the deadline has passed.
+  // True (and `fired` set) once the deadline has passed, or once the work this thread does was
+  // cancelled (core/cancel.hpp: the reward server's client hung up, its request budget ran out, or the
+  // server is shutting down): the statement then stops as at its deadline.
   bool expired() {
-    if (active && !fired && std::chrono::steady_clock::now() >= until) fired = true;
+    if (active && !fired && (std::chrono::steady_clock::now() >= until || cancel_requested())) fired = true;
     return fired;
   }
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sqlgrade/core/text.hpp"
 #include "sqlgrade/execute.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "sqlgrade/serve/wire.hpp"
@@ -36,6 +37,52 @@ json cell_json(const Value& v) {
   return nullptr;
 }
 
+// Bytes a text takes as a JSON string in a reply, as dump() writes it: the quotes; \" \\ \b \f \n \r \t
+// take 2 bytes, any other control character 6 (a NUL is \u0000); valid UTF-8 its own bytes, an
+// invalid byte at most 3 (U+FFFD). SQLite text is read as valid UTF-8, so this is exact in practice.
+size_t json_text_bytes(std::string_view s) {
+  size_t n = 2;
+  size_t high = 0;
+  for (unsigned char c : s) {
+    if (c >= 0x80) ++high;
+    else if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') n += 2;
+    else if (c < 0x20) n += 6;
+    else n += 1;
+  }
+  return n + (high > 0 && !is_valid_utf8(s) ? 3 * high : high);
+}
+
+// Bytes of a cell_json() value in a reply.
+size_t cell_bytes(const Value& v) {
+  switch (v.kind) {
+    case Kind::Null: return 4;
+    case Kind::Int: return std::to_string(v.i).size();
+    case Kind::Real: return std::isfinite(v.r) ? json(v.r).dump().size() : json_text_bytes(v.to_string());
+    case Kind::Text: return json_text_bytes(v.s);
+    case Kind::Blob: return 2 * v.s.size() + 16;  // {"blob_hex":"..."}
+  }
+  return 4;
+}
+
+// The rows of an /execute reply, cut so that they take at most `budget` bytes as serialised.
+// Returns false when not even the first row fits.
+bool add_rows(const Table& t, size_t budget, json& rows, bool& truncated) {
+  size_t used = 2;  // []
+  for (const Row& row : t.rows) {
+    size_t b = 2 + (rows.empty() ? 0 : 1) + (row.empty() ? 0 : row.size() - 1);  // [ ] , and the commas
+    for (const Value& c : row) b += cell_bytes(c);
+    if (used + b > budget) {
+      truncated = true;
+      return !rows.empty();
+    }
+    used += b;
+    json jr = json::array();
+    for (const Value& c : row) jr.push_back(cell_json(c));
+    rows.push_back(std::move(jr));
+  }
+  return true;
+}
+
 // A positive number field, capped (absent/null: the default).
 double number_field(const json& req, const char* key, double def, double cap) {
   auto it = req.find(key);
@@ -63,18 +110,25 @@ json RewardServer::execute_json(const json& req) {
   std::string path = db_path(bench_name(b), db->get<std::string>());
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
   ++executes_;
-  json rows = json::array();
-  for (auto& row : r.table.rows) {
-    json jr = json::array();
-    for (auto& c : row) jr.push_back(cell_json(c));
-    rows.push_back(std::move(jr));
+  json reply = {{"status", r.status},
+                {"columns", r.table.columns},
+                {"rows", json::array()},
+                {"truncated", r.truncated},
+                {"error", r.error},
+                {"timings", {{"total_s", r.total_s}}}};
+  // max_bytes bounds the rows as the reply carries them, escapes counted (a NUL byte is 6 bytes of
+  // JSON, a BLOB byte 2): 64 MiB of NULs would otherwise be a 384 MiB reply. The whole reply stays
+  // within --max-reply-mb too. Rows past the bound are cut (truncated: true), as at max_rows.
+  const size_t base = dump(reply).size();
+  const size_t budget = std::min(lim.max_bytes, opt_.max_reply_bytes > base ? opt_.max_reply_bytes - base : 0);
+  bool truncated = r.truncated;
+  if (!add_rows(r.table, budget, reply["rows"], truncated)) {
+    reply["status"] = "too_large";
+    reply["error"] = "the first row takes more than " + std::to_string(budget) +
+                     " bytes as JSON (max_bytes, --max-result-mb, --max-reply-mb; escapes counted)";
   }
-  return json{{"status", r.status},
-              {"columns", r.table.columns},
-              {"rows", std::move(rows)},
-              {"truncated", r.truncated},
-              {"error", r.error},
-              {"timings", {{"total_s", r.total_s}}}};
+  reply["truncated"] = truncated;
+  return reply;
 }
 
 // OpenRLHF (--remote_rm_url http://host:port/get_reward): {"query": [prompt + response], "prompts":
@@ -83,8 +137,9 @@ json RewardServer::execute_json(const json& req) {
 // (or db_path, whose file name without .sqlite is used as the db_id: the server only reads its own
 // folders), optional benchmark, ignore_order, condition_cols, instance_id. The response is the query
 // after its prompt. rewards = scores = the official verdicts (1.0 / 0.0); extra_logs has sql_acc,
-// sql_found and sql_executed per rollout. Rollouts are graded one after the other on one worker.
-json RewardServer::openrlhf_json(const json& req) {
+// sql_found and sql_executed per rollout. This part checks the request and returns one verdict
+// request per rollout; batch.cpp grades them.
+std::vector<VerdictRequest> RewardServer::openrlhf_requests(const json& req) const {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
   auto q = req.find("query"), p = req.find("prompts"), l = req.find("labels");
   if (q == req.end() || !q->is_array()) throw BadRequest("`query` (a list of strings) is required");
@@ -133,22 +188,7 @@ json RewardServer::openrlhf_json(const json& req) {
       throw BadRequest(at + e.what());
     }
   }
-  json rewards = json::array(), acc = json::array(), found = json::array(), executed = json::array();
-  for (size_t i = 0; i < n; ++i) {
-    Verdict v;
-    try {
-      v = verifier().verdict(requests[i]);
-    } catch (const InputError& e) {
-      throw BadRequest("labels[" + std::to_string(i) + "]: " + e.what());
-    }
-    rewards.push_back(v.reward);
-    acc.push_back(v.reward);
-    found.push_back(v.extracted_sql ? 1.0 : 0.0);
-    executed.push_back(v.pred_executed.value_or(false) ? 1.0 : 0.0);
-  }
-  return json{{"rewards", rewards},
-              {"scores", rewards},
-              {"extra_logs", {{"sql_acc", acc}, {"sql_found", found}, {"sql_executed", executed}}}};
+  return requests;
 }
 
 }  // namespace sqlgrade::serve

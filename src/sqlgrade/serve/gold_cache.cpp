@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "sqlgrade/core/cancel.hpp"
+
 namespace sqlgrade::serve {
 
 namespace {
@@ -62,6 +64,12 @@ GoldCache::GoldCache(size_t max_entries, size_t max_bytes)
 
 GoldPtr GoldCache::get(const std::string& key, const std::function<GoldPtr()>& compute, bool* hit) {
   return memo_.get(key, [&]() -> GoldPtr {
+    // Every request asking for this gold meanwhile waits for this one computation, so it must not end
+    // because the request that happened to start it was cancelled (its client left, its budget ran
+    // out): it runs under the server's token only (core/cancel.hpp), bounded by --gold-timeout.
+    const CancelToken* root = current_cancel_token();
+    while (root && root->parent()) root = root->parent();
+    CancelScope shared(root);
     try {
       return compute();
     } catch (const std::exception& e) {

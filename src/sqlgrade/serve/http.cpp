@@ -5,6 +5,7 @@
 // inflated before any check, and Range answered on POST.
 #include "sqlgrade/serve/http.hpp"
 
+#include <poll.h>
 #include <signal.h>
 
 #include <boost/asio.hpp>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <list>
 #include <memory>
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "sqlgrade/serve/http_body.hpp"
+#include "sqlgrade/serve/http_registry.hpp"
 #include "sqlgrade/serve/wire.hpp"
 
 namespace sqlgrade::serve {
@@ -42,60 +45,33 @@ constexpr size_t kHeaderLimit = 16u << 10;                 // request line + hea
 constexpr size_t kReadBufferLimit = kHeaderLimit + (64u << 10);  // bytes read but not parsed yet
 constexpr auto kLinger = std::chrono::seconds(2);          // draining after an error reply (see linger())
 
-class Session;
-
-// What every connection shares: the options, the connection count, the bytes of request bodies held,
-// and the connections waiting for their request to complete (oldest first), which give way when a
-// bound is reached. Thread-safe.
-class Registry {
- public:
-  Registry(size_t max_connections, size_t max_buffered) : max_conn_(max_connections), max_buffered_(max_buffered) {}
-
-  bool admit();                             // a new connection: true when it may be served
-  void reading(Session* s, bool on);        // s starts / stops waiting for a request
-  enum class Reserve { Ok, Refused, Evicted };
-  Reserve hold(Session* s, size_t total);   // s now holds `total` body bytes
-  void release(Session* s);                 // s holds no body bytes any more
-  void gone(Session* s);                    // s is destroyed
-  void close_waiting();                     // shutdown: close every connection waiting for a request
-  void timed_out() { ++timed_out_; }
-  json stats() const;
-  size_t connections() const;
-
- private:
-  bool evict_oldest_locked(Session* except);
-  mutable std::mutex mu_;
-  std::list<Session*> waiting_;
-  size_t conn_ = 0, buffered_ = 0;
-  const size_t max_conn_, max_buffered_;
-  uint64_t evicted_ = 0, refused_ = 0;
-  std::atomic<uint64_t> timed_out_{0};
-};
-
 struct Shared {
   RewardServer& server;
   const HttpOptions& opt;
   Registry registry;
   std::atomic<bool> stopping{false};
   std::atomic<size_t> inflight{0};  // replies still to come back from the verify workers
-  std::chrono::steady_clock::duration timeout;
+  std::chrono::steady_clock::duration timeout, write_timeout;
 };
 
-class Session : public std::enable_shared_from_this<Session> {
+constexpr auto kHangupRecheck = std::chrono::milliseconds(100);  // see Session::check_hangup()
+
+class Session : public Tracked, public std::enable_shared_from_this<Session> {
  public:
-  Session(Shared& sh, tcp::socket&& socket) : sh_(sh), stream_(std::move(socket)), buf_(kReadBufferLimit) {}
-  ~Session() { sh_.registry.gone(this); }
+  Session(Shared& sh, tcp::socket&& socket)
+      : sh_(sh),
+        stream_(std::move(socket)),
+        buf_(kReadBufferLimit),
+        recheck_(stream_.get_executor()),
+        write_timer_(stream_.get_executor()) {}
+  ~Session() override { sh_.registry.gone(this); }
 
   void start() { net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); }); }
-  // From any thread: closes the connection (its pending read fails and the session ends).
-  void close_soon() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] { self->close_now(); });
+  // From any thread: closes the connection (its pending read, wait or write fails and the session ends).
+  void close_soon(bool abort) override {
+    net::post(stream_.get_executor(), [self = shared_from_this(), abort] { abort ? self->abort_now() : self->close_now(); });
   }
-
-  // Registry state, guarded by the registry's mutex.
-  std::list<Session*>::iterator waiting_pos;
-  bool is_waiting = false, counted = true, evicted = false;
-  size_t held = 0;
+  std::shared_ptr<void> keep_alive() override { return weak_from_this().lock(); }
 
  private:
   void read_request() {
@@ -199,16 +175,56 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool queued = endpoint != std::end(kQueued);
     if (queued && post) {
       ++sh_.inflight;
+      awaiting_ = true;
       auto done = [self = shared_from_this(), &sh = sh_](Reply r) {
-        net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable { self->reply(std::move(r)); });
+        net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable { self->on_reply(std::move(r)); });
         --sh.inflight;
       };
-      sh_.server.submit_async(endpoint->second, std::move(body), std::move(done));
+      token_ = sh_.server.submit_async(endpoint->second, std::move(body), std::move(done));
+      watch_hangup();  // `done` posts to this strand: on_reply() runs after this returns
       return;
     }
     bool known = path_ == "/health" || path_ == "/reverify_mode" || path_ == "/seed_session" || queued;
     if (known) return reply(error_reply(405, "method not allowed on " + path_));
     reply(error_reply(404, "no such endpoint: " + path_.substr(0, 200)));
+  }
+
+  // While a worker prepares the reply nothing is read, so the socket only becomes readable when the
+  // client hangs up (FIN or reset) or pipelines its next request. A hang-up cancels the request: its
+  // queries stop at the next progress tick and a batch grades no further rollout (nginx treats a
+  // client's FIN the same way).
+  void watch_hangup() {
+    if (!awaiting_) return;
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+      if (!ec && self->awaiting_) self->check_hangup();
+    });
+  }
+  void check_hangup() {
+    pollfd p{stream_.socket().native_handle(), POLLIN | POLLRDHUP, 0};
+    const int n = ::poll(&p, 1, 0);
+    if (n > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+      hung_up_ = true;
+      sh_.registry.hung_up();
+      if (token_) token_->cancel();
+      return close_now();
+    }
+    if (n > 0 && (p.revents & POLLIN)) {  // pipelined bytes: readability would fire at once, so poll
+      recheck_.expires_after(kHangupRecheck);
+      recheck_.async_wait([self = shared_from_this()](beast::error_code ec) {
+        if (!ec && self->awaiting_) self->check_hangup();
+      });
+      return;
+    }
+    watch_hangup();
+  }
+  void on_reply(Reply r) {
+    awaiting_ = false;
+    token_.reset();
+    recheck_.cancel();
+    if (hung_up_) return;  // closed already; nobody reads this reply
+    beast::error_code ec;
+    stream_.socket().cancel(ec);  // the hang-up wait
+    reply(std::move(r));
   }
 
   // An error found while reading: the rest of the request is not read, the connection closes.
@@ -227,6 +243,17 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void reply(Reply r) {
+    // The reply's bytes count against --max-buffered-mb until the client has taken them (in place of
+    // the request body's). When they do not fit, the oldest unread reply gives way, else this one is
+    // replaced by a 503: no set of clients that do not read makes the server hold more.
+    switch (sh_.registry.hold(this, r.body.size())) {
+      case Registry::Reserve::Ok: break;
+      case Registry::Reserve::Evicted: return close_now();
+      case Registry::Reserve::Refused:
+        sh_.registry.release(this);
+        r = error_reply(503, "server busy: replies not yet read by their clients fill --max-buffered-mb, retry later");
+        break;
+    }
     res_ = {};
     res_.version(version_ ? version_ : 11);
     res_.result(static_cast<unsigned>(r.status));
@@ -238,12 +265,25 @@ class Session : public std::enable_shared_from_this<Session> {
     if (sh_.opt.log)
       sh_.opt.log(std::string(http::to_string(method_).data(), http::to_string(method_).size()) + " " + path_ + " " +
                   std::to_string(r.status));
-    stream_.expires_after(sh_.timeout);  // the client must take its reply in time too
+    // The client must take its reply within --write-timeout. Our own timer rather than the stream's:
+    // on expiry the connection is reset (abort_now), so the kernel drops the unsent rest at once.
+    stream_.expires_never();
+    write_timer_.expires_after(sh_.write_timeout);
+    write_timer_.async_wait([self = shared_from_this(), gen = ++write_gen_](beast::error_code ec) {
+      if (ec || !self->writing_ || gen != self->write_gen_) return;  // cancelled, or a later reply's
+      self->sh_.registry.write_timed_out();
+      self->abort_now();
+    });
+    sh_.registry.writing(this, true);
+    writing_ = true;
     http::async_write(stream_, res_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->writing_ = false;
+      self->write_timer_.cancel();
+      self->sh_.registry.writing(self.get(), false);
       self->sh_.registry.release(self.get());
       bool again = !ec && self->res_.keep_alive();
       self->res_ = {};
-      if (ec) return self->close_now();
+      if (ec) return self->abort_now();  // timed out or failed: what is left of the reply is dropped
       if (!again) return self->drain_after_reply_ ? self->linger() : self->close_now();
       self->version_ = 0;
       self->path_.clear();
@@ -274,6 +314,13 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.close();
   }
+  // A reset instead of a FIN: the kernel drops the unsent rest of a reply at once instead of keeping
+  // it (up to its send buffer) for a client that does not read.
+  void abort_now() {
+    beast::error_code ec;
+    stream_.socket().set_option(net::socket_base::linger(true, 0), ec);
+    stream_.close();
+  }
 
   Shared& sh_;
   beast::tcp_stream stream_;
@@ -288,97 +335,14 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = false;
   bool drain_after_reply_ = false;  // the request was not read to its end (an error reply)
   std::array<char, 4096> drain_{};
+  bool awaiting_ = false;  // a worker prepares this connection's reply
+  bool hung_up_ = false;   // the client went away meanwhile
+  std::shared_ptr<CancelToken> token_;  // cancels that request
+  net::steady_timer recheck_;
+  net::steady_timer write_timer_;  // --write-timeout of the reply being written
+  bool writing_ = false;           // a reply is being written (the strand's view)
+  uint64_t write_gen_ = 0;         // which reply the write timer belongs to
 };
-
-bool Registry::admit() {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (conn_ >= max_conn_ && !evict_oldest_locked(nullptr)) {
-    ++refused_;
-    return false;
-  }
-  ++conn_;
-  return true;
-}
-
-void Registry::reading(Session* s, bool on) {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (on && !s->is_waiting && !s->evicted) {
-    s->waiting_pos = waiting_.insert(waiting_.end(), s);
-    s->is_waiting = true;
-  } else if (!on && s->is_waiting) {
-    waiting_.erase(s->waiting_pos);
-    s->is_waiting = false;
-  }
-}
-
-Registry::Reserve Registry::hold(Session* s, size_t total) {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (s->evicted) return Reserve::Evicted;
-  if (total <= s->held) return Reserve::Ok;
-  size_t more = total - s->held;
-  while (buffered_ + more > max_buffered_)
-    if (!evict_oldest_locked(s)) return Reserve::Refused;
-  buffered_ += more;
-  s->held = total;
-  return Reserve::Ok;
-}
-
-void Registry::release(Session* s) {
-  std::lock_guard<std::mutex> lk(mu_);
-  buffered_ -= s->held;
-  s->held = 0;
-}
-
-void Registry::gone(Session* s) {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (s->is_waiting) waiting_.erase(s->waiting_pos);
-  s->is_waiting = false;
-  buffered_ -= s->held;
-  s->held = 0;
-  if (s->counted) --conn_;
-  s->counted = false;
-}
-
-// The connection that has waited longest for its request gives way: it stops counting at once and
-// is closed on its own strand.
-bool Registry::evict_oldest_locked(Session* except) {
-  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
-    Session* v = *it;
-    if (v == except) continue;
-    std::shared_ptr<Session> alive = v->weak_from_this().lock();
-    if (!alive) continue;  // being destroyed: gone() frees its share
-    waiting_.erase(it);
-    v->is_waiting = false;
-    v->evicted = true;
-    buffered_ -= v->held;
-    v->held = 0;
-    if (v->counted) --conn_;
-    v->counted = false;
-    ++evicted_;
-    alive->close_soon();
-    return true;
-  }
-  return false;
-}
-
-void Registry::close_waiting() {
-  std::lock_guard<std::mutex> lk(mu_);
-  while (evict_oldest_locked(nullptr)) {
-  }
-}
-
-json Registry::stats() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return json{{"connections", conn_},        {"waiting_for_request", waiting_.size()},
-              {"buffered_bytes", buffered_}, {"max_connections", max_conn_},
-              {"max_buffered_bytes", max_buffered_}, {"evicted", evicted_},
-              {"refused", refused_},         {"timed_out", timed_out_.load()}};
-}
-
-size_t Registry::connections() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return conn_;
-}
 
 class Acceptor {
  public:
@@ -416,12 +380,13 @@ class Acceptor {
         });
         return;
       }
-      if (sh_.stopping || !sh_.registry.admit()) {
+      if (sh_.stopping) {
         beast::error_code ignored;
         socket.close(ignored);
       } else {
         socket.set_option(tcp::no_delay(true), ec);  // no 40 ms Nagle + delayed-ACK stall per reply
-        std::make_shared<Session>(sh_, std::move(socket))->start();
+        auto session = std::make_shared<Session>(sh_, std::move(socket));
+        if (sh_.registry.admit(session.get())) session->start();  // else the session closes its socket as it dies
       }
       accept();
     });
@@ -432,18 +397,54 @@ class Acceptor {
   net::steady_timer retry_;
 };
 
-volatile std::sig_atomic_t g_signal_stop = 0;
-extern "C" void on_stop_signal(int) { g_signal_stop = 1; }
+volatile std::sig_atomic_t g_signals = 0;  // SIGINT/SIGTERM received
+extern "C" void on_stop_signal(int) { g_signals = g_signals + 1; }
+
+// `s` seconds as a clock duration; `fallback` when s is not a finite number > 0.
+std::chrono::steady_clock::duration seconds(double s, double fallback) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(s > 0 && std::isfinite(s) ? s : fallback));
+}
+
+constexpr auto kFlush = std::chrono::seconds(1);  // after the cancellation: time to send the last replies
+
+// The stop: no new connections; connections waiting for a request close at once; requests in
+// progress get `grace` to finish (a second SIGINT/SIGTERM ends it). Then the server cancels them:
+// their queries stop at the next progress tick, a batch grades no further rollout, and each client
+// gets a 503. kFlush later every connection still open is closed; the loop ends when the last
+// worker has handed back its (cancelled) request.
+void shut_down(Shared& sh, Acceptor& acceptor, std::chrono::steady_clock::duration grace) {
+  using Clock = std::chrono::steady_clock;
+  sh.stopping = true;
+  acceptor.stop();
+  sh.registry.close_waiting();
+  const auto t0 = Clock::now();
+  std::optional<Clock::time_point> cancelled_at;
+  bool closed_all = false;
+  while (sh.registry.connections() > 0 || sh.inflight > 0) {
+    sh.registry.close_waiting();  // a keep-alive connection that just finished its reply
+    const auto now = Clock::now();
+    if (!cancelled_at && (now - t0 >= grace || g_signals > 1)) {
+      sh.server.cancel_all();
+      cancelled_at = now;
+    }
+    if (cancelled_at && !closed_all && now - *cancelled_at >= kFlush) {
+      sh.registry.close_all();
+      closed_all = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
 
 }  // namespace
 
 int serve_http(RewardServer& server, const HttpOptions& http, const std::function<void(int)>& on_listening,
                std::atomic<bool>* stop_flag) {
-  auto timeout = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(http.request_timeout_s > 0 ? http.request_timeout_s : 30.0));
-  Shared sh{server, http,
-            Registry(std::max<size_t>(http.max_connections, 1), std::max(http.max_buffered_bytes, http.max_body_bytes)),
-            {false}, {0}, timeout};
+  // The buffer bound holds at least one largest body (a reply larger than the bound becomes a 503:
+  // the CLI lowers --max-reply-mb to it).
+  const size_t buffered = std::max(http.max_buffered_bytes, http.max_body_bytes);
+  Shared sh{server, http, Registry(std::max<size_t>(http.max_connections, 1), buffered),
+            {false}, {0}, seconds(http.request_timeout_s, 30.0), seconds(http.write_timeout_s, 10.0)};
 
   net::io_context ioc;
   Acceptor acceptor(ioc, sh);
@@ -452,7 +453,7 @@ int serve_http(RewardServer& server, const HttpOptions& http, const std::functio
   // SIGINT/SIGTERM only raise a flag (async-signal-safe); the loop below turns it into a stop.
   struct sigaction old_int {}, old_term {};
   if (http.handle_signals) {
-    g_signal_stop = 0;
+    g_signals = 0;
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
@@ -467,17 +468,8 @@ int serve_http(RewardServer& server, const HttpOptions& http, const std::functio
   if (on_listening) on_listening(port);
 
   auto tick = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
-  while (!(stop_flag && *stop_flag) && !(http.handle_signals && g_signal_stop)) tick();
-
-  // Graceful stop: no new connections; connections waiting for a request close; requests in
-  // progress get their reply (each verify is bounded by its query deadlines), then the threads end.
-  sh.stopping = true;
-  acceptor.stop();
-  sh.registry.close_waiting();
-  while (sh.registry.connections() > 0 || sh.inflight > 0) {
-    sh.registry.close_waiting();  // a keep-alive connection that just finished its reply
-    tick();
-  }
+  while (!(stop_flag && *stop_flag) && !(http.handle_signals && g_signals > 0)) tick();
+  shut_down(sh, acceptor, seconds(http.shutdown_grace_s, 0.0));
   work.reset();  // the threads end once the last closing connection is gone (every wait has a deadline)
   for (auto& t : threads) t.join();
   if (http.handle_signals) {

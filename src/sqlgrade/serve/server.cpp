@@ -1,13 +1,10 @@
 #include "sqlgrade/serve/server.hpp"
 
-#include <condition_variable>
-#include <deque>
+#include <algorithm>
 #include <filesystem>
 #include <future>
-#include <mutex>
-#include <thread>
-#include <vector>
 
+#include "sqlgrade/serve/server_impl.hpp"
 #include "sqlgrade/serve/wire.hpp"
 #include "sqlgrade/verdict.hpp"
 #include "sqlgrade/core/parallel.hpp"
@@ -19,77 +16,6 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 using BadRequest = RewardServer::BadRequest;
 
-namespace {
-
-// Fixed worker threads with a bounded queue: at most `workers` tasks run, at most `max_queue` wait.
-class Executor {
- public:
-  Executor(unsigned workers, size_t max_queue) : max_queue_(max_queue) {
-    for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { loop(); });
-    workers_ = workers;
-  }
-  ~Executor() {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-  // false when the queue is full (the caller answers 503).
-  bool try_submit(std::function<void()> fn) {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      if (stop_ || pending_ >= workers_ + max_queue_) return false;
-      ++pending_;
-      q_.push_back(std::move(fn));
-    }
-    cv_.notify_one();
-    return true;
-  }
-  size_t pending() const {
-    std::lock_guard<std::mutex> lk(mu_);
-    return pending_;
-  }
-  // Frees the slot of a finished task (so a caller that saw the result can submit again at once).
-  void release() {
-    std::lock_guard<std::mutex> lk(mu_);
-    --pending_;
-  }
-
- private:
-  void loop() {
-    while (true) {
-      std::function<void()> fn;
-      {
-        std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, [&] { return stop_ || !q_.empty(); });
-        if (q_.empty()) return;
-        fn = std::move(q_.front());
-        q_.pop_front();
-      }
-      fn();  // the task calls release() itself, before it publishes its result
-    }
-  }
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> q_;
-  std::vector<std::thread> threads_;
-  size_t workers_ = 0, max_queue_ = 0, pending_ = 0;
-  bool stop_ = false;
-};
-
-}  // namespace
-
-struct RewardServer::Impl {
-  Verifier verifier;
-  Executor exec;
-  std::atomic<uint64_t> rejected{0}, bad{0};
-  std::atomic<size_t> inflight{0};
-
-  explicit Impl(const ServerOptions& o) : verifier(o.verifier), exec(o.max_concurrency, o.max_queue) {}
-};
-
 unsigned default_max_concurrency() { return std::max(4u, 2 * resolve_jobs(0)); }
 
 RewardServer::RewardServer(ServerOptions opt) : opt_(std::move(opt)) {
@@ -100,7 +26,9 @@ RewardServer::RewardServer(ServerOptions opt) : opt_(std::move(opt)) {
   impl_ = std::make_unique<Impl>(opt_);
 }
 
-RewardServer::~RewardServer() = default;
+RewardServer::~RewardServer() {
+  impl_->root.cancel();  // whatever is still queued ends at once; the executor then joins its threads
+}
 
 std::string RewardServer::db_path(std::string_view bench, const std::string& db_id) const {
   if (!safe_db_id(db_id)) throw BadRequest("unknown db_id '" + db_id + "' (not a file name)");
@@ -141,11 +69,24 @@ VerdictRequest RewardServer::verdict_request(const json& req) const {
   return r;
 }
 
-json RewardServer::verify_json(const json& req) { return impl_->verifier.verdict_json(verdict_request(req), req); }
+json RewardServer::verify_json(const json& req) {
+  json reply = impl_->verifier.verdict_json(verdict_request(req), req);
+  // A query stopped by the request's budget reads as a timeout: say which deadline it was.
+  const CancelToken* t = current_cancel_token();
+  if (t && t->reason() == CancelToken::Reason::Deadline && reply["failure_reason"] == "timeout")
+    reply["failure_detail"] = budget_exceeded_message(opt_.request_budget_s);
+  return reply;
+}
 
 namespace {
 Reply busy_reply() { return error_reply(503, "server busy: the verify queue is full, retry later"); }
 }  // namespace
+
+Reply RewardServer::bounded(std::string body) const {
+  if (body.size() <= opt_.max_reply_bytes) return Reply{200, std::move(body)};
+  return error_reply(413, "the reply to this request would be " + std::to_string(body.size()) + " bytes, over --max-reply-mb (" +
+                              std::to_string(opt_.max_reply_bytes) + " bytes); send a smaller request");
+}
 
 Reply RewardServer::handle(std::string_view body, json (RewardServer::*fn)(const json&)) {
   impl_->inflight++;
@@ -153,51 +94,62 @@ Reply RewardServer::handle(std::string_view body, json (RewardServer::*fn)(const
     std::atomic<size_t>& n;
     ~Dec() { n--; }
   } dec{impl_->inflight};
-  try {
-    return Reply{200, dump((this->*fn)(parse_body(body)))};
-  } catch (const json::parse_error& e) {
-    impl_->bad++;
-    return error_reply(400, std::string("invalid JSON: ") + e.what());
-  } catch (const InputError& e) {  // BadRequest included
-    impl_->bad++;
-    return error_reply(400, e.what());
-  } catch (const json::exception& e) {
-    impl_->bad++;
-    return error_reply(400, std::string("bad request field: ") + e.what());
-  } catch (const std::exception& e) {
-    return error_reply(500, std::string("internal error: ") + e.what());
-  }
+  return guarded([&] { return bounded(dump((this->*fn)(parse_body(body)))); }, impl_->bad);
 }
 
-void RewardServer::submit(std::function<Reply()> work, std::function<void(Reply)> done) {
-  auto task = [this, work = std::move(work), done]() {
-    Reply r;
+void RewardServer::Job::finish(Reply r) {
+  server->impl_->exec.release();  // the slot is free before the caller sees the result
+  done(std::move(r));
+}
+
+std::shared_ptr<CancelToken> RewardServer::submit_async(Queued endpoint, std::string body,
+                                                        std::function<void(Reply)> done) {
+  if (impl_->root.cancelled()) {
+    done(cancelled_reply(CancelToken::Reason::Parent, opt_.request_budget_s));
+    return nullptr;
+  }
+  if (!impl_->exec.try_admit()) {
+    impl_->rejected++;
+    done(busy_reply());
+    return nullptr;
+  }
+  auto token = std::make_shared<CancelToken>(&impl_->root, deadline_after(opt_.request_budget_s));
+  auto job = std::make_shared<Job>(Job{this, token, std::move(done)});
+  impl_->exec.post_request([this, endpoint, job, body = std::move(body)] { run(endpoint, job, body); });
+  return token;
+}
+
+void RewardServer::run(Queued endpoint, const std::shared_ptr<Job>& job, const std::string& body) {
+  if (job->token->cancelled()) {  // the client left, the server stops, or the request waited past its budget
+    impl_->cancelled++;
+    return job->finish(cancelled_reply(job->token->reason(), opt_.request_budget_s));
+  }
+  if (endpoint == Queued::OpenRlhf) return start_batch(body, job);  // finishes the job when graded
+  Reply r;
+  {
+    CancelScope scope(job->token.get());  // the engine's deadline checks read it
     try {
-      r = work();
+      switch (endpoint) {
+        case Queued::Verify: r = handle(body, &RewardServer::verify_json); break;
+        case Queued::Execute: r = handle(body, &RewardServer::execute_json); break;
+        case Queued::AggregateMetrics: r = aggregate_metrics(body); break;
+        case Queued::OpenRlhf: break;
+      }
     } catch (...) {
       r = error_reply(500, "internal error");
     }
-    impl_->exec.release();  // the slot is free before the caller sees the result
-    done(std::move(r));
-  };
-  if (!impl_->exec.try_submit(std::move(task))) {
-    impl_->rejected++;
-    done(busy_reply());
   }
+  const CancelToken::Reason why = job->token->reason();
+  if (why == CancelToken::Reason::Cancelled || why == CancelToken::Reason::Parent) {
+    impl_->cancelled++;  // its queries may have been cut short: not a verdict to hand out
+    r = cancelled_reply(why, opt_.request_budget_s);
+  }
+  job->finish(std::move(r));
 }
 
-void RewardServer::submit_async(Queued endpoint, std::string body, std::function<void(Reply)> done) {
-  auto shared = std::make_shared<std::string>(std::move(body));
-  submit([this, endpoint, shared] {
-    switch (endpoint) {
-      case Queued::Verify: return handle(*shared, &RewardServer::verify_json);
-      case Queued::Execute: return handle(*shared, &RewardServer::execute_json);
-      case Queued::OpenRlhf: return handle(*shared, &RewardServer::openrlhf_json);
-      case Queued::AggregateMetrics: break;
-    }
-    return aggregate_metrics(*shared);
-  }, std::move(done));
-}
+void RewardServer::cancel_all() { impl_->root.cancel(); }
+
+unsigned RewardServer::batch_width() const { return std::max(1u, opt_.max_concurrency - 1); }
 
 Reply RewardServer::call(Queued endpoint, std::string_view body) {
   std::promise<Reply> promise;
@@ -212,7 +164,7 @@ Reply RewardServer::aggregate_metrics(std::string_view body) {
     const json& list = req.is_array() ? req : req.is_object() && req.contains("verify_responses") ? req["verify_responses"]
                                                                                                   : json();
     if (list.is_null()) throw BadRequest("expected {\"verify_responses\": [...]}");
-    return Reply{200, dump(aggregate(list))};
+    return bounded(dump(aggregate(list)));
   } catch (const json::parse_error& e) {
     return error_reply(400, std::string("invalid JSON: ") + e.what());
   } catch (const std::exception& e) {
@@ -249,7 +201,13 @@ json RewardServer::health_json() const {
   j["executes"] = executes_.load();
   j["endpoints"] = {"/verify", "/aggregate_metrics", "/execute", "/get_reward", "/openrlhf", "/health",
                     "/seed_session", "/reverify_mode"};
-  j["pending"] = impl_->exec.pending();
+  j["request_budget_s"] = opt_.request_budget_s;
+  j["max_reply_bytes"] = opt_.max_reply_bytes;
+  j["batch_width"] = batch_width();
+  j["pending"] = impl_->exec.admitted();
+  j["queued_tasks"] = impl_->exec.queued();
+  j["cancelled"] = impl_->cancelled.load();
+  j["batches"] = impl_->batches.to_json();
   j["verifies"] = s.verifies;
   j["rejected_busy"] = s.rejected_busy;
   j["bad_requests"] = s.bad_requests;

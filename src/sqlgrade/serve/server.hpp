@@ -15,7 +15,11 @@
 // Safety: databases are opened read-only with an authorizer (engine/sqlite.hpp): DROP/ATTACH/PRAGMA
 // writes fail as execution errors; every query has a real deadline and row/byte caps.
 // Resources: at most max_concurrency verifies run at once, at most max_queue wait; beyond that a
-// request gets 503 at once. Gold results are cached (LRU bounded by entries and bytes).
+// request gets 503 at once. Gold results are cached (LRU bounded by entries and bytes). Every queued
+// request runs under a CancelToken (core/cancel.hpp) with a deadline of request_budget_s from its
+// admission: the HTTP layer cancels it when the client hangs up, cancel_all() when the server stops.
+// A batch (/get_reward) is graded on the shared workers a time slice at a time (batch.cpp).
+// A reply is at most max_reply_bytes as serialised (/execute cuts its rows to fit).
 //
 // RewardServer is independent of HTTP (tests call it directly); serve_http() (reward_http.hpp) puts an
 // HTTP server in front of it.
@@ -25,9 +29,11 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/core/cancel.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/verdict.hpp"
 
@@ -45,6 +51,12 @@ struct ServerOptions {
   size_t max_queue = 64;          // verifies waiting for a slot; more -> 503
   size_t max_execute_rows = 10'000;  // /execute: cap on a request's max_rows
   size_t max_batch = 4096;           // /get_reward: rollouts per request
+  // Total time of one queued request, from its admission to its reply (--request-budget): its queries
+  // stop at this deadline; a batch's rollouts not graded by then score 0 and are flagged.
+  double request_budget_s = 120;
+  // Largest reply as serialised, escapes counted (--max-reply-mb): /execute cuts its rows to fit, any
+  // other reply over it becomes a 413.
+  size_t max_reply_bytes = 64u << 20;
 };
 
 // The default of --max-concurrency: max(4, 2 x cores). Verifies wait on SQLite more than they
@@ -84,21 +96,27 @@ class RewardServer {
   nlohmann::json health_json() const;
 
   // A queued endpoint for an event-driven front end: the work runs on a verify worker and `done` is
-  // called exactly once, on that worker, or at once on the calling thread with 503 when the queue is
-  // full. call() waits for it.
-  void submit_async(Queued endpoint, std::string body, std::function<void(Reply)> done);
+  // called exactly once, on a worker, or at once on the calling thread with 503 when the queue is
+  // full or the server is stopping (then the result is null). The result cancels the request (the
+  // client hung up): its queries stop at the next progress tick, and `done` still comes. call()
+  // waits for `done`.
+  std::shared_ptr<CancelToken> submit_async(Queued endpoint, std::string body, std::function<void(Reply)> done);
   Reply call(Queued endpoint, std::string_view body);
+  // Stops everything (shutdown): requests in progress are cancelled and answered 503, new ones too.
+  void cancel_all();
 
   // The verdict part of verify for an already parsed request (throws InputError on invalid input).
   nlohmann::json verify_json(const nlohmann::json& request);
   nlohmann::json execute_json(const nlohmann::json& request);
-  nlohmann::json openrlhf_json(const nlohmann::json& request);
 
   // Database file of db_id for a benchmark (spider: the test-suite folder's <db_id>.sqlite), or
   // throws InputError with the reason (unknown id, or a layout the benchmark cannot use).
   std::string db_path(std::string_view benchmark, const std::string& db_id) const;
 
   ServerStats stats() const;
+  // Workers one batch grades on at once: max(1, max_concurrency - 1), so a batch alone never holds
+  // every worker (unless there is only one).
+  unsigned batch_width() const;
   const ServerOptions& options() const { return opt_; }
 
   struct BadRequest : InputError {
@@ -110,7 +128,24 @@ class RewardServer {
   VerdictRequest verdict_request(const nlohmann::json& body) const;
   Verifier& verifier() const;
   Reply handle(std::string_view body, nlohmann::json (RewardServer::*fn)(const nlohmann::json&));
-  void submit(std::function<Reply()> work, std::function<void(Reply)> done);
+  Reply bounded(std::string body) const;  // the reply, or a 413 when it is over max_reply_bytes
+
+  // One admitted request: its token, and its completion (finish() gives the admission slot back and
+  // calls `done`; exactly once).
+  struct Job {
+    RewardServer* server;
+    std::shared_ptr<CancelToken> token;
+    std::function<void(Reply)> done;
+    void finish(Reply r);
+  };
+  void run(Queued endpoint, const std::shared_ptr<Job>& job, const std::string& body);
+  // /get_reward (batch.cpp): checks every label, then grades the rollouts in slices.
+  struct Batch;
+  void start_batch(const std::string& body, const std::shared_ptr<Job>& job);
+  std::vector<VerdictRequest> openrlhf_requests(const nlohmann::json& request) const;
+  void grind(const std::shared_ptr<Batch>& batch);
+  void grade_rollout(Batch& batch, size_t i);
+  void finish_batch(Batch& batch);
   struct Impl;
   ServerOptions opt_;
   std::unique_ptr<Impl> impl_;
