@@ -15,6 +15,7 @@ Not a test: prints the figures (docs/serve.md quotes them with this command).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -71,7 +72,9 @@ def main() -> None:
             again = post(url + "/get_reward", body)
             best = min(best, time.perf_counter() - t0)
             assert again["rewards"] == reply["rewards"], "rewards differ between runs"
-        print(f"/get_reward: cold {cold:.3f} s, warm {best:.3f} s ({len(items) / best:,.0f} rollouts/s); mean reward {mean:.3f}")
+        digest = hashlib.sha256(json.dumps(reply["rewards"]).encode()).hexdigest()[:12]
+        print(f"/get_reward: cold {cold:.3f} s, warm {best:.3f} s ({len(items) / best:,.0f} rollouts/s); "
+              f"mean reward {mean:.3f}, rewards sha256 {digest}")
 
         # A /verify sent while the batch grades: how long does it wait?
         it = items[0]

@@ -17,26 +17,25 @@ bool Registry::admit(Tracked* s) {
   return true;
 }
 
+// s enters (on) or leaves one of the lists of connections that may give way.
+void Registry::mark_locked(std::list<Tracked*>& list, Tracked* s, bool on, bool& in, std::list<Tracked*>::iterator& pos) {
+  if (on && !in && !s->evicted) {
+    pos = list.insert(list.end(), s);
+    in = true;
+  } else if (!on && in) {
+    list.erase(pos);
+    in = false;
+  }
+}
+
 void Registry::reading(Tracked* s, bool on) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (on && !s->is_waiting && !s->evicted) {
-    s->waiting_pos = waiting_.insert(waiting_.end(), s);
-    s->is_waiting = true;
-  } else if (!on && s->is_waiting) {
-    waiting_.erase(s->waiting_pos);
-    s->is_waiting = false;
-  }
+  mark_locked(waiting_, s, on, s->is_waiting, s->waiting_pos);
 }
 
 void Registry::writing(Tracked* s, bool on) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (on && !s->is_writing && !s->evicted) {
-    s->writing_pos = writing_.insert(writing_.end(), s);
-    s->is_writing = true;
-  } else if (!on && s->is_writing) {
-    writing_.erase(s->writing_pos);
-    s->is_writing = false;
-  }
+  mark_locked(writing_, s, on, s->is_writing, s->writing_pos);
 }
 
 Registry::Reserve Registry::hold(Tracked* s, size_t total) {
@@ -65,11 +64,10 @@ void Registry::release(Tracked* s) {
   s->held = 0;
 }
 
-void Registry::gone(Tracked* s) {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (s->is_waiting) waiting_.erase(s->waiting_pos);
-  if (s->is_writing) writing_.erase(s->writing_pos);
-  s->is_waiting = s->is_writing = false;
+// s leaves every list, gives back its bytes and stops counting.
+void Registry::forget_locked(Tracked* s) {
+  mark_locked(waiting_, s, false, s->is_waiting, s->waiting_pos);
+  mark_locked(writing_, s, false, s->is_writing, s->writing_pos);
   buffered_ -= s->held;
   s->held = 0;
   if (s->counted) {
@@ -79,21 +77,18 @@ void Registry::gone(Tracked* s) {
   s->counted = false;
 }
 
-// The connection leaves every list and stops counting at once; it is closed on its own strand.
+void Registry::gone(Tracked* s) {
+  std::lock_guard<std::mutex> lk(mu_);
+  forget_locked(s);
+}
+
+// The connection stops counting at once; it is closed on its own strand (reset when its reply is
+// unread). `alive` keeps it from being destroyed meanwhile; close_soon() holds its own reference.
 void Registry::evict_locked(Tracked* v, const std::shared_ptr<void>& alive) {
   const bool unread_reply = v->is_writing;
-  if (v->is_waiting) waiting_.erase(v->waiting_pos);
-  if (v->is_writing) writing_.erase(v->writing_pos);
-  v->is_waiting = v->is_writing = false;
+  forget_locked(v);
   v->evicted = true;
-  buffered_ -= v->held;
-  v->held = 0;
-  if (v->counted) {
-    --conn_;
-    all_.erase(v->all_pos);
-  }
-  v->counted = false;
-  v->close_soon(unread_reply);  // holds its own reference: `alive` is not the last one
+  v->close_soon(unread_reply);
   (void)alive;
 }
 

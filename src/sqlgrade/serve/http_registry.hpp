@@ -54,6 +54,8 @@ class Registry {
   size_t connections() const;
 
  private:
+  void forget_locked(Tracked* s);
+  void mark_locked(std::list<Tracked*>& list, Tracked* s, bool on, bool& in, std::list<Tracked*>::iterator& pos);
   bool evict_oldest_locked(Tracked* except, bool writers_too, bool holding_bytes = false);
   void evict_locked(Tracked* v, const std::shared_ptr<void>& alive);
   mutable std::mutex mu_;
