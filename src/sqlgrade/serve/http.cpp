@@ -176,6 +176,7 @@ class Session : public Tracked, public std::enable_shared_from_this<Session> {
     if (queued && post) {
       ++sh_.inflight;
       awaiting_ = true;
+      ++request_gen_;
       auto done = [self = shared_from_this(), &sh = sh_](Reply r) {
         net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable { self->on_reply(std::move(r)); });
         --sh.inflight;
@@ -195,8 +196,8 @@ class Session : public Tracked, public std::enable_shared_from_this<Session> {
   // client's FIN the same way).
   void watch_hangup() {
     if (!awaiting_) return;
-    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
-      if (!ec && self->awaiting_) self->check_hangup();
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), gen = request_gen_](beast::error_code ec) {
+      if (!ec && self->awaiting_ && gen == self->request_gen_) self->check_hangup();
     });
   }
   void check_hangup() {
@@ -210,8 +211,8 @@ class Session : public Tracked, public std::enable_shared_from_this<Session> {
     }
     if (n > 0 && (p.revents & POLLIN)) {  // pipelined bytes: readability would fire at once, so poll
       recheck_.expires_after(kHangupRecheck);
-      recheck_.async_wait([self = shared_from_this()](beast::error_code ec) {
-        if (!ec && self->awaiting_) self->check_hangup();
+      recheck_.async_wait([self = shared_from_this(), gen = request_gen_](beast::error_code ec) {
+        if (!ec && self->awaiting_ && gen == self->request_gen_) self->check_hangup();
       });
       return;
     }
@@ -337,6 +338,7 @@ class Session : public Tracked, public std::enable_shared_from_this<Session> {
   std::array<char, 4096> drain_{};
   bool awaiting_ = false;  // a worker prepares this connection's reply
   bool hung_up_ = false;   // the client went away meanwhile
+  uint64_t request_gen_ = 0;  // which queued request the hang-up watch belongs to
   std::shared_ptr<CancelToken> token_;  // cancels that request
   net::steady_timer recheck_;
   net::steady_timer write_timer_;  // --write-timeout of the reply being written
