@@ -36,6 +36,13 @@ def post(url: str, body: bytes, timeout: float = 600) -> dict:
         return json.loads(r.read())
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def openrlhf_body(items: list) -> bytes:
     prompt = "Question: answer with SQL.\n"
     return json.dumps({
@@ -66,15 +73,18 @@ def main() -> None:
         reply = post(url + "/get_reward", body)
         cold = time.perf_counter() - t0
         mean = sum(reply["rewards"]) / len(reply["rewards"])
-        best = float("inf")
+        best, wall, cpu0 = float("inf"), 0.0, cpu_seconds(proc.pid)
         for _ in range(args.repeat):
             t0 = time.perf_counter()
             again = post(url + "/get_reward", body)
             best = min(best, time.perf_counter() - t0)
+            wall += time.perf_counter() - t0
             assert again["rewards"] == reply["rewards"], "rewards differ between runs"
+        cpu = cpu_seconds(proc.pid) - cpu0
         digest = hashlib.sha256(json.dumps(reply["rewards"]).encode()).hexdigest()[:12]
         print(f"/get_reward: cold {cold:.3f} s, warm {best:.3f} s ({len(items) / best:,.0f} rollouts/s); "
-              f"mean reward {mean:.3f}, rewards sha256 {digest}")
+              f"mean reward {mean:.3f}, rewards sha256 {digest}; server CPU / wall {cpu / wall:.2f} "
+              f"(cores busy on average; load average {os.getloadavg()[0]:.1f})")
 
         # A /verify sent while the batch grades: how long does it wait?
         it = items[0]
