@@ -22,6 +22,7 @@
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/execute.hpp"
+#include "sqlgrade/serve/surrogates.hpp"
 #include "sqlgrade/verdict.hpp"
 #include "sqlgrade/version.hpp"
 #include "native.hpp"
@@ -52,8 +53,36 @@ namespace {
 
 using sqlgrade_native::raise_input;
 
-json to_json(py::handle o, int depth = 0) {
-  if (depth > kMaxDepth) raise_input("request nested deeper than 256 levels");
+[[noreturn]] void bad_request(const std::string& msg) { throw sqlgrade::InputError("", msg); }
+
+py::object steal_or_throw(PyObject* o) {
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+// A str as UTF-8. Model output may hold lone surrogates (serve/surrogates.hpp, issue 19): a high and a
+// low half side by side are read as the one character they encode (what JSON and UTF-16 do), each
+// other surrogate is kept as its 3-byte WTF-8 form, so that the verdict sees whether the graded SQL
+// holds one. In any other field (its top-level key; "": a field name) a surrogate is bad input.
+std::string utf8_of(py::handle s, bool model_output, const std::string& field) {
+  Py_ssize_t n = 0;
+  if (const char* p = PyUnicode_AsUTF8AndSize(s.ptr(), &n)) return std::string(p, static_cast<size_t>(n));
+  PyErr_Clear();
+  py::object u16 = steal_or_throw(PyUnicode_AsEncodedString(s.ptr(), "utf-16-le", "surrogatepass"));
+  py::object joined = steal_or_throw(
+      PyUnicode_DecodeUTF16(PyBytes_AS_STRING(u16.ptr()), PyBytes_GET_SIZE(u16.ptr()), "surrogatepass", nullptr));
+  py::object wtf8 = steal_or_throw(PyUnicode_AsEncodedString(joined.ptr(), "utf-8", "surrogatepass"));
+  std::string out(PyBytes_AS_STRING(wtf8.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(wtf8.ptr())));
+  if (!model_output)
+    bad_request((field.empty() ? std::string("a field name") : "`" + field + "`") + ": not valid Unicode: " + sqlgrade::serve::unicode_problem(out) +
+                "; only the model output may hold one");
+  return out;
+}
+
+// Python request objects as JSON; InputError (the caller adds the request's index) for what JSON
+// cannot carry. `field` is the top-level key the value is under ("" for the request itself).
+json to_json(py::handle o, int depth = 0, const std::string& field = "") {
+  if (depth > kMaxDepth) bad_request("request nested deeper than 256 levels");
   if (o.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(o)) return o.cast<bool>();
   if (py::isinstance<py::int_>(o)) {
@@ -64,22 +93,24 @@ json to_json(py::handle o, int depth = 0) {
     }
   }
   if (py::isinstance<py::float_>(o)) return o.cast<double>();
-  if (py::isinstance<py::str>(o)) return o.cast<std::string>();
+  if (py::isinstance<py::str>(o))
+    return utf8_of(o, depth == 1 && sqlgrade::serve::is_model_output_field(field), field);
   if (py::isinstance<py::bytes>(o)) return o.cast<std::string>();
   if (py::isinstance<py::dict>(o)) {
     json j = json::object();
     for (auto item : o.cast<py::dict>()) {
-      if (!py::isinstance<py::str>(item.first)) raise_input("request keys must be strings");
-      j[item.first.cast<std::string>()] = to_json(item.second, depth + 1);
+      if (!py::isinstance<py::str>(item.first)) bad_request("request keys must be strings");
+      std::string key = utf8_of(item.first, false, "");
+      j[key] = to_json(item.second, depth + 1, depth == 0 ? key : field);
     }
     return j;
   }
   if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o)) {
     json j = json::array();
-    for (auto x : o) j.push_back(to_json(x, depth + 1));
+    for (auto x : o) j.push_back(to_json(x, depth + 1, field));
     return j;
   }
-  raise_input(std::string("cannot send a ") + py::str(o.get_type().attr("__name__")).cast<std::string>() +
+  bad_request(std::string("cannot send a ") + py::str(o.get_type().attr("__name__")).cast<std::string>() +
               " in a request (use None, bool, int, float, str, list or dict)");
 }
 
@@ -131,10 +162,9 @@ json verdict_nogil(const json& req) {
 }
 
 py::dict verdict(py::dict request) {
-  json req = to_json(request);
   json reply;
   try {
-    reply = verdict_nogil(req);
+    reply = verdict_nogil(to_json(request));
   } catch (const sqlgrade::InputError& e) {
     raise_input(e.what());
   }
@@ -149,8 +179,8 @@ py::list verdicts(py::list requests, int threads) {
   for (size_t i = 0; i < requests.size(); ++i) {
     py::handle r = requests[i];
     if (!py::isinstance<py::dict>(r)) raise_input("request " + std::to_string(i) + ": not a dict");
-    reqs.push_back(to_json(r));
     try {
+      reqs.push_back(to_json(r));
       parsed.push_back(verifier().request_of(reqs.back()));
     } catch (const sqlgrade::InputError& e) {
       raise_input("request " + std::to_string(i) + ": " + e.what());
@@ -181,11 +211,18 @@ py::list verdicts(py::list requests, int threads) {
   return l;
 }
 
-py::dict execute(const std::string& db, const std::string& sql, double timeout, long long max_rows, long long max_bytes) {
+// `db` and `sql` are str (or bytes); the SQL is model output (a lone surrogate in it gives an error result).
+py::dict execute(py::handle db_arg, py::handle sql_arg, double timeout, long long max_rows, long long max_bytes) {
   if (max_rows <= 0 || max_bytes <= 0) raise_input("max_rows and max_bytes must be > 0");
   sqlgrade::ExecuteLimits lim{timeout, static_cast<size_t>(max_rows), static_cast<size_t>(max_bytes)};
   sqlgrade::ExecuteResult r;
   try {
+    auto text = [](py::handle o, bool model, const char* name) {
+      if (py::isinstance<py::bytes>(o)) return o.cast<std::string>();
+      if (!py::isinstance<py::str>(o)) bad_request(std::string(name) + " must be a string");
+      return utf8_of(o, model, name);
+    };
+    const std::string db = text(db_arg, false, "db"), sql = text(sql_arg, true, "sql");
     py::gil_scoped_release release;
     r = sqlgrade::execute(db, sql, lim);
   } catch (const sqlgrade::InputError& e) {
