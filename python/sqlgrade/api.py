@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ._backend import get_backend
 from ._dbref import resolve_db
-from ._unicode import check_text, check_tree
+from ._unicode import check_text
 from .config import EXTRACT_KEYS, Config, config, normalize_benchmark
 from .errors import InputError
 from .results import ExecResult, Verdict
@@ -72,8 +72,6 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
     # Only the model output may hold a lone surrogate (it is graded; _unicode.py): the rest is checked.
     check_text(benchmark, "benchmark")
     check_text(instance_id, "instance_id")
-    check_tree(gold_result, "gold_result")
-    check_tree(condition_cols, "condition_cols")
     bench = normalize_benchmark(benchmark if benchmark is not None else cfg.benchmark)
     ref = resolve_db(db, bench, cfg.db_root)
     golds = _golds(gold_sql)

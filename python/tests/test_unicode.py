@@ -109,7 +109,7 @@ def test_async_forms_and_execute(backend, dbs: Dbs):
 def test_eval_exec_match(backend, dbs: Dbs):
     assert compat.eval_exec_match(dbs.school, f"SELECT name FROM student -- {LONE}", "SELECT name FROM student",
                                   False, False, False) == 0
-    with pytest.raises(ValueError, match=r"gold_sql: not valid Unicode: a lone surrogate \(U\+D83D\)"):
+    with pytest.raises(ValueError, match=r"^`gold_sql`: not valid Unicode: a lone surrogate \(U\+D83D\); only the model output"):
         compat.eval_exec_match(dbs.school, "SELECT 1", f"SELECT '{LONE}'", False, False, False)
 
 
@@ -126,17 +126,20 @@ def test_other_inputs_raise_an_input_error_naming_the_field(backend, dbs: Dbs):
     ]
     for kw, field in cases:
         kw = {"db": dbs.shop, **kw}
-        with pytest.raises(sqlgrade.InputError, match=rf"^{field}: not valid Unicode: a lone surrogate"):
+        with pytest.raises(sqlgrade.InputError, match=rf"^`{field}`: not valid Unicode: a lone surrogate \(U\+D"):
             sqlgrade.verdict(RIGHT, **kw)
         assert issubclass(sqlgrade.InputError, ValueError)
     items = [{"output": RIGHT}] * 5 + [{"output": RIGHT, "gold_sql": "SELECT " + LONE}]
-    with pytest.raises(sqlgrade.InputError, match=r"^request 5: gold_sql: not valid Unicode"):
+    with pytest.raises(sqlgrade.InputError, match=r"^request 5: `gold_sql`: not valid Unicode"):
         sqlgrade.verdicts(items, db=dbs.shop, gold_sql=GOLD)
-    with pytest.raises(sqlgrade.InputError, match="^db: not valid Unicode"):
+    items[5] = {"output": RIGHT, "gold_result": [[["fig"], [LOW]]], "gold_sql": None}
+    with pytest.raises(sqlgrade.InputError, match=r"^request 5: `gold_result\[0\]\[1\]\[0\]`: not valid Unicode"):
+        sqlgrade.verdicts(items, db=dbs.shop, gold_sql=GOLD)
+    with pytest.raises(sqlgrade.InputError, match="^`db`: not valid Unicode"):
         sqlgrade.execute(dbs.shop + LONE, "SELECT 1")
-    with pytest.raises(sqlgrade.InputError, match=r"^gold: not valid Unicode"):
+    with pytest.raises(sqlgrade.InputError, match=r"^`gold`: not valid Unicode"):
         sqlgrade.spider.evaluate(gold="gold" + LONE + ".sql", pred="p.txt", db_dir=dbs.spider_dir)
-    with pytest.raises(sqlgrade.InputError, match=r"^option 'ex\\ud83d': not valid Unicode"):
+    with pytest.raises(sqlgrade.InputError, match=r"^`option 'ex\\ud83d'`: not valid Unicode"):
         sqlgrade.bird.evaluate(pred="p.json", gold="g.sql", db_dir=dbs.bird_dir, metric="ex" + LONE)
 
 
@@ -149,7 +152,7 @@ def test_verl(backend, dbs: Dbs):
     assert asyncio.run(verl.compute_score_async("spider2_lite", IN_SQL, GOLD, info))["acc"] == 0.0
     batch = verl.compute_score_batch(["spider2_lite"] * 3, [RIGHT, IN_SQL, PROSE], [GOLD] * 3, [info] * 3)
     assert [s["score"] for s in batch] == [1.0, 0.0, 1.0]
-    with pytest.raises(ValueError, match=r"gold_sql\[0\]: not valid Unicode"):
+    with pytest.raises(ValueError, match=r"^`gold_sql\[0\]`: not valid Unicode"):
         verl.compute_score("spider2_lite", RIGHT, GOLD + LONE, info)
 
 
@@ -166,7 +169,7 @@ def test_openrlhf(backend, dbs: Dbs):
     out = openrlhf.reward_func([prompt + t for t in (RIGHT, IN_SQL, PROSE)], [prompt] * 3, [label] * 3)
     assert [float(x) for x in out["rewards"]] == [1.0, 0.0, 1.0]
     assert [float(x) for x in out["extra_logs"]["sql_executed"]] == [1.0, 0.0, 1.0]
-    with pytest.raises(ValueError, match=r"^prompts\[1\]: not valid Unicode"):
+    with pytest.raises(ValueError, match=r"^`prompts\[1\]`: not valid Unicode"):
         openrlhf.reward_func([prompt + RIGHT] * 2, [prompt, prompt + LONE], [label] * 2)
 
 

@@ -134,10 +134,7 @@ struct Restore {
   void text(std::string& s, bool model) {
     size_t p = s.find(mark);
     if (p == std::string::npos) return;
-    if (!model)
-      throw BadRequest((path.empty() ? std::string("the body") : "`" + path + "`") +
-                       ": not valid Unicode: a lone surrogate (U+" + hex(static_cast<unsigned>(hex4(s, p + 3)), 4) +
-                       "); only the model output (model_output, sql, response, query) may hold one");
+    if (!model) throw BadRequest(lone_surrogate_error(path, static_cast<unsigned>(hex4(s, p + 3))));
     std::string out;
     out.reserve(s.size());
     size_t at = 0;
@@ -169,11 +166,15 @@ std::string unicode_problem(std::string_view text) {
   return "the byte 0x" + hex(c, 2) + " at byte " + std::to_string(i) + ", which is not UTF-8";
 }
 
+std::string lone_surrogate_error(const std::string& where, unsigned code_unit) {
+  return (where.empty() ? std::string("the body") : "`" + where + "`") + ": not valid Unicode: a lone surrogate (U+" +
+         hex(code_unit, 4) + "); only the model output may hold one";
+}
+
 std::string sql_not_unicode(std::string_view sql) {
   std::string why = unicode_problem(sql);
   if (why.empty()) return why;
-  return "the SQL is not valid Unicode: it holds " + why +
-         "; Python's sqlite3 refuses such a string (UnicodeEncodeError), which the official scripts score 0";
+  return "the SQL is not valid Unicode: it holds " + why + "; Python's sqlite3 refuses such a string (UnicodeEncodeError)";
 }
 
 bool is_model_output_field(std::string_view key) {

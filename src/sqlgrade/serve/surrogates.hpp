@@ -29,6 +29,11 @@ std::string unicode_problem(std::string_view text);
 // sqlite3 cannot even receive one). A verdict makes it an execution error, an observation an error.
 std::string sql_not_unicode(std::string_view sql);
 
+// The message of a lone surrogate (`code_unit`) where only model output may hold one: "`gold_sql`:
+// not valid Unicode: a lone surrogate (U+D83D); only the model output may hold one". `where` is the
+// field's path (labels[3].gold_sql); "" names the body itself.
+std::string lone_surrogate_error(const std::string& where, unsigned code_unit);
+
 // The request fields that are model output and so may hold lone surrogates: model_output and sql
 // (/verify, /execute), response (NeMo Gym's Responses object), query (OpenRLHF's prompt + response).
 bool is_model_output_field(std::string_view top_level_key);
