@@ -210,7 +210,7 @@ TEST(SafetyAfterQuery, UdaOneIdForEveryRowIsLinear) {
   const double el = since(t0);
   ASSERT_EQ(m.pairs.size(), 1u);
   EXPECT_EQ(m.pairs[0], (std::pair<size_t, size_t>{5, 200'000}));
-  EXPECT_LT(el, 5.0);
+  EXPECT_LT(el, 20.0);  // ~2.5 s here (7 s with the whole suite on 2 busy cores); 515102e: > 120 s
   std::printf("[safety] uda, 200,001 result rows under one id of a 3,000-row gold group: %.2f s\n", el);
 }
 
