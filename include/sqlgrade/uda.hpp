@@ -42,6 +42,9 @@ struct EvalOptions {
   double float_tolerance = 1e-4;    // |p-g| <= tol * max(1, |g|): absolute below |g| = 1, relative above
   std::string multi_sep = "||";
   double gold_timeout_s = 60;
+  // A result.csv larger than this is not read: the statement scores 0 as a result error
+  // (`--max-result-mb`; the gold tables of UDA-Bench are all under 1 MB).
+  size_t max_result_bytes = size_t(64) << 20;
 };
 
 struct RunOptions {

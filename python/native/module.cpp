@@ -22,6 +22,7 @@
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/execute.hpp"
+#include "sqlgrade/serve/surrogates.hpp"
 #include "sqlgrade/verdict.hpp"
 #include "sqlgrade/version.hpp"
 #include "native.hpp"
@@ -52,8 +53,59 @@ namespace {
 
 using sqlgrade_native::raise_input;
 
-json to_json(py::handle o, int depth = 0) {
-  if (depth > kMaxDepth) raise_input("request nested deeper than 256 levels");
+[[noreturn]] void bad_request(const std::string& msg) { throw sqlgrade::InputError("", msg); }
+
+py::object steal_or_throw(PyObject* o) {
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+// A lone surrogate where only model output may hold one; `path` grows as the error leaves to_json.
+struct LoneSurrogate {
+  std::string path;
+  unsigned code_unit;
+};
+
+// A str as UTF-8. Model output may hold lone surrogates (serve/surrogates.hpp, issue 19): a high and a
+// low half side by side are read as the one character they encode (what JSON and UTF-16 do), each
+// other surrogate is kept as its 3-byte WTF-8 form, so that the verdict sees whether the graded SQL
+// holds one. Anywhere else a surrogate throws LoneSurrogate.
+std::string utf8_of(py::handle s, bool model_output) {
+  Py_ssize_t n = 0;
+  if (const char* p = PyUnicode_AsUTF8AndSize(s.ptr(), &n)) return std::string(p, static_cast<size_t>(n));
+  PyErr_Clear();
+  if (!model_output) {
+    for (Py_ssize_t k = 0, len = PyUnicode_GetLength(s.ptr()); k < len; ++k) {
+      const Py_UCS4 c = PyUnicode_ReadChar(s.ptr(), k);
+      if (c >= 0xD800 && c <= 0xDFFF) throw LoneSurrogate{"", static_cast<unsigned>(c)};
+    }
+  }
+  py::object u16 = steal_or_throw(PyUnicode_AsEncodedString(s.ptr(), "utf-16-le", "surrogatepass"));
+  py::object joined = steal_or_throw(
+      PyUnicode_DecodeUTF16(PyBytes_AS_STRING(u16.ptr()), PyBytes_GET_SIZE(u16.ptr()), "surrogatepass", nullptr));
+  py::object wtf8 = steal_or_throw(PyUnicode_AsEncodedString(joined.ptr(), "utf-8", "surrogatepass"));
+  return std::string(PyBytes_AS_STRING(wtf8.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(wtf8.ptr())));
+}
+
+// The InputError of a LoneSurrogate (the server's words, serve/surrogates.hpp).
+[[noreturn]] void lone_surrogate_input_error(const LoneSurrogate& e) {
+  bad_request(sqlgrade::serve::lone_surrogate_error(e.path, e.code_unit));
+}
+
+// Python request objects as JSON (the fields of the top-level key model_output or sql may hold lone
+// surrogates); InputError (the caller adds the request's index) for what JSON cannot carry.
+json to_json_at(py::handle o, int depth, bool model_output);
+
+json to_json(py::handle o) {
+  try {
+    return to_json_at(o, 0, false);
+  } catch (const LoneSurrogate& e) {
+    lone_surrogate_input_error(e);
+  }
+}
+
+json to_json_at(py::handle o, int depth, bool model_output) {
+  if (depth > kMaxDepth) bad_request("request nested deeper than 256 levels");
   if (o.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(o)) return o.cast<bool>();
   if (py::isinstance<py::int_>(o)) {
@@ -64,22 +116,43 @@ json to_json(py::handle o, int depth = 0) {
     }
   }
   if (py::isinstance<py::float_>(o)) return o.cast<double>();
-  if (py::isinstance<py::str>(o)) return o.cast<std::string>();
+  if (py::isinstance<py::str>(o)) return utf8_of(o, model_output);
   if (py::isinstance<py::bytes>(o)) return o.cast<std::string>();
   if (py::isinstance<py::dict>(o)) {
     json j = json::object();
     for (auto item : o.cast<py::dict>()) {
-      if (!py::isinstance<py::str>(item.first)) raise_input("request keys must be strings");
-      j[item.first.cast<std::string>()] = to_json(item.second, depth + 1);
+      if (!py::isinstance<py::str>(item.first)) bad_request("request keys must be strings");
+      std::string key;
+      try {
+        key = utf8_of(item.first, false);
+      } catch (const LoneSurrogate&) {
+        bad_request("a field name holds a lone surrogate: not valid Unicode");
+      }
+      try {
+        j[key] = to_json_at(item.second, depth + 1,
+                            model_output || (depth == 0 && sqlgrade::serve::is_model_output_field(key)));
+      } catch (LoneSurrogate& e) {
+        e.path = (depth == 0 ? key : "." + key) + e.path;  // labels[3].gold_sql, as the server names it
+        throw;
+      }
     }
     return j;
   }
   if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o)) {
     json j = json::array();
-    for (auto x : o) j.push_back(to_json(x, depth + 1));
+    size_t i = 0;
+    for (auto x : o) {
+      try {
+        j.push_back(to_json_at(x, depth + 1, model_output));
+      } catch (LoneSurrogate& e) {
+        e.path = "[" + std::to_string(i) + "]" + e.path;
+        throw;
+      }
+      ++i;
+    }
     return j;
   }
-  raise_input(std::string("cannot send a ") + py::str(o.get_type().attr("__name__")).cast<std::string>() +
+  bad_request(std::string("cannot send a ") + py::str(o.get_type().attr("__name__")).cast<std::string>() +
               " in a request (use None, bool, int, float, str, list or dict)");
 }
 
@@ -131,10 +204,9 @@ json verdict_nogil(const json& req) {
 }
 
 py::dict verdict(py::dict request) {
-  json req = to_json(request);
   json reply;
   try {
-    reply = verdict_nogil(req);
+    reply = verdict_nogil(to_json(request));
   } catch (const sqlgrade::InputError& e) {
     raise_input(e.what());
   }
@@ -149,8 +221,8 @@ py::list verdicts(py::list requests, int threads) {
   for (size_t i = 0; i < requests.size(); ++i) {
     py::handle r = requests[i];
     if (!py::isinstance<py::dict>(r)) raise_input("request " + std::to_string(i) + ": not a dict");
-    reqs.push_back(to_json(r));
     try {
+      reqs.push_back(to_json(r));
       parsed.push_back(verifier().request_of(reqs.back()));
     } catch (const sqlgrade::InputError& e) {
       raise_input("request " + std::to_string(i) + ": " + e.what());
@@ -181,11 +253,22 @@ py::list verdicts(py::list requests, int threads) {
   return l;
 }
 
-py::dict execute(const std::string& db, const std::string& sql, double timeout, long long max_rows, long long max_bytes) {
+// `db` and `sql` are str (or bytes); the SQL is model output (a lone surrogate in it gives an error result).
+py::dict execute(py::handle db_arg, py::handle sql_arg, double timeout, long long max_rows, long long max_bytes) {
   if (max_rows <= 0 || max_bytes <= 0) raise_input("max_rows and max_bytes must be > 0");
   sqlgrade::ExecuteLimits lim{timeout, static_cast<size_t>(max_rows), static_cast<size_t>(max_bytes)};
   sqlgrade::ExecuteResult r;
   try {
+    auto text = [](py::handle o, bool model, const char* name) {
+      if (py::isinstance<py::bytes>(o)) return o.cast<std::string>();
+      if (!py::isinstance<py::str>(o)) bad_request(std::string(name) + " must be a string");
+      try {
+        return utf8_of(o, model);
+      } catch (const LoneSurrogate& e) {
+        lone_surrogate_input_error({name, e.code_unit});
+      }
+    };
+    const std::string db = text(db_arg, false, "db"), sql = text(sql_arg, true, "sql");
     py::gil_scoped_release release;
     r = sqlgrade::execute(db, sql, lim);
   } catch (const sqlgrade::InputError& e) {

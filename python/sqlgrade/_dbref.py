@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from ._unicode import check_text
 from .errors import InputError
 
 __all__ = ["DbRef", "resolve_db"]
@@ -40,6 +41,7 @@ def resolve_db(db: object, benchmark: str, db_root: Optional[str] = None) -> DbR
         db = os.fspath(db)
     if not isinstance(db, str) or not db.strip():
         raise InputError(f"db must be a database path or id, got {db!r}")
+    check_text(db, "db")
     if not _looks_like_path(db):
         if db.startswith(".") or "\\" in db or "\0" in db:
             raise InputError(f"{db}: not a valid database id")

@@ -20,6 +20,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional
 
+from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
 __all__ = ["BenchmarkRun", "call_native", "fspath"]
@@ -39,6 +40,8 @@ def _native() -> Any:
 
 
 def call_native(name: str, *args: Any) -> Dict[str, Any]:
+    for a in args:  # the paths are checked by name (fspath); an option holding a surrogate is named by value
+        check_text(a, f"option {ascii(a)[:40]}")
     m = _native()
     try:
         return getattr(m, name)(*args)
@@ -53,9 +56,11 @@ def fspath(p: Any, what: str, required: bool = True) -> str:
             raise InputError(f"{what} is required")
         return ""
     try:
-        return os.fspath(p)
+        path = os.fspath(p)
     except TypeError:
         raise InputError(f"{what}: expected a path, got {type(p).__name__}") from None
+    check_text(path, what)
+    return path
 
 
 class BenchmarkRun:

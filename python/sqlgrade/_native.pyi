@@ -18,19 +18,22 @@ def verdict(request: Dict[str, Any]) -> Dict[str, Any]:
     *.sqlite files of the folder are the test suite). Gold results are cached inside the process
     (one cache shared by every thread), keyed like the server's (benchmark, db, gold SQL).
     Returns the reply dict, with `pred_executed` (bool) and `timings` (extract_s, gold_s, pred_s,
-    compare_s, total_s) always set. Raises InputError for a bad request."""
+    compare_s, total_s) always set. Raises InputError for a bad request. `model_output` and `sql`
+    may hold lone surrogates (passed on as WTF-8: a graded SQL holding one is an execution error);
+    a surrogate in any other field raises InputError naming it ("`gold_result[0][1][0]`: ...")."""
 
 def verdicts(requests: List[Dict[str, Any]], threads: int) -> List[Dict[str, Any]]:
     """Verdicts in request order on `threads` worker threads (0: all cores), GIL released for the
     whole batch. All requests are validated first: a bad one raises InputError("request <i>: ...")
     before any work starts."""
 
-def execute(db: str, sql: str, timeout: float, max_rows: int, max_bytes: int) -> Dict[str, Any]:
+def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int) -> Dict[str, Any]:
     """Run one statement read-only (authorizer, query_only, one statement, deadline `timeout`
     seconds, at most `max_rows` rows and `max_bytes` bytes of result). Returns {"status": "ok" |
     "error" | "timeout" | "too_large", "columns": [str], "rows": [[cell]], "truncated": bool,
     "error": str, "timings": {"total_s": float}}; cells are None, int, float, str or bytes. A failing
-    query is a reply with status "error", never an exception; a missing database raises InputError."""
+    query is a reply with status "error", never an exception (so is a `sql` that is not valid
+    Unicode: it is not run); a missing database raises InputError."""
 
 # ---- whole-benchmark evaluation (python/native/evaluate.cpp; used by sqlgrade.spider/bird/spider2/uda) ----
 # Each returns {"text": what the CLI prints, "json": what its --json writes (spider, bird, spider2),

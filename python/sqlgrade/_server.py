@@ -119,7 +119,7 @@ class ServerBackend:
 
     def request(self, method: str, path: str, payload: Any = None) -> Tuple[int, Dict[str, Any]]:
         """Send with retries; returns (status, JSON body) for 200/404 and raises for the rest."""
-        body = None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        body = None if payload is None else _json_bytes(payload)
         deadline = time.monotonic() + self.retry_budget
         busy = refused = 0
         while True:
@@ -211,6 +211,17 @@ class ServerBackend:
         reply["rows"] = [[_cell(c) for c in row] for row in reply.get("rows") or []]
         reply.setdefault("timings", {})["request_s"] = time.perf_counter() - t0
         return reply
+
+
+def _json_bytes(payload: Any) -> bytes:
+    """The request body as UTF-8 JSON. A model output holding a lone surrogate (issue 19) cannot be
+    UTF-8: then every non-ASCII character is escaped, the lone surrogate as "\\ud83d", which the server
+    reads for model output (src/sqlgrade/serve/surrogates.hpp) and refuses elsewhere."""
+    text = json.dumps(payload, ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(payload).encode("ascii")
 
 
 def _retry_after(value: Optional[str]) -> float:

@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ._backend import get_backend
 from ._dbref import resolve_db
+from ._unicode import check_text
 from .config import EXTRACT_KEYS, Config, config, normalize_benchmark
 from .errors import InputError
 from .results import ExecResult, Verdict
@@ -36,10 +37,13 @@ def _golds(gold_sql: GoldSql) -> List[str]:
     if gold_sql is None:
         return []
     if isinstance(gold_sql, str):
+        check_text(gold_sql, "gold_sql")
         return [gold_sql] if gold_sql.strip() else []
     golds = list(gold_sql) if isinstance(gold_sql, (list, tuple)) else None
     if golds is None or not all(isinstance(g, str) for g in golds):
         raise InputError("gold_sql must be a string or a list of strings")
+    for i, g in enumerate(golds):
+        check_text(g, f"gold_sql[{i}]")
     return [g for g in golds if g.strip()]
 
 
@@ -65,6 +69,9 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
         output = ""
     if not isinstance(output, str):
         raise InputError(f"the model output must be a string, got {type(output).__name__}")
+    # Only the model output may hold a lone surrogate (it is graded; _unicode.py): the rest is checked.
+    check_text(benchmark, "benchmark")
+    check_text(instance_id, "instance_id")
     bench = normalize_benchmark(benchmark if benchmark is not None else cfg.benchmark)
     ref = resolve_db(db, bench, cfg.db_root)
     golds = _golds(gold_sql)
@@ -189,6 +196,7 @@ def execute(db: DbArg, sql: str, *, benchmark: Optional[str] = None, timeout: fl
     cfg = config()
     if not isinstance(sql, str):
         raise InputError(f"sql must be a string, got {type(sql).__name__}")
+    check_text(benchmark, "benchmark")
     for name, v in (("timeout", timeout), ("max_rows", max_rows), ("max_chars", max_chars), ("max_bytes", max_bytes)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
             raise InputError(f"{name} must be a number > 0, got {v!r}")

@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Sequence
 
 from . import api
 from ._rows import as_mapping, row_kwargs, verdict_extras
+from ._unicode import check_text
 from .errors import InputError
 from .shaping import SHAPING_KWARGS
 
@@ -62,6 +63,7 @@ def reward_func(queries: Sequence[str], prompts: Sequence[Any], labels: Sequence
         kw = row_kwargs(as_mapping(labels[i], f"labels[{i}]"), what=f"labels[{i}]")
         if kw is None:
             raise InputError(f"labels[{i}]: no gold_sql")
+        check_text(prompts[i], f"prompts[{i}]")  # the query is model output; the prompt is not (issue 19)
         kw["output"] = _response(queries[i], prompts[i])
         items.append(kw)
     verdicts = api.verdicts(items, **kwargs) if items else []

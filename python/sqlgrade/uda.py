@@ -19,6 +19,7 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from ._evaluate import BenchmarkRun, call_native, fspath
+from ._unicode import check_text
 
 __all__ = ["evaluate", "run", "eval_query", "UdaRun", "UdaQueryReport"]
 
@@ -39,6 +40,7 @@ def _common(kw: Dict[str, Any]) -> Dict[str, Any]:
         if v is None:
             continue
         out[k] = os.fspath(v) if k in ("attributes_file", "gt_dir", "table_map", "judge_log", "llm_cache") else v
+        check_text(out[k], k)
     return out
 
 
@@ -104,6 +106,7 @@ def eval_query(*, sql_file: PathLike, dataset_dir: Optional[PathLike] = None, da
                query_root: PathLike = "Query", query_id: int = 0, result_csv: Optional[PathLike] = None,
                output_dir: Optional[PathLike] = None, **options: Any) -> UdaQueryReport:
     """``sqlgrade uda eval`` in-process: one statement's result.csv (``options`` as in :func:`run`)."""
+    check_text(dataset, "dataset")
     q = {"sql_file": fspath(sql_file, "sql_file"), "dataset_dir": fspath(dataset_dir, "dataset_dir", False),
          "dataset": dataset or "", "query_root": fspath(query_root, "query_root"), "query_id": int(query_id),
          "result_csv": fspath(result_csv, "result_csv", False), "output_dir": fspath(output_dir, "output_dir", False)}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 import os
+import random
+import time
 
 import pytest
 
@@ -74,6 +76,43 @@ def test_skyrl_sql_step_observation(settings, dbs: Dbs):
     out = env.step("<sql>SELECT nope FROM item</sql>")
     assert "no such column" in out["observations"][0]["content"]
     assert env.step(f"<solution>{GOLD}</solution>")["reward"] == 1.0
+
+
+def _between_before_issue_19(text, open_tag, close_tag, last):
+    """skyrl._between as it was at 515102e (quadratic in unclosed tags): the reference for its results."""
+    a = text.rfind(open_tag) if last else text.find(open_tag)
+    while a >= 0:
+        b = text.find(close_tag, a + len(open_tag))
+        if b >= 0:
+            return text[a + len(open_tag):b]
+        a = text.rfind(open_tag, 0, a) if last else -1
+    return None
+
+
+def test_skyrl_tag_search_gives_the_same_results():
+    rng = random.Random(19)
+    pieces = ["<solution>", "</solution>", "<sql>", "</sql>", "<solution", "sql>", "x", " ", "SELECT 1"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        for tags in (("<solution>", "</solution>"), ("<sql>", "</sql>")):
+            for last in (False, True):
+                assert skyrl._between(text, *tags, last) == _between_before_issue_19(text, *tags, last), (text, tags)
+
+
+def test_skyrl_is_linear_in_unclosed_tags(srv, dbs: Dbs):
+    # Issue 19, finding 15: a 625 KiB action of unclosed <solution> tags took 6.5-66 s (quadratic search
+    # for the last complete pair, GIL held); it is one pass now. Generous bound: 0.2 s.
+    skyrl_env(dbs, benchmark="bird", max_turns=1).step(f"<solution>{GOLD}</solution>")  # warm: gold cached
+    for action, turns in (("<solution>" * 64_000, 1), ("<solution>x" * 58_200, 1), ("<sql>" * 128_000, 2),
+                          ("<solution>SELECT 1</solution" * 23_000, 1)):
+        assert len(action) >= 625 * 1024 - 64
+        env = skyrl_env(dbs, benchmark="bird", max_turns=turns)
+        t0 = time.perf_counter()
+        out = env.step(action)
+        elapsed = time.perf_counter() - t0
+        assert elapsed < 0.2, (action[:20], elapsed)
+        assert out["done"] is (turns == 1)
+        assert out["reward"] == (-1.0 if turns == 1 else 0.0)  # no complete solution: SkyRL-SQL's -1
 
 
 # ---- test-suite eval_exec_match --------------------------------------------------------------------

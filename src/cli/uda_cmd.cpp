@@ -22,6 +22,7 @@ struct CommonFlags {
   std::string llm_provider, llm_base_url, llm_model, llm_api_key, llm_cache, judge_log;
   int llm_concurrency = 4, llm_retries = 3, llm_max_tokens = 0, llm_max_failures = 8;
   double llm_timeout = 60;
+  double max_result_mb = 64;
 };
 
 void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
@@ -44,6 +45,9 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
                   "float cells match when |p-g| <= tol*max(1,|g|): absolute below |g| = 1, relative above")
         ->capture_default_str();
     c->add_option("--multi-value-sep", f.run.eval.multi_sep, "separator of multi-value cells")->capture_default_str();
+    c->add_option("--max-result-mb", f.max_result_mb, "a result.csv larger than this (MiB) is not read: the statement scores 0")
+        ->capture_default_str()
+        ->check(CLI::Range(0.001, 1048576.0));
     c->add_option("--judge", f.judge, "cell judge: rules (offline, default) or llm (OpenAI-compatible server)")
         ->check(CLI::IsMember({"rules", "llm"}));
     c->add_option("--llm-provider", f.llm_provider, "reference-CLI alias: none = --judge rules, openai = --judge llm")
@@ -62,6 +66,9 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
 }
 
 void apply_common(CommonFlags& f) {
+  if (!(f.max_result_mb >= 0.001 && f.max_result_mb <= 1048576.0))  // NaN included
+    throw InputError("--max-result-mb", "must be a number of MiB from 0.001 to 1048576");
+  f.run.eval.max_result_bytes = static_cast<size_t>(f.max_result_mb * double(size_t(1) << 20));
   if (!f.attributes_file.empty()) f.run.dataset.attributes_file = f.attributes_file;
   if (!f.gt_dir.empty()) f.run.dataset.gt_dir = f.gt_dir;
   if (!f.table_map.empty()) f.run.dataset.table_map = f.table_map;

@@ -125,7 +125,7 @@ TEST(Spider2RoundTrip, ToCsvAndBack) {
   Frame f = frame_from_table(t);
   EXPECT_EQ(f.columns[0].dtype, Dtype::Float64);
   EXPECT_EQ(f.columns[2].dtype, Dtype::Object);  // "a,b" keeps the column textual: "007" stays a string
-  EXPECT_EQ(f.columns[2].cells[0].s, "007");
+  EXPECT_EQ(f.columns[2].cell(0).s, "007");
   // A single column of NULL is written as "" (not a blank line), so the row survives.
   Table one;
   one.columns = {"v"};
@@ -138,7 +138,7 @@ TEST(Spider2RoundTrip, ToCsvAndBack) {
   z.rows = {{Value::text("007")}, {Value::text("NA")}};
   Frame zf = frame_from_table(z);
   EXPECT_EQ(zf.columns[0].dtype, Dtype::Float64);
-  EXPECT_DOUBLE_EQ(zf.columns[0].cells[0].f, 7.0);
+  EXPECT_DOUBLE_EQ(zf.columns[0].cell(0).f, 7.0);
   // Chunks of 500 rows are typed separately: ints stay ints in a chunk without NULL.
   Table big;
   big.columns = {"v"};
@@ -192,7 +192,7 @@ TEST(Spider2ValueModel, ArbitraryInputParsesOrRaisesInputError) {
     try {
       Frame f = csv(text);
       ++parsed;
-      for (auto& c : f.columns) ASSERT_EQ(c.cells.size(), f.rows);
+      for (auto& c : f.columns) ASSERT_EQ(c.size(), f.rows);
       int s = compare_frames(f, gold, json::array(), it % 2 == 0);
       EXPECT_TRUE(s == 0 || s == 1);
       (void)strict_findings(f, gold, json::array(), true);

@@ -17,11 +17,15 @@
 
 namespace sqlgrade::bird {
 
-bool ex_match(const Table& pred, const Table& gold) { return py::same_set(pred.rows, gold.rows); }
+bool ex_match(const Table& pred, const Table& gold, const Deadline& deadline) {
+  return py::same_set(pred.rows, gold.rows, deadline);
+}
 
-double soft_f1_rows(const std::vector<Row>& pred_in, const std::vector<Row>& gold_in) {
+double soft_f1_rows(const std::vector<Row>& pred_in, const std::vector<Row>& gold_in, const Deadline& deadline) {
   if (pred_in.empty() && gold_in.empty()) return 1.0;
-  std::vector<Row> pred = py::unique_in_order(pred_in), gold = py::unique_in_order(gold_in);
+  // The de-duplicated rows in place (the official lists of tuples), not copies.
+  const std::vector<const Row*> pred = py::unique_rows(pred_in, deadline), gold = py::unique_rows(gold_in, deadline);
+  DeadlineTicker tick(deadline);
   // Sums accumulate in the official list order (Python 3.11 sum(): plain left-to-right addition).
   double tp = 0, fp = 0, fn = 0;
   // The official code builds three lists; the pred_only list gets its entries in gold-row order for
@@ -30,8 +34,9 @@ double soft_f1_rows(const std::vector<Row>& pred_in, const std::vector<Row>& gol
   // nothing, so the sums below equal the official ones bit for bit.
   size_t paired = std::min(pred.size(), gold.size());
   for (size_t i = 0; i < paired; ++i) {
-    const Row& p = pred[i];
-    const Row& g = gold[i];
+    const Row& p = *pred[i];
+    const Row& g = *gold[i];
+    tick.tick(p.size() * g.size() + 1);
     double total = static_cast<double>(g.size());
     long matches = 0, pred_only = 0, truth_only = 0;
     for (const Value& v : p) {
@@ -51,11 +56,13 @@ double soft_f1_rows(const std::vector<Row>& pred_in, const std::vector<Row>& gol
   return precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0;
 }
 
-double soft_f1(const Table& pred, const Table& gold) { return soft_f1_rows(pred.rows, gold.rows); }
+double soft_f1(const Table& pred, const Table& gold, const Deadline& deadline) {
+  return soft_f1_rows(pred.rows, gold.rows, deadline);
+}
 
-double em_f1(const Table& pred, const Table& gold) {
-  double em = ex_match(pred, gold) ? 1.0 : 0.0;
-  return (em + soft_f1(pred, gold)) / 2;
+double em_f1(const Table& pred, const Table& gold, const Deadline& deadline) {
+  double em = ex_match(pred, gold, deadline) ? 1.0 : 0.0;
+  return (em + soft_f1(pred, gold, deadline)) / 2;
 }
 
 double filtered_time_ratio(const std::vector<double>& ratios) {

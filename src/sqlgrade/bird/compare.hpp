@@ -13,25 +13,27 @@
 #include <cstddef>
 #include <vector>
 
+#include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::bird {
 
 // EX: set(pred.rows) == set(gold.rows). Column order matters (rows are tuples), row order and
 // duplicate rows do not. Column names are not compared.
-bool ex_match(const Table& pred, const Table& gold);
+// Every rule below checks `deadline` while it works (DeadlineExceeded; the caller scores a timeout).
+bool ex_match(const Table& pred, const Table& gold, const Deadline& deadline = {});
 
 // Mini-Dev Soft-F1 in [0, 1]. Both empty -> 1.0. Rows are de-duplicated in first-occurrence order and
 // gold row i is paired with pred row i; per pair, cells are matched by membership (each pred cell
 // independently) and normalised by the gold row's width. Quirk reproduced: the same rows in a
 // different order can score 0 (spec 3.3 table).
-double soft_f1(const Table& pred, const Table& gold);
-double soft_f1_rows(const std::vector<Row>& pred, const std::vector<Row>& gold);
+double soft_f1(const Table& pred, const Table& gold, const Deadline& deadline = {});
+double soft_f1_rows(const std::vector<Row>& pred, const std::vector<Row>& gold, const Deadline& deadline = {});
 
 // The works_cycles subset score: (EM + F1) / 2 with EM = ex_match and F1 = soft_f1. The subset's
 // original code de-duplicates through set(), whose iteration order (and therefore the row pairing) is
 // not reproducible across Python runs; we use first-occurrence order, as Mini-Dev later did.
-double em_f1(const Table& pred, const Table& gold);
+double em_f1(const Table& pred, const Table& gold, const Deadline& deadline = {});
 
 // ---- VES / R-VES reward math (timing itself lives in suites/bird) ----
 

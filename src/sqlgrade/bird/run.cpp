@@ -69,8 +69,9 @@ std::string failure_status(const char* side, ExecStatus s) {
 }
 
 // The outcome of one pair of results: a failed gold, then a failed prediction, scores 0 with the engine's
-// message; else EX (result sets equal) and the metric's score (VES/R-VES: left to the timing).
-Outcome check(Metric m, const ExecResult& g, const ExecResult& p) {
+// message; else EX (result sets equal) and the metric's score (VES/R-VES: left to the timing). The
+// comparison gets what the prediction's deadline left: past it, a "pred_timeout" as for the query.
+Outcome check(Metric m, const ExecResult& g, const ExecResult& p, double pred_timeout_s) {
   Outcome o;
   o.pred_seconds = p.seconds;
   o.gold_seconds = g.seconds;
@@ -83,10 +84,18 @@ Outcome check(Metric m, const ExecResult& g, const ExecResult& p) {
     o.status = failure_status("pred", p.status);
     o.reason = p.error;
   } else {
-    o.correct = ex_match(p.table, g.table);
-    if (m == Metric::SoftF1) o.score = soft_f1(p.table, g.table);
-    else if (m == Metric::EmF1) o.score = em_f1(p.table, g.table);
-    else if (m == Metric::Ex) o.score = o.correct ? 1.0 : 0.0;
+    const Deadline deadline = Deadline::left_of(pred_timeout_s, p.seconds);
+    try {
+      o.correct = ex_match(p.table, g.table, deadline);
+      if (m == Metric::SoftF1) o.score = soft_f1(p.table, g.table, deadline);
+      else if (m == Metric::EmF1) o.score = em_f1(p.table, g.table, deadline);
+      else if (m == Metric::Ex) o.score = o.correct ? 1.0 : 0.0;
+    } catch (const DeadlineExceeded&) {
+      o.correct = false;
+      o.score = 0;
+      o.status = failure_status("pred", ExecStatus::Timeout);
+      o.reason = "timeout after " + std::to_string(pred_timeout_s) + " s (comparing the result)";
+    }
   }
   return o;
 }
@@ -457,7 +466,7 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
       [&](const exec::Item& w) { return SqlitePool::get(w.db, sopt).execute(w.gold, gold_lim); },
       [&](const exec::Item& w) { return SqlitePool::get(w.db, sopt).execute(w.pred, pred_lim); },
       [&](const exec::Item& w, const ExecResult& g, const ExecResult& p) {
-        Outcome o = check(opt.metric, g, p);
+        Outcome o = check(opt.metric, g, p, pred_lim.timeout_s);
         if (ves && o.correct) time_pair(o, SqlitePool::get(w.db, sopt), w, opt, pred_lim, gold_lim);
         return o;
       }};

@@ -5,15 +5,16 @@
 
 namespace sqlgrade {
 
-CsvData parse_csv(std::string_view text, const std::string& name, const CsvOptions& opt) {
+void for_each_csv_record(std::string_view text, const std::string& name, const CsvOptions& opt,
+                         const std::function<void(const CsvRecord&)>& on_record) {
   if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
       static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
     text.remove_prefix(3);
-  CsvData out;
   const char sep = opt.separator;
   size_t i = 0, n = text.size();
   long line_no = 1;
   bool first = opt.header;
+  size_t width = 0;  // the header's
   std::vector<std::string> fields;
   std::vector<bool> quoted;
   while (i < n) {
@@ -78,16 +79,18 @@ CsvData parse_csv(std::string_view text, const std::string& name, const CsvOptio
       }
     }
     if (first) {
-      out.header = fields;
+      width = fields.size();
       first = false;
+      on_record(CsvRecord{fields, quoted, row_line, true, false});
       continue;
     }
-    if (!out.header.empty() || opt.header) {
-      size_t w = out.header.size();
+    bool trailing_dropped = false;
+    if (width > 0 || opt.header) {
+      const size_t w = width;
       if (fields.size() > w) {
         bool trailing_empty = opt.allow_trailing_empty && w > 0;
         for (size_t k = w; k < fields.size() && trailing_empty; ++k) trailing_empty = fields[k].empty() && !quoted[k];
-        if (trailing_empty) out.trailing_empty_lines.push_back(row_line);
+        if (trailing_empty) trailing_dropped = true;
         else if (!opt.allow_ragged)
           throw InputError(name, "expected " + std::to_string(w) + " fields, saw " + std::to_string(fields.size()),
                            row_line);
@@ -98,15 +101,27 @@ CsvData parse_csv(std::string_view text, const std::string& name, const CsvOptio
         quoted.resize(w, false);
       }
     }
-    out.rows.push_back(fields);
-    out.quoted.push_back(quoted);
-    out.line.push_back(row_line);
+    on_record(CsvRecord{fields, quoted, row_line, false, trailing_dropped});
   }
+}
+
+CsvData parse_csv(std::string_view text, const std::string& name, const CsvOptions& opt) {
+  CsvData out;
+  for_each_csv_record(text, name, opt, [&](const CsvRecord& r) {
+    if (r.header) {
+      out.header = r.fields;
+      return;
+    }
+    if (r.trailing_empty) out.trailing_empty_lines.push_back(r.line);
+    out.rows.push_back(r.fields);
+    out.quoted.push_back(r.quoted);
+    out.line.push_back(r.line);
+  });
   return out;
 }
 
-CsvData read_csv_file(const std::string& path, const CsvOptions& opt) {
-  std::string text = read_file(path);
+std::string read_csv_text(const std::string& path, size_t max_bytes) {
+  std::string text = read_file(path, max_bytes);
   if (text.find('\0') != std::string::npos) {
     // Count the line of the first NUL for the message.
     size_t p = text.find('\0');
@@ -115,8 +130,10 @@ CsvData read_csv_file(const std::string& path, const CsvOptions& opt) {
       if (text[k] == '\n') ++line;
     throw InputError(path, "contains a NUL byte (not a text CSV file)", line);
   }
-  return parse_csv(text, path, opt);
+  return text;
 }
+
+CsvData read_csv_file(const std::string& path, const CsvOptions& opt) { return parse_csv(read_csv_text(path), path, opt); }
 
 std::string csv_field(std::string_view f, char sep) {
   bool need = false;

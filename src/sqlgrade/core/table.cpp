@@ -1,5 +1,7 @@
 #include "sqlgrade/core/table.hpp"
 
+#include <stdexcept>
+
 #include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade {
@@ -14,6 +16,26 @@ int Table::find_column_ci(std::string_view name) const {
   for (size_t c = 0; c < columns.size(); ++c)
     if (iequals(columns[c], name)) return static_cast<int>(c);
   return -1;
+}
+
+Row TextTable::row(size_t r) const {
+  Row out;
+  out.reserve(width());
+  for (size_t c = 0; c < width(); ++c) out.push_back(value(r, c));
+  return out;
+}
+
+void TextTable::push(std::string_view s, bool null) {
+  if (text_.size() + s.size() > UINT32_MAX) throw std::length_error("a text table of 4 GiB or more");
+  text_.append(s);
+  end_.push_back(static_cast<uint32_t>(text_.size()));
+  null_.push_back(null);
+}
+
+void TextTable::reserve(size_t cells, size_t text_bytes) {
+  end_.reserve(cells);
+  null_.reserve(cells);
+  text_.reserve(text_bytes);
 }
 
 size_t heap_bytes(const Table& t) {

@@ -28,10 +28,13 @@ struct RowPtrEq {
 };
 using RowSet = std::unordered_set<const Row*, RowPtrHash, RowPtrEq>;
 
-RowSet make_set(const std::vector<Row>& rows) {
+RowSet make_set(const std::vector<Row>& rows, DeadlineTicker& tick) {
   RowSet s;
-  s.reserve(rows.size() * 2 + 1);
-  for (const Row& r : rows) s.insert(&r);
+  s.reserve(rows.size() + 1);
+  for (const Row& r : rows) {
+    s.insert(&r);
+    tick.tick(r.size() + 1);
+  }
   return s;
 }
 
@@ -83,21 +86,33 @@ size_t row_hash(const Row& r) {
   return h;
 }
 
-bool same_set(const std::vector<Row>& a, const std::vector<Row>& b) {
+bool same_set(const std::vector<Row>& a, const std::vector<Row>& b, const Deadline& deadline) {
   // Every distinct row of one side occurs in the other, both ways.
-  RowSet as = make_set(a), bs = make_set(b);
+  DeadlineTicker tick(deadline);
+  RowSet as = make_set(a, tick), bs = make_set(b, tick);
   if (as.size() != bs.size()) return false;
-  for (const Row* r : as)
+  for (const Row* r : as) {
+    tick.tick(r->size() + 1);
     if (!bs.count(r)) return false;
+  }
   return true;
+}
+
+std::vector<const Row*> unique_rows(const std::vector<Row>& rows, const Deadline& deadline) {
+  DeadlineTicker tick(deadline);
+  std::vector<const Row*> out;
+  RowSet seen;
+  seen.reserve(rows.size() + 1);
+  for (const Row& r : rows) {
+    if (seen.insert(&r).second) out.push_back(&r);
+    tick.tick(r.size() + 1);
+  }
+  return out;
 }
 
 std::vector<Row> unique_in_order(const std::vector<Row>& rows) {
   std::vector<Row> out;
-  RowSet seen;
-  seen.reserve(rows.size() * 2 + 1);
-  for (const Row& r : rows)
-    if (seen.insert(&r).second) out.push_back(r);
+  for (const Row* r : unique_rows(rows)) out.push_back(*r);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/core/table.hpp"
 #include "sqlgrade/core/value.hpp"
 
@@ -31,11 +32,14 @@ size_t hash(const Value& v);
 bool rows_equal(const Row& a, const Row& b);
 size_t row_hash(const Row& r);
 
-// set(a) == set(b) for two lists of tuples: row order and duplicates do not matter.
-bool same_set(const std::vector<Row>& a, const std::vector<Row>& b);
+// set(a) == set(b) for two lists of tuples: row order and duplicates do not matter. Memory: a hash set
+// of row pointers per side (no row is copied). Checks `deadline` while it hashes (DeadlineExceeded).
+bool same_set(const std::vector<Row>& a, const std::vector<Row>& b, const Deadline& deadline = {});
 
 // list(dict.fromkeys(rows)): duplicates removed, first occurrence kept, order preserved.
 std::vector<Row> unique_in_order(const std::vector<Row>& rows);
+// The same rows, in place: pointers into `rows` (what the comparisons use; nothing is copied).
+std::vector<const Row*> unique_rows(const std::vector<Row>& rows, const Deadline& deadline = {});
 
 // `v in row` (tuple membership).
 bool contains(const Row& row, const Value& v);

@@ -2,6 +2,8 @@
 #include "sqlgrade/py/pandas_csv.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/table.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/core/value.hpp"
 
@@ -43,6 +46,134 @@ bool Cell::operator==(const Cell& o) const {
   return false;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Cells read in place, compact columns
+
+void CellView::append_py_str(std::string& out) const {
+  switch (type) {
+    case Cell::Type::NaN: out += "nan"; return;
+    case Cell::Type::Int: {
+      char b[24];
+      auto r = std::to_chars(b, b + sizeof b, i);
+      out.append(b, r.ptr);
+      return;
+    }
+    case Cell::Type::Float: out += python_float_repr(f); return;
+    case Cell::Type::Bool: out += i ? "True" : "False"; return;
+    case Cell::Type::Str: out += s; return;
+  }
+}
+
+bool CellView::operator==(const CellView& o) const {
+  if (type != o.type) return false;
+  switch (type) {
+    case Cell::Type::NaN: return true;
+    case Cell::Type::Int:
+    case Cell::Type::Bool: return i == o.i;
+    case Cell::Type::Float: return f == o.f;
+    case Cell::Type::Str: return s == o.s;
+  }
+  return false;
+}
+
+Cell CellView::to_cell() const {
+  switch (type) {
+    case Cell::Type::NaN: return Cell::nan();
+    case Cell::Type::Int: return Cell::integer(i);
+    case Cell::Type::Float: return Cell::real(f);
+    case Cell::Type::Bool: return Cell::boolean(i != 0);
+    case Cell::Type::Str: return Cell::str(std::string(s));
+  }
+  return Cell::nan();
+}
+
+CellView Column::at(size_t r) const {
+  CellView v;
+  v.type = types_[r];
+  const uint64_t d = data_[r];
+  switch (v.type) {
+    case Cell::Type::NaN: break;
+    case Cell::Type::Int:
+    case Cell::Type::Bool: v.i = static_cast<int64_t>(d); break;
+    case Cell::Type::Float: std::memcpy(&v.f, &d, sizeof d); break;
+    case Cell::Type::Str: {
+      const uint64_t b = d ? text_end_[d - 1] : 0;
+      v.s = std::string_view(text_.data() + b, text_end_[d] - b);
+      break;
+    }
+  }
+  return v;
+}
+
+void Column::push_real(double v) {
+  uint64_t d;
+  std::memcpy(&d, &v, sizeof d);
+  push(Cell::Type::Float, d);
+}
+
+void Column::push_str(std::string_view v) {
+  text_.append(v);
+  text_end_.push_back(text_.size());
+  push(Cell::Type::Str, text_end_.size() - 1);
+}
+
+void Column::push(const CellView& c) {
+  switch (c.type) {
+    case Cell::Type::NaN: push_nan(); return;
+    case Cell::Type::Int: push_int(c.i); return;
+    case Cell::Type::Float: push_real(c.f); return;
+    case Cell::Type::Bool: push_bool(c.i != 0); return;
+    case Cell::Type::Str: push_str(c.s); return;
+  }
+}
+
+void Column::push(const Cell& c) {
+  CellView v;
+  v.type = c.type;
+  v.i = c.i;
+  v.f = c.f;
+  v.s = c.s;
+  push(v);
+}
+
+void Column::truncate(size_t n) {
+  if (n >= size()) return;
+  for (size_t r = n; r < size(); ++r)
+    if (types_[r] == Cell::Type::Str) {  // the first str cell dropped: its text and the later ones go
+      const uint64_t k = data_[r];
+      text_.resize(k ? text_end_[k - 1] : 0);
+      text_end_.resize(k);
+      break;
+    }
+  types_.resize(n);
+  data_.resize(n);
+}
+
+void Column::reserve(size_t n) {
+  types_.reserve(n);
+  data_.reserve(n);
+}
+
+void Column::to_float(size_t r0, size_t r1) {
+  for (size_t r = r0; r < r1 && r < size(); ++r)
+    if (types_[r] == Cell::Type::Int) {
+      double v = static_cast<double>(static_cast<int64_t>(data_[r]));
+      types_[r] = Cell::Type::Float;
+      std::memcpy(&data_[r], &v, sizeof v);
+    }
+}
+
+size_t Column::heap_bytes() const {
+  return sqlgrade::heap_bytes(name) + vector_heap_bytes(types_) + vector_heap_bytes(data_) +
+         sqlgrade::heap_bytes(text_) + vector_heap_bytes(text_end_);
+}
+
+size_t heap_bytes(const Frame& f) {
+  size_t b = vector_heap_bytes(f.columns);
+  for (auto& c : f.columns) b += c.heap_bytes();
+  return b;
+}
+
 std::vector<std::string> Frame::names() const {
   std::vector<std::string> n;
   n.reserve(columns.size());
@@ -57,10 +188,13 @@ namespace {
 
 // pandas 1.5.3 default NA strings (STR_NA_VALUES). "None" became NA only in pandas 2.
 bool is_na_string(std::string_view s) {
-  static const std::set<std::string, std::less<>> na = {
+  static constexpr std::string_view na[] = {
       "",     "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
       "<NA>", "N/A",  "NA",       "NULL", "NaN",    "n/a",      "nan",  "null"};
-  return na.count(s) > 0;
+  if (s.size() > 8) return false;
+  for (std::string_view x : na)
+    if (x == s) return true;
+  return false;
 }
 
 bool is_space_ascii(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
@@ -102,6 +236,7 @@ std::optional<double> pd_parse_double(std::string_view s) {
   }
   if (digits == 0) {
     // inf spellings (pandas compares the whole field with strcasecmp: no surrounding whitespace)
+    if (s.size() > 9) return std::nullopt;
     std::string w;
     for (char ch : s) w += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (w == "inf" || w == "+inf" || w == "infinity" || w == "+infinity") return std::numeric_limits<double>::infinity();
@@ -118,151 +253,190 @@ std::optional<double> pd_parse_double(std::string_view s) {
   size_t num_end = i;
   while (i < n && is_space_ascii(s[i])) ++i;
   if (i != n) return std::nullopt;
-  std::string num(s.substr(start, num_end - start));
-  return std::strtod(num.c_str(), nullptr);
+  std::string_view num = s.substr(start, num_end - start);
+  char small[64];
+  if (num.size() < sizeof small) {  // strtod needs a terminated string: no allocation for short numbers
+    std::memcpy(small, num.data(), num.size());
+    small[num.size()] = '\0';
+    return std::strtod(small, nullptr);
+  }
+  return std::strtod(std::string(num).c_str(), nullptr);
 }
 
 bool is_true_string(std::string_view s) { return s == "True" || s == "TRUE" || s == "true"; }
 bool is_false_string(std::string_view s) { return s == "False" || s == "FALSE" || s == "false"; }
 
-struct RawField {
-  std::string text;
-  bool quoted = false;
+// A tokenised CSV in three flat arrays instead of a string per field: the fields' unescaped bytes one
+// after the other, where each field ends, and where each row starts. About a byte per input byte plus
+// 4 bytes per field (was ~40 bytes per field plus a vector per row).
+struct Tokens {
+  std::string buf;
+  std::vector<uint32_t> end;    // field k is buf[end[k-1], end[k])
+  std::vector<uint32_t> first;  // row r is fields [first[r], first[r+1]); first.back() = field count
+  std::vector<uint32_t> line;   // 1-based line where row r starts
+
+  size_t rows() const { return line.size(); }
+  size_t width(size_t r) const { return first[r + 1] - first[r]; }
+  std::string_view field(size_t k) const {
+    size_t b = k ? end[k - 1] : 0;
+    return std::string_view(buf.data() + b, end[k] - b);
+  }
 };
+
+// One record starting at text[i] (not a blank line): its fields appended to t, i moved past its line end.
+void read_record(Tokens& t, std::string_view text, size_t& i, long& line, const std::string& name, DeadlineTicker& tick) {
+  const size_t n = text.size();
+  const long row_line = line;
+  auto end_field = [&] {
+    t.end.push_back(static_cast<uint32_t>(t.buf.size()));
+    tick.tick();
+  };
+  size_t field_start = t.buf.size();
+  bool quoted = false, in_quotes = false;
+  while (true) {
+    if (i >= n) {
+      if (in_quotes) throw InputError(name, "EOF inside string starting", row_line);
+      end_field();
+      return;
+    }
+    // Plain bytes up to the next byte that matters are appended at once.
+    size_t run = i;
+    while (run < n && text[run] != '"' && text[run] != '\n' && text[run] != '\r' && (in_quotes || text[run] != ',')) ++run;
+    t.buf.append(text.data() + i, run - i);
+    i = run;
+    if (i >= n) continue;
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"' && i + 1 < n && text[i + 1] == '"') {
+        t.buf += '"';
+        i += 2;
+      } else if (c == '"') {
+        in_quotes = false;
+        ++i;
+      } else {  // a line end inside quotes is part of the field
+        if (c == '\n' || (c == '\r' && !(i + 1 < n && text[i + 1] == '\n'))) ++line;
+        t.buf += c;
+        ++i;
+      }
+    } else if (c == '"' && t.buf.size() == field_start && !quoted) {
+      in_quotes = quoted = true;
+      ++i;
+    } else if (c == ',') {
+      end_field();
+      field_start = t.buf.size();
+      quoted = false;
+      ++i;
+    } else if (c == '\n' || c == '\r') {
+      i += (c == '\r' && i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
+      ++line;
+      end_field();
+      return;
+    } else {
+      t.buf += c;  // a quote inside an unquoted field, or after a closing quote: kept literally
+      ++i;
+    }
+  }
+}
 
 // Tokenize like pandas' C parser with defaults: ',' separator, '"' quoting with doubled quotes,
 // \n, \r\n or \r line ends, blank and whitespace-only lines skipped (outside quotes).
-std::vector<std::vector<RawField>> tokenize(std::string_view text, const std::string& name,
-                                            std::vector<long>* lines) {
+Tokens tokenize(std::string_view text, const std::string& name, DeadlineTicker& tick) {
   if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
       static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
     text.remove_prefix(3);
-  std::vector<std::vector<RawField>> rows;
-  size_t i = 0, n = text.size();
+  // Offsets are 32-bit: far above every input bound (--max-input-mb, --max-result-mb).
+  if (text.size() >= 0xFFFFFFF0u) throw InputError(name, "a CSV text of 4 GiB or more is not supported");
+  Tokens t;
+  // Reserved from a count of separators and line ends, so that no array grows by doubling.
+  const size_t seps = static_cast<size_t>(std::count(text.begin(), text.end(), ','));
+  const size_t eols = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) +
+                      static_cast<size_t>(std::count(text.begin(), text.end(), '\r'));
+  t.buf.reserve(text.size());
+  t.end.reserve(seps + eols + 1);
+  t.first.reserve(eols + 2);
+  t.line.reserve(eols + 1);
+  t.first.push_back(0);
+  size_t i = 0;
+  const size_t n = text.size();
   long line = 1;
-  auto at_eol = [&](size_t k) { return k >= n || text[k] == '\n' || text[k] == '\r'; };
-  auto skip_eol = [&](size_t& k) {
-    if (k < n && text[k] == '\r' && k + 1 < n && text[k + 1] == '\n') k += 2;
-    else if (k < n) ++k;
-    ++line;
-  };
   while (i < n) {
     // Blank / whitespace-only line?
     size_t k = i;
     while (k < n && (text[k] == ' ' || text[k] == '\t')) ++k;
-    if (at_eol(k)) {
+    if (k >= n || text[k] == '\n' || text[k] == '\r') {
       i = k;
-      if (i < n) skip_eol(i);
+      if (i < n) {
+        i += (text[i] == '\r' && i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
+        ++line;
+      }
       continue;
     }
-    long row_line = line;
-    std::vector<RawField> row;
-    RawField f;
-    bool in_quotes = false;
-    while (true) {
-      if (i >= n) {
-        if (in_quotes) throw InputError(name, "EOF inside string starting", row_line);
-        row.push_back(std::move(f));
-        break;
-      }
-      char c = text[i];
-      if (in_quotes) {
-        if (c == '"') {
-          if (i + 1 < n && text[i + 1] == '"') {
-            f.text += '"';
-            i += 2;
-          } else {
-            in_quotes = false;
-            ++i;
-          }
-        } else {
-          if (c == '\n' || (c == '\r' && !(i + 1 < n && text[i + 1] == '\n'))) ++line;
-          f.text += c;
-          ++i;
-        }
-        continue;
-      }
-      if (c == '"' && f.text.empty() && !f.quoted) {
-        in_quotes = f.quoted = true;
-        ++i;
-      } else if (c == ',') {
-        row.push_back(std::move(f));
-        f = RawField{};
-        ++i;
-      } else if (c == '\n' || c == '\r') {
-        skip_eol(i);
-        row.push_back(std::move(f));
-        break;
-      } else {
-        f.text += c;
-        ++i;
-      }
-    }
-    rows.push_back(std::move(row));
-    if (lines) lines->push_back(row_line);
+    t.line.push_back(static_cast<uint32_t>(std::min<long>(line, UINT32_MAX)));
+    read_record(t, text, i, line, name, tick);
+    t.first.push_back(static_cast<uint32_t>(t.end.size()));
   }
-  return rows;
+  return t;
 }
 
-Column infer_column(std::string name, const std::vector<const std::string*>& raw) {
-  Column col;
-  col.name = std::move(name);
-  const size_t n = raw.size();
-  col.cells.reserve(n);
-  if (n == 0) {
-    col.dtype = Dtype::Object;
-    return col;
+// One column's fields of the data rows (short rows are padded with NaN, i.e. an empty field).
+struct ColumnFields {
+  const Tokens& t;
+  size_t col;  // field index inside a row (the implicit index columns come first)
+  std::string_view operator()(size_t data_row) const {
+    const size_t r = data_row + 1;  // row 0 is the header
+    return col < t.width(r) ? t.field(t.first[r] + col) : std::string_view();
   }
+};
+
+// Appends the cells of rows [r0, r1) as `parse` reads them (NA cells as NaN); false, with nothing
+// appended, at the first cell it does not read.
+template <class Parse, class Push>
+bool fill_all(Column& col, const ColumnFields& raw, size_t r0, size_t r1, const std::vector<char>& isna, Parse parse,
+              Push push, DeadlineTicker& tick) {
+  const size_t base = col.size();
+  for (size_t r = r0; r < r1; ++r) {
+    if (isna[r - r0]) {
+      col.push_nan();
+      continue;
+    }
+    auto v = parse(raw(r));
+    if (!v) {
+      tick.tick(r - r0);
+      col.truncate(base);
+      return false;
+    }
+    push(*v);
+  }
+  tick.tick(r1 - r0);
+  return true;
+}
+
+// pandas' per-chunk type inference of rows [r0, r1), appended to `col`: int64 (no NA), else float64
+// (numbers and/or NA), else bool (True/False spellings; with NA the chunk is object holding bools and
+// NaN), else object (str and NaN). Returns the chunk's dtype.
+Dtype infer_chunk(Column& col, const ColumnFields& raw, size_t r0, size_t r1, DeadlineTicker& tick) {
+  std::vector<char> isna(r1 - r0, 0);
   size_t na = 0;
-  std::vector<char> isna(n, 0);
-  for (size_t r = 0; r < n; ++r)
-    if (is_na_string(*raw[r])) isna[r] = 1, ++na;
-  // int64 (only when there is no NA)
-  if (na == 0) {
-    std::vector<int64_t> ints(n);
-    bool ok = true;
-    for (size_t r = 0; r < n && ok; ++r) {
-      auto v = pd_parse_int(*raw[r]);
-      if (!v) ok = false;
-      else ints[r] = *v;
-    }
-    if (ok) {
-      col.dtype = Dtype::Int64;
-      for (auto v : ints) col.cells.push_back(Cell::integer(v));
-      return col;
-    }
+  for (size_t r = r0; r < r1; ++r)
+    if (is_na_string(raw(r))) isna[r - r0] = 1, ++na;
+  tick.tick(r1 - r0);
+  if (na == 0 && fill_all(col, raw, r0, r1, isna, pd_parse_int, [&](int64_t v) { col.push_int(v); }, tick))
+    return Dtype::Int64;
+  if (fill_all(col, raw, r0, r1, isna, pd_parse_double, [&](double v) { col.push_real(v); }, tick)) return Dtype::Float64;
+  bool all_bool = true;
+  for (size_t r = r0; r < r1 && all_bool; ++r)
+    if (!isna[r - r0] && !is_true_string(raw(r)) && !is_false_string(raw(r))) all_bool = false;
+  if (all_bool) {
+    for (size_t r = r0; r < r1; ++r)
+      if (isna[r - r0]) col.push_nan();
+      else col.push_bool(is_true_string(raw(r)));
+    return na ? Dtype::Object : Dtype::Bool;
   }
-  // float64 (numbers and/or NA)
-  {
-    std::vector<double> fl(n, 0.0);
-    bool ok = true;
-    for (size_t r = 0; r < n && ok; ++r) {
-      if (isna[r]) continue;
-      auto v = pd_parse_double(*raw[r]);
-      if (!v) ok = false;
-      else fl[r] = *v;
-    }
-    if (ok) {
-      col.dtype = Dtype::Float64;
-      for (size_t r = 0; r < n; ++r) col.cells.push_back(isna[r] ? Cell::nan() : Cell::real(fl[r]));
-      return col;
-    }
-  }
-  // bool (True/False spellings; with NA the column is object holding bools and NaN)
-  {
-    bool ok = true;
-    for (size_t r = 0; r < n && ok; ++r)
-      if (!isna[r] && !is_true_string(*raw[r]) && !is_false_string(*raw[r])) ok = false;
-    if (ok) {
-      col.dtype = na ? Dtype::Object : Dtype::Bool;
-      for (size_t r = 0; r < n; ++r)
-        col.cells.push_back(isna[r] ? Cell::nan() : Cell::boolean(is_true_string(*raw[r])));
-      return col;
-    }
-  }
-  col.dtype = Dtype::Object;
-  for (size_t r = 0; r < n; ++r) col.cells.push_back(isna[r] ? Cell::nan() : Cell::str(*raw[r]));
-  return col;
+  for (size_t r = r0; r < r1; ++r)
+    if (isna[r - r0]) col.push_nan();
+    else col.push_str(raw(r));
+  tick.tick(r1 - r0);
+  return Dtype::Object;
 }
 
 // pandas' C parser reads with low_memory=True: rows are typed in chunks of `buffer_lines` rows (the largest
@@ -277,35 +451,37 @@ size_t buffer_lines(size_t table_width) {
   return b;
 }
 
-Column infer_column_chunked(std::string name, const std::vector<const std::string*>& raw, size_t table_width) {
-  const size_t chunk = buffer_lines(table_width);
-  if (raw.size() <= chunk) return infer_column(std::move(name), raw);
-  std::vector<Column> parts;
-  for (size_t r0 = 0; r0 < raw.size(); r0 += chunk) {
-    std::vector<const std::string*> slice(raw.begin() + r0, raw.begin() + std::min(raw.size(), r0 + chunk));
-    parts.push_back(infer_column(name, slice));
-  }
-  std::set<Dtype> dtypes;
-  for (auto& p : parts) dtypes.insert(p.dtype);
+Column infer_column(std::string name, const ColumnFields& raw, size_t rows, size_t table_width, DeadlineTicker& tick) {
   Column col;
   col.name = std::move(name);
+  col.dtype = Dtype::Object;
+  if (rows == 0) return col;
+  col.reserve(rows);
+  const size_t chunk = buffer_lines(table_width);
+  std::set<Dtype> dtypes;
+  std::vector<std::pair<size_t, size_t>> int_chunks;
+  for (size_t r0 = 0; r0 < rows; r0 += chunk) {
+    const size_t r1 = std::min(rows, r0 + chunk);
+    Dtype d = infer_chunk(col, raw, r0, r1, tick);
+    dtypes.insert(d);
+    if (d == Dtype::Int64) int_chunks.emplace_back(r0, r1);
+  }
   if (dtypes.size() == 1) col.dtype = *dtypes.begin();
   else if (dtypes == std::set<Dtype>{Dtype::Int64, Dtype::Float64}) col.dtype = Dtype::Float64;
   else col.dtype = Dtype::Object;
-  for (auto& p : parts)
-    for (auto& c : p.cells)
-      col.cells.push_back(col.dtype == Dtype::Float64 && c.type == Cell::Type::Int ? Cell::real(static_cast<double>(c.i))
-                                                                                    : std::move(c));
+  if (col.dtype == Dtype::Float64)
+    for (auto [r0, r1] : int_chunks) col.to_float(r0, r1);
   return col;
 }
 
 // pandas header handling: blank names become "Unnamed: i"; duplicates are mangled as pandas' C parser does
 // ("a", "a" -> "a", "a.1"; a later "a.1" then becomes "a.1.1").
-std::vector<std::string> header_names(const std::vector<RawField>& hdr) {
+std::vector<std::string> header_names(const Tokens& t) {
   std::vector<std::string> names;
   std::map<std::string, int> counts;
-  for (size_t i = 0; i < hdr.size(); ++i) {
-    std::string name = hdr[i].text.empty() ? "Unnamed: " + std::to_string(i) : hdr[i].text;
+  for (size_t i = 0; i < t.width(0); ++i) {
+    std::string_view f = t.field(t.first[0] + i);
+    std::string name = f.empty() ? "Unnamed: " + std::to_string(i) : std::string(f);
     int count = counts.count(name) ? counts[name] : 0;
     while (count > 0) {
       counts[name] = count + 1;
@@ -320,39 +496,33 @@ std::vector<std::string> header_names(const std::vector<RawField>& hdr) {
 
 }  // namespace
 
-Frame frame_from_csv_text(std::string_view csv, const std::string& name) {
+Frame frame_from_csv_text(std::string_view csv, const std::string& name, const Deadline& deadline) {
   // pandas decodes the file as strict UTF-8 (encoding_errors="strict").
   if (!is_valid_utf8(csv)) throw InputError(name, "'utf-8' codec can't decode the file (invalid UTF-8)");
-  std::vector<long> lines;
-  auto rows = tokenize(csv, name, &lines);
-  if (rows.empty()) throw InputError(name, "No columns to parse from file");
-  std::vector<std::string> names = header_names(rows[0]);
+  DeadlineTicker tick(deadline);
+  const Tokens t = tokenize(csv, name, tick);
+  if (t.rows() == 0) throw InputError(name, "No columns to parse from file");
+  std::vector<std::string> names = header_names(t);
   const size_t w = names.size();
   // pandas: when the first data row has k more fields than the header, its first k fields are an implicit
   // index (not columns); later rows may not have more than w + k fields.
-  const size_t lead = rows.size() > 1 && rows[1].size() > w ? rows[1].size() - w : 0;
-  for (size_t r = 1; r < rows.size(); ++r)
-    if (rows[r].size() > w + lead)
+  const size_t lead = t.rows() > 1 && t.width(1) > w ? t.width(1) - w : 0;
+  for (size_t r = 1; r < t.rows(); ++r)
+    if (t.width(r) > w + lead)
       throw InputError(name, "Error tokenizing data. C error: Expected " + std::to_string(w + lead) + " fields in line " +
-                                 std::to_string(lines[r]) + ", saw " + std::to_string(rows[r].size()),
-                       lines[r]);
+                                 std::to_string(t.line[r]) + ", saw " + std::to_string(t.width(r)),
+                       t.line[r]);
   Frame f;
-  f.rows = rows.size() - 1;
-  static const std::string empty;
-  std::vector<const std::string*> raw(f.rows);
-  for (size_t c = 0; c < w; ++c) {
-    for (size_t r = 0; r < f.rows; ++r) {
-      auto& row = rows[r + 1];
-      raw[r] = c + lead < row.size() ? &row[c + lead].text : &empty;  // short rows are padded with NaN
-    }
-    f.columns.push_back(infer_column_chunked(names[c], raw, w + lead));
-  }
+  f.rows = t.rows() - 1;
+  f.columns.reserve(w);
+  for (size_t c = 0; c < w; ++c)
+    f.columns.push_back(infer_column(std::move(names[c]), ColumnFields{t, c + lead}, f.rows, w + lead, tick));
   return f;
 }
 
-Frame frame_from_csv_file(const std::string& path) {
+Frame frame_from_csv_file(const std::string& path, const Deadline& deadline) {
   std::string text = read_file(path);
-  return frame_from_csv_text(text, path);
+  return frame_from_csv_text(text, path, deadline);
 }
 
 }  // namespace sqlgrade::py

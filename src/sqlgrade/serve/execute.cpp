@@ -8,6 +8,7 @@
 
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/serve/surrogates.hpp"
 
 namespace sqlgrade {
 
@@ -20,6 +21,12 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
   if (!std::filesystem::is_regular_file(db, ec)) throw InputError(db, "no such database file");
   auto t0 = std::chrono::steady_clock::now();
   SqliteDb& conn = SqlitePool::get(db);  // InputError when it is not a readable SQLite database
+  if (std::string why = serve::sql_not_unicode(sql); !why.empty()) {  // a lone surrogate (issue 19)
+    ExecuteResult out;
+    out.status = "error";
+    out.error = why;
+    return out;
+  }
   Limits lim{limits.timeout_s, limits.max_rows, limits.max_bytes, /*keep_partial=*/true};
   ExecResult r = conn.execute(sql, lim);
   ExecuteResult out;

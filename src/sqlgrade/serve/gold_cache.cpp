@@ -10,14 +10,8 @@ namespace sqlgrade::serve {
 
 namespace {
 
-size_t frame_bytes(const spider2::Frame& f) {
-  size_t b = vector_heap_bytes(f.columns);
-  for (auto& c : f.columns) {
-    b += heap_bytes(c.name) + vector_heap_bytes(c.cells);
-    for (auto& x : c.cells) b += heap_bytes(x.s);
-  }
-  return b;
-}
+// Frames keep their cells in compact columns (py/pandas_csv.hpp), which count their own bytes.
+size_t frame_bytes(const spider2::Frame& f) { return py::heap_bytes(f); }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/serve/gold_cache.hpp"
 #include "sqlgrade/serve/judge.hpp"
+#include "sqlgrade/serve/surrogates.hpp"
 #include "sqlgrade/serve/wire.hpp"
 #include "sqlgrade/verdict.hpp"
 
@@ -153,6 +154,9 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   v.extracted_sql = sql;
   if (!sql) {
     v.failure_reason = "no_sql_extracted";
+    v.pred_executed = false;
+  } else if (std::string why = serve::sql_not_unicode(*sql); !why.empty()) {
+    v.failure_detail = "prediction error: " + why;  // an execution error, as in the official scripts
     v.pred_executed = false;
   } else {
     impl_->judge.judge(b, req, *sql, v);

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/serve/surrogates.hpp"
 
 namespace sqlgrade::serve {
 
@@ -63,7 +64,13 @@ size_t json_depth(std::string_view s) {
 
 json parse_body(std::string_view body) {
   if (json_depth(body) > kMaxJsonDepth) throw BadRequest("JSON nested deeper than 256 levels");
-  return json::parse(body);
+  try {
+    return json::parse(body);
+  } catch (const json::parse_error&) {
+    // "\ud83d" without its pair (issue 19): graded when it is in model output, else a 400 naming the field.
+    if (auto j = parse_with_lone_surrogates(body)) return std::move(*j);
+    throw;
+  }
 }
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }

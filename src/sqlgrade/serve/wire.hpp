@@ -29,6 +29,7 @@ bool safe_db_id(const std::string& s);
 size_t json_depth(std::string_view s);
 inline constexpr size_t kMaxJsonDepth = 256;
 // Parses a request body: BadRequest when it is nested too deeply; json::parse_error when invalid.
+// Lone surrogate escapes are read as surrogates.hpp says (model output keeps them; elsewhere a 400).
 nlohmann::json parse_body(std::string_view body);
 
 // Every reply is dumped with invalid UTF-8 replaced by U+FFFD (a reply never throws).

@@ -213,7 +213,16 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
           *why = "prediction failed on " + file_name(db) + ": " + pr.error;
           return 0;
       }
-      if (!result_eq(gr.table, pr.table, order_matters)) {
+      // The comparison gets what the prediction's deadline left; past it, a timeout as for the query.
+      bool same = false;
+      try {
+        same = result_eq(gr.table, pr.table, order_matters, Deadline::left_of(timeout_s, pr.seconds));
+      } catch (const DeadlineExceeded&) {
+        v.timeout = true;
+        *why = "prediction timed out on " + file_name(db) + " (comparing the result)";
+        return 0;
+      }
+      if (!same) {
         *why = "results differ on " + file_name(db);
         return 0;
       }

@@ -64,52 +64,83 @@ PRow unorder_row(const Row& row) {
   return out;
 }
 
-bool quick_rej(const std::vector<Row>& r1, const std::vector<Row>& r2, bool order_matters) {
+struct PRowPtrHash {
+  size_t operator()(const PRow* r) const { return prow_hash(*r); }
+};
+struct PRowPtrEq {
+  bool operator()(const PRow* a, const PRow* b) const { return prow_eq(*a, *b); }
+};
+
+bool quick_rej(const std::vector<Row>& r1, const std::vector<Row>& r2, bool order_matters, DeadlineTicker& tick) {
   std::vector<PRow> s1, s2;
   s1.reserve(r1.size());
   s2.reserve(r2.size());
-  for (auto& r : r1) s1.push_back(unorder_row(r));
-  for (auto& r : r2) s2.push_back(unorder_row(r));
+  for (auto& r : r1) s1.push_back(unorder_row(r)), tick.tick(r.size() + 1);
+  for (auto& r : r2) s2.push_back(unorder_row(r)), tick.tick(r.size() + 1);
   if (order_matters) {
     if (s1.size() != s2.size()) return false;
     for (size_t i = 0; i < s1.size(); ++i)
       if (!prow_eq(s1[i], s2[i])) return false;
     return true;
   }
-  using Set = std::unordered_set<PRow, PRowHash, PRowEq>;
-  Set a(s1.begin(), s1.end()), b(s2.begin(), s2.end());
+  // Sets of the sorted rows in place (pointers), not copies of them.
+  using Set = std::unordered_set<const PRow*, PRowPtrHash, PRowPtrEq>;
+  Set a, b;
+  a.reserve(s1.size() + 1);
+  b.reserve(s2.size() + 1);
+  for (auto& x : s1) a.insert(&x), tick.tick(x.size() + 1);
+  for (auto& x : s2) b.insert(&x), tick.tick(x.size() + 1);
   if (a.size() != b.size()) return false;
-  for (auto& x : a)
+  for (const PRow* x : a) {
+    tick.tick(x->size() + 1);
     if (!b.count(x)) return false;
+  }
   return true;
+}
+
+// A column's fingerprint: two independent sums of its cells' hashes (the multiset, order ignored) or
+// two running hashes (the list). Equal multisets (lists) have equal fingerprints, so a different
+// fingerprint rules a column pairing out; 16 bytes a column where a sorted copy of every cell's hash
+// cost 8 bytes a cell.
+std::pair<uint64_t, uint64_t> column_fingerprint(const std::vector<Row>& rs, size_t c, bool order_matters, DeadlineTicker& tick) {
+  uint64_t a = rs.size(), b = 0x9e3779b97f4a7c15ULL;
+  for (const Row& r : rs) {
+    const uint64_t h = py::hash(r[c]);
+    const uint64_t h2 = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ULL;
+    if (order_matters) {
+      a = mix(a, h);
+      b = (b ^ h2) * 0x100000001b3ULL;
+    } else {
+      a += h * 0xff51afd7ed558ccdULL;
+      b += h2 ^ (h2 >> 29);
+    }
+    tick.tick();
+  }
+  return {a, b};
 }
 
 }  // namespace
 
-bool result_eq(const Table& gold, const Table& pred, bool order_matters) {
+bool result_eq(const Table& gold, const Table& pred, bool order_matters, const Deadline& deadline) {
   const auto& r1 = gold.rows;
   const auto& r2 = pred.rows;
   if (r1.empty() && r2.empty()) return true;
   if (r1.size() != r2.size()) return false;
   const size_t n = r1[0].size();
   if (r2[0].size() != n) return false;
-  if (!quick_rej(r1, r2, order_matters)) return false;
+  DeadlineTicker tick(deadline);
+  if (!quick_rej(r1, r2, order_matters, tick)) return false;
   const size_t rows = r1.size();
 
   // Column-permutation search. The official code prunes pred column k as a candidate for gold
   // column j only on sampled rows; here a stronger but still sound test is used (a bijection can only
   // succeed if pred column k holds the same multiset — or, with order, the same list — of values as
-  // gold column j), so the outcome is the same and the search is never factorial in practice.
-  auto col_sig = [&](const std::vector<Row>& rs, size_t c) {
-    std::vector<size_t> h(rs.size());
-    for (size_t i = 0; i < rs.size(); ++i) h[i] = py::hash(rs[i][c]);
-    if (!order_matters) std::sort(h.begin(), h.end());
-    return h;
-  };
-  std::vector<std::vector<size_t>> gsig(n), psig(n);
+  // gold column j: the same fingerprint), so the outcome is the same and the search is never factorial
+  // in practice.
+  std::vector<std::pair<uint64_t, uint64_t>> gsig(n), psig(n);
   for (size_t c = 0; c < n; ++c) {
-    gsig[c] = col_sig(r1, c);
-    psig[c] = col_sig(r2, c);
+    gsig[c] = column_fingerprint(r1, c, order_matters, tick);
+    psig[c] = column_fingerprint(r2, c, order_matters, tick);
   }
   std::vector<std::vector<size_t>> cand(n);
   for (size_t j = 0; j < n; ++j) {
@@ -124,7 +155,7 @@ bool result_eq(const Table& gold, const Table& pred, bool order_matters) {
     for (size_t m = 0; m < k; ++m) {
       if (twin_of[m] != m) continue;
       bool same = true;
-      for (size_t i = 0; i < rows && same; ++i) same = py::equal(r2[i][k], r2[i][m]);
+      for (size_t i = 0; i < rows && same; ++i) same = py::equal(r2[i][k], r2[i][m]), tick.tick();
       if (same) { twin_of[k] = m; break; }
     }
   }
@@ -132,24 +163,28 @@ bool result_eq(const Table& gold, const Table& pred, bool order_matters) {
   // Gold multiset (order-insensitive case).
   std::unordered_map<PRow, long, PRowHash, PRowEq> gold_count;
   if (!order_matters) {
-    gold_count.reserve(rows * 2);
+    gold_count.reserve(rows + 1);
     for (auto& r : r1) {
       PRow p;
       p.reserve(n);
       for (auto& v : r) p.push_back(&v);
       ++gold_count[p];
+      tick.tick(n + 1);
     }
   }
   auto check = [&](const std::vector<size_t>& perm) {
     if (order_matters) {
-      for (size_t i = 0; i < rows; ++i)
+      for (size_t i = 0; i < rows; ++i) {
+        tick.tick(n);
         for (size_t j = 0; j < n; ++j)
           if (!py::equal(r1[i][j], r2[i][perm[j]])) return false;
+      }
       return true;
     }
     std::unordered_map<PRow, long, PRowHash, PRowEq> left = gold_count;
     PRow p(n);
     for (auto& r : r2) {
+      tick.tick(n + 1);
       for (size_t j = 0; j < n; ++j) p[j] = &r[perm[j]];
       auto it = left.find(p);
       if (it == left.end() || it->second == 0) return false;

@@ -5,6 +5,7 @@
 // that runs the queries is exec_evaluator.hpp.
 #include <string>
 
+#include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/core/table.hpp"
 #include "sqlgrade/spider.hpp"
 
@@ -12,7 +13,8 @@ namespace sqlgrade::spider {
 
 // exec_eval.result_eq: same multiset of rows up to some permutation of the prediction's columns;
 // with order_matters the rows must also be in the same order (after the column permutation).
-bool result_eq(const Table& gold, const Table& pred, bool order_matters);
+// Checks `deadline` while it works (DeadlineExceeded; the caller scores a timeout).
+bool result_eq(const Table& gold, const Table& pred, bool order_matters, const Deadline& deadline = {});
 
 // exec_eval.remove_distinct: drop every DISTINCT keyword token (case-insensitive) from the query.
 std::string remove_distinct(const std::string& sql);

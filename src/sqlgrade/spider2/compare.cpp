@@ -18,26 +18,45 @@ namespace sqlgrade::spider2 {
 
 // ---------------------------------------------------------------------------------------------
 // Comparison
+//
+// The vectors are read in place from the frames' compact columns (no copy of a column), and the
+// sorted order of a vector is a permutation of its rows: a million-row column costs 4 MB once sorted
+// (16 bytes per cell plus its keys' text while it is sorted) where a copy of its Cells cost 56 bytes
+// per cell, three times over (issue 19, finding 5).
 
 namespace {
 
-// The vectors the official script builds: DataFrame.transpose().values.tolist(). When every selected
-// column is int64/float64 and at least one is float64, numpy's common dtype makes the ints floats.
-std::vector<std::vector<Cell>> column_vectors(const Frame& f, const std::vector<size_t>& cols) {
+// One vector of the official script, DataFrame.transpose().values.tolist()[k], after its
+// normalisation (NaN -> the integer 0).
+struct Vec {
+  const Column* col = nullptr;
+  bool to_float = false;  // an int64 column among float64 ones: numpy's common dtype makes its ints floats
+  size_t size() const { return col->size(); }
+  CellView at(size_t r) const {
+    CellView v = col->at(r);
+    if (v.type == Cell::Type::NaN) {
+      v.type = Cell::Type::Int;
+      v.i = 0;
+    } else if (to_float && v.type == Cell::Type::Int) {
+      v.type = Cell::Type::Float;
+      v.f = static_cast<double>(v.i);
+    }
+    return v;
+  }
+};
+
+// The vectors the official script builds. When every selected column is int64/float64 and at least one
+// is float64, numpy's common dtype makes the ints floats.
+std::vector<Vec> column_vectors(const Frame& f, const std::vector<size_t>& cols) {
   bool all_numeric = !cols.empty(), any_float = false;
   for (size_t c : cols) {
     Dtype d = f.columns[c].dtype;
     if (d != Dtype::Int64 && d != Dtype::Float64) all_numeric = false;
     if (d == Dtype::Float64) any_float = true;
   }
-  bool ints_to_float = all_numeric && any_float;
-  std::vector<std::vector<Cell>> out;
+  std::vector<Vec> out;
   out.reserve(cols.size());
-  for (size_t c : cols) {
-    out.push_back(f.columns[c].cells);
-    if (ints_to_float && f.columns[c].dtype == Dtype::Int64)
-      for (auto& cell : out.back()) cell = Cell::real(static_cast<double>(cell.i));
-  }
+  for (size_t c : cols) out.push_back({&f.columns[c], all_numeric && any_float && f.columns[c].dtype == Dtype::Int64});
   return out;
 }
 
@@ -90,83 +109,121 @@ bool py_isclose(double a, double b, double rel_tol, double abs_tol) {
   return diff <= std::fabs(rel_tol * b) || diff <= std::fabs(rel_tol * a) || diff <= abs_tol;
 }
 
-struct KeyedCell {
-  std::string key;
-  bool num;
-  Cell cell;
-};
-
-std::vector<Cell> normalized_sorted(const std::vector<Cell>& v, bool sort) {
-  std::vector<Cell> out;
-  out.reserve(v.size());
-  for (auto& c : v) out.push_back(c.is_nan() ? Cell::integer(0) : c);
-  if (!sort) return out;
-  std::vector<KeyedCell> k;
-  k.reserve(out.size());
-  for (auto& c : out) k.push_back({c.py_str(), c.is_number(), std::move(c)});
-  std::stable_sort(k.begin(), k.end(), [](const KeyedCell& a, const KeyedCell& b) {
-    int cmp = a.key.compare(b.key);
-    if (cmp != 0) return cmp < 0;
-    return a.num < b.num;
-  });
-  out.clear();
-  for (auto& e : k) out.push_back(std::move(e.cell));
-  return out;
-}
-
-bool cells_match(const Cell& a, const Cell& b, double abs_tol) {
+bool cells_match(const CellView& a, const CellView& b, double abs_tol) {
   if (a.is_number() && b.is_number()) return py_isclose(a.as_double(), b.as_double(), 1e-9, abs_tol);
   if (a.is_number() || b.is_number()) return false;
   if (a.is_nan() && b.is_nan()) return true;
   return a == b;
 }
 
-// Sorted by value (numbers first, by magnitude; then strings): what the string sort was meant to do.
-std::vector<Cell> numeric_sorted(const std::vector<Cell>& v) {
-  std::vector<Cell> out;
-  for (auto& c : v) out.push_back(c.is_nan() ? Cell::integer(0) : c);
-  std::stable_sort(out.begin(), out.end(), [](const Cell& a, const Cell& b) {
-    if (a.is_number() != b.is_number()) return a.is_number();
-    if (a.is_number()) return a.as_double() < b.as_double();
-    return a.py_str() < b.py_str();
+// How a vector is ordered before the element-wise comparison.
+enum class Sort {
+  None,    // row order (ignore_order false)
+  Str,     // the official key (str(x), is-number): stable
+  Value,   // --strict: numbers first by value, then strings — what the string sort was meant to do
+};
+
+// Rows in comparison order; empty means row order.
+using Order = std::vector<uint32_t>;
+
+// The official sort: by str(value), then numbers after non-numbers, stable. The keys of str cells are
+// their text in the column; the others are rendered once into one buffer.
+Order str_sorted(const Vec& v, DeadlineTicker& tick) {
+  const size_t n = v.size();
+  std::string text;
+  std::vector<uint64_t> end(n);  // key of non-str row r: text[end[r-1], end[r])
+  std::vector<char> num(n);
+  for (size_t r = 0; r < n; ++r) {
+    CellView c = v.at(r);
+    num[r] = c.is_number();
+    if (c.type != Cell::Type::Str) c.append_py_str(text);
+    end[r] = text.size();
+    tick.tick();
+  }
+  auto key = [&](uint32_t r) {
+    CellView c = v.at(r);
+    if (c.type == Cell::Type::Str) return c.s;
+    uint64_t b = r ? end[r - 1] : 0;
+    return std::string_view(text.data() + b, end[r] - b);
+  };
+  Order o(n);
+  std::iota(o.begin(), o.end(), uint32_t{0});
+  std::stable_sort(o.begin(), o.end(), [&](uint32_t a, uint32_t b) {
+    tick.tick();
+    int cmp = key(a).compare(key(b));
+    if (cmp != 0) return cmp < 0;
+    return num[a] < num[b];
   });
-  return out;
+  return o;
 }
 
-bool prepared_match(const std::vector<Cell>& a, const std::vector<Cell>& b, double abs_tol) {
+Order value_sorted(const Vec& v, DeadlineTicker& tick) {
+  Order o(v.size());
+  std::iota(o.begin(), o.end(), uint32_t{0});
+  std::stable_sort(o.begin(), o.end(), [&](uint32_t ra, uint32_t rb) {
+    tick.tick();
+    CellView a = v.at(ra), b = v.at(rb);
+    if (a.is_number() != b.is_number()) return a.is_number();
+    if (a.is_number()) return a.as_double() < b.as_double();
+    return a.s < b.s;  // only str cells are left (NaN became 0)
+  });
+  return o;
+}
+
+Order prepare(const Vec& v, Sort sort, DeadlineTicker& tick) {
+  // Row indices are 32-bit: a frame never has 4 G rows (its text is bounded far below).
+  switch (sort) {
+    case Sort::None: return {};
+    case Sort::Str: return str_sorted(v, tick);
+    case Sort::Value: return value_sorted(v, tick);
+  }
+  return {};
+}
+
+bool prepared_match(const Vec& a, const Order& oa, const Vec& b, const Order& ob, double abs_tol, DeadlineTicker& tick) {
   if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!cells_match(a[i], b[i], abs_tol)) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    tick.tick();
+    if (!cells_match(a.at(oa.empty() ? i : oa[i]), b.at(ob.empty() ? i : ob[i]), abs_tol)) return false;
+  }
   return true;
+}
+
+bool vecs_match(const Vec& gold, const Vec& pred, Sort sort, double abs_tol, DeadlineTicker& tick) {
+  if (gold.size() != pred.size()) return false;
+  return prepared_match(gold, prepare(gold, sort, tick), pred, prepare(pred, sort, tick), abs_tol, tick);
 }
 
 }  // namespace
 
 bool vectors_match(const std::vector<Cell>& gold, const std::vector<Cell>& pred, bool ignore_order, double abs_tol) {
-  if (gold.size() != pred.size()) return false;
-  return prepared_match(normalized_sorted(gold, ignore_order), normalized_sorted(pred, ignore_order), abs_tol);
+  Column g, p;
+  for (auto& c : gold) g.push(c);
+  for (auto& c : pred) p.push(c);
+  DeadlineTicker tick{Deadline()};
+  return vecs_match({&g, false}, {&p, false}, ignore_order ? Sort::Str : Sort::None, abs_tol, tick);
 }
 
 namespace {
 
 int compare_frames_impl(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols, bool ignore_order,
-                        bool value_sort) {
-  auto gold_vecs = column_vectors(gold, select_gold_cols(gold, condition_cols));
-  auto pred_vecs = column_vectors(pred, all_cols(pred));
-  auto prep = [&](const std::vector<Cell>& v) {
-    return value_sort && ignore_order ? numeric_sorted(v) : normalized_sorted(v, ignore_order);
-  };
-  std::vector<std::vector<Cell>> pred_prep;
-  pred_prep.reserve(pred_vecs.size());
-  for (auto& p : pred_vecs) pred_prep.push_back(prep(p));
-  for (auto& g : gold_vecs) {
-    auto gp = prep(g);
+                        Sort sort, const Deadline& deadline) {
+  const std::vector<Vec> gold_vecs = column_vectors(gold, select_gold_cols(gold, condition_cols));
+  const std::vector<Vec> pred_vecs = column_vectors(pred, all_cols(pred));
+  if (gold_vecs.empty()) return 1;
+  // Every vector of a frame has the frame's length, and vectors of different lengths never match:
+  // nothing needs sorting.
+  if (gold.rows != pred.rows) return 0;
+  if (!ignore_order) sort = Sort::None;
+  DeadlineTicker tick(deadline);
+  std::vector<std::optional<Order>> pred_orders(pred_vecs.size());  // each pred vector sorted once, when needed
+  for (const Vec& g : gold_vecs) {
+    const Order go = prepare(g, sort, tick);
     bool found = false;
-    for (auto& p : pred_prep)
-      if (prepared_match(gp, p, 1e-2)) {
-        found = true;
-        break;
-      }
+    for (size_t p = 0; p < pred_vecs.size() && !found; ++p) {
+      if (!pred_orders[p]) pred_orders[p] = prepare(pred_vecs[p], sort, tick);
+      found = prepared_match(g, go, pred_vecs[p], *pred_orders[p], 1e-2, tick);
+    }
     if (!found) return 0;
   }
   return 1;
@@ -174,13 +231,14 @@ int compare_frames_impl(const Frame& pred, const Frame& gold, const nlohmann::js
 
 }  // namespace
 
-int compare_frames(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols, bool ignore_order) {
-  return compare_frames_impl(pred, gold, condition_cols, ignore_order, false);
+int compare_frames(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols, bool ignore_order,
+                   const Deadline& deadline) {
+  return compare_frames_impl(pred, gold, condition_cols, ignore_order, Sort::Str, deadline);
 }
 
 int compare_frames_value_sort(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols,
-                              bool ignore_order) {
-  return compare_frames_impl(pred, gold, condition_cols, ignore_order, true);
+                              bool ignore_order, const Deadline& deadline) {
+  return compare_frames_impl(pred, gold, condition_cols, ignore_order, Sort::Value, deadline);
 }
 
 std::vector<std::optional<nlohmann::json>> resolve_condition_cols(const nlohmann::json& cc, size_t n) {
@@ -211,21 +269,23 @@ std::vector<std::optional<nlohmann::json>> resolve_condition_cols(const nlohmann
 }
 
 int score_against_golds(const Frame& pred, const std::vector<Frame>& golds, const EvalEntry& entry, bool single_file,
-                        std::string* error) {
+                        std::string* error, const Deadline& deadline) {
   try {
     if (single_file && golds.size() == 1) {
       const auto& cc = entry.condition_cols;
       if (cc.is_array())
         for (auto& e : cc)
           if (!e.is_number_integer()) throw std::out_of_range("condition_cols is not a flat list of integers");
-      return compare_frames(pred, golds[0], cc, entry.ignore_order);
+      return compare_frames(pred, golds[0], cc, entry.ignore_order, deadline);
     }
     auto per = resolve_condition_cols(entry.condition_cols, golds.size());
     for (size_t i = 0; i < golds.size(); ++i) {
       if (!per[i]) throw std::out_of_range("list index out of range");
-      if (compare_frames(pred, golds[i], *per[i], entry.ignore_order)) return 1;
+      if (compare_frames(pred, golds[i], *per[i], entry.ignore_order, deadline)) return 1;
     }
     return 0;
+  } catch (const DeadlineExceeded&) {
+    throw;  // not the script's error: the caller's timeout
   } catch (const std::exception& e) {
     if (error) *error = std::string("Python Script Error: ") + e.what();
     return 0;
@@ -236,7 +296,7 @@ int score_against_golds(const Frame& pred, const std::vector<Frame>& golds, cons
 // --strict diagnostics
 
 std::vector<std::string> strict_findings(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols,
-                                         bool ignore_order) {
+                                         bool ignore_order, const Deadline& deadline) {
   std::vector<std::string> out;
   std::vector<size_t> gcols;
   try {
@@ -244,20 +304,21 @@ std::vector<std::string> strict_findings(const Frame& pred, const Frame& gold, c
   } catch (const std::exception&) {
     return out;
   }
-  auto gold_vecs = column_vectors(gold, gcols);
-  auto pred_vecs = column_vectors(pred, all_cols(pred));
+  const std::vector<Vec> gold_vecs = column_vectors(gold, gcols);
+  const std::vector<Vec> pred_vecs = column_vectors(pred, all_cols(pred));
+  DeadlineTicker tick(deadline);
+  const Sort sort = ignore_order ? Sort::Str : Sort::None;
   // 1. Tolerance broken by the string sort: official mismatch, but a numeric sort would match.
   std::vector<int> chosen(gold_vecs.size(), -1);
   for (size_t g = 0; g < gold_vecs.size(); ++g) {
     for (size_t p = 0; p < pred_vecs.size(); ++p)
-      if (vectors_match(gold_vecs[g], pred_vecs[p], ignore_order)) {
+      if (vecs_match(gold_vecs[g], pred_vecs[p], sort, 1e-2, tick)) {
         chosen[g] = static_cast<int>(p);
         break;
       }
     if (chosen[g] >= 0 || !ignore_order) continue;
     for (size_t p = 0; p < pred_vecs.size(); ++p)
-      if (gold_vecs[g].size() == pred_vecs[p].size() &&
-          prepared_match(numeric_sorted(gold_vecs[g]), numeric_sorted(pred_vecs[p]), 1e-2)) {
+      if (vecs_match(gold_vecs[g], pred_vecs[p], Sort::Value, 1e-2, tick)) {
         out.push_back("gold column " + std::to_string(gcols[g]) + " ('" + gold.columns[gcols[g]].name +
                       "') matches pred column " + std::to_string(p) + " ('" + pred.columns[p].name +
                       "') within tolerance, but the official string-representation sort misaligns the values");
@@ -271,11 +332,9 @@ std::vector<std::string> strict_findings(const Frame& pred, const Frame& gold, c
     std::vector<char> used(n, 0);
     size_t unmatched = 0;
     auto row_eq = [&](size_t gr, size_t pr) {
-      for (size_t g = 0; g < gold_vecs.size(); ++g) {
-        const Cell& a = gold_vecs[g][gr];
-        const Cell& b = pred_vecs[chosen[g]][pr];
-        if (!cells_match(a.is_nan() ? Cell::integer(0) : a, b.is_nan() ? Cell::integer(0) : b, 1e-2)) return false;
-      }
+      tick.tick(gold_vecs.size());
+      for (size_t g = 0; g < gold_vecs.size(); ++g)
+        if (!cells_match(gold_vecs[g].at(gr), pred_vecs[chosen[g]].at(pr), 1e-2)) return false;
       return true;
     };
     if (n <= 20000) {

@@ -36,8 +36,9 @@ bool vectors_match(const std::vector<Cell>& gold, const std::vector<Cell>& pred,
 // compare_pandas_table: 1 iff every selected gold column vector matches some pred column vector.
 // `condition_cols` is the per-alternative value (null, int, or list of ints). Throws std::out_of_range
 // for an out-of-range column index (the official caller turns that into score 0).
+// Checks `deadline` while it sorts and compares (DeadlineExceeded).
 int compare_frames(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols,
-                   bool ignore_order);
+                   bool ignore_order, const Deadline& deadline = {});
 
 // condition_cols per alternative, resolved as the official compare_multi_pandas_table does (§4.3).
 // Element i is what compare_frames receives for alternative i; std::nullopt means the official
@@ -47,18 +48,20 @@ std::vector<std::optional<nlohmann::json>> resolve_condition_cols(const nlohmann
 
 // Official multi-gold verdict (spec §4.3–4.5): 1 if the prediction matches any gold alternative.
 // A single gold (the `<id>.csv` path) is passed as a one-element vector with `single_file = true`
-// (then condition_cols is passed through unchanged). Errors (bad index) give 0.
+// (then condition_cols is passed through unchanged). Errors (bad index) give 0. DeadlineExceeded
+// passes through when `deadline` expires (the caller's verdict: 0, "timeout").
 int score_against_golds(const Frame& pred, const std::vector<Frame>& golds, const EvalEntry& entry,
-                        bool single_file = false, std::string* error = nullptr);
+                        bool single_file = false, std::string* error = nullptr, const Deadline& deadline = {});
 
 // compare_frames with each vector sorted by value instead of by str() when ignore_order is set (the
 // tolerance then holds); used by --strict to tell whether only the string sort made a prediction fail.
 int compare_frames_value_sort(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols,
-                              bool ignore_order);
+                              bool ignore_order, const Deadline& deadline = {});
 
 // --strict diagnostics: what the official rule misses, for a prediction it scored 1 against
 // `gold` (with the resolved condition_cols). Empty when nothing is suspicious.
 std::vector<std::string> strict_findings(const Frame& pred, const Frame& gold,
-                                         const nlohmann::json& condition_cols, bool ignore_order);
+                                         const nlohmann::json& condition_cols, bool ignore_order,
+                                         const Deadline& deadline = {});
 
 }  // namespace sqlgrade::spider2

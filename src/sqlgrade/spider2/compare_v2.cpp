@@ -11,7 +11,8 @@
 #include <map>
 #include <set>
 #include <stdexcept>
-#include <unordered_map>
+#include <cctype>
+#include <functional>
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/core/value.hpp"
@@ -72,25 +73,103 @@ std::string normalize_column_name(std::string_view name) {
   return out;
 }
 
-std::string normalize_value(const Cell& c) {
+void append_normalized_value(const CellView& c, std::string& out) {
   switch (c.type) {
-    case Cell::Type::NaN: return "NaN";
+    case Cell::Type::NaN: out += "NaN"; return;
     case Cell::Type::Float: {
-      if (std::isnan(c.f)) return "NaN";
-      if (std::isinf(c.f)) return python_float_repr(c.f);
+      if (std::isnan(c.f)) {
+        out += "NaN";
+        return;
+      }
+      if (std::isinf(c.f)) {
+        out += python_float_repr(c.f);
+        return;
+      }
       // Python round(x, 2): correctly rounded from the exact binary value (glibc printf does the same).
       char buf[400];
       std::snprintf(buf, sizeof buf, "%.2f", c.f);
-      return python_float_repr(std::strtod(buf, nullptr));
+      out += python_float_repr(std::strtod(buf, nullptr));
+      return;
     }
     case Cell::Type::Int:
-    case Cell::Type::Bool: return c.py_str();
-    case Cell::Type::Str: return to_lower(c.s);
+    case Cell::Type::Bool: c.append_py_str(out); return;
+    case Cell::Type::Str: {
+      size_t b = out.size();
+      out += c.s;
+      for (size_t k = b; k < out.size(); ++k) out[k] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[k])));
+      return;
+    }
   }
-  return "";
 }
 
-Result compare(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols) {
+std::string normalize_value(const Cell& c) {
+  Column one;
+  one.push(c);
+  std::string out;
+  append_normalized_value(one.at(0), out);
+  return out;
+}
+
+namespace {
+
+// A row's key: its normalised values on the common columns, each as "<length>:<text>".
+void row_key(const Frame& f, const std::vector<size_t>& cols, size_t r, std::string& key) {
+  key.clear();
+  std::string v;
+  for (size_t c : cols) {
+    v.clear();
+    append_normalized_value(f.columns[c].at(r), v);
+    key += std::to_string(v.size());
+    key += ':';
+    key += v;
+  }
+}
+
+// The script's greedy first-unused matching of gold rows to pred rows with the same key, which counts
+// the multiset intersection of the two sides' keys. The pred keys are kept as 64-bit hashes (16 bytes
+// a row, sorted) and a hash hit is confirmed on the keys themselves, so memory does not grow with the
+// keys' text (was a hash map of every pred key: ~150 bytes a row).
+long common_rows(const Frame& pred, const std::vector<size_t>& pc, const Frame& gold, const std::vector<size_t>& gc,
+                 const Deadline& deadline) {
+  DeadlineTicker tick(deadline, 256);
+  std::string key, other;
+  std::vector<std::pair<uint64_t, uint32_t>> ph(pred.rows);  // (hash of key, pred row)
+  for (size_t i = 0; i < pred.rows; ++i) {
+    row_key(pred, pc, i, key);
+    ph[i] = {std::hash<std::string_view>{}(key), static_cast<uint32_t>(i)};
+    tick.tick();
+  }
+  std::sort(ph.begin(), ph.end());
+  std::vector<char> used(pred.rows, 0);
+  // Per run of equal hashes (indexed by its first entry): how many entries at its front are used, so
+  // that a run of identical keys is consumed in linear time.
+  std::vector<uint32_t> used_front(pred.rows, 0);
+  long tp = 0;
+  for (size_t i = 0; i < gold.rows; ++i) {
+    row_key(gold, gc, i, key);
+    tick.tick();
+    const uint64_t h = std::hash<std::string_view>{}(key);
+    const size_t s = static_cast<size_t>(std::lower_bound(ph.begin(), ph.end(), std::make_pair(h, uint32_t{0})) - ph.begin());
+    bool front = true;  // every entry before k in the run is used
+    for (size_t k = s + (s < ph.size() ? used_front[s] : 0); k < ph.size() && ph[k].first == h; ++k) {
+      const uint32_t row = ph[k].second;
+      bool taken = false;
+      if (!used[row]) {
+        row_key(pred, pc, row, other);
+        tick.tick();
+        if (other == key) used[row] = 1, taken = true, ++tp;
+        else front = false;  // a different key with the same hash: it stays for its own rows
+      }
+      if (front) used_front[s] = static_cast<uint32_t>(k + 1 - s);
+      if (taken) break;
+    }
+  }
+  return tp;
+}
+
+}  // namespace
+
+Result compare(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols, const Deadline& deadline) {
   std::vector<size_t> gsel = gold_selection(gold, condition_cols);
   // normalised name -> column index (duplicates collapse, the last one wins, as a Python dict).
   std::map<std::string, size_t> pmap, gmap;
@@ -108,6 +187,7 @@ Result compare(const Frame& pred, const Frame& gold, const nlohmann::json& condi
   cm.f1 = f1_of(cm.precision, cm.recall);
 
   auto& rm = r.rows;
+  long tp = 0;
   const long prow = static_cast<long>(pred.rows), grow = static_cast<long>(gold.rows);
   if (cm.tp.empty()) {
     rm.tp = 0;
@@ -115,26 +195,9 @@ Result compare(const Frame& pred, const Frame& gold, const nlohmann::json& condi
     rm.fn = grow;
   } else {
     rm.common_columns = cm.tp;
-    auto row_key = [](const Frame& f, const std::vector<size_t>& cols, size_t r) {
-      std::string key;
-      for (size_t c : cols) {
-        std::string v = normalize_value(f.columns[c].cells[r]);
-        key += std::to_string(v.size());
-        key += ':';
-        key += v;
-      }
-      return key;
-    };
     std::vector<size_t> pc, gc;
     for (auto& k : cm.tp) pc.push_back(pmap[k]), gc.push_back(gmap[k]);
-    // Greedy first-unused matching == multiset intersection of the normalised row tuples.
-    std::unordered_map<std::string, long> avail;
-    for (size_t i = 0; i < pred.rows; ++i) ++avail[row_key(pred, pc, i)];
-    long tp = 0;
-    for (size_t i = 0; i < gold.rows; ++i) {
-      auto it = avail.find(row_key(gold, gc, i));
-      if (it != avail.end() && it->second > 0) --it->second, ++tp;
-    }
+    tp = common_rows(pred, pc, gold, gc, deadline);
     rm.tp = tp;
     rm.fp = prow - tp;
     rm.fn = grow - tp;
@@ -153,9 +216,10 @@ Result compare(const Frame& pred, const Frame& gold, const nlohmann::json& condi
   return r;
 }
 
-Result compare_multi(const Frame& pred, const std::vector<Frame>& golds, const nlohmann::json& cc, bool single_file) {
+Result compare_multi(const Frame& pred, const std::vector<Frame>& golds, const nlohmann::json& cc, bool single_file,
+                     const Deadline& deadline) {
   if (golds.empty()) throw std::out_of_range("no gold alternative");
-  if (single_file) return compare(pred, golds[0], cc);
+  if (single_file) return compare(pred, golds[0], cc, deadline);
   std::vector<std::optional<nlohmann::json>> per;
   bool flat = cc.is_array() && !cc.empty() &&
               std::none_of(cc.begin(), cc.end(), [](const nlohmann::json& e) { return e.is_array() || e.is_null(); });
@@ -165,7 +229,7 @@ Result compare_multi(const Frame& pred, const std::vector<Frame>& golds, const n
   bool have_col = false, have_row = false;
   for (size_t i = 0; i < golds.size(); ++i) {
     if (!per[i]) throw std::out_of_range("list index out of range");
-    Result r = compare(pred, golds[i], *per[i]);
+    Result r = compare(pred, golds[i], *per[i], deadline);
     if (r.score == 1) return r;
     if (!have_col || r.columns.f1 > best.columns.f1) {
       best.columns = r.columns;

@@ -26,18 +26,20 @@ std::string normalize_column_name(std::string_view name);
 
 // Cell normalisation: NaN -> "NaN"; float -> str(round(x, 2)); int/bool -> str; other -> str lowered.
 std::string normalize_value(const Cell& c);
+void append_normalized_value(const CellView& c, std::string& out);
 
 // Overall, ColumnMetrics, RowMetrics and Result are public: include/sqlgrade/spider2.hpp.
 
 // One gold table. `condition_cols`: [] / null = all gold columns, an int or a list of ints = those
 // positional columns. Throws std::out_of_range on a bad index.
-Result compare(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols);
+// Checks `deadline` while it works (DeadlineExceeded).
+Result compare(const Frame& pred, const Frame& gold, const nlohmann::json& condition_cols, const Deadline& deadline = {});
 
 // Several alternatives: the first with score 1 wins; otherwise score 0 with the best column metrics and
 // the best row metrics (chosen independently). condition_cols resolved as for the official rule, except
 // the single-alternative flat list (see above). Throws std::out_of_range like the official script.
 Result compare_multi(const Frame& pred, const std::vector<Frame>& golds, const nlohmann::json& condition_cols,
-                     bool single_file);
+                     bool single_file, const Deadline& deadline = {});
 
 nlohmann::json to_json(const Result& r);  // the per-instance shape of <result_dir>-detailed-metrics.json
 

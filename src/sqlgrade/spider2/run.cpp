@@ -2,6 +2,8 @@
 #include "sqlgrade/spider2/run.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -117,9 +119,9 @@ std::string extract_sql_block(const std::string& text) {
 }
 
 void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single, const EvalEntry& entry,
-                 const Options& opt, Instance& out) {
+                 const Options& opt, Instance& out, const Deadline& deadline) {
   std::string err;
-  out.score = score_against_golds(pred, golds, entry, single, &err);
+  out.score = score_against_golds(pred, golds, entry, single, &err, deadline);
   if (out.score == 1) out.error_info.reset();
   else out.error_info = err.empty() ? "Result Error" : err;
   if (opt.strict && err.empty()) {
@@ -131,17 +133,19 @@ void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single
       std::string tag = golds.size() > 1 ? "gold alternative " + std::string(1, static_cast<char>('a' + i)) + ": " : "";
       try {
         if (out.score == 1) {
-          if (!compare_frames(pred, golds[i], *per[i], entry.ignore_order)) continue;
-          for (auto& x : strict_findings(pred, golds[i], *per[i], entry.ignore_order))
+          if (!compare_frames(pred, golds[i], *per[i], entry.ignore_order, deadline)) continue;
+          for (auto& x : strict_findings(pred, golds[i], *per[i], entry.ignore_order, deadline))
             if (x.find("scrambled") != std::string::npos) out.strict.push_back(tag + x), out.strict_scrambled = true;
           break;  // the alternative the official rule accepted
         }
-        if (compare_frames_value_sort(pred, golds[i], *per[i], entry.ignore_order)) {
+        if (compare_frames_value_sort(pred, golds[i], *per[i], entry.ignore_order, deadline)) {
           out.strict_sort_miss = true;
-          for (auto& x : strict_findings(pred, golds[i], *per[i], entry.ignore_order))
+          for (auto& x : strict_findings(pred, golds[i], *per[i], entry.ignore_order, deadline))
             if (x.find("string-representation sort") != std::string::npos) out.strict.push_back(tag + x);
           break;
         }
+      } catch (const DeadlineExceeded&) {
+        throw;
       } catch (const std::exception&) {
         break;
       }
@@ -149,7 +153,9 @@ void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single
   }
   if (opt.v2) {
     try {
-      out.v2 = v2::compare_multi(pred, golds, entry.condition_cols, single);
+      out.v2 = v2::compare_multi(pred, golds, entry.condition_cols, single, deadline);
+    } catch (const DeadlineExceeded&) {
+      throw;
     } catch (const std::exception& e) {
       out.v2 = v2::Result{};
       out.v2_error = std::string("Post-exec processing error: ") + e.what();
@@ -195,7 +201,8 @@ struct ExecOut {
   bool ok = false;
   std::string error, csv;
   double seconds = 0;
-  size_t users = 0;  // jobs that read it
+  double budget_s = INFINITY;  // what the query's deadline leaves for reading and comparing its result
+  size_t users = 0;            // jobs that read it
 };
 using ExecKey = std::pair<std::string, std::string>;  // (database path, SQL)
 
@@ -215,12 +222,110 @@ struct Gold {
   std::optional<std::string> error;
 };
 
+// The message of a prediction stopped by its deadline after the engine returned (the engine's own
+// message for a query timeout reads "timeout after <s> s").
+std::string timeout_message(const Options& opt, const char* during) {
+  return "timeout after " + std::to_string(opt.timeout_s) + " s (" + during + ")";
+}
+
+std::string too_large_message(const std::string& what, size_t max_bytes) {
+  return "result too large: " + what + " (--max-result-mb " + std::to_string(max_bytes >> 20) + ")";
+}
+
+// An exec_result prediction, read whole unless it is larger than the result bound.
+Frame read_prediction_csv(const std::string& path, const Options& opt) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > opt.max_result_bytes)
+    throw ResultTooLarge(path + " is " + std::to_string(size) + " bytes, more than the result limit of " +
+                         std::to_string(opt.max_result_bytes) + " bytes");
+  return frame_from_csv_text(read_file(path, std::min(opt.max_result_bytes, max_input_bytes())), path);
+}
+
 void fail(Instance& out, const Options& opt, const std::string& what) {
   out.score = 0;
   out.error_info = what;
   if (opt.mode == Mode::Sql) out.messages.push_back("[" + out.instance_id + "] An error occurred: " + what);
   else out.error_info = "Evaluation Error: " + what;
   if (opt.v2) out.v2_error = "Post-exec processing error: " + what;
+}
+
+// Step 2 of run_many for one distinct (database, SQL): the query, then its result as the CSV text the
+// official script writes. The query's deadline starts here and also bounds the conversion; what it
+// leaves bounds reading and comparing the result in step 4.
+void execute_one(const ExecKey& key, ExecOut& o, const Options& opt, const Limits& limits, const SqliteOptions& sopt) {
+  try {
+    const Deadline deadline = Deadline::in(opt.timeout_s);
+    SqliteDb& db = SqlitePool::get(key.first, sopt);
+    ExecResult er = db.execute(key.second, limits);
+    o.seconds = er.seconds;
+    if (!er.ok()) {
+      o.error = er.error.empty() ? to_string(er.status) : er.error;
+      return;
+    }
+    o.csv = to_csv_text(std::move(er.table), deadline, opt.max_result_bytes);
+    o.ok = true;
+    o.budget_s = deadline.remaining_s();
+  } catch (const DeadlineExceeded&) {
+    o.error = timeout_message(opt, "converting the result");
+  } catch (const ResultTooLarge& e) {
+    o.error = too_large_message(e.what(), opt.max_result_bytes);
+  } catch (const std::exception& e) {
+    o.error = e.what();
+  }
+}
+
+// The prediction of a job as a frame (the CSV file, or the query's CSV text with the deadline it has
+// left, set in `deadline`); std::nullopt once `it` has failed with the reason.
+std::optional<Frame> prediction_frame(const Job& j, const std::string& pred_path, const Options& opt, Instance& it,
+                                      Deadline& deadline) {
+  try {
+    if (opt.mode == Mode::ExecResult) return read_prediction_csv(pred_path, opt);
+    const ExecOut& o = *j.exec;
+    it.seconds = o.seconds;
+    if (!o.ok) {
+      fail(it, opt, o.error);
+      return std::nullopt;
+    }
+    if (std::isfinite(o.budget_s)) deadline = Deadline::in(std::max(o.budget_s, 1e-6));
+    return frame_from_csv_text(o.csv, j.id + ".csv", deadline);
+  } catch (const DeadlineExceeded&) {
+    fail(it, opt, timeout_message(opt, "reading the result"));
+  } catch (const ResultTooLarge& e) {
+    fail(it, opt, too_large_message(e.what(), opt.max_result_bytes));
+  } catch (const std::exception& e) {
+    fail(it, opt, e.what());
+  }
+  return std::nullopt;
+}
+
+// Step 4 for one (system, instance).
+void grade_job(const Job& j, const std::string& pred_path, const Gold& g, const EvalEntry& entry, const Options& opt,
+               Instance& it) {
+  if (j.error) return fail(it, opt, *j.error);
+  Deadline deadline;
+  const std::optional<Frame> pred = prediction_frame(j, pred_path, opt, it, deadline);
+  if (!pred) return;
+  if (g.files.paths.empty()) {
+    it.score = 0;
+    it.error_info = "No matching gold file found";
+    if (opt.v2) it.v2_error = "No matching gold file found";
+  } else if (g.error) {
+    it.score = 0;
+    it.error_info = "Evaluation Error: " + *g.error;
+    if (opt.v2) it.v2_error = "Post-exec processing error: " + *g.error;
+  } else {
+    try {
+      grade_frame(*pred, g.frames, g.files.single, entry, opt, it, deadline);
+    } catch (const DeadlineExceeded&) {
+      // Nothing of a verdict that did not finish is kept.
+      it.strict.clear();
+      it.strict_scrambled = it.strict_sort_miss = false;
+      it.v2 = v2::Result{};
+      it.v2_error.reset();
+      fail(it, opt, timeout_message(opt, "comparing the result"));
+    }
+  }
 }
 
 }  // namespace
@@ -319,22 +424,13 @@ std::vector<Run> run_many(const Options& opt, const std::vector<std::string>& re
     for (auto& e : execs) todo.push_back(&e);
     Limits limits;
     limits.timeout_s = opt.timeout_s;
+    limits.max_bytes = opt.max_result_bytes;
     SqliteOptions sopt;
     sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's sqlite3 raises on invalid UTF-8
     sopt.empty_is_ok = false;                             // pandas read_sql_query fails without a result set
     Progress progress("Evaluating SQL", todo.size(), opt.progress);
     parallel_for(todo.size(), workers, [&](size_t k) {
-      const ExecKey& key = todo[k]->first;
-      ExecOut& o = todo[k]->second;
-      try {
-        SqliteDb& db = SqlitePool::get(key.first, sopt);
-        ExecResult er = db.execute(key.second, limits);
-        o.seconds = er.seconds;
-        if (!er.ok()) o.error = er.error.empty() ? to_string(er.status) : er.error;
-        else o.ok = true, o.csv = to_csv_text(er.table);
-      } catch (const std::exception& e) {
-        o.error = e.what();
-      }
+      execute_one(todo[k]->first, todo[k]->second, opt, limits, sopt);
       progress.tick();
     });
     progress.finish();
@@ -356,53 +452,12 @@ std::vector<Run> run_many(const Options& opt, const std::vector<std::string>& re
   // 4. Grade every (system, instance).
   Progress progress(opt.mode == Mode::Sql ? "Grading" : "Evaluating Exec Results", jobs.size(), opt.progress);
   parallel_for(jobs.size(), workers, [&](size_t k) {
-    Job& j = jobs[k];
+    const Job& j = jobs[k];
     Instance& it = out[j.sys].items[j.k];
     auto dbit = dbs.find(j.id);
     if (dbit != dbs.end()) it.db = dbit->second;
-    const Options& sopt = out[j.sys].opt;
-    if (j.error) {
-      fail(it, sopt, *j.error);
-      progress.tick();
-      return;
-    }
-    std::optional<Frame> pred;
-    if (opt.mode == Mode::ExecResult) {
-      try {
-        pred = frame_from_csv_file((fs::path(result_dirs[j.sys]) / (j.id + ext)).string());
-      } catch (const std::exception& e) {
-        fail(it, sopt, e.what());
-        progress.tick();
-        return;
-      }
-    } else {
-      const ExecOut& o = *j.exec;
-      it.seconds = o.seconds;
-      if (!o.ok) {
-        fail(it, sopt, o.error);
-        progress.tick();
-        return;
-      }
-      try {
-        pred = frame_from_csv_text(o.csv, j.id + ".csv");
-      } catch (const std::exception& e) {
-        fail(it, sopt, e.what());
-        progress.tick();
-        return;
-      }
-    }
     const Gold& g = golds[static_cast<size_t>(std::lower_bound(gold_ids.begin(), gold_ids.end(), j.id) - gold_ids.begin())];
-    if (g.files.paths.empty()) {
-      it.score = 0;
-      it.error_info = "No matching gold file found";
-      if (sopt.v2) it.v2_error = "No matching gold file found";
-    } else if (g.error) {
-      it.score = 0;
-      it.error_info = "Evaluation Error: " + *g.error;
-      if (sopt.v2) it.v2_error = "Post-exec processing error: " + *g.error;
-    } else {
-      grade_frame(*pred, g.frames, g.files.single, entries.at(j.id), sopt, it);
-    }
+    grade_job(j, (fs::path(result_dirs[j.sys]) / (j.id + ext)).string(), g, entries.at(j.id), out[j.sys].opt, it);
     progress.tick();
   });
   progress.finish();

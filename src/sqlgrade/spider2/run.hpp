@@ -39,8 +39,9 @@ GoldFiles resolve_gold_files(const std::string& exec_result_dir, const std::stri
 std::string extract_sql_block(const std::string& text);
 
 // Evaluate one prediction frame against the instance's golds with the official rule (+ strict, v2).
+// DeadlineExceeded passes through when `deadline` expires (the caller scores a timeout).
 void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single, const EvalEntry& entry,
-                 const Options& opt, Instance& out);
+                 const Options& opt, Instance& out, const Deadline& deadline = {});
 
 // The whole run of several systems (one result folder each) in one pass, no printing, no writing (see
 // report.hpp): the gold alternatives of an id are read once and each distinct (database, SQL) runs

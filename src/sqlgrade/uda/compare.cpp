@@ -92,34 +92,44 @@ std::optional<double> rule_cell_score(CellKind kind, const Value& pred, const Va
   return std::nullopt;
 }
 
-MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vector<KeySpec>& keys,
-                           const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& jd) {
+namespace {
+
+// A cell of either kind of table: the result's (a TextTable, read from result.csv) or a Table.
+const Value& cell_at(const Table& t, size_t r, size_t c) { return t.rows[r][c]; }
+Value cell_at(const TextTable& t, size_t r, size_t c) { return t.value(r, c); }
+
+template <class Pred>
+MatchResult match(const Table& gold, const Pred& pred, const std::vector<KeySpec>& keys,
+                  const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& jd,
+                  const Deadline& deadline) {
   MatchResult res;
+  DeadlineTicker tick(deadline, 1024);
   res.len_gold = gold.size();
   res.len_pred = pred.size();
 
-  auto key_of = [&](const Table& t, size_t row, bool is_gold) {
+  auto key_of = [&](const auto& t, size_t row, bool is_gold) {
     std::string k;
     for (auto& ks : keys) {
       int c = is_gold ? ks.gold_col : ks.pred_col;
-      k += (c >= 0 ? key_text(t.rows[row][c], ks.is_id) : std::string()) + '\x1f';
+      k += (c >= 0 ? key_text(cell_at(t, row, c), ks.is_id) : std::string()) + '\x1f';
     }
     return k;
   };
   // Group rows by key, in first-appearance order.
-  std::vector<std::string> gkeys(gold.size()), pkeys(pred.size());
+  std::vector<std::string> gkeys(gold.size());
   std::map<std::string, std::vector<size_t>> pgroups;
   std::vector<std::string> gorder;
   std::map<std::string, std::vector<size_t>> ggroups;
   for (size_t i = 0; i < gold.size(); ++i) {
+    tick.tick();
     gkeys[i] = key_of(gold, i, true);
     auto& g = ggroups[gkeys[i]];
     if (g.empty()) gorder.push_back(gkeys[i]);
     g.push_back(i);
   }
   for (size_t i = 0; i < pred.size(); ++i) {
-    pkeys[i] = key_of(pred, i, false);
-    pgroups[pkeys[i]].push_back(i);
+    tick.tick();
+    pgroups[key_of(pred, i, false)].push_back(i);
   }
   auto show_key = [](std::string k) {
     if (!k.empty()) k.pop_back();
@@ -149,8 +159,9 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
     pairs.emplace_back(g, p);
   };
   bool has_primary = opt.primary_gold_col >= 0 && opt.primary_pred_col >= 0;
-  // entity questions collected across groups: (gold row, pred row)
+  // entity questions collected across groups: (gold row, pred row), and how many there were
   std::vector<std::pair<size_t, size_t>> entity_cands;
+  size_t entity_total = 0;
 
   for (auto& k : gorder) {
     auto pit = pgroups.find(k);
@@ -166,37 +177,47 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
       for (size_t i = 0; i < std::min(G.size(), P.size()); ++i) pair_up(G[i], P[i]);
       continue;
     }
-    // exact canonical, then normalised primary-key equality, one-to-one in order
+    // exact canonical, then normalised primary-key equality, one-to-one in order. The group's free
+    // result rows are indexed by key (in result order), so that each gold row takes the first free
+    // row with its key — the pairs a scan of the group gives, in linear time (a result with every
+    // row under one id made that scan quadratic).
     for (int pass = 0; pass < 2; ++pass) {
+      auto primary_key = [&](const Value& v) {
+        return pass == 0 ? key_text(v, false) : judge::normalize_for_compare(text_of(v));
+      };
+      std::unordered_map<std::string, std::pair<size_t, std::vector<size_t>>> free_by_key;  // key -> (next, rows)
+      for (size_t p : P)
+        if (!pused[p]) free_by_key[primary_key(cell_at(pred, p, opt.primary_pred_col))].second.push_back(p), tick.tick();
       for (size_t g : G) {
         if (gused[g]) continue;
-        const Value& gv = gold.rows[g][opt.primary_gold_col];
-        std::string gk = pass == 0 ? key_text(gv, false) : judge::normalize_for_compare(text_of(gv));
-        for (size_t p : P) {
-          if (pused[p]) continue;
-          const Value& pv = pred.rows[p][opt.primary_pred_col];
-          std::string pk = pass == 0 ? key_text(pv, false) : judge::normalize_for_compare(text_of(pv));
-          if (gk == pk && !(gk.empty() && pass == 1)) {
-            pair_up(g, p);
-            break;
-          }
-        }
+        tick.tick();
+        std::string gk = primary_key(gold.rows[g][opt.primary_gold_col]);
+        if (gk.empty() && pass == 1) continue;
+        auto it = free_by_key.find(gk);
+        if (it == free_by_key.end()) continue;
+        auto& [next, rows] = it->second;
+        while (next < rows.size() && pused[rows[next]]) ++next;
+        if (next < rows.size()) pair_up(g, rows[next++]);
       }
     }
-    for (size_t g : G)
-      if (!gused[g])
-        for (size_t p : P)
-          if (!pused[p] && !empty_cell(gold.rows[g][opt.primary_gold_col]) &&
-              !empty_cell(pred.rows[p][opt.primary_pred_col]))
-            entity_cands.emplace_back(g, p);
+    // Same-entity questions for the judge: the first max_judge_pairs pairs are kept, the rest only
+    // counted (the rules judge asks none).
+    if (jd.name() == "rules") continue;
+    std::vector<size_t> free_p;
+    for (size_t p : P)
+      if (!pused[p] && !empty_cell(cell_at(pred, p, opt.primary_pred_col))) free_p.push_back(p);
+    for (size_t g : G) {
+      if (gused[g] || empty_cell(gold.rows[g][opt.primary_gold_col])) continue;
+      entity_total += free_p.size();
+      for (size_t k = 0; k < free_p.size() && entity_cands.size() < opt.max_judge_pairs; ++k)
+        entity_cands.emplace_back(g, free_p[k]);
+    }
   }
   // Judge: same entity inside id groups.
   if (!entity_cands.empty() && jd.name() != "rules") {
-    if (entity_cands.size() > opt.max_judge_pairs) {
-      res.warnings.push_back("too many entity pairs for the judge (" + std::to_string(entity_cands.size()) +
+    if (entity_total > opt.max_judge_pairs)
+      res.warnings.push_back("too many entity pairs for the judge (" + std::to_string(entity_total) +
                              "); only the first " + std::to_string(opt.max_judge_pairs) + " asked");
-      entity_cands.resize(opt.max_judge_pairs);
-    }
     std::vector<Question> qs;
     for (auto& [g, p] : entity_cands) {
       Question q;
@@ -204,7 +225,7 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
       q.column = opt.primary_name;
       q.description = opt.primary_description;
       q.query_type = opt.query_type;
-      q.pred = {text_of(pred.rows[p][opt.primary_pred_col])};
+      q.pred = {text_of(cell_at(pred, p, opt.primary_pred_col))};
       q.gold = {text_of(gold.rows[g][opt.primary_gold_col])};
       qs.push_back(std::move(q));
     }
@@ -217,11 +238,11 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
   }
   // Leftover groups (aggregation): normalised key equality, then the judge.
   if (opt.group_keys_semantic) {
-    auto norm_key = [&](const Table& t, size_t row, bool is_gold) {
+    auto norm_key = [&](const auto& t, size_t row, bool is_gold) {
       std::string k;
       for (auto& ks : keys) {
         int c = is_gold ? ks.gold_col : ks.pred_col;
-        k += (c >= 0 ? judge::normalize_for_compare(text_of(t.rows[row][c])) : std::string()) + '\x1f';
+        k += (c >= 0 ? judge::normalize_for_compare(text_of(cell_at(t, row, c))) : std::string()) + '\x1f';
       }
       return k;
     };
@@ -239,16 +260,19 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
         }
     }
     if (jd.name() != "rules" && !keys.empty()) {
-      std::vector<std::pair<size_t, size_t>> cands;
-      for (size_t g = 0; g < gold.size(); ++g)
-        if (!gused[g])
-          for (size_t p = 0; p < pred.size(); ++p)
-            if (!pused[p]) cands.emplace_back(g, p);
-      if (cands.size() > opt.max_judge_pairs) {
-        res.warnings.push_back("too many unmatched group pairs for the judge (" + std::to_string(cands.size()) +
-                               "); only the first " + std::to_string(opt.max_judge_pairs) + " asked");
-        cands.resize(opt.max_judge_pairs);
+      std::vector<std::pair<size_t, size_t>> cands;  // the first max_judge_pairs, the rest only counted
+      std::vector<size_t> free_p;
+      for (size_t p = 0; p < pred.size(); ++p)
+        if (!pused[p]) free_p.push_back(p);
+      size_t total = 0;
+      for (size_t g = 0; g < gold.size(); ++g) {
+        if (gused[g]) continue;
+        total += free_p.size();
+        for (size_t k = 0; k < free_p.size() && cands.size() < opt.max_judge_pairs; ++k) cands.emplace_back(g, free_p[k]);
       }
+      if (total > opt.max_judge_pairs)
+        res.warnings.push_back("too many unmatched group pairs for the judge (" + std::to_string(total) +
+                               "); only the first " + std::to_string(opt.max_judge_pairs) + " asked");
       if (!cands.empty()) {
         std::vector<Question> qs;
         std::string cols;
@@ -260,7 +284,7 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
           q.query_type = opt.query_type;
           for (auto& ks : keys) {
             q.gold.push_back(ks.gold_col >= 0 ? text_of(gold.rows[g][ks.gold_col]) : "");
-            q.pred.push_back(ks.pred_col >= 0 ? text_of(pred.rows[p][ks.pred_col]) : "");
+            q.pred.push_back(ks.pred_col >= 0 ? text_of(cell_at(pred, p, ks.pred_col)) : "");
           }
           qs.push_back(std::move(q));
         }
@@ -324,8 +348,9 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
     res.columns[c].kind = cs.kind;
     if (cs.pred_col < 0 || cs.gold_col < 0) continue;  // missing column: every cell 0
     for (size_t k = 0; k < pairs.size(); ++k) {
+      tick.tick();
       const Value& gv = gold.rows[pairs[k].first][cs.gold_col];
-      const Value& pv = pred.rows[pairs[k].second][cs.pred_col];
+      const Value& pv = cell_at(pred, pairs[k].second, cs.pred_col);
       CellScore& out = res.cells[c][k];
       if (cs.kind == CellKind::Multi) {
         auto gi = judge::split_multi(text_of(gv), opt.multi_sep);
@@ -338,6 +363,7 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
         std::vector<char> gu(gi.size(), 0), pu(pi.size(), 0);
         size_t m = 0;
         for (size_t a = 0; a < pi.size(); ++a) {
+          tick.tick(gi.size());
           std::string pn = judge::normalize_for_compare(pi[a]);
           for (size_t b = 0; b < gi.size(); ++b)
             if (!gu[b] && judge::normalize_for_compare(gi[b]) == pn) {
@@ -431,6 +457,20 @@ MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vect
     res.macro_f1 = res.row_f1;
   }
   return res;
+}
+
+}  // namespace
+
+MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vector<KeySpec>& keys,
+                           const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& jd,
+                           const Deadline& deadline) {
+  return match(gold, pred, keys, columns, opt, jd, deadline);
+}
+
+MatchResult evaluate_match(const Table& gold, const TextTable& pred, const std::vector<KeySpec>& keys,
+                           const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& jd,
+                           const Deadline& deadline) {
+  return match(gold, pred, keys, columns, opt, jd, deadline);
 }
 
 }  // namespace sqlgrade::uda

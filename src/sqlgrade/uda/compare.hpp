@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::uda {
@@ -99,7 +100,14 @@ std::optional<double> rule_cell_score(CellKind kind, const Value& pred, const Va
 
 double f1_of(double p, double r);
 
+// Time and memory are linear in the two tables (plus the judge's questions, at most max_judge_pairs per
+// kind); `deadline` is checked while it works (DeadlineExceeded).
 MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vector<KeySpec>& keys,
-                           const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& judge);
+                           const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& judge,
+                           const Deadline& deadline = {});
+// The same with the result read from result.csv (text or NULL cells, compact).
+MatchResult evaluate_match(const Table& gold, const TextTable& pred, const std::vector<KeySpec>& keys,
+                           const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& judge,
+                           const Deadline& deadline = {});
 
 }  // namespace sqlgrade::uda

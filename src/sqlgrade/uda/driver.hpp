@@ -54,7 +54,7 @@ struct QueryEval {
   std::string error_kind;     // "" when ok, else kResultError / kMissingResult / kGoldError
   std::string reason;
   std::shared_ptr<const GoldRun> gold;  // set by every Evaluator call; shared with the gold memo
-  Table pred;
+  TextTable pred;  // the result as read (text or NULL cells)
   std::vector<KeySpec> keys;
   std::vector<ColumnSpec> columns;
   std::vector<std::string> skipped;  // select items not scored (keys, stop columns)
@@ -74,7 +74,7 @@ class Evaluator {
   GoldRun run_gold(DuckConn& conn, const std::string& sql, const QueryShape* parsed = nullptr);
   // Full evaluation of one result.csv (errors are reported in the result, never thrown).
   QueryEval evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv);
-  QueryEval evaluate_table(DuckConn& conn, const std::string& sql, Table pred);
+  QueryEval evaluate_table(DuckConn& conn, const std::string& sql, TextTable pred);
   // A statement without a result: the gold is still run (its size goes to acc.json, and a gold
   // that fails makes the statement a gold error instead of a missing result).
   QueryEval missing_result(DuckConn& conn, const std::string& sql, std::string reason);
@@ -101,8 +101,10 @@ void mark_unscored(QueryEval& ev, const char* kind, std::string reason);
 // Reads a system's result.csv: BOM/CRLF tolerant; columns without a header or named "Unnamed…"
 // dropped; header names trimmed and unquoted; NA tokens become NULL; empty fields after the last
 // column (a trailing comma) are dropped and reported in `notes`. InputError when malformed (a row
-// with extra non-empty fields, an unterminated quote, …), naming the line.
-Table read_result_csv(const fs::path& path, std::vector<std::string>* notes = nullptr);
+// with extra non-empty fields, an unterminated quote, …), naming the line, and when the file is larger
+// than `max_bytes` (0: the input bound).
+// The table is compact (about 4 bytes a cell plus its text; see core/table.hpp).
+TextTable read_result_csv(const fs::path& path, std::vector<std::string>* notes = nullptr, size_t max_bytes = 0);
 
 // acc.json of one statement, and the file's text (2-space indent, invalid UTF-8 replaced, final newline).
 nlohmann::ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt);

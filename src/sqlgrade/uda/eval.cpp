@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sqlgrade/core/csv.hpp"
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/uda/driver.hpp"
 #include "sqlgrade/uda/driver_internal.hpp"
@@ -26,30 +27,47 @@ std::string standard_header(std::string h) {
 
 }  // namespace
 
-Table read_result_csv(const fs::path& path, std::vector<std::string>* notes) {
+TextTable read_result_csv(const fs::path& path, std::vector<std::string>* notes, size_t max_bytes) {
+  // Bounded before anything is read: a result.csv far larger than any gold table is refused.
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (max_bytes && !ec && size > max_bytes)
+    throw InputError(path.string(), "is " + std::to_string(size) + " bytes, more than the result limit of " +
+                                        std::to_string(max_bytes) + " bytes (--max-result-mb)");
+  const std::string text = read_csv_text(path.string(), max_bytes ? std::min(max_bytes, max_input_bytes()) : 0);
   CsvOptions opt;
   opt.allow_trailing_empty = true;  // a trailing comma loses nothing; pandas would refuse the file
-  CsvData csv = read_csv_file(path.string(), opt);
-  if (notes && !csv.trailing_empty_lines.empty()) {
-    std::string lines;
-    for (size_t k = 0; k < csv.trailing_empty_lines.size() && k < 5; ++k)
-      lines += (k ? ", " : "") + std::to_string(csv.trailing_empty_lines[k]);
-    if (csv.trailing_empty_lines.size() > 5) lines += ", …";
-    notes->push_back("result.csv: empty fields after the last column ignored on " +
-                     std::to_string(csv.trailing_empty_lines.size()) + " row(s) (line " + lines + ")");
-  }
-  Table t;
+  // Cells are stored as they are read, compactly (no table of strings, no Value per cell): the file's
+  // text, plus its cells' bytes and 4 bytes a cell while it is read.
+  TextTable t;
   std::vector<size_t> keep;
-  for (size_t c = 0; c < csv.header.size(); ++c) {
-    std::string h = standard_header(csv.header[c]);
-    if (h.empty() || h.rfind("Unnamed", 0) == 0) continue;
-    keep.push_back(c);
-    t.columns.push_back(h);
-  }
-  for (auto& r : csv.rows) {
-    Row row;
-    for (size_t c : keep) row.push_back(is_na_token(r[c]) ? Value::null() : Value::text(r[c]));
-    t.rows.push_back(std::move(row));
+  std::vector<long> trailing;
+  for_each_csv_record(text, path.string(), opt, [&](const CsvRecord& r) {
+    if (r.header) {
+      for (size_t c = 0; c < r.fields.size(); ++c) {
+        std::string h = standard_header(r.fields[c]);
+        if (h.empty() || h.rfind("Unnamed", 0) == 0) continue;
+        keep.push_back(c);
+        t.columns.push_back(h);
+      }
+      // Sized from the line ends and separators, so that nothing grows by doubling.
+      const size_t rows = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+      const size_t seps = static_cast<size_t>(std::count(text.begin(), text.end(), ','));
+      t.reserve(rows * keep.size(), text.size() > rows + seps ? text.size() - rows - seps : 0);
+      return;
+    }
+    if (r.trailing_empty) trailing.push_back(r.line);
+    for (size_t c : keep)
+      if (is_na_token(r.fields[c])) t.push_null();
+      else t.push_text(r.fields[c]);
+    t.end_row();
+  });
+  if (notes && !trailing.empty()) {
+    std::string lines;
+    for (size_t k = 0; k < trailing.size() && k < 5; ++k) lines += (k ? ", " : "") + std::to_string(trailing[k]);
+    if (trailing.size() > 5) lines += ", …";
+    notes->push_back("result.csv: empty fields after the last column ignored on " + std::to_string(trailing.size()) +
+                     " row(s) (line " + lines + ")");
   }
   return t;
 }
@@ -91,10 +109,10 @@ std::shared_ptr<const GoldRun> Evaluator::gold(DuckConn& conn, const std::string
 }
 
 QueryEval Evaluator::evaluate(DuckConn& conn, const std::string& sql, const fs::path& result_csv) {
-  Table pred;
+  TextTable pred;
   std::vector<std::string> notes;
   try {
-    pred = read_result_csv(result_csv, &notes);
+    pred = read_result_csv(result_csv, &notes, opt_.max_result_bytes);
   } catch (const InputError& e) {
     QueryEval ev;
     ev.judge_name = judge_.name();
@@ -117,7 +135,7 @@ QueryEval Evaluator::missing_result(DuckConn& conn, const std::string& sql, std:
   return ev;
 }
 
-QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Table pred) {
+QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, TextTable pred) {
   QueryEval ev;
   ev.judge_name = judge_.name();
   ev.judge_model = judge_.model();
@@ -130,7 +148,7 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
   const GoldPlan& plan = ev.gold->plan;
   const QueryShape& shape = plan.shape;
   const Table& gold = ev.gold->table;
-  Table& pr = ev.pred;
+  TextTable& pr = ev.pred;
 
   // ---- map result columns ----
   std::vector<std::string> headers;
@@ -256,7 +274,7 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Tabl
   }
   if (!missing_keys.empty()) {
     std::string what = "result.csv has no column for key " + join(missing_keys, ", ");
-    if (!pr.rows.empty()) {
+    if (pr.size() > 0) {
       mark_unscored(ev, kResultError, what + "; its rows cannot be matched to the gold rows");
       return ev;
     }

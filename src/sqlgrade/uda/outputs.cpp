@@ -84,7 +84,7 @@ void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const std
   mp.columns = ev.pred.columns;
   for (auto& [g, p] : ev.match.pairs) {
     mg.rows.push_back(ev.gold->table.rows[g]);
-    mp.rows.push_back(ev.pred.rows[p]);
+    mp.rows.push_back(ev.pred.row(p));
   }
   // The four files are written into a fresh sibling folder that then replaces out_dir with one
   // rename: readers see the old complete set or the new complete set, never a mix. (One directory
