@@ -18,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_proc.hpp"
+#include "sqlgrade/core/cancel.hpp"
+#include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
 
@@ -121,14 +123,21 @@ int count_dropped_unread(const std::vector<int>& fds, double secs) {
   return n;
 }
 
+// Server options on the shop databases: 2 workers, `timeout_s` per query.
+serve::ServerOptions shop_options(const ShopDbs& d, double timeout_s) {
+  serve::ServerOptions o;
+  o.db_dir = d.dir;
+  o.max_concurrency = 2;
+  o.verifier.timeout_s = timeout_s;
+  return o;
+}
+
 }  // namespace
 
 // Finding 7 in-process: /execute's rows are cut at max_bytes as serialised, escapes counted.
 TEST(ServeBounds, ExecuteRowsBoundedAsSerialised) {
   ShopDbs d;
-  serve::ServerOptions o;
-  o.db_dir = d.dir;
-  o.max_concurrency = 2;
+  serve::ServerOptions o = shop_options(d, 30);
   serve::RewardServer s(o);
   serve::Reply r = s.execute(kNulExecute);
   ASSERT_EQ(r.status, 200);
@@ -171,10 +180,7 @@ TEST(ServeBounds, ExecuteRowsBoundedAsSerialised) {
 // runaways and flags the rest.
 TEST(ServeBounds, BatchBudgetFlagsUngradedRollouts) {
   ShopDbs d;
-  serve::ServerOptions o;
-  o.db_dir = d.dir;
-  o.max_concurrency = 2;
-  o.verifier.timeout_s = 5;
+  serve::ServerOptions o = shop_options(d, 5);
   o.request_budget_s = 1;
   serve::RewardServer s(o);
   json label = {{"gold_sql", "SELECT name FROM item WHERE qty > 1"}, {"db_id", "shop"}};
@@ -197,6 +203,41 @@ TEST(ServeBounds, BatchBudgetFlagsUngradedRollouts) {
   EXPECT_EQ(j["rewards"].size(), 6u);
   EXPECT_NE(j["budget_exceeded"].get<std::string>().find("--request-budget"), std::string::npos);
   EXPECT_EQ(s.health_json()["batches"]["over_budget"], 1);
+}
+
+// What is done with a result after the query — converting and comparing it — runs under what the query
+// left of its deadline (core/deadline.hpp), and stops when the request is cancelled (core/cancel.hpp).
+// The deadline is calibrated on this machine to fall in the middle of the comparison.
+TEST(ServeBounds, ComparisonStopsAtTheDeadlineAndOnCancel) {
+  ShopDbs d;
+  serve::RewardServer s(shop_options(d, 120));
+  const std::string big =
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) "
+      "SELECT x, x * 0.5, x + 2, x * 1.5 FROM c";
+  json req = {{"db_id", "shop"}, {"sql", big}, {"gold_sql", big + " ORDER BY x DESC"}};
+  json calib = json::parse(s.verify(req.dump()).body);  // also puts the gold in the cache
+  ASSERT_EQ(calib["reward"], 1.0) << calib.dump().substr(0, 300);
+  const double pred_s = calib["timings"]["pred_s"], compare_s = calib["timings"]["compare_s"];
+  req["timeout"] = pred_s + compare_s / 2;
+  auto t0 = Clock::now();
+  json j = json::parse(s.verify(req.dump()).body);
+  const double secs = since(t0);
+  std::printf("[measure] 300,000 x 4 result against its reverse: query %.2f s + comparison %.2f s; timeout %.2f s: "
+              "reply after %.2f s (%s)\n",
+              pred_s, compare_s, req["timeout"].get<double>(), secs, j["failure_reason"].get<std::string>().c_str());
+  EXPECT_EQ(j["failure_reason"], "timeout");  // 515102e: 1.0, after the whole comparison
+  EXPECT_EQ(j["pred_executed"], true);        // the query ran; what followed was stopped
+  EXPECT_NE(j["failure_detail"].get<std::string>().find("comparing"), std::string::npos) << j["failure_detail"];
+  EXPECT_LT(secs, pred_s + compare_s * 0.75 + 0.3);
+
+  // A cancelled request ends any deadline-checked work on its thread.
+  CancelToken root, token(&root);
+  CancelScope scope(&token);
+  const Deadline far = Deadline::in(3600);
+  EXPECT_FALSE(far.expired());
+  root.cancel();
+  EXPECT_TRUE(far.expired());
+  EXPECT_FALSE(Deadline().expired());  // no deadline, no change (the CLI runs)
 }
 
 // Finding 7 over HTTP: 8 clients send the NUL-heavy /execute and never read, 8 more ask for 16 MB

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "sqlgrade/core/cancel.hpp"
+
 namespace sqlgrade {
 
 // Thrown by work that checks a Deadline once it has passed.
@@ -54,7 +56,10 @@ class Deadline {
 
   bool active() const { return active_; }
   Clock::time_point until() const { return until_; }
-  bool expired() const { return active_ && Clock::now() >= until_; }
+  // Also true once the work this thread does was cancelled (core/cancel.hpp: the reward server's
+  // client hung up, its request budget ran out, or the server stops): the work then ends as at its
+  // deadline.
+  bool expired() const { return active_ && (Clock::now() >= until_ || cancel_requested()); }
   // Seconds left (0 once expired); +infinity without a deadline.
   double remaining_s() const {
     if (!active_) return INFINITY;

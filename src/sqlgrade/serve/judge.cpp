@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "sqlgrade/bird/compare.hpp"
+#include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider2/frame.hpp"
@@ -44,6 +46,12 @@ ExecResult run(const std::string& path, const std::string& sql, const Limits& li
     r.error = e.what();
     return r;
   }
+}
+
+std::string seconds_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", s);
+  return b;
 }
 
 // Sorted file names of a folder ("" or a missing folder: none).
@@ -108,9 +116,13 @@ GoldPtr Judge::gold_from_sql(Bench b, const std::string& path, const std::string
       d->transient = load_dependent(r);
       d->error = std::string("gold ") + status_word(r.status) + ": " + r.error;
     } else if (b == Bench::Spider2) {
-      try {
-        d->frames.push_back(spider2::frame_from_table(r.table));
+      const double t = gold_limits().timeout_s;
+      try {  // what the gold query left of its deadline bounds the conversion (core/deadline.hpp)
+        d->frames.push_back(spider2::frame_from_table(r.table, Deadline::left_of(t, r.seconds)));
         d->ok = true;
+      } catch (const DeadlineExceeded&) {
+        d->transient = true;  // a timeout depends on load: never cached
+        d->error = "gold timeout after " + seconds_text(t) + " s (converting the result)";
       } catch (const std::exception& e) {
         d->error = std::string("gold result cannot be read as the official CSV: ") + e.what();
       }
@@ -220,16 +232,9 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
   const bool has_gold_sql = req.gold_sql && !req.gold_sql->empty();
   if (b == Bench::Spider && has_gold_sql) return judge_spider(req, pred_sql, v);
 
-  bool ignore_order = req.ignore_order.value_or(true);
-  json condition_cols = req.condition_cols;
   const bool has_rows = req.gold_result.is_array() && !req.gold_result.empty();
   // Verifier::require_gold has checked that there is a gold: SQL, rows or (spider2) the official one.
-  const spider2::EvalEntry* off = nullptr;
-  if (!has_gold_sql && !has_rows) {
-    off = &official_.at(req.instance_id);
-    ignore_order = off->ignore_order;  // spider2::load_eval_jsonl: booleans and numbers (1/0), as the CLI
-    condition_cols = off->condition_cols;
-  }
+  const bool off = !has_gold_sql && !has_rows;
 
   auto t0 = Clock::now();
   GoldPtr gold = has_gold_sql ? gold_from_sql(b, req.db, *req.gold_sql, &v.gold_cached)
@@ -254,11 +259,39 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
   }
   v.pred_executed = true;
   t0 = Clock::now();
+  // What the prediction left of its deadline bounds converting and comparing its result
+  // (core/deadline.hpp); a cancelled request (core/cancel.hpp) stops there too.
+  const double timeout_s = pred_limits(req).timeout_s;
+  try {
+    compare(b, req, *gold, pr.table, Deadline::left_of(timeout_s, pr.seconds), v);
+  } catch (const DeadlineExceeded&) {
+    v.execution_match = false;
+    v.failure_reason = "timeout";
+    v.failure_detail = "prediction timeout after " + seconds_text(timeout_s) + " s (converting or comparing the result)";
+  }
+  v.timings.compare_s = since(t0);
+  if (v.execution_match) v.failure_reason = "none";
+}
+
+// The prediction's result against the gold, by the benchmark's rule, under `deadline`
+// (DeadlineExceeded: the caller scores a timeout).
+void Judge::compare(Bench b, const VerdictRequest& req, const GoldData& gold, const Table& pred, const Deadline& deadline,
+                    Verdict& v) {
+  const bool has_gold_sql = req.gold_sql && !req.gold_sql->empty();
+  bool ignore_order = req.ignore_order.value_or(true);
+  json condition_cols = req.condition_cols;
+  if (!has_gold_sql && !(req.gold_result.is_array() && !req.gold_result.empty())) {  // the official gold
+    const spider2::EvalEntry& off = official_.at(req.instance_id);
+    ignore_order = off.ignore_order;  // spider2::load_eval_jsonl: booleans and numbers (1/0), as the CLI
+    condition_cols = off.condition_cols;
+  }
   switch (b) {
     case Bench::Spider2: {
       spider2::Frame pf;
       try {
-        pf = spider2::frame_from_table(pr.table);
+        pf = spider2::frame_from_table(pred, deadline);
+      } catch (const DeadlineExceeded&) {
+        throw;
       } catch (const std::exception& e) {
         v.failure_detail = std::string("prediction result cannot be read as the official CSV: ") + e.what();
         break;
@@ -272,26 +305,24 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
       // takes the multi-gold path, whose element 0 applies (NeMo Gym does the same).
       bool nested = condition_cols.is_array() &&
                     std::any_of(condition_cols.begin(), condition_cols.end(), [](const json& e) { return e.is_array(); });
-      bool single = (has_gold_sql && !nested) || gold->single_file;
+      bool single = (has_gold_sql && !nested) || gold.single_file;
       if (req.gold_single_file) single = *req.gold_single_file;
       std::string err;
-      v.execution_match = spider2::score_against_golds(pf, gold->frames, entry, single, &err) == 1;
+      v.execution_match = spider2::score_against_golds(pf, gold.frames, entry, single, &err, deadline) == 1;
       if (!v.execution_match) v.failure_detail = err.empty() ? "result differs from the gold" : err;
       break;
     }
     case Bench::Spider:
-      for (auto& g : gold->tables)
-        if (spider::result_eq(g, pr.table, !ignore_order)) v.execution_match = true;
+      for (auto& g : gold.tables)
+        if (spider::result_eq(g, pred, !ignore_order, deadline)) v.execution_match = true;
       if (!v.execution_match) v.failure_detail = "result differs from the gold";
       break;
     case Bench::Bird:
-      for (auto& g : gold->tables)
-        if (bird::ex_match(pr.table, g)) v.execution_match = true;
+      for (auto& g : gold.tables)
+        if (bird::ex_match(pred, g, deadline)) v.execution_match = true;
       if (!v.execution_match) v.failure_detail = "result differs from the gold";
       break;
   }
-  v.timings.compare_s = since(t0);
-  if (v.execution_match) v.failure_reason = "none";
 }
 
 }  // namespace sqlgrade::serve

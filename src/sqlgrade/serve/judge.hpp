@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/engine/engine.hpp"
 #include "sqlgrade/serve/gold_cache.hpp"
 #include "sqlgrade/serve/wire.hpp"
@@ -40,6 +41,8 @@ class Judge {
   GoldPtr gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit);
   GoldPtr gold_from_rows(Bench b, const nlohmann::json& gold_result, bool* hit);
   void judge_spider(const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
+  void compare(Bench b, const VerdictRequest& req, const GoldData& gold, const Table& pred, const Deadline& deadline,
+               Verdict& v);
   std::shared_ptr<spider::ExecEvaluator> spider_evaluator(const std::string& db_dir);
   Limits pred_limits(const VerdictRequest& req) const;
   Limits gold_limits() const;
