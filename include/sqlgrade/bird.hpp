@@ -105,6 +105,14 @@ struct Run {
 // unreadable/invalid input files or missing databases.
 Run evaluate(const Options& opt, const std::function<void(const std::string&)>& warn = {});
 
+// The prediction and gold files an evaluation of `opt` reads: the paths given, or in the original
+// layout (--data_mode, or a prediction folder) <folder>/predict_<mode>.json and <folder>/<mode>_gold.sql.
+struct InputFiles {
+  std::string pred, gold;
+  bool original = false;
+};
+InputFiles input_files(const Options& opt);
+
 // Several systems (prediction files) against the same gold in one pass: gold results are computed
 // once, and each distinct (database, gold, prediction) is checked once across all systems (EX,
 // Soft-F1, EM+F1; VES/R-VES time every prediction). opt.predicted_sql_path is ignored; result k is
