@@ -51,7 +51,7 @@ struct Options {
   Metric metric = Metric::Ex;
   PairBy pair_by = PairBy::Auto;
   int num_cpus = 0;            // 0 = all cores
-  double meta_time_out = 30.0; // seconds per prediction query (<= 0: none)
+  double meta_time_out = 30.0; // seconds per prediction query (<= 0: none here; the CLI and Python refuse it, issue 19)
   double gold_time_out = -1;   // seconds per gold query; < 0: same as meta_time_out
   int repeat = 100;            // VES / R-VES timing iterations
   std::string sql_dialect = "SQLite";
