@@ -51,7 +51,7 @@ struct Options {
   Metric metric = Metric::Ex;
   PairBy pair_by = PairBy::Auto;
   int num_cpus = 0;            // 0 = all cores
-  double meta_time_out = 30.0; // seconds per prediction query (<= 0: none)
+  double meta_time_out = 30.0; // seconds per prediction query (<= 0: none here; the CLI and Python refuse it, issue 19)
   double gold_time_out = -1;   // seconds per gold query; < 0: same as meta_time_out
   int repeat = 100;            // VES / R-VES timing iterations
   std::string sql_dialect = "SQLite";
@@ -104,6 +104,14 @@ struct Run {
 // receives each warning as it is found (they are also kept in Run::warnings). Throws InputError for
 // unreadable/invalid input files or missing databases.
 Run evaluate(const Options& opt, const std::function<void(const std::string&)>& warn = {});
+
+// The prediction and gold files an evaluation of `opt` reads: the paths given, or in the original
+// layout (--data_mode, or a prediction folder) <folder>/predict_<mode>.json and <folder>/<mode>_gold.sql.
+struct InputFiles {
+  std::string pred, gold;
+  bool original = false;
+};
+InputFiles input_files(const Options& opt);
 
 // Several systems (prediction files) against the same gold in one pass: gold results are computed
 // once, and each distinct (database, gold, prediction) is checked once across all systems (EX,

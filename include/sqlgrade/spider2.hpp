@@ -44,6 +44,10 @@ struct Options {
   std::string errors_log = "errors.log";
   // "i/n": grade only the ids with shard_of(id, n) == i - 1 (docs/comparing-runs.md); "" = all.
   std::string shard;
+  // Files the caller writes after the run (the CLI's --json / --json-dir records). evaluate_many
+  // checks them, with the run's own outputs (<result_dir>_csv/, -ids.csv, -detailed-metrics.json,
+  // errors_log), against every input before anything runs: no output may replace an input.
+  std::vector<std::string> also_written;
 };
 
 // The tolerant v2 evaluator's metrics of one instance.

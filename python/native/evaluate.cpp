@@ -112,6 +112,8 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
   if (gold.empty() || pred.empty() || db_dir.empty())
     raise_input(sqlgrade::InputError("spider", "--gold, --pred and --db are required").what());
   o.gold = std::move(gold), o.pred = std::move(pred), o.db_dir = std::move(db_dir), o.table = std::move(table);
+  sqlgrade_native::check_bound("timeout", timeout, "timeout");
+  sqlgrade_native::check_bound("jobs", jobs, "jobs");
   o.plug_value = plug_value, o.keep_distinct = keep_distinct, o.timeout_s = timeout, o.jobs = jobs;
   o.progress = 0;
   auto r = evaluate_released([&] { return sp::evaluate(o); },
@@ -171,6 +173,11 @@ py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, s
     raise_input(sqlgrade::InputError("bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required").what());
   o.predicted_sql_path = std::move(pred), o.ground_truth_path = std::move(gold), o.db_root_path = std::move(db_dir);
   o.diff_json_path = std::move(diff_json), o.data_mode = std::move(data_mode);
+  sqlgrade_native::check_bound("jobs", jobs, "jobs");
+  sqlgrade_native::check_bound("timeout", timeout, "timeout");
+  if (gold_timeout != -1) sqlgrade_native::check_bound("timeout", gold_timeout, "gold_timeout");  // -1: None
+  sqlgrade_native::check_bound("repeat", repeat, "repeat");
+  sqlgrade_native::check_bound("max_rows", static_cast<double>(max_rows), "max_rows");
   o.metric = *m, o.pair_by = *p, o.num_cpus = jobs, o.meta_time_out = timeout, o.gold_time_out = gold_timeout;
   o.repeat = repeat, o.sql_dialect = std::move(sql_dialect), o.answer_json = answer_json, o.max_rows = max_rows;
   o.progress = 0;
@@ -224,6 +231,8 @@ py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::str
   else if (mode == "exec_result") o.mode = s2::Mode::ExecResult;
   else raise_input("--mode: " + mode + " not in {sql,exec_result}");  // CLI11's IsMember wording
   o.result_dir = std::move(result_dir), o.gold_dir = std::move(gold_dir), o.db_dir = std::move(db_dir);
+  sqlgrade_native::check_bound("jobs", jobs, "jobs");
+  sqlgrade_native::check_bound("timeout", timeout, "timeout");
   o.meta_path = std::move(meta), o.max_workers = jobs, o.timeout_s = timeout, o.strict = strict, o.v2 = v2;
   o.errors_log = std::move(errors_log);
   o.progress = 0;
@@ -292,11 +301,13 @@ sqlgrade::uda::RunOptions uda_run_options(const py::dict& a) {
       raise_input("--memory-limit: expected a size such as 4GB or 512MiB, got '" + s("memory_limit") + "'");
     r.dataset.memory_limit = s("memory_limit");
   }
-  if (a.contains("gold_timeout")) r.eval.gold_timeout_s = a["gold_timeout"].cast<double>();
+  // Numbers: the library's table of bounds, as the CLI's flags.
+  auto num = [&](const char* k, const char* row) { return sqlgrade_native::check_bound(row, a[k].cast<double>(), k); };
+  if (a.contains("gold_timeout")) r.eval.gold_timeout_s = num("gold_timeout", "timeout");
   if (!s("primary_key").empty()) r.eval.primary_key = s("primary_key");
-  if (a.contains("float_tolerance")) r.eval.float_tolerance = a["float_tolerance"].cast<double>();
+  if (a.contains("float_tolerance")) r.eval.float_tolerance = num("float_tolerance", "float_tolerance");
   if (!s("multi_value_sep").empty()) r.eval.multi_sep = s("multi_value_sep");
-  if (a.contains("jobs")) r.jobs = a["jobs"].cast<int>();
+  if (a.contains("jobs")) r.jobs = static_cast<int>(num("jobs", "jobs"));
   r.progress = 0;
   return r;
 }
@@ -309,11 +320,12 @@ sqlgrade::uda::JudgeOptions uda_judge(const py::dict& a) {
   o.kind = judge == "llm" ? sqlgrade::uda::JudgeOptions::Kind::Llm : sqlgrade::uda::JudgeOptions::Kind::Rules;
   o.base_url = s("llm_base_url"), o.model = s("llm_model"), o.api_key = s("llm_api_key"), o.cache = s("llm_cache");
   o.log = s("judge_log");
-  if (a.contains("llm_concurrency")) o.concurrency = a["llm_concurrency"].cast<int>();
-  if (a.contains("llm_retries")) o.retries = a["llm_retries"].cast<int>();
-  if (a.contains("llm_max_tokens")) o.max_tokens = a["llm_max_tokens"].cast<int>();
-  if (a.contains("llm_max_failures")) o.max_failures = a["llm_max_failures"].cast<int>();
-  if (a.contains("llm_timeout")) o.timeout_s = a["llm_timeout"].cast<double>();
+  auto num = [&](const char* k) { return sqlgrade_native::check_bound(k, a[k].cast<double>(), k); };
+  if (a.contains("llm_concurrency")) o.concurrency = static_cast<int>(num("llm_concurrency"));
+  if (a.contains("llm_retries")) o.retries = static_cast<int>(num("llm_retries"));
+  if (a.contains("llm_max_tokens")) o.max_tokens = static_cast<int>(num("llm_max_tokens"));
+  if (a.contains("llm_max_failures")) o.max_failures = static_cast<int>(num("llm_max_failures"));
+  if (a.contains("llm_timeout")) o.timeout_s = num("llm_timeout");
   return o;
 }
 

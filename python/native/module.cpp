@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
@@ -49,9 +50,25 @@ void sqlgrade_native::raise_input(const std::string& msg) {
   throw py::error_already_set();
 }
 
+double sqlgrade_native::check_bound(const char* row, double value, const char* label) {
+  if (auto m = sqlgrade::bounds::violation(sqlgrade::bounds::bound(row), value)) raise_input(std::string(label) + ": " + *m);
+  return value;
+}
+
 namespace {
 
+using sqlgrade_native::check_bound;
 using sqlgrade_native::raise_input;
+
+// The table of bounds as tuples (name, min, max, min_open, max_open, integer, unit, note), for the
+// test that python/sqlgrade/_bounds.py mirrors it.
+py::list bounds_table() {
+  py::list out;
+  for (const auto& b : sqlgrade::bounds::table())
+    out.append(py::make_tuple(std::string(b.name), b.min, b.max, b.min_open, b.max_open, b.integer, std::string(b.unit),
+                              std::string(b.note)));
+  return out;
+}
 
 [[noreturn]] void bad_request(const std::string& msg) { throw sqlgrade::InputError("", msg); }
 
@@ -255,7 +272,9 @@ py::list verdicts(py::list requests, int threads) {
 
 // `db` and `sql` are str (or bytes); the SQL is model output (a lone surrogate in it gives an error result).
 py::dict execute(py::handle db_arg, py::handle sql_arg, double timeout, long long max_rows, long long max_bytes) {
-  if (max_rows <= 0 || max_bytes <= 0) raise_input("max_rows and max_bytes must be > 0");
+  check_bound("timeout", timeout, "timeout");
+  check_bound("max_rows", static_cast<double>(max_rows), "max_rows");
+  check_bound("max_bytes", static_cast<double>(max_bytes), "max_bytes");
   sqlgrade::ExecuteLimits lim{timeout, static_cast<size_t>(max_rows), static_cast<size_t>(max_bytes)};
   sqlgrade::ExecuteResult r;
   try {
@@ -308,5 +327,10 @@ PYBIND11_MODULE(_native, m) {
         "Verdicts in request order on `threads` threads (0: all cores), GIL released for the batch.");
   m.def("execute", &execute, py::arg("db"), py::arg("sql"), py::arg("timeout"), py::arg("max_rows"),
         py::arg("max_bytes"), "Run one statement read-only under a deadline and caps.");
+  m.def("bounds", &bounds_table, "The library's table of numeric bounds (core/bounds.hpp), row by row.");
+  m.def("bound_error", [](const std::string& row, double v) -> py::object {
+        auto msg = sqlgrade::bounds::violation(sqlgrade::bounds::bound(row), v);
+        return msg ? py::object(py::str(*msg)) : py::object(py::none());
+      }, py::arg("row"), py::arg("value"), "The library's message for `value` on row `row`, or None when it is accepted.");
   sqlgrade_native::register_evaluate(m);
 }

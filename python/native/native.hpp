@@ -9,6 +9,10 @@ namespace sqlgrade_native {
 // Raises _native.InputError(msg): the one way a bad request or input reaches Python.
 [[noreturn]] void raise_input(const std::string& msg);
 
+// `value` when row `row` of the library's table of bounds (core/bounds.hpp) accepts it; otherwise
+// _native.InputError "<label>: must be ...; got ..." (the message the server and the CLI give).
+double check_bound(const char* row, double value, const char* label);
+
 // Adds the whole-benchmark functions (evaluate.cpp) to the module.
 void register_evaluate(pybind11::module_& m);
 

@@ -13,6 +13,7 @@ import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._backend import get_backend
+from ._bounds import check as _check_bound
 from ._dbref import resolve_db
 from ._unicode import check_text
 from .config import EXTRACT_KEYS, Config, config, normalize_benchmark
@@ -79,8 +80,8 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
         raise InputError("gold_result must be a list of result sets ([alternative][row][cell])")
     if ignore_order is not None and not isinstance(ignore_order, bool):
         raise InputError("ignore_order must be true, false or None")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-        raise InputError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    if timeout is not None:
+        _check_bound("timeout", timeout)
     req: Dict[str, Any] = {"benchmark": bench, "db_id": ref.db_id, "db": ref.path}
     if extract is False:
         req["sql"] = output
@@ -142,6 +143,8 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
     ``threads``: requests in flight (server) or worker threads (native); default automatic.
     A bad item raises :class:`InputError` naming its index, before anything is graded."""
     cfg = config()
+    if threads is not None:
+        _check_bound("jobs", threads, "threads")
     shp = _shaping(shaping, common, cfg)
     bases: List[Dict[str, Any]] = []  # before a gold is filled in (each gold sets its own order rule)
     golds: List[List[str]] = []
@@ -198,8 +201,7 @@ def execute(db: DbArg, sql: str, *, benchmark: Optional[str] = None, timeout: fl
         raise InputError(f"sql must be a string, got {type(sql).__name__}")
     check_text(benchmark, "benchmark")
     for name, v in (("timeout", timeout), ("max_rows", max_rows), ("max_chars", max_chars), ("max_bytes", max_bytes)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
-            raise InputError(f"{name} must be a number > 0, got {v!r}")
+        _check_bound(name, v)
     bench = normalize_benchmark(benchmark if benchmark is not None else cfg.benchmark)
     ref = resolve_db(db, bench, cfg.db_root)
     reply = get_backend(cfg).execute({"benchmark": bench, "db_id": ref.db_id, "db": ref.path, "sql": sql,

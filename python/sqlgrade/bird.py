@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 import os
 
+from ._bounds import check
 from ._evaluate import BenchmarkRun, call_native, fspath
 
 __all__ = ["evaluate", "BirdRun"]
@@ -56,6 +57,9 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
     --max-rows. The GIL is released while it runs; nothing is printed (warnings are in
     ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
     """
+    check("jobs", jobs), check("timeout", timeout), check("repeat", repeat), check("max_rows", max_rows)
+    if gold_timeout is not None:
+        check("timeout", gold_timeout, "gold_timeout")
     return BirdRun(call_native(
         "bird_evaluate", fspath(pred, "pred"), fspath(gold, "gold"), fspath(db_dir, "db_dir"),
         fspath(diff_json, "diff_json", required=False), str(metric), str(pair_by), data_mode or "", int(jobs),

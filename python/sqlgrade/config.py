@@ -22,6 +22,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from ._bounds import check as _check_bound
 from .errors import InputError
 from .shaping import Shaping, from_checked_dict
 
@@ -76,14 +77,10 @@ class Config:
             if bad:
                 raise InputError(f"extract: unknown option or non-boolean value: {', '.join(bad)}")
             object.__setattr__(self, "extract", dict(self.extract))
-        for name in ("threads", "retries", "connect_retries"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise InputError(f"{name} must be an integer >= 0, got {v!r}")
-        for name in ("http_timeout", "retry_budget"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
-                raise InputError(f"{name} must be a number > 0, got {v!r}")
+        # The library's table of bounds (_bounds.py): NaN, inf and values that switch a bound off are refused.
+        for name, row in (("threads", "jobs"), ("retries", "retries"), ("connect_retries", "connect_retries"),
+                          ("http_timeout", "timeout"), ("retry_budget", "timeout")):
+            _check_bound(row, getattr(self, name), name)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)  # shaping becomes a dict too

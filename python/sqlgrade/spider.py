@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 import os
 
+from ._bounds import check
 from ._evaluate import BenchmarkRun, call_native, fspath
 
 __all__ = ["evaluate", "SpiderRun"]
@@ -56,6 +57,7 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
     The GIL is released while it runs; nothing is printed (warnings are in ``run.warnings``).
     Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
     """
+    check("timeout", timeout), check("jobs", jobs)
     return SpiderRun(call_native(
         "spider_evaluate", fspath(gold, "gold"), fspath(pred, "pred"), fspath(db_dir, "db_dir"),
         fspath(table, "table", required=False), str(etype), str(compat), bool(plug_value), bool(keep_distinct),

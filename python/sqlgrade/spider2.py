@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 import os
 
+from ._bounds import check
 from ._evaluate import BenchmarkRun, call_native, fspath
 
 __all__ = ["evaluate", "Spider2Run"]
@@ -49,6 +50,7 @@ def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: str = "sql", db_
     files, as the CLI always does (``errors_log``: --errors_log, "" or None = none). The GIL is released
     while it runs; nothing is printed. Raises :class:`sqlgrade.InputError` for unusable inputs.
     """
+    check("jobs", jobs), check("timeout", timeout)
     return Spider2Run(call_native(
         "spider2_evaluate", fspath(result_dir, "result_dir"), fspath(gold_dir, "gold_dir"), str(mode),
         fspath(db_dir, "db_dir", required=False), fspath(meta, "meta", required=False), int(jobs), float(timeout),

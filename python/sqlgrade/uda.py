@@ -18,6 +18,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Union
 
+from ._bounds import check
 from ._evaluate import BenchmarkRun, call_native, fspath
 from ._unicode import check_text
 
@@ -31,6 +32,12 @@ _COMMON = ("attributes_file", "gt_dir", "table_map", "memory_limit", "gold_timeo
            "judge_log")
 
 
+# Numeric options and their rows of the table of bounds (_bounds.py).
+_BOUNDED = {"gold_timeout": "timeout", "float_tolerance": "float_tolerance", "jobs": "jobs",
+            "llm_concurrency": "llm_concurrency", "llm_timeout": "llm_timeout", "llm_retries": "llm_retries",
+            "llm_max_tokens": "llm_max_tokens", "llm_max_failures": "llm_max_failures"}
+
+
 def _common(kw: Dict[str, Any]) -> Dict[str, Any]:
     unknown = sorted(set(kw) - set(_COMMON))
     if unknown:
@@ -39,6 +46,8 @@ def _common(kw: Dict[str, Any]) -> Dict[str, Any]:
     for k, v in kw.items():
         if v is None:
             continue
+        if k in _BOUNDED:
+            check(_BOUNDED[k], v, k)
         out[k] = os.fspath(v) if k in ("attributes_file", "gt_dir", "table_map", "judge_log", "llm_cache") else v
         check_text(out[k], k)
     return out
@@ -107,6 +116,8 @@ def eval_query(*, sql_file: PathLike, dataset_dir: Optional[PathLike] = None, da
                output_dir: Optional[PathLike] = None, **options: Any) -> UdaQueryReport:
     """``sqlgrade uda eval`` in-process: one statement's result.csv (``options`` as in :func:`run`)."""
     check_text(dataset, "dataset")
+    if query_id != 0:  # 0: not given (sql.json)
+        check("query_id", query_id)
     q = {"sql_file": fspath(sql_file, "sql_file"), "dataset_dir": fspath(dataset_dir, "dataset_dir", False),
          "dataset": dataset or "", "query_root": fspath(query_root, "query_root"), "query_id": int(query_id),
          "result_csv": fspath(result_csv, "result_csv", False), "output_dir": fspath(output_dir, "output_dir", False)}

@@ -47,6 +47,19 @@ void run_bird(BirdArgs& a) {
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path");
   a.opt.predicted_sql_path = a.preds[0];
+  {  // no output (a record, the log) may replace an input (a prediction, the gold, a database)
+    std::vector<IoPath> out = cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir");
+    if (!a.output_log_path.empty()) out.push_back({a.output_log_path, "--output_log_path"});
+    std::vector<IoPath> in{{a.opt.diff_json_path, "--diff_json_path"}, {a.opt.db_root_path, "--db_root_path", {".sqlite"}}};
+    for (const auto& p : a.preds) {
+      bird::Options o = a.opt;
+      o.predicted_sql_path = p;
+      const bird::InputFiles f = bird::input_files(o);
+      in.push_back({f.pred, "--predicted_sql_path"});
+      in.push_back({f.gold, "--ground_truth_path"});
+    }
+    check_outputs_spare_inputs(out, in);
+  }
   bool quiet = a.quiet;
   const size_t n = a.preds.size();
   auto runs = bird::evaluate_many(a.opt, a.preds, [quiet, n, &a](size_t k, const std::string& w) {
@@ -74,6 +87,11 @@ void run_bird(BirdArgs& a) {
 void run_subset(SubsetArgs& a) {
   using namespace sqlgrade;
   auto s = bird::build_subset(a.opt);
+  if (!a.out.empty()) {  // train.json & co. must not replace --data (BIRD's own train.json) or --db
+    std::vector<IoPath> out;
+    for (const auto& f : bird::subset_files(s)) out.push_back({fs::path(a.out) / f.first, "--out"});
+    check_outputs_spare_inputs(out, {{a.opt.data_path, "--data"}, {a.opt.db_path, "--db"}});
+  }
   if (a.out.empty()) {
     std::string o = bird::render_subset_json(s);
     std::fwrite(o.data(), 1, o.size(), stdout);
@@ -101,20 +119,27 @@ void register_bird_command(CLI::App& app) {
   cmd->add_option("--db_root_path", o.db_root_path, "folder with <db_id>/<db_id>.sqlite");
   cmd->add_option("--diff_json_path", o.diff_json_path, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");
   cmd->add_option("--metric", args->metric, "ex | soft-f1 | em-f1 | ves | r-ves")->capture_default_str();
-  cmd->add_option("--num_cpus", o.num_cpus, "worker threads (0 = all cores)")->capture_default_str();
-  cmd->add_option("--meta_time_out", o.meta_time_out, "seconds per prediction query (<= 0: none)")->capture_default_str();
-  cmd->add_option("--gold_time_out", o.gold_time_out, "seconds per gold query (default: --meta_time_out)");
+  cmd->add_option("--num_cpus", o.num_cpus, "worker threads (0 = all cores)")
+      ->capture_default_str()
+      ->check(sqlgrade::cli::bounded("jobs"));
+  cmd->add_option("--meta_time_out", o.meta_time_out, "seconds per prediction query")
+      ->capture_default_str()
+      ->check(sqlgrade::cli::bounded("timeout"));
+  cmd->add_option("--gold_time_out", o.gold_time_out, "seconds per gold query (default: --meta_time_out)")
+      ->check(sqlgrade::cli::bounded("timeout"));
   cmd->add_option("--sql_dialect", o.sql_dialect, "SQLite (MySQL/PostgreSQL are not supported)")->capture_default_str();
   cmd->add_option("--output_log_path", args->output_log_path, "append the Mini-Dev log block to this file");
   cmd->add_option("--data_mode", o.data_mode, "original BIRD layout: read predict_<mode>.json / <mode>_gold.sql");
   cmd->add_option("--mode_gt", args->mode_gt, "accepted and ignored (as in the original script)");
   cmd->add_option("--mode_predict", args->mode_predict, "accepted and ignored (as in the original script)");
   cmd->add_option("--difficulty", args->difficulty, "accepted and ignored (as in the original script)");
-  cmd->add_option("--repeat", o.repeat, "VES/R-VES timing iterations")->capture_default_str();
+  cmd->add_option("--repeat", o.repeat, "VES/R-VES timing iterations")->capture_default_str()->check(sqlgrade::cli::bounded("repeat"));
   cmd->add_option("--pair-by", args->pair_by, "auto | index | question_id | position (official: position)")
       ->capture_default_str();
   cmd->add_flag("--answer-json", o.answer_json, "predictions are model outputs with {\"answer\": \"<SQL>\"}");
-  cmd->add_option("--max-rows", o.max_rows, "result rows before a query is stopped")->capture_default_str();
+  cmd->add_option("--max-rows", o.max_rows, "result rows before a query is stopped")
+      ->capture_default_str()
+      ->check(sqlgrade::cli::bounded("max_rows"));
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
   cmd->add_option("--json-dir", args->json_dir, "several systems: one run record per prediction file, DIR/<name>.json");
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question_id; see sqlgrade merge)");
@@ -125,19 +150,21 @@ void register_bird_command(CLI::App& app) {
   auto* sub = cmd->add_subcommand("subset", "build the works_cycles-style subset: filter by db_id, shuffle, split");
   sub->add_option("--data", sargs->opt.data_path, "BIRD train.json")->required();
   sub->add_option("--db-id", sargs->opt.db_id, "database to keep")->capture_default_str();
-  sub->add_option("--seed", sargs->opt.seed, "shuffle seed (CPython random.Random(seed).shuffle)")->capture_default_str();
-  sub->add_option("--train", sargs->opt.train, "training items")->capture_default_str();
-  sub->add_option("--valid", sargs->opt.valid, "validation items")->capture_default_str();
+  sub->add_option("--seed", sargs->opt.seed, "shuffle seed (CPython random.Random(seed).shuffle)")
+      ->capture_default_str()
+      ->check(sqlgrade::cli::bounded("seed"));
+  sub->add_option("--train", sargs->opt.train, "training items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
+  sub->add_option("--valid", sargs->opt.valid, "validation items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
   sub->add_option("--out", sargs->out, "folder for train.json, valid.json, train_gold.sql, valid_gold.sql (default: stdout)");
   sub->add_option("--db", sargs->opt.db_path, "database file: add the schema prompt to every item");
-  sub->add_option("--rows", sargs->opt.rows, "example rows per table in the schema prompt");
+  sub->add_option("--rows", sargs->opt.rows, "example rows per table in the schema prompt")->check(sqlgrade::cli::bounded("example_rows"));
   sub->add_flag("--keep-sqlite-sequence", sargs->opt.keep_sqlite_sequence, "do not skip sqlite_sequence");
   sub->callback([sargs] { run_subset(*sargs); });
 
   auto pargs = std::make_shared<SchemaArgs>();
   auto* sp = cmd->add_subcommand("schema-prompt", "print the subset recipe's schema prompt of a database");
   sp->add_option("--db", pargs->db, "SQLite database file")->required();
-  sp->add_option("--rows", pargs->rows, "example rows per table (0 = none)")->capture_default_str();
+  sp->add_option("--rows", pargs->rows, "example rows per table (0 = none)")->capture_default_str()->check(sqlgrade::cli::bounded("example_rows"));
   sp->add_flag("--keep-sqlite-sequence", pargs->keep_seq, "do not skip sqlite_sequence");
   sp->callback([pargs] {
     std::string s = sqlgrade::bird::schema_prompt(pargs->db, pargs->rows, pargs->keep_seq) + "\n";

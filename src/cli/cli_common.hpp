@@ -1,10 +1,13 @@
 #pragma once
 // Helpers shared by the subcommand files.
+#include <CLI/CLI.hpp>
+
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::cli {
@@ -22,6 +25,20 @@ using sqlgrade::first_line;
 inline std::vector<std::string>& invocation() {
   static std::vector<std::string> argv;
   return argv;
+}
+
+// The check of a numeric flag: its row of the library's table of bounds (core/bounds.hpp), the same
+// check and message as the reward server's request fields and the Python package's arguments. Every
+// numeric flag of every subcommand carries one (tests/unit/safety_bounds_test.cpp reads `--help` to
+// make sure); the help shows the range after the type: `--timeout FLOAT:(0, 86400] seconds`.
+inline CLI::Validator bounded(std::string_view name) {
+  const bounds::Bound& b = bounds::bound(name);
+  return CLI::Validator(
+      [&b](std::string& text) -> std::string {
+        auto msg = bounds::violation_of_text(b, text);
+        return msg ? *msg : std::string();
+      },
+      bounds::range_text(b));
 }
 
 }  // namespace sqlgrade::cli

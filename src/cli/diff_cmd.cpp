@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli_common.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/runs.hpp"
 
@@ -17,6 +18,8 @@ struct DiffArgs {
 };
 
 void run_diff(const DiffArgs& a) {
+  if (!a.json_out.empty())
+    sqlgrade::check_outputs_spare_inputs({{a.json_out, "--json-out"}}, {{a.opt.a, "RUN_A"}, {a.opt.b, "RUN_B"}});
   const sqlgrade::runs::Diff d = sqlgrade::runs::diff_files(a.opt);
   if (!a.json_out.empty()) sqlgrade::write_file_atomic(a.json_out, d.json);
   const std::string& out = a.json_stdout ? d.json : d.text;
@@ -33,12 +36,12 @@ void register_diff_command(CLI::App& app) {
   cmd->add_option("RUN_B", args->opt.b, "run record to compare with it")->required();
   cmd->add_flag("--json", args->json_stdout, "print the comparison as JSON instead of the table");
   cmd->add_option("--json-out", args->json_out, "also write the JSON comparison to this file");
-  cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples (default 1000)");
-  cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)");
-  cmd->add_option("--confidence", args->opt.confidence, "confidence level of the intervals (default 0.95)");
+  cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples (default 1000)")->check(sqlgrade::cli::bounded("bootstrap"));
+  cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)")->check(sqlgrade::cli::bounded("seed"));
+  cmd->add_option("--confidence", args->opt.confidence, "confidence level of the intervals (default 0.95)")->check(sqlgrade::cli::bounded("confidence"));
   cmd->add_option("--agree", args->opt.agree, "agreement between two metrics of each run, e.g. exec,exact");
   cmd->add_option("--axis", args->opt.axes, "compare only these category axes (repeatable; default all)");
-  cmd->add_option("--list", args->opt.list, "regressions/improvements listed (default 20; 0 = all)");
+  cmd->add_option("--list", args->opt.list, "regressions/improvements listed (default 20; 0 = all)")->check(sqlgrade::cli::bounded("list"));
   cmd->add_flag("--common", args->opt.common, "runs with different instance ids: compare the shared ones");
   cmd->callback([args]() { run_diff(*args); });
 }

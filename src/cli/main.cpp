@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
          "--max-input-mb",
          [](double mb) { sqlgrade::set_max_input_bytes(static_cast<size_t>(mb * double(size_t(1) << 20))); },
          "largest input file read whole, in MiB (default 256; up to 4095): beyond it, a one-line error")
-      ->check(CLI::Range(1.0, 4095.0));
+      ->check(sqlgrade::cli::bounded("max_input_mb"));
   app.fallthrough();  // inherited by the subcommands registered below
 #define SQLGRADE_COMMAND(name) register_##name##_command(app);
 #include "sqlgrade_commands.inc"
@@ -39,8 +39,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line naming the flag ("sqlgrade: --timeout: must be ...; got nan"), exit 2, like every
+    // other bad input (CLI11's own printer adds a second "Run with --help" line).
+    std::fprintf(stderr, "sqlgrade: %s\n", sqlgrade::cli::first_line(e.what()).c_str());
+    return 2;
   } catch (const sqlgrade::InputError& e) {
     std::fprintf(stderr, "sqlgrade: %s\n", sqlgrade::cli::first_line(e.what()).c_str());
     return 2;

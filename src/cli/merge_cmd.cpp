@@ -27,6 +27,9 @@ void run_merge(const MergeArgs& a) {
   sqlgrade::bird::register_run_summarizer();
   sqlgrade::spider2::register_run_summarizer();
   sqlgrade::uda::register_run_summarizer();
+  std::vector<sqlgrade::IoPath> in;
+  for (const auto& p : a.parts) in.push_back({p, "PARTS"});
+  sqlgrade::check_outputs_spare_inputs({{a.output, "--output"}}, in);
   const sqlgrade::runs::Merged m = sqlgrade::runs::merge_files(a.parts, sqlgrade::cli::invocation());
   sqlgrade::write_file_atomic(a.output, m.record);
   if (!a.quiet && m.summary_text) std::fwrite(m.summary_text->data(), 1, m.summary_text->size(), stdout);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
 
@@ -51,6 +52,14 @@ inline std::vector<std::string> record_paths(const std::vector<std::string>& pre
     return out;
   }
   throw InputError(pred_flag, "the same prediction file is given twice");
+}
+
+// Output files as IoPath (core/fs.hpp) for check_outputs_spare_inputs; empty paths are skipped.
+inline std::vector<IoPath> io_paths(const std::vector<std::string>& files, const std::string& role) {
+  std::vector<IoPath> out;
+  for (const auto& f : files)
+    if (!f.empty()) out.push_back({f, role});
+  return out;
 }
 
 // --shard i/n into a benchmark's (index, count); an empty spec leaves them at 0 (everything).

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli_common.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/runs.hpp"
 
@@ -15,6 +16,9 @@ struct ReportArgs {
 };
 
 void run_report(const ReportArgs& a) {
+  std::vector<sqlgrade::IoPath> in;
+  for (const auto& r : a.opt.runs) in.push_back({r, "RUNS"});
+  sqlgrade::check_outputs_spare_inputs({{a.output, "--output"}}, in);
   const sqlgrade::runs::Report r = sqlgrade::runs::report_files(a.opt);
   sqlgrade::write_file_atomic(a.output, r.html);
   std::fprintf(stdout, "wrote %s (%zu run%s, %zu instances)\n", a.output.c_str(), r.runs, r.runs == 1 ? "" : "s", r.instances);
@@ -28,8 +32,8 @@ void register_report_command(CLI::App& app) {
   cmd->add_option("RUNS", args->opt.runs, "run records (JSON); the first is the baseline of the comparisons")->required();
   cmd->add_option("-o,--output", args->output, "HTML file to write")->required();
   cmd->add_option("--title", args->opt.title, "page title (default: benchmark and system names)");
-  cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples of the comparisons (default 1000)");
-  cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)");
+  cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples of the comparisons (default 1000)")->check(sqlgrade::cli::bounded("bootstrap"));
+  cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)")->check(sqlgrade::cli::bounded("seed"));
   cmd->add_flag("--common", args->opt.common, "runs with different instance ids: keep the shared ones");
   cmd->callback([args]() { run_report(*args); });
 }

@@ -3,12 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <iostream>
-#include <iterator>
+#include <string_view>
 #include <memory>
 #include <string>
 
@@ -16,6 +13,8 @@
 
 #include "cli_common.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/json.hpp"
 #include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/serve/http.hpp"
 
@@ -78,7 +77,7 @@ void run_extract(const ExtractArgs& a) {
   opt.tags_and_json = !a.nemo_strict;
   opt.raw_fallback = !a.no_raw;
   if (!a.jsonl) {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    const std::string text = sqlgrade::read_stdin();  // bounded by --max-input-mb, as every input file
     auto ex = extract_sql(text, opt);
     if (!ex.sql) {
       std::fprintf(stderr, "sqlgrade extract-sql: no SQL found\n");
@@ -89,11 +88,17 @@ void run_extract(const ExtractArgs& a) {
     return;
   }
   // JSONL: each line is a JSON string (the model text) or an object (NeMo verify request/rollout).
-  std::string line, out;
+  const std::string input = sqlgrade::read_stdin();
+  std::string out;
   long n = 0;
-  while (std::getline(std::cin, line)) {
+  for (size_t pos = 0; pos < input.size();) {
+    size_t nl = input.find('\n', pos);
+    if (nl == std::string::npos) nl = input.size();
+    const std::string_view line(input.data() + pos, nl - pos);
+    pos = nl + 1;
     ++n;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    sqlgrade::check_json_depth(line, "<stdin>", n);
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded()) throw sqlgrade::InputError("<stdin>", "not valid JSON", n);
     std::string text;
@@ -119,41 +124,27 @@ void run_extract(const ExtractArgs& a) {
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
-// A number of seconds or MiB in [lo, hi]: NaN, infinities and text are refused (CLI::Range lets NaN in).
-CLI::Validator finite_in(double lo, double hi) {
-  char range[64];
-  std::snprintf(range, sizeof range, "in [%g, %g]", lo, hi);
-  return CLI::Validator(
-      [lo, hi, range = std::string(range)](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi) return "must be a number " + range;
-        return std::string();
-      },
-      range);
-}
-
 // The bounds of issue 19 (findings 7-8; docs/serve.md "Safety and resources").
 void register_serve_bounds(CLI::App* s, ServeArgs& a) {
   s->add_option("--max-reply-mb", a.max_reply_mb,
                 "largest reply as serialised, MiB (escapes counted): /execute cuts its rows to fit, other replies "
                 "over it get 413")
       ->default_val(64)
-      ->check(finite_in(0.001, 1e6));
+      ->check(sqlgrade::cli::bounded("buffered_mb"));
   s->add_option("--write-timeout", a.http.write_timeout_s,
                 "seconds for a client to take its reply; a client that does not read is then disconnected")
       ->default_val(10.0)
-      ->check(finite_in(0.001, 86400));
+      ->check(sqlgrade::cli::bounded("timeout"));
   s->add_option("--request-budget", a.so.request_budget_s,
                 "seconds one request may take from admission to reply (its queries stop then; /get_reward rollouts "
                 "not graded by then score 0, flagged)")
       ->default_val(120.0)
-      ->check(finite_in(0.001, 1e7));
+      ->check(sqlgrade::cli::bounded("timeout"));
   s->add_option("--shutdown-grace", a.http.shutdown_grace_s,
                 "SIGINT/SIGTERM: seconds for requests in progress to finish before they are cancelled (a second "
-                "signal cancels at once)")
+                "signal cancels at once; a tiny value such as 0.001 cancels at once too)")
       ->default_val(2.0)
-      ->check(finite_in(0, 3600));
+      ->check(sqlgrade::cli::bounded("timeout"));
 }
 
 }  // namespace
@@ -162,37 +153,60 @@ void register_serve_command(CLI::App& app) {
   auto sa = std::make_shared<ServeArgs>();
   auto* s = app.add_subcommand("serve", "HTTP/JSON reward server (NeMo Gym spider2_lite compatible)");
   s->add_option("--db-dir", sa->so.db_dir, "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite")->required();
-  s->add_option("--port", sa->http.port, "TCP port (0 = any free port, printed on stdout)")->default_val(8000);
+  s->add_option("--port", sa->http.port, "TCP port (0 = any free port, printed on stdout)")
+      ->default_val(8000)
+      ->check(sqlgrade::cli::bounded("port"));
   s->add_option("--host", sa->http.host, "address to bind")->default_val("127.0.0.1");
-  s->add_option("--max-concurrency", sa->max_concurrency, "verifies running at once (default: max(4, 2 x cores))");
-  s->add_option("--max-queue", sa->so.max_queue, "verifies waiting for a slot before 503")->default_val(64);
-  s->add_option("--timeout", sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
-  s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)");
+  s->add_option("--max-concurrency", sa->max_concurrency, "verifies running at once (default: max(4, 2 x cores))")
+      ->check(sqlgrade::cli::bounded("max_concurrency"));
+  s->add_option("--max-queue", sa->so.max_queue, "verifies waiting for a slot before 503")
+      ->default_val(64)
+      ->check(sqlgrade::cli::bounded("max_queue"));
+  s->add_option("--timeout", sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")
+      ->default_val(30.0)
+      ->check(sqlgrade::cli::bounded("timeout"));
+  s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)")
+      ->check(sqlgrade::cli::bounded("timeout"));
   s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");
   s->add_option("--bird-db-dir", sa->so.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db-dir)");
   s->add_option("--spider2-gold-dir", sa->so.verifier.spider2_gold_dir,
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
                  "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");
-  s->add_option("--max-rows", sa->so.verifier.max_rows, "result row cap per query")->default_val(1000000);
+  s->add_option("--max-rows", sa->so.verifier.max_rows, "result row cap per query")
+      ->default_val(1000000)
+      ->check(sqlgrade::cli::bounded("max_rows"));
   s->add_option("--max-execute-rows", sa->so.max_execute_rows, "POST /execute: cap on a request's max_rows")
-      ->default_val(10000);
-  s->add_option("--max-batch", sa->so.max_batch, "POST /get_reward (OpenRLHF): rollouts per request")->default_val(4096);
-  s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")->default_val(64);
-  s->add_option("--cache-entries", sa->so.verifier.gold_cache_entries, "gold results kept")->default_val(4096);
-  s->add_option("--cache-mb", sa->cache_mb, "memory for cached gold results, MiB")->default_val(256);
+      ->default_val(10000)
+      ->check(sqlgrade::cli::bounded("max_rows"));
+  s->add_option("--max-batch", sa->so.max_batch, "POST /get_reward (OpenRLHF): rollouts per request")
+      ->default_val(4096)
+      ->check(sqlgrade::cli::bounded("max_batch"));
+  s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")
+      ->default_val(64)
+      ->check(sqlgrade::cli::bounded("result_mb"));
+  s->add_option("--cache-entries", sa->so.verifier.gold_cache_entries, "gold results kept")
+      ->default_val(4096)
+      ->check(sqlgrade::cli::bounded("cache_entries"));
+  s->add_option("--cache-mb", sa->cache_mb, "memory for cached gold results, MiB")
+      ->default_val(256)
+      ->check(sqlgrade::cli::bounded("cache_mb"));
   s->add_option("--max-body-mb", sa->max_body_mb,
                  "largest request body, MiB, on the wire and again after gzip/deflate decoding (413 beyond)")
-      ->default_val(16);
+      ->default_val(16)
+      ->check(sqlgrade::cli::bounded("body_mb"));
   s->add_option("--max-buffered-mb", sa->max_buffered_mb,
                  "request bodies and unread replies held at once over all connections, MiB (the longest-waiting "
                  "connection gives way)")
-      ->default_val(256);
+      ->default_val(256)
+      ->check(sqlgrade::cli::bounded("buffered_mb"));
   s->add_option("--max-connections", sa->http.max_connections,
                  "open connections (the one waiting longest for its request gives way)")
-      ->default_val(512);
+      ->default_val(512)
+      ->check(sqlgrade::cli::bounded("max_connections"));
   s->add_option("--request-timeout", sa->http.request_timeout_s,
-                 "seconds for a whole request (headers and body) to arrive, and for its reply to be taken")
-      ->default_val(30.0);
+                 "seconds for a whole request (headers and body) to arrive (its reply: --write-timeout)")
+      ->default_val(30.0)
+      ->check(sqlgrade::cli::bounded("timeout"));
   register_serve_bounds(s, *sa);
   s->add_flag("--word-boundary", sa->word_boundary, "raw-text SQL fallback needs a word boundary before the keyword");
   s->add_flag("--nemo-strict", sa->nemo_strict, "extract SQL exactly as NeMo Gym (no <answer>/<solution>/JSON)");

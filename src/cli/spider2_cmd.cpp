@@ -55,11 +55,11 @@ void run_spider2(const Spider2Args& a) {
   opt.mode = a.mode == "sql" ? s2::Mode::Sql : s2::Mode::ExecResult;
   opt.result_dir = a.result_dirs.front();
   if (a.no_progress) opt.progress = 0;
-  if (!(a.max_result_mb >= 0.001 && a.max_result_mb <= 1048576.0))  // NaN included
-    throw sqlgrade::InputError("--max-result-mb", "must be a number of MiB from 0.001 to 1048576");
   opt.max_result_bytes = static_cast<size_t>(a.max_result_mb * double(size_t(1) << 20));
   const std::vector<std::string> jsons = json_paths(a);
   if (!a.json_dir.empty()) sqlgrade::OutputDir::check(a.json_dir);
+  for (const auto& j : jsons)
+    if (!j.empty()) opt.also_written.push_back(j);  // checked against the inputs before the run
   const std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
   if (!a.json_dir.empty()) sqlgrade::OutputDir created(a.json_dir);  // created when missing, never a symlink
   if (runs.size() > 1) {
@@ -98,14 +98,16 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--gold_dir", a->opt.gold_dir, "folder with spider2lite_eval.jsonl and exec_result/")->required();
   sub->add_option("--db_dir", a->opt.db_dir, "sql mode: folder of <db>.sqlite (default <gold_dir>/../databases)");
   sub->add_option("--meta", a->opt.meta_path, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)");
-  sub->add_option("--max_workers", a->opt.max_workers, "worker threads (default: all cores)");
+  sub->add_option("--max_workers", a->opt.max_workers, "worker threads (default: all cores)")
+      ->check(sqlgrade::cli::bounded("jobs"));
   sub->add_option("--timeout", a->opt.timeout_s, "per-query timeout in seconds (the official flag is unused; this one is real)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(sqlgrade::cli::bounded("timeout"));
   sub->add_option("--max-result-mb", a->max_result_mb,
                   "result size cap per prediction, MiB: a sql-mode result (as the CSV text the official script writes) "
                   "or an exec_result CSV file larger than this scores 0 (\"result too large\")")
       ->capture_default_str()
-      ->check(CLI::Range(0.001, 1048576.0));
+      ->check(sqlgrade::cli::bounded("result_mb"));
   sub->add_option("--json", a->json_out, "write the run record (docs/run-record.schema.json); one --result_dir only");
   sub->add_option("--json-dir", a->json_dir, "write each system's run record to DIR/<result folder name>.json");
   sub->add_option("--shard", a->opt.shard, "grade only shard i of n (\"i/n\", split by instance_id; see `sqlgrade merge`)");

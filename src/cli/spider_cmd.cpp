@@ -5,8 +5,6 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <memory>
 
 #include "cli_common.hpp"
@@ -38,6 +36,11 @@ void run_spider_cmd(SpiderArgs& a) {
   if (a.no_progress) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred");
+  {  // no output may replace an input (a prediction, the gold, tables.json, a database)
+    std::vector<IoPath> in{{a.opt.gold, "--gold"}, {a.opt.table, "--table"}, {a.opt.db_dir, "--db", {".sqlite"}}};
+    for (const auto& p : a.preds) in.push_back({p, "--pred"});
+    check_outputs_spare_inputs(cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir"), in);
+  }
   a.opt.pred = a.preds[0];
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -54,9 +57,11 @@ void run_spider_cmd(SpiderArgs& a) {
 
 void run_parse_cmd(ParseArgs& a) {
   using namespace sqlgrade;
+  if (!a.output.empty() && a.output != "-")
+    check_outputs_spare_inputs({{a.output, "--output"}}, {{a.table, "--table"}, {a.input == "-" ? "" : a.input, "--input"}});
   std::string text;
   if (a.input.empty() || a.input == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    text = read_stdin();  // bounded by --max-input-mb, as a file
   } else {
     text = read_file(a.input);
   }
@@ -88,8 +93,9 @@ void register_spider_command(CLI::App& app) {
   cmd->add_flag("--keep_distinct", args->opt.keep_distinct, "test-suite: keep DISTINCT when executing");
   cmd->add_flag("--progress_bar_for_each_datapoint", args->opt.progress_each, "show a progress bar");
   cmd->add_option("--compat", args->compat, "spider (taoyds/spider evaluation.py) or test-suite (default)");
-  cmd->add_option("--timeout", args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)");
-  cmd->add_option("--jobs,-j", args->opt.jobs, "worker threads (default: all cores)");
+  cmd->add_option("--timeout", args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)")
+      ->check(sqlgrade::cli::bounded("timeout"));
+  cmd->add_option("--jobs,-j", args->opt.jobs, "worker threads (default: all cores)")->check(sqlgrade::cli::bounded("jobs"));
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
   cmd->add_option("--json-dir", args->json_dir, "several --pred: one run record per prediction file, DIR/<name>.json");
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question index; see sqlgrade merge)");

@@ -29,7 +29,7 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
   c->add_option("--attributes-file", f.attributes_file, "attributes JSON (default: <dataset>/*_attributes.json)");
   c->add_option("--gt-dir", f.gt_dir, "folder with the gold CSV tables (default: the dataset folder)");
   c->add_option("--table-map", f.table_map, "JSON {sql_table: {\"csv\": \"File.csv\", \"attributes\": \"key\"}} overriding name resolution");
-  c->add_option("--jobs,-j", f.run.jobs, "worker threads (default: all cores)");
+  c->add_option("--jobs,-j", f.run.jobs, "worker threads (default: all cores)")->check(cli::bounded("jobs"));
   c->add_option("--memory-limit", f.run.dataset.memory_limit,
                 "DuckDB memory limit for the gold tables and queries, e.g. 2GB, 512MiB")
       ->capture_default_str()
@@ -38,16 +38,17 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
       });
   c->add_option("--gold-timeout", f.run.eval.gold_timeout_s, "seconds each gold query may run on DuckDB")
       ->capture_default_str()
-      ->check(CLI::Range(0.01, 86400.0));
+      ->check(cli::bounded("timeout"));
   if (eval_flags) {
     c->add_option("--primary-key", f.run.eval.primary_key, "column matching multi-entity rows inside one id (default: first non-id select column)");
     c->add_option("--float-tolerance", f.run.eval.float_tolerance,
                   "float cells match when |p-g| <= tol*max(1,|g|): absolute below |g| = 1, relative above")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(cli::bounded("float_tolerance"));
     c->add_option("--multi-value-sep", f.run.eval.multi_sep, "separator of multi-value cells")->capture_default_str();
     c->add_option("--max-result-mb", f.max_result_mb, "a result.csv larger than this (MiB) is not read: the statement scores 0")
         ->capture_default_str()
-        ->check(CLI::Range(0.001, 1048576.0));
+        ->check(cli::bounded("result_mb"));
     c->add_option("--judge", f.judge, "cell judge: rules (offline, default) or llm (OpenAI-compatible server)")
         ->check(CLI::IsMember({"rules", "llm"}));
     c->add_option("--llm-provider", f.llm_provider, "reference-CLI alias: none = --judge rules, openai = --judge llm")
@@ -56,18 +57,16 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
     c->add_option("--llm-model", f.llm_model, "model name as the server knows it (env SQLGRADE_LLM_MODEL)");
     c->add_option("--llm-api-key", f.llm_api_key, "API key, sent as a Bearer token (env SQLGRADE_LLM_API_KEY, preferred)");
     c->add_option("--llm-cache", f.llm_cache, "answer cache (SQLite file; 'none' disables; default $SQLGRADE_LLM_CACHE or ~/.cache/sqlgrade/llm-judge.sqlite)");
-    c->add_option("--llm-concurrency", f.llm_concurrency, "requests in flight at once")->capture_default_str()->check(CLI::Range(1, 256));
-    c->add_option("--llm-timeout", f.llm_timeout, "seconds per request")->capture_default_str()->check(CLI::Range(0.05, 3600.0));
-    c->add_option("--llm-retries", f.llm_retries, "retries on 429/5xx/connection errors (exponential backoff)")->capture_default_str()->check(CLI::Range(0, 20));
-    c->add_option("--llm-max-tokens", f.llm_max_tokens, "max_tokens per reply (default: 8 for YES/NO, 12 for counts)")->check(CLI::Range(0, 4096));
-    c->add_option("--llm-max-failures", f.llm_max_failures, "stop asking after this many failed calls in a row (0: never)")->capture_default_str()->check(CLI::Range(0, 1000000));
+    c->add_option("--llm-concurrency", f.llm_concurrency, "requests in flight at once")->capture_default_str()->check(cli::bounded("llm_concurrency"));
+    c->add_option("--llm-timeout", f.llm_timeout, "seconds per request")->capture_default_str()->check(cli::bounded("llm_timeout"));
+    c->add_option("--llm-retries", f.llm_retries, "retries on 429/5xx/connection errors (exponential backoff)")->capture_default_str()->check(cli::bounded("llm_retries"));
+    c->add_option("--llm-max-tokens", f.llm_max_tokens, "max_tokens per reply (default: 8 for YES/NO, 12 for counts)")->check(cli::bounded("llm_max_tokens"));
+    c->add_option("--llm-max-failures", f.llm_max_failures, "stop asking after this many failed calls in a row (0: never)")->capture_default_str()->check(cli::bounded("llm_max_failures"));
     c->add_option("--judge-log", f.judge_log, "write every judged question and its answer as JSON Lines to FILE");
   }
 }
 
 void apply_common(CommonFlags& f) {
-  if (!(f.max_result_mb >= 0.001 && f.max_result_mb <= 1048576.0))  // NaN included
-    throw InputError("--max-result-mb", "must be a number of MiB from 0.001 to 1048576");
   f.run.eval.max_result_bytes = static_cast<size_t>(f.max_result_mb * double(size_t(1) << 20));
   if (!f.attributes_file.empty()) f.run.dataset.attributes_file = f.attributes_file;
   if (!f.gt_dir.empty()) f.run.dataset.gt_dir = f.gt_dir;
@@ -84,6 +83,16 @@ JudgeOptions judge_options(const CommonFlags& f) {
   o.concurrency = f.llm_concurrency, o.retries = f.llm_retries, o.max_tokens = f.llm_max_tokens;
   o.max_failures = f.llm_max_failures, o.timeout_s = f.llm_timeout, o.log = f.judge_log;
   return o;
+}
+
+// --json and --judge-log must not replace what the datasets read (query files, gold tables,
+// attributes, table map) nor a result (issue 19, finding 11); the library checks its own outputs.
+void check_cli_outputs(const CommonFlags& f, const std::string& dataset_dir, const std::vector<IoPath>& extra_inputs,
+                       const std::string& json_out) {
+  std::vector<IoPath> in{{dataset_dir, "--dataset-dir", {".sql", ".csv", "_attributes.json"}}, {f.gt_dir, "--gt-dir", {".csv"}},
+                         {f.attributes_file, "--attributes-file"}, {f.table_map, "--table-map"}};
+  in.insert(in.end(), extra_inputs.begin(), extra_inputs.end());
+  check_outputs_spare_inputs({{json_out, "--json"}, {f.judge_log, "--judge-log"}}, in);
 }
 
 void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
@@ -130,7 +139,7 @@ void register_uda_command(CLI::App& app) {
     c->add_option("--query-root", e->query_root, "folder holding the datasets")->capture_default_str();
     c->add_option("--dataset-dir", e->dataset_dir, "dataset folder (instead of --dataset)");
     c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)")->required();
-    c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file");
+    c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file")->check(cli::bounded("query_id"));
     c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)");
     c->add_option("--output-dir", e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)");
     c->add_option("--task", e->task, "task name (informational)");
@@ -142,6 +151,8 @@ void register_uda_command(CLI::App& app) {
       q.dataset_dir = e->dataset_dir, q.dataset = e->dataset, q.query_root = e->query_root;
       q.sql_file = e->sql_file, q.query_id = e->query_id, q.result_csv = e->result_csv, q.output_dir = e->output_dir;
       q.run = f->run, q.judge = judge_options(*f);
+      check_cli_outputs(*f, e->dataset_dir.empty() ? (fs::path(e->query_root) / e->dataset).string() : e->dataset_dir,
+                        {{e->sql_file, "--sql-file"}, {e->result_csv, "--result-csv"}}, "");
       const QueryReport r = evaluate_query(q);
       if (!e->quiet) std::printf("%s\n", r.acc_json.c_str());
       if (!r.judge_summary.empty()) std::fprintf(stderr, "%s\n", r.judge_summary.c_str());
@@ -176,6 +187,7 @@ void register_uda_command(CLI::App& app) {
       cli::apply_shard(*shard, f->run.shard_index, f->run.shard_count);
       Options o;
       o.dataset_dir = *dataset_dir, o.results = *results, o.run = f->run, o.judge = judge_options(*f);
+      check_cli_outputs(*f, *dataset_dir, {{*results, "--results", {"result.csv", "sql.json"}}}, *json_out);
       const Run run = evaluate(o);
       if (!json_out->empty()) write_file_atomic(*json_out, render_json(run, o, cli::invocation()));
       print(render_text(run, *verbose));

@@ -4,6 +4,8 @@
 // tests/tools/report_browser_test.py (ctest runs.browser.report).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "runs_support.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/html/report.hpp"
@@ -142,4 +144,29 @@ TEST(RunsReport, RefusesIncomparableRunsAndWritesNothing) {
   r = run_cli({"report", fa, fb, "-o", (dir / "r.html").string(), "--title", "<b>x</b>"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(slurp(dir / "r.html").find("<title>&lt;b&gt;x&lt;/b&gt;</title>"), std::string::npos);
+}
+
+// Issue 19, finding 13: the page lists at most kMaxReportInstances instances — the changed ones first —
+// and says how many it leaves out; every statistic still covers all of them.
+TEST(RunsReport, ListsAtMostTheCapChangedInstancesFirst) {
+  const size_t n = kMaxReportInstances + 10;
+  RunRecord a = base_run("a"), b = base_run("b");
+  a.instances.reserve(n), b.instances.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const bool changed = i >= n - 5;  // the last ids in id order: listed only because they changed
+    a.instances.push_back(inst(std::to_string(i), 1, 1, "easy"));
+    b.instances.push_back(inst(std::to_string(i), changed ? 0 : 1, 1, "easy"));
+  }
+  ReportOptions o;
+  o.bootstrap.resamples = 10;
+  Json d = report_data({{"a.json", &a}, {"b.json", &b}}, o);
+  ASSERT_EQ(d["instances"].size(), kMaxReportInstances);
+  EXPECT_EQ(d["instances_total"], n);
+  EXPECT_NE(d["instances_note"].get<std::string>().find("10 of 100010 instances are not listed"), std::string::npos);
+  std::set<std::string> listed;
+  for (const auto& j : d["instances"]) listed.insert(j["id"].get<std::string>());
+  for (size_t i = n - 5; i < n; ++i) EXPECT_TRUE(listed.count(std::to_string(i))) << i;
+  EXPECT_FALSE(listed.count(std::to_string(n - 6)));  // the first unchanged id past the cap
+  EXPECT_EQ(d["runs"][1]["headline"]["exec"]["n"], n);
+  EXPECT_EQ(d["comparisons"][0]["regressed"], 5);
 }

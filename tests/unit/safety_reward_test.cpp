@@ -13,31 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "safety_corpus.hpp"
+#include "safety_server_fixture.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::test;
 using json = nlohmann::json;
-
-namespace {
-
-// The corpus database under every layout the benchmarks use: <dir>/adv.sqlite, <dir>/adv/adv.sqlite.
-struct AdvServer {
-  TempDir tmp;
-  std::unique_ptr<serve::RewardServer> server;
-  AdvServer() {
-    make_sqlite(tmp / "dbs" / "adv.sqlite", adversarial_db_script());
-    make_sqlite(tmp / "dbs" / "adv" / "adv.sqlite", adversarial_db_script());
-    serve::ServerOptions o;
-    o.db_dir = (tmp / "dbs").string();
-    o.max_concurrency = 2;
-    o.verifier.timeout_s = 5;
-    server = std::make_unique<serve::RewardServer>(o);
-  }
-};
-
-}  // namespace
 
 TEST(SafetyReward, NotAQueryScoresZeroForEveryBenchmarkAndExtraction) {
   auto stmts = load_adversarial({"not_a_query"});

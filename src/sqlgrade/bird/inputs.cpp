@@ -10,6 +10,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::bird {
 
@@ -90,6 +91,7 @@ PredFile load_predictions(const std::string& path) {
   std::vector<std::string> keys_in_order;
   std::map<std::string, int> seen;
   json doc;
+  check_json_depth(text, path);
   try {
     doc = json::parse(text, [&](int depth, json::parse_event_t ev, json& parsed) {
       if (ev == json::parse_event_t::key && depth == 1) {
@@ -137,6 +139,7 @@ std::vector<QuestionInfo> load_questions(const std::string& path) {
   std::string_view t = trim_view(text);
   if (!t.empty() && t.front() == '[') {
     nlohmann::json doc;
+    check_json_depth(text, path);
     try {
       doc = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
@@ -150,6 +153,7 @@ std::vector<QuestionInfo> load_questions(const std::string& path) {
     for (size_t i = 0; i < lines.size(); ++i) {
       if (trim_view(lines[i]).empty()) continue;
       nlohmann::json o;
+      check_json_depth(lines[i], path, static_cast<long>(i + 1));
       try {
         o = nlohmann::json::parse(lines[i]);
       } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999

@@ -168,6 +168,18 @@ Run evaluate(const Options& opt, const std::function<void(const std::string&)>& 
   return evaluate_with(opt, warn_cb, cache);
 }
 
+InputFiles input_files(const Options& opt) {
+  InputFiles f{opt.predicted_sql_path, opt.ground_truth_path, false};
+  std::error_code ec;
+  f.original = !opt.data_mode.empty() || fs::is_directory(f.pred, ec);
+  if (f.original) {
+    std::string mode = opt.data_mode.empty() ? "dev" : opt.data_mode;
+    if (fs::is_directory(f.pred, ec)) f.pred = join_path(f.pred, "predict_" + mode + ".json");
+    if (fs::is_directory(f.gold, ec)) f.gold = join_path(f.gold, mode + "_gold.sql");
+  }
+  return f;
+}
+
 std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds,
                                const std::function<void(size_t, const std::string&)>& warn_cb) {
   SharedCache cache;
@@ -197,15 +209,12 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
                                       "scripts use hard-coded localhost credentials)");
 
   // Resolve the layout and file names.
-  std::string pred_path = opt.predicted_sql_path, gold_path = opt.ground_truth_path;
+  const InputFiles files = input_files(opt);
+  const std::string& pred_path = files.pred;
+  const std::string& gold_path = files.gold;
+  const bool original = files.original;
+  if (original) rr.layout = Layout::Original;
   std::error_code ec;
-  bool original = !opt.data_mode.empty() || fs::is_directory(pred_path, ec);
-  if (original) {
-    rr.layout = Layout::Original;
-    std::string mode = opt.data_mode.empty() ? "dev" : opt.data_mode;
-    if (fs::is_directory(pred_path, ec)) pred_path = join_path(pred_path, "predict_" + mode + ".json");
-    if (fs::is_directory(gold_path, ec)) gold_path = join_path(gold_path, mode + "_gold.sql");
-  }
 
   std::vector<GoldItem> gold = load_gold(gold_path);
   PredFile preds = load_predictions(pred_path);

@@ -10,6 +10,7 @@
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/py/random.hpp"
 #include "sqlgrade/py/str.hpp"
+#include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::bird {
 
@@ -95,6 +96,7 @@ Subset build_subset(const SubsetOptions& opt) {
   std::string text = read_file(opt.data_path);
   strip_bom(text);
   nlohmann::ordered_json doc;
+  check_json_depth(text, opt.data_path);
   try {
     doc = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "sqlgrade/errors.hpp"
@@ -25,8 +24,8 @@ std::string mib_text(size_t bytes) {
   return b;
 }
 
-[[noreturn]] void too_large(const fs::path& path, const std::string& what, size_t max_bytes) {
-  throw InputError(path.string(), what + " the input limit of " + mib_text(max_bytes) +
+[[noreturn]] void too_large(const std::string& shown, const std::string& what, size_t max_bytes) {
+  throw InputError(shown, what + " the input limit of " + mib_text(max_bytes) +
                                       " MiB (--max-input-mb raises it)");
 }
 }  // namespace
@@ -34,45 +33,54 @@ std::string mib_text(size_t bytes) {
 size_t max_input_bytes() { return g_max_input_bytes.load(); }
 void set_max_input_bytes(size_t bytes) { g_max_input_bytes.store(bytes ? bytes : kDefaultMaxInputBytes); }
 
-std::string read_file(const fs::path& path, size_t max_bytes) {
-  if (max_bytes == 0) max_bytes = max_input_bytes();
-  std::error_code ec;
-  auto st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) throw InputError(path.string(), "no such file");
-  if (fs::is_directory(st)) throw InputError(path.string(), "is a directory, expected a file");
-  const bool regular = fs::is_regular_file(st);
-  size_t size = 0;
-  if (regular) {
-    size = static_cast<size_t>(fs::file_size(path, ec));
-    if (!ec && size > max_bytes) too_large(path, "is " + mib_text(size) + " MiB, more than", max_bytes);
+namespace {
+
+// read(2) until `n` bytes or the end; -1 on an error.
+long long read_some(int fd, char* p, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t k = ::read(fd, p + done, n - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return -1;
+    if (k == 0) break;
+    done += static_cast<size_t>(k);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
+  return static_cast<long long>(done);
+}
+
+// Everything `fd` yields, bounded: a regular file's size is checked before anything is allocated;
+// pipes, FIFOs, devices and terminals are read in 1 MiB blocks, joined at the end, never more than
+// the bound in memory. Errors name `shown` (a path, or "<stdin>").
+std::string read_fd(int fd, const std::string& shown, size_t max_bytes) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) throw InputError(shown, std::string("cannot read: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError(shown, "is a directory, expected a file");
+  const bool regular = S_ISREG(st.st_mode);
+  const size_t size = regular ? static_cast<size_t>(st.st_size) : 0;
+  if (regular && size > max_bytes) too_large(shown, "is " + mib_text(size) + " MiB, more than", max_bytes);
   try {
     std::string data;
     if (regular && size > 0) {
       data.resize(size);
-      in.read(data.data(), static_cast<std::streamsize>(size));
-      data.resize(static_cast<size_t>(in.gcount()));  // the file may have shrunk meanwhile
-      if (in.bad()) throw InputError(path.string(), "read error");
+      long long got = read_some(fd, data.data(), size);
+      if (got < 0) throw InputError(shown, "read error");
+      data.resize(static_cast<size_t>(got));  // the file may have shrunk meanwhile
       return data;
     }
-    // A pipe, FIFO or device (or a file whose size the system does not know): 1 MiB blocks, joined
-    // at the end, never more than the bound in memory.
     std::vector<std::string> blocks;
     size_t total = 0;
     for (;;) {
       std::string block(size_t(1) << 20, '\0');
-      in.read(block.data(), static_cast<std::streamsize>(block.size()));
-      block.resize(static_cast<size_t>(in.gcount()));
-      if (block.empty()) break;
+      long long got = read_some(fd, block.data(), block.size());
+      if (got < 0) throw InputError(shown, "read error");
+      if (got == 0) break;
+      block.resize(static_cast<size_t>(got));
       total += block.size();
       if (total > max_bytes)
-        too_large(path, regular ? std::string("grew to more than") : std::string("is not a regular file and yields more than"),
+        too_large(shown, regular ? std::string("grew to more than") : std::string("is not a regular file and yields more than"),
                   max_bytes);
       blocks.push_back(std::move(block));
     }
-    if (in.bad()) throw InputError(path.string(), "read error");
     data.reserve(total);
     for (auto& b : blocks) {
       data += b;
@@ -80,9 +88,27 @@ std::string read_file(const fs::path& path, size_t max_bytes) {
     }
     return data;
   } catch (const std::bad_alloc&) {
-    throw InputError(path.string(), "not enough memory to read it");
+    throw InputError(shown, "not enough memory to read it");
   }
 }
+
+}  // namespace
+
+std::string read_file(const fs::path& path, size_t max_bytes) {
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw InputError(path.string(), "no such file");
+  if (fs::is_directory(st)) throw InputError(path.string(), "is a directory, expected a file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  return read_fd(fd, path.string(), max_bytes ? max_bytes : max_input_bytes());
+}
+
+std::string read_stdin(size_t max_bytes) { return read_fd(STDIN_FILENO, "<stdin>", max_bytes ? max_bytes : max_input_bytes()); }
 
 namespace {
 
@@ -192,6 +218,116 @@ void OutputDir::write(const std::string& name, std::string_view content) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
     throw InputError((dir_ / name).string(), "not a plain file name inside the output folder");
   write_at(fd_, tmp_name_for(name), name, content, (dir_ / name).string());
+}
+
+namespace {
+
+bool ends_with_any(const std::string& name, const std::vector<std::string>& suffixes) {
+  if (suffixes.empty()) return true;
+  for (const auto& sfx : suffixes)
+    if (name.size() >= sfx.size() && name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0) return true;
+  return false;
+}
+
+// `inner` is `outer` or below it (both canonical).
+bool is_within(const fs::path& inner, const fs::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
+    if (i == inner.end() || *i != *o) return false;
+  return true;
+}
+
+[[noreturn]] void refuse_replacing(const IoPath& out, const std::string& what) {
+  throw InputError(out.path.string(), "the " + out.role + " output would replace the input " + what +
+                                          "; write it elsewhere");
+}
+
+}  // namespace
+
+void check_outputs_spare_inputs(const std::vector<IoPath>& outputs, const std::vector<IoPath>& inputs) {
+  // The existing entries the outputs would replace: their folder resolved, their own name not (a
+  // symlink there is replaced, never written through). Outputs that do not exist replace nothing.
+  struct Out {
+    const IoPath* io;
+    fs::path real;
+    struct stat st;
+  };
+  std::vector<Out> outs;
+  for (const auto& o : outputs) {
+    if (o.path.empty()) continue;
+    std::error_code ec;
+    const fs::path parent = o.path.has_parent_path() ? o.path.parent_path() : fs::path(".");
+    Out x{&o, fs::weakly_canonical(parent, ec) / o.path.filename(), {}};
+    if (!ec && ::lstat(x.real.c_str(), &x.st) == 0 && !S_ISLNK(x.st.st_mode)) outs.push_back(std::move(x));
+  }
+  if (outs.empty()) return;
+  auto same = [](const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; };
+  for (const auto& i : inputs) {
+    struct stat st;
+    if (i.path.empty() || ::stat(i.path.c_str(), &st) != 0) continue;  // missing: the command reports it
+    if (!S_ISDIR(st.st_mode)) {
+      for (const Out& o : outs)
+        if (same(o.st, st)) refuse_replacing(*o.io, i.path.string() + " (" + i.role + ")");
+      continue;
+    }
+    // An input folder: an output inside it that matches its suffixes, or any output that is one of its
+    // matching files under another name (a hard link), is an input (at most 200,000 entries looked at).
+    std::error_code ec;
+    const fs::path dir = fs::canonical(i.path, ec);
+    if (ec) continue;
+    const std::string what = "in folder " + i.path.string() + " (" + i.role + ")";
+    for (const Out& o : outs)
+      if ((i.recursive ? is_within(o.real, dir) : o.real.parent_path() == dir) &&
+          ends_with_any(o.real.filename().string(), i.suffixes))
+        refuse_replacing(*o.io, what);
+    auto same_as_member = [&](const fs::path& p) {
+      struct stat fst;
+      if (!ends_with_any(p.filename().string(), i.suffixes) || ::lstat(p.c_str(), &fst) != 0 || !S_ISREG(fst.st_mode)) return;
+      for (const Out& o : outs)
+        if (same(o.st, fst)) refuse_replacing(*o.io, p.string() + " (in " + i.role + ")");
+    };
+    size_t seen = 0;
+    if (i.recursive)
+      for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end && ++seen <= 200000; it.increment(ec))
+        same_as_member(it->path());
+    else
+      for (fs::directory_iterator it(dir, ec), end; !ec && it != end && ++seen <= 200000; it.increment(ec))
+        same_as_member(it->path());
+  }
+}
+
+void check_output_folder_spares_inputs(const IoPath& folder, const std::vector<IoPath>& inputs) {
+  std::error_code ec;
+  if (!fs::is_directory(folder.path, ec)) return;
+  const fs::path f = fs::canonical(folder.path, ec);
+  if (ec) return;
+  for (const auto& i : inputs) {
+    std::error_code iec;
+    if (i.path.empty()) continue;
+    const fs::path c = fs::canonical(i.path, iec);
+    if (!iec && is_within(c, f))
+      throw InputError(folder.path.string(), "would remove " + i.path.string() + " (" + i.role +
+                                                 ") with the folder it replaces; write the output elsewhere");
+  }
+  std::vector<IoPath> files;  // its files (not through symlinks), at most 100,000
+  for (fs::recursive_directory_iterator it(f, ec), end; !ec && it != end; it.increment(ec)) {
+    if (files.size() >= 100000)
+      throw InputError(folder.path.string(), "holds more than 100000 files; an output folder is replaced whole, choose another");
+    if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back({it->path(), folder.role});
+  }
+  check_outputs_spare_inputs(files, inputs);
+}
+
+std::vector<fs::path> files_ending_with(const fs::path& dir, std::string_view suffix) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        it->is_regular_file(ec) && !it->is_symlink(ec))
+      out.push_back(it->path());
+  }
+  return out;
 }
 
 bool is_plain_name(std::string_view name) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sqlgrade {
 
@@ -21,6 +22,9 @@ void set_max_input_bytes(size_t bytes);
 // allocated (a 40 GB sparse file costs nothing); pipes, FIFOs and devices (`--pred <(jq ...)`,
 // /dev/zero) are read in 1 MiB blocks and stopped at the bound.
 std::string read_file(const fs::path& path, size_t max_bytes = 0);
+// All of standard input, bounded and refused exactly as read_file (issue 19, finding 10: `extract-sql`
+// and `spider parse` read stdin with no bound, 3 GB from /dev/zero); errors name "<stdin>".
+std::string read_stdin(size_t max_bytes = 0);
 // Write atomically: <path>.tmp.<pid> then rename. Creates parent directories. The temporary file is
 // created exclusively and never through a symlink; the rename replaces a symlink at `path` instead of
 // writing through it.
@@ -49,6 +53,31 @@ class OutputDir {
   fs::path dir_;
   int fd_ = -1;
 };
+// No output replaces an input (issue 19, finding 11: `bird --json-dir <the predictions' folder>`
+// replaced the prediction files with run records; --json / --output_log_path could overwrite a
+// prediction or gold file). A command lists the files it will write or replace and the inputs it
+// reads, and calls check_outputs_spare_inputs before it reads or writes anything.
+struct IoPath {
+  fs::path path;
+  std::string role;                    // the flag that names it: "--json", "--pred"
+  std::vector<std::string> suffixes{};  // an input folder: only its files whose name ends with one of
+                                        // these are inputs (none: every file) ...
+  bool recursive = true;                // ... at any depth, or (false) directly in it
+};
+// InputError "<output>: the --json output would replace the input <input> (--pred); write it elsewhere"
+// (exit 2) when an
+// output file that already exists is an input file — the same file (device and inode: through
+// symlinks and hard links) — or lies inside an input folder and matches its suffixes. An output that
+// does not exist yet replaces nothing; one that is a symlink is replaced itself (write_file_atomic
+// renames over it), never what it points to, so it replaces no input either.
+void check_outputs_spare_inputs(const std::vector<IoPath>& outputs, const std::vector<IoPath>& inputs);
+// The same for an output folder the command replaces whole (removed, then written afresh: `uda eval
+// --output-dir`): refused when an input is inside it, or when one of its files is an input.
+void check_output_folder_spares_inputs(const IoPath& folder, const std::vector<IoPath>& inputs);
+// The regular files (not symlinks) directly in `dir` whose name ends with `suffix`: what
+// OutputDir::remove_files_ending_with would remove. Empty when `dir` does not exist.
+std::vector<fs::path> files_ending_with(const fs::path& dir, std::string_view suffix);
+
 // True when `name` (a db_id or similar, read from an input file or a request) names an entry directly
 // inside a folder: not empty, not "." or "..", no '/' and no NUL byte. `<root>/<name>` then stays
 // inside <root> whatever the name (an absolute name would replace <root>, "../x" would climb out).

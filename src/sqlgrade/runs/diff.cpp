@@ -77,15 +77,18 @@ DiffResult diff_runs(const NamedRun& a, const NamedRun& b, const DiffOptions& op
       throw InputError(a.file, "no instance has a category \"" + axis + "\" (--axis)");
   for (const auto& axis : axes) {
     if (!opt.axes.empty() && std::find(opt.axes.begin(), opt.axes.end(), axis) == opt.axes.end()) continue;
-    for (const auto& value : values_of(*a.run, axis)) {
-      std::vector<std::pair<const Instance*, const Instance*>> sub;
-      for (const auto& p : al.pairs)
-        if (const std::string* v = p.first->category_of(axis); v && *v == value) sub.push_back(p);
+    // One pass over the pairs per axis (was one per value: quadratic in the distinct values).
+    const ShownValues shown = shown_values(*a.run, axis);
+    std::vector<std::vector<std::pair<const Instance*, const Instance*>>> sub(shown.values.size());
+    for (const auto& p : al.pairs)
+      if (const long pos = shown.position(*p.first, axis); pos >= 0) sub[static_cast<size_t>(pos)].push_back(p);
+    for (size_t i = 0; i < shown.values.size(); ++i) {
       CategoryDiff c;
-      c.axis = axis, c.value = value;
-      for (const auto& m : metrics) c.metrics.push_back(compare_metric(sub, m, m.name == d.primary, opt.bootstrap));
+      c.axis = axis, c.value = shown.values[i];
+      for (const auto& m : metrics) c.metrics.push_back(compare_metric(sub[i], m, m.name == d.primary, opt.bootstrap));
       d.by_category.push_back(std::move(c));
     }
+    if (shown.omitted_values) d.notes.push_back(shown.note(axis));
   }
   for (const auto& [ia, ib] : al.pairs) {
     const double* sa = ia->score(d.primary);

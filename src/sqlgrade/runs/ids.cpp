@@ -1,6 +1,7 @@
 // Natural id order and the shard function. See ids.hpp.
 #include "sqlgrade/runs/ids.hpp"
 
+#include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/digest.hpp"
 
@@ -65,7 +66,7 @@ Shard parse_shard(std::string_view spec, const std::string& flag) {
     return v;
   };
   long i = num(spec.substr(0, slash)), n = num(spec.substr(slash + 1));
-  if (n < 1 || n > 1000000 || i < 1 || i > n) throw bad();
+  if (bounds::violation(bounds::bound("shard_count"), static_cast<double>(n)) || i < 1 || i > n) throw bad();
   return Shard{static_cast<int>(i), static_cast<int>(n)};
 }
 

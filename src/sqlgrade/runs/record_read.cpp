@@ -7,6 +7,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/record.hpp"
 #include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::runs {
 
@@ -270,6 +271,7 @@ class Reader {
 
 RunRecord parse_run_record(const std::string& text, const std::string& file) {
   Json j;
+  check_json_depth(text, file);
   try {
     j = Json::parse(text);
   } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double (1e999)

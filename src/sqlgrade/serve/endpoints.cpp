@@ -83,12 +83,9 @@ bool add_rows(const Table& t, size_t budget, json& rows, bool& truncated) {
   return true;
 }
 
-// A positive number field, capped (absent/null: the default).
-double number_field(const json& req, const char* key, double def, double cap) {
-  auto it = req.find(key);
-  if (it == req.end() || it->is_null()) return std::min(def, cap);
-  if (!it->is_number() || !(it->get<double>() > 0)) throw BadRequest(std::string("`") + key + "` must be a number > 0");
-  return std::min(it->get<double>(), cap);
+// A number field checked against the table of bounds (wire.hpp), then capped (absent/null: the default).
+double number_field(const json& req, const char* key, const char* bound, double def, double cap) {
+  return std::min(bounded_field(req, key, bound).value_or(def), cap);
 }
 
 }  // namespace
@@ -102,10 +99,10 @@ json RewardServer::execute_json(const json& req) {
   if (sql == req.end() || !sql->is_string()) throw BadRequest("`sql` (string) is required");
   // sqlgrade::execute's defaults, capped by the server's options; execute() refuses a cap below 1.
   ExecuteLimits lim;
-  lim.timeout_s = number_field(req, "timeout", lim.timeout_s, opt_.verifier.timeout_s);
-  lim.max_rows = static_cast<size_t>(
-      number_field(req, "max_rows", static_cast<double>(lim.max_rows), static_cast<double>(opt_.max_execute_rows)));
-  lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", static_cast<double>(lim.max_bytes),
+  lim.timeout_s = number_field(req, "timeout", "timeout", lim.timeout_s, opt_.verifier.timeout_s);
+  lim.max_rows = static_cast<size_t>(number_field(req, "max_rows", "max_rows", static_cast<double>(lim.max_rows),
+                                                  static_cast<double>(opt_.max_execute_rows)));
+  lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", "max_bytes", static_cast<double>(lim.max_bytes),
                                                    static_cast<double>(opt_.verifier.max_result_bytes)));
   std::string path = db_path(bench_name(b), db->get<std::string>());
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);

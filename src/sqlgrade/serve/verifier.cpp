@@ -99,11 +99,7 @@ VerdictRequest Verifier::parse_request(const json& body, const answer::ExtractOp
   }
   r.sql = opt_string(body, "sql");
   if (!r.sql) r.model_output = serve::model_text(body);
-  if (auto it = body.find("timeout"); it != body.end() && !it->is_null()) {
-    if (!it->is_number() || !(it->get<double>() > 0) || it->get<double>() > 86400)
-      bad("`timeout` must be a number of seconds in (0, 86400]");
-    r.timeout_s = it->get<double>();
-  }
+  if (auto t = serve::bounded_field(body, "timeout", "timeout")) r.timeout_s = *t;
   r.plug_value = opt_bool(body, "plug_value").value_or(false);
   r.keep_distinct = opt_bool(body, "keep_distinct").value_or(false);
   if ((r.plug_value || r.keep_distinct) && r.benchmark != "spider")

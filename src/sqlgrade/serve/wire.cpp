@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/serve/surrogates.hpp"
 
@@ -43,27 +44,8 @@ bool safe_db_id(const std::string& s) {
   return true;
 }
 
-size_t json_depth(std::string_view s) {
-  size_t depth = 0, max_depth = 0;
-  bool in_str = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (in_str) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_str = false;
-    } else if (c == '"') {
-      in_str = true;
-    } else if (c == '[' || c == '{') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return max_depth;
-}
-
 json parse_body(std::string_view body) {
-  if (json_depth(body) > kMaxJsonDepth) throw BadRequest("JSON nested deeper than 256 levels");
+  if (json_depth(body) > kMaxJsonDepth) throw BadRequest("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   try {
     return json::parse(body);
   } catch (const json::parse_error&) {
@@ -76,6 +58,20 @@ json parse_body(std::string_view body) {
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 Reply error_reply(int status, const std::string& message) { return Reply{status, dump(json{{"error", message}})}; }
+
+std::optional<double> bounded_field(const json& req, const char* key, std::string_view bound) {
+  auto it = req.find(key);
+  if (it == req.end() || it->is_null()) return std::nullopt;
+  const bounds::Bound& b = bounds::bound(bound);
+  if (!it->is_number()) {
+    std::string shown = dump(*it);
+    if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+    throw BadRequest(std::string(key) + ": must be " + bounds::describe(b) + "; got " + shown);
+  }
+  const double v = it->get<double>();
+  if (auto msg = bounds::violation(b, v)) throw BadRequest(std::string(key) + ": " + *msg);
+  return v;
+}
 
 void set_bool_opt(const json& o, const char* key, bool& dst) {
   auto it = o.find(key);

@@ -2,6 +2,7 @@
 // Wire format of the reward server (NeMo Gym `spider2_lite`, spec §6.1b): benchmark names, request
 // checks, gold_result cells as values, JSON helpers. Internal to the serve module.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/core/json.hpp"
 #include "sqlgrade/core/table.hpp"
 
 namespace sqlgrade::serve {
@@ -24,10 +26,11 @@ Bench bench_from_name(const std::string& name);
 // A db_id names a file below the database folder and nothing else.
 bool safe_db_id(const std::string& s);
 
-// Deepest nesting of arrays/objects in a JSON text (strings skipped). nlohmann's parser is iterative,
-// but copying and dumping a value recurse: a hostile body of 10^6 '[' would overflow the stack.
-size_t json_depth(std::string_view s);
-inline constexpr size_t kMaxJsonDepth = 256;
+// Deepest nesting of arrays/objects in a JSON text (core/json.hpp: the bound every JSON input shares).
+// nlohmann's parser is iterative, but copying and dumping a value recurse: a hostile body of 10^6 '['
+// would overflow the stack.
+using sqlgrade::json_depth;
+using sqlgrade::kMaxJsonDepth;
 // Parses a request body: BadRequest when it is nested too deeply; json::parse_error when invalid.
 // Lone surrogate escapes are read as surrogates.hpp says (model output keeps them; elsewhere a 400).
 nlohmann::json parse_body(std::string_view body);
@@ -35,6 +38,11 @@ nlohmann::json parse_body(std::string_view body);
 // Every reply is dumped with invalid UTF-8 replaced by U+FFFD (a reply never throws).
 std::string dump(const nlohmann::json& j);
 Reply error_reply(int status, const std::string& message);
+
+// A numeric request field checked against its row of the table of bounds (core/bounds.hpp), with the
+// message the CLI flag and the Python argument give: absent or null → nullopt; not a number or out of
+// bounds → BadRequest "<key>: must be a number of seconds in (0, 86400]; got 1e+300" (HTTP 400).
+std::optional<double> bounded_field(const nlohmann::json& req, const char* key, std::string_view bound);
 
 // request[key] as a boolean option (absent/null: unchanged); BadRequest when it is not a boolean.
 void set_bool_opt(const nlohmann::json& o, const char* key, bool& dst);

@@ -7,6 +7,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::spider {
 
@@ -169,6 +170,7 @@ std::unordered_map<std::string, nlohmann::json> load_tables_json(const std::stri
   std::string text = read_file(path);
   strip_bom(text);
   nlohmann::json j;
+  check_json_depth(text, path);
   try {
     j = nlohmann::json::parse(text);
   } catch (const std::exception& e) {

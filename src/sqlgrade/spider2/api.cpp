@@ -21,6 +21,32 @@ namespace {
 
 constexpr auto kJsonReplace = nlohmann::json::error_handler_t::replace;
 
+// What the run reads: each result folder's predictions, the gold folder, the databases, the metadata.
+std::vector<IoPath> input_paths(const Options& opt, const std::vector<std::string>& result_dirs) {
+  std::vector<IoPath> in;
+  for (const auto& d : result_dirs) in.push_back({d, "--result_dir", {opt.mode == Mode::Sql ? ".sql" : ".csv"}});
+  in.push_back({opt.gold_dir, "--gold_dir"});
+  if (opt.mode == Mode::Sql) in.push_back({default_db_dir(opt), "--db_dir", {".sqlite"}});
+  in.push_back({default_meta_path(opt), "--meta"});
+  return in;
+}
+
+// What write_outputs (and the caller) will write or replace for these result folders.
+std::vector<IoPath> output_paths(const Options& opt, const std::vector<std::string>& result_dirs) {
+  std::vector<IoPath> out;
+  for (const auto& d : result_dirs) {
+    Options o = opt;
+    o.result_dir = d;
+    out.push_back({ids_csv_path(o), "--result_dir (its -ids.csv)"});
+    if (opt.mode == Mode::Sql)
+      for (auto& f : files_ending_with(csv_dir_path(o), ".csv")) out.push_back({f, "--result_dir (its _csv folder)"});
+    if (opt.v2) out.push_back({v2_metrics_path(o), "--v2 (-detailed-metrics.json)"});
+  }
+  if (opt.v2 && !opt.errors_log.empty()) out.push_back({opt.errors_log, "--errors_log"});
+  for (const auto& f : opt.also_written) out.push_back({f, "--json"});
+  return out;
+}
+
 }  // namespace
 
 Run evaluate(const Options& opt) {
@@ -49,6 +75,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
       o.result_dir = d;
       OutputDir::check(csv_dir_path(o));
     }
+  check_outputs_spare_inputs(output_paths(opt, result_dirs), input_paths(opt, result_dirs));
   const std::string started = runs::utc_now_iso8601();
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Run> out = run_many(opt, result_dirs);

@@ -15,6 +15,7 @@
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::spider2 {
 
@@ -33,6 +34,7 @@ void for_each_json_line(const std::string& path, F&& f) {
     pos = nl == std::string::npos ? text.size() + 1 : nl + 1;
     if (trim_view(line).empty()) continue;
     nlohmann::json j;
+    check_json_depth(line, path, line_no);
     try {
       j = nlohmann::json::parse(line);
     } catch (const std::exception& e) {

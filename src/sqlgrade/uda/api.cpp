@@ -15,6 +15,7 @@
 #include "sqlgrade/uda/judge/judge.hpp"
 #include "sqlgrade/uda/judge/llm_judge.hpp"
 #include "sqlgrade/uda/judge/llm_trace.hpp"
+#include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::uda {
 
@@ -65,7 +66,9 @@ std::unique_ptr<JudgeSetup> make_judge(const JudgeOptions& f) {
 // The statement `uda eval` grades: sql.json's "sql", or one statement of a .sql file.
 std::string query_sql(const fs::path& sqlf, int query_id) {
   if (sqlf.extension() == ".json") {
-    auto j = nlohmann::json::parse(read_file(sqlf), nullptr, false);
+    const std::string text = read_file(sqlf);
+    check_json_depth(text, sqlf.string());
+    auto j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("sql") || !j["sql"].is_string())
       throw InputError(sqlf.string(), "expected a JSON object with a \"sql\" string");
     return j["sql"];
@@ -155,6 +158,12 @@ QueryReport evaluate_query(const QueryOptions& opt) {
   const fs::path result = !opt.result_csv.empty() ? fs::path(opt.result_csv) : sqlf.parent_path() / "result.csv";
   if (!fs::exists(result)) throw InputError(result.string(), "result file not found");
   const fs::path out = !opt.output_dir.empty() ? fs::path(opt.output_dir) : result.parent_path() / "acc_result";
+  {  // the output folder is replaced whole: it must hold no input (issue 19, finding 11)
+    std::vector<IoPath> in = dataset_inputs(ddir, opt.run.dataset);
+    in.push_back({sqlf, "--sql-file"});
+    in.push_back({result, "--result-csv"});
+    check_output_folder_spares_inputs({out, "--output-dir"}, in);
+  }
   Dataset ds(ddir, opt.run.dataset);
   auto jd = make_judge(opt.judge);
   Evaluator ev(ds, opt.run.eval, jd->get());

@@ -11,6 +11,7 @@
 #include "sqlgrade/uda/judge/judge.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::uda {
 
@@ -72,11 +73,26 @@ std::string file_stem_id(const std::string& v) {
 
 }  // namespace
 
+std::string dataset_name(const fs::path& dir) {
+  std::string name = fs::absolute(dir).lexically_normal().filename().string();
+  if (name.empty()) name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+  return name;
+}
+
+std::vector<IoPath> dataset_inputs(const fs::path& dir, const DatasetOptions& opt) {
+  // The query files (in the task folders), the gold tables and the attributes (in the dataset folder).
+  std::vector<IoPath> in{{dir, "--dataset-dir", {".sql"}}};
+  in.push_back({opt.gt_dir ? *opt.gt_dir : dir, opt.gt_dir ? "--gt-dir" : "--dataset-dir", {".csv"}, false});
+  if (opt.attributes_file) in.push_back({*opt.attributes_file, "--attributes-file"});
+  else in.push_back({dir, "--dataset-dir", {"_attributes.json"}, false});
+  if (opt.table_map) in.push_back({*opt.table_map, "--table-map"});
+  return in;
+}
+
 Dataset::Dataset(const fs::path& dir, const DatasetOptions& opt) : dir_(dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError(dir.string(), "dataset folder not found");
-  name_ = fs::absolute(dir).lexically_normal().filename().string();
-  if (name_.empty()) name_ = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+  name_ = dataset_name(dir);
   fs::path gt = opt.gt_dir ? *opt.gt_dir : dir;
   if (!fs::is_directory(gt, ec)) throw InputError(gt.string(), "gold table folder not found");
 
@@ -100,7 +116,9 @@ Dataset::Dataset(const fs::path& dir, const DatasetOptions& opt) : dir_(dir) {
   if (opt.table_map) {
     json m;
     try {
-      m = json::parse(read_file(*opt.table_map));
+      const std::string text = read_file(*opt.table_map);
+      check_json_depth(text, opt.table_map->string());
+      m = json::parse(text);
     } catch (const json::exception& e) {
       throw InputError(opt.table_map->string(), std::string("invalid JSON: ") + e.what());
     }
@@ -151,7 +169,9 @@ Dataset::Dataset(const fs::path& dir, const DatasetOptions& opt) : dir_(dir) {
 void Dataset::load_attributes(const fs::path& file) {
   json j;
   try {
-    j = json::parse(read_file(file));
+    const std::string text = read_file(file);
+    check_json_depth(text, file.string());
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw InputError(file.string(), std::string("invalid JSON: ") + e.what());
   }

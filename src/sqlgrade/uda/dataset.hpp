@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
 #include "sqlgrade/uda.hpp"
 
@@ -43,6 +44,12 @@ struct GoldTable {
   std::vector<std::string> types;  // BIGINT / DOUBLE / VARCHAR
   size_t rows = 0;
 };
+
+// A dataset's name: its folder's name (Query/Shop/ → Shop).
+std::string dataset_name(const fs::path& dir);
+// What a dataset reads (query files, gold tables, attributes, table map), for the check that no
+// output replaces an input (core/fs.hpp check_outputs_spare_inputs).
+std::vector<IoPath> dataset_inputs(const fs::path& dir, const DatasetOptions& opt);
 
 // DatasetOptions is public (include/sqlgrade/uda.hpp).
 class Dataset {

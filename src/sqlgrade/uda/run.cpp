@@ -13,6 +13,7 @@
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/duckdb_pool.hpp"
 #include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::uda {
 
@@ -36,6 +37,23 @@ std::vector<fs::path> dataset_dirs(const fs::path& dir) {
 }
 
 namespace {
+
+// No output replaces an input (issue 19, finding 11): every file `prepare`/`gold`/`run` writes under
+// `out_root` (per dataset: `names`; per statement with `per_query`: those names in its folder) is
+// checked against what every dataset reads, before anything is written.
+void check_outputs(const fs::path& dataset_dir, const fs::path& out_root, const std::string& role, const RunOptions& opt,
+                   const std::vector<std::string>& names, const std::vector<std::string>& per_query) {
+  std::vector<IoPath> in, out;
+  for (auto& dir : dataset_dirs(dataset_dir)) {
+    for (auto& i : dataset_inputs(dir, opt.dataset)) in.push_back(std::move(i));
+    const fs::path root = out_root / dataset_name(dir);
+    for (const auto& n : names) out.push_back({root / n, role});
+    if (!per_query.empty())
+      for (const auto& item : discover_queries(dir))
+        for (const auto& n : per_query) out.push_back({root / item.rel_dir() / n, role});
+  }
+  check_outputs_spare_inputs(out, in);
+}
 
 RunEntry entry_for(const std::string& dataset, const QueryItem& item) {
   RunEntry e;
@@ -117,13 +135,17 @@ std::vector<RunJob> run_jobs(const fs::path& dataset_dir, const fs::path& root) 
     if (!fs::exists(sj, ec)) continue;
     std::string problem;
     try {
-      auto j = json::parse(read_file(sj));
+      const std::string text = read_file(sj);
+      check_json_depth(text, sj.string());
+      auto j = json::parse(text);
       if (j.is_object() && j.contains("sql") && j["sql"].is_string()) {
         job.sql = j["sql"];
         job.error.clear();
         continue;
       }
       problem = "no \"sql\" string";
+    } catch (const InputError& e) {  // unreadable, too large or nested too deeply
+      problem = e.message();
     } catch (const std::exception& e) {
       problem = std::string("invalid JSON: ") + e.what();
     }
@@ -144,6 +166,7 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
   std::vector<DatasetSummary> sums;
   std::error_code ec;
   if (!fs::is_directory(results_root, ec)) throw InputError(results_root.string(), "results folder not found");
+  check_outputs(dataset_dir, results_root, "--results", opt, {"summary.json", "summary.csv"}, {});
   for (auto& dir : dataset_dirs(dataset_dir)) {
     Dataset ds(dir, opt.dataset);
     DatasetSummary sum;
@@ -201,6 +224,11 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
 std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const fs::path& out_root, bool with_gold,
                                              const RunOptions& opt) {
   std::vector<DatasetSummary> sums;
+  std::vector<std::string> per_query{"sql.json"};
+  if (with_gold) per_query.push_back("gold_result.csv");
+  if (with_gold && opt.gold_as_result) per_query.push_back("result.csv");
+  check_outputs(dataset_dir, out_root, "--out", opt, with_gold ? std::vector<std::string>{"gold_summary.json"} : std::vector<std::string>{},
+                per_query);
   for (auto& dir : dataset_dirs(dataset_dir)) {
     Dataset ds(dir, opt.dataset);
     std::vector<QueryItem> items = discover_queries(dir);

@@ -110,6 +110,68 @@ Json uda_columns(const std::vector<NamedRun>& runs) {
   return rows;
 }
 
+// Category means per run: one pass over each run's instances per axis (was one pass per value:
+// quadratic in the number of distinct values), at most kMaxCategoryValues values per axis.
+Json category_axes(const std::vector<NamedRun>& runs, const RunRecord& base, const std::vector<MetricDef>& metrics) {
+  Json axes = Json::array();
+  for (const auto& axis : axes_of(base)) {
+    const ShownValues shown = shown_values(base, axis);
+    struct Cell {
+      size_t count = 0;
+      std::vector<Mean> means;
+    };
+    std::vector<std::vector<Cell>> cells(runs.size(), std::vector<Cell>(shown.values.size(), Cell{0, std::vector<Mean>(metrics.size())}));
+    for (size_t k = 0; k < runs.size(); ++k)
+      for (const auto& in : runs[k].run->instances) {
+        const long pos = shown.position(in, axis);
+        if (pos < 0) continue;
+        Cell& c = cells[k][static_cast<size_t>(pos)];
+        ++c.count;
+        for (size_t m = 0; m < metrics.size(); ++m)
+          if (const double* v = in.score(metrics[m].name)) c.means[m].mean += *v, ++c.means[m].n;
+      }
+    Json rows = Json::array();
+    for (size_t i = 0; i < shown.values.size(); ++i) {
+      Json per = Json::array();
+      for (size_t k = 0; k < runs.size(); ++k) {
+        const Cell& c = cells[k][i];
+        Json e = Json::object();
+        e["count"] = c.count;
+        for (size_t m = 0; m < metrics.size(); ++m)
+          e[metrics[m].name] = c.means[m].n ? Json(c.means[m].mean / static_cast<double>(c.means[m].n)) : Json(nullptr);
+        per.push_back(std::move(e));
+      }
+      rows.push_back(Json{{"value", shown.values[i]}, {"runs", std::move(per)}});
+    }
+    Json ax{{"name", axis}, {"rows", std::move(rows)}};
+    if (shown.omitted_values) ax["note"] = shown.note(axis);
+    axes.push_back(std::move(ax));
+  }
+  return axes;
+}
+
+// Which of the instances (id order) the page lists: all up to kMaxReportInstances; beyond it those whose
+// primary score differs between the runs first (what one drills into), then the others in id order.
+std::vector<char> listed_instances(const std::vector<const Instance*>& ids,
+                                   const std::vector<std::unordered_map<std::string, const Instance*>>& index,
+                                   const std::string& primary) {
+  std::vector<char> listed(ids.size(), ids.size() <= kMaxReportInstances);
+  if (ids.size() <= kMaxReportInstances) return listed;
+  size_t n = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < ids.size() && n < kMaxReportInstances; ++i) {
+      if (listed[i]) continue;
+      const double* s0 = ids[i]->score(primary);
+      bool changed = false;
+      for (size_t k = 1; k < index.size(); ++k) {
+        const double* sk = index[k].at(ids[i]->id)->score(primary);
+        changed = changed || (s0 == nullptr) != (sk == nullptr) || (s0 && sk && *s0 != *sk);
+      }
+      if (pass == 1 || changed) listed[i] = 1, ++n;
+    }
+  return listed;
+}
+
 }  // namespace
 
 Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
@@ -160,12 +222,14 @@ Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
   }
   std::sort(ids.begin(), ids.end(), [](const Instance* x, const Instance* y) { return id_less(x->id, y->id); });
 
+  const std::vector<char> listed = listed_instances(ids, index, primary);
   const bool text_to_sql = base.benchmark != "uda";
   bool any_gold_sql = false;
   Json insts = Json::array();
   std::map<std::string, std::vector<double>> feat_sum;  // feature → per-run sums
   std::map<std::string, std::vector<size_t>> feat_n;
-  for (const Instance* b : ids) {
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const Instance* b = ids[i];
     Json j;
     j["id"] = b->id;
     j["q"] = nullable(b->question);
@@ -191,8 +255,13 @@ Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
           if (const double* v = index[k][b->id]->score(primary)) s[k] += *v, ++n[k];
       }
     }
-    insts.push_back(std::move(j));
+    if (listed[i]) insts.push_back(std::move(j));
   }
+  d["instances_total"] = ids.size();
+  if (insts.size() < ids.size())
+    d["instances_note"] = std::to_string(ids.size() - insts.size()) + " of " + std::to_string(ids.size()) +
+                          " instances are not listed: the page lists at most " + std::to_string(kMaxReportInstances) +
+                          ", those whose " + primary + " differs between the runs first, then in id order";
   d["instances"] = std::move(insts);
 
   if (any_gold_sql) {
@@ -215,29 +284,7 @@ Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
     d["features"] = nullptr;
   }
 
-  // Category means per run.
-  Json axes = Json::array();
-  for (const auto& axis : axes_of(base)) {
-    Json rows = Json::array();
-    for (const auto& value : values_of(base, axis)) {
-      Json per = Json::array();
-      for (size_t k = 0; k < runs.size(); ++k) {
-        Json e = Json::object();
-        size_t count = 0;
-        for (const auto& in : runs[k].run->instances)
-          if (const std::string* v = in.category_of(axis); v && *v == value) ++count;
-        e["count"] = count;
-        for (const auto& m : metrics) {
-          Mean mean = mean_of(*runs[k].run, m.name, axis, value);
-          e[m.name] = mean.n ? Json(mean.mean) : Json(nullptr);
-        }
-        per.push_back(std::move(e));
-      }
-      rows.push_back(Json{{"value", value}, {"runs", std::move(per)}});
-    }
-    axes.push_back(Json{{"name", axis}, {"rows", std::move(rows)}});
-  }
-  d["axes"] = std::move(axes);
+  d["axes"] = category_axes(runs, base, metrics);
 
   Json comps = Json::array();
   for (size_t k = 1; k < runs.size(); ++k) {

@@ -40,6 +40,7 @@ function categorySection() {
     body.replaceChildren();
     for (const axis of D.axes) {
       body.append(el('h3', { text: `By ${axis.name}` }));
+      if (axis.note) body.append(el('p', { class: 'small' }, 'Note: ' + axis.note));
       const values = axis.rows.map((r) => r.value);
       const series = RUNS.map((run, k) => ({ label: run.label, color: color(k), values: axis.rows.map((r) => r.runs[k][metric]) }));
       const chart = values.length <= 40 ? barChart(values, series, { title: `${metric} by ${axis.name}` }) : null;
@@ -214,7 +215,8 @@ function instanceSection() {
       tbody.append(tr);
     }
     tbl.setAttribute('data-matching', String(matching.length));
-    count.textContent = `Showing ${Math.min(state.limit, matching.length)} of ${matching.length} matching instances (${INST.length} in all).`;
+    count.textContent = `Showing ${Math.min(state.limit, matching.length)} of ${matching.length} matching instances (${INST.length} listed` +
+      (D.instances_note ? `; ${D.instances_note}).` : ' in all).');
     more.hidden = matching.length <= state.limit;
   }
   render();
@@ -248,7 +250,7 @@ function main() {
   document.title = D.title;
   const root = el('main', {},
     el('h1', { text: D.title }),
-    el('div', { class: 'small muted' }, `${D.generated_by} · ${D.generated_at} · ${D.benchmark} · ${INST.length} instances`));
+    el('div', { class: 'small muted' }, `${D.generated_by} · ${D.generated_at} · ${D.benchmark} · ${D.instances_total} instances`));
   for (const s of [headlineSection(), categorySection(), comparisonSection(), featureSection(), udaSection(), instanceSection(), detailsSection()])
     if (s) root.append(s);
   document.getElementById('app').replaceChildren(root);

@@ -14,6 +14,7 @@
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/version.hpp"
+#include "sqlgrade/core/json.hpp"
 
 #ifdef SQLGRADE_HAVE_CURL
 #include <curl/curl.h>
@@ -44,6 +45,10 @@ std::string chat_request_body(const std::string& model, const std::string& syste
 }
 
 bool parse_chat_response(const std::string& body, std::string& content, std::string& error) {
+  if (json_depth(body) > kMaxJsonDepth) {  // a hostile server's reply
+    error = "response is JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return false;
+  }
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     error = "response is not JSON: " + body.substr(0, 200);
