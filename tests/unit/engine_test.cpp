@@ -138,8 +138,8 @@ TEST(Sqlite, PoolGivesEachThreadItsOwnConnection) {
   make_sqlite(tmp / "a.sqlite", kScript);
   std::vector<int64_t> sums(16);
   parallel_for(16, 4, [&](size_t i) {
-    auto& db = SqlitePool::get((tmp / "a.sqlite").string());
-    auto r = db.execute("SELECT sum(x) + " + std::to_string(i) + " FROM t", Limits{});
+    auto db = SqlitePool::lease((tmp / "a.sqlite").string());
+    auto r = db->execute("SELECT sum(x) + " + std::to_string(i) + " FROM t", Limits{});
     sums[i] = r.table.rows.at(0).at(0).i;
   });
   for (size_t i = 0; i < 16; ++i) EXPECT_EQ(sums[i], 55 + static_cast<int64_t>(i));

@@ -9,23 +9,11 @@
 // built-ins by tests/unit/safety_builtins_test.cpp), but instr and replace search in linear time and
 // LIKE/GLOB and the trims check the statement's deadline while they work. docs/safety.md explains the
 // choice over lower length limits or worker processes.
-#include <chrono>
+#include "sqlgrade/engine/sqlite_runtime.hpp"
 
 struct sqlite3;
 
 namespace sqlgrade::sqlite_guard {
-
-// The wall-clock deadline of the statement a connection is running (shared with its progress handler).
-struct Deadline {
-  std::chrono::steady_clock::time_point until;
-  bool active = false;
-  bool fired = false;
-  // True (and `fired` set) once the deadline has passed.
-  bool expired() {
-    if (active && !fired && std::chrono::steady_clock::now() >= until) fired = true;
-    return fired;
-  }
-};
 
 // Registers like/2, like/3, glob/2, instr/2, replace/3, trim/ltrim/rtrim 1 and 2 on `db`. A call that
 // reaches the deadline fails with "interrupted", and `dl->fired` tells the caller it was a timeout.

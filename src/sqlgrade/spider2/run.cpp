@@ -327,8 +327,7 @@ std::vector<Run> run_many(const Options& opt, const std::vector<std::string>& re
       const ExecKey& key = todo[k]->first;
       ExecOut& o = todo[k]->second;
       try {
-        SqliteDb& db = SqlitePool::get(key.first, sopt);
-        ExecResult er = db.execute(key.second, limits);
+        ExecResult er = SqlitePool::lease(key.first, sopt)->execute(key.second, limits);
         o.seconds = er.seconds;
         if (!er.ok()) o.error = er.error.empty() ? to_string(er.status) : er.error;
         else o.ok = true, o.csv = to_csv_text(er.table);
