@@ -53,9 +53,17 @@ double rss_mib() { return proc_field("/proc/self/status", "VmRSS:") / 1024; }
 double peak_mib() { return proc_field("/proc/self/status", "VmHWM:") / 1024; }
 // Bytes this process handed to write()/pwrite() so far (files, pipes, everything).
 double written_bytes() { return proc_field("/proc/self/io", "wchar:"); }
+// Open file descriptors; when not even /proc/self/fd can be opened any more, the descriptor limit.
 size_t open_fds() {
+  std::error_code ec;
+  fs::directory_iterator it("/proc/self/fd", ec);
+  if (ec) {
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    return static_cast<size_t>(rl.rlim_cur);
+  }
   size_t n = 0;
-  for ([[maybe_unused]] auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+  for (; it != fs::directory_iterator(); it.increment(ec)) ++n;
   return n;
 }
 

@@ -165,7 +165,7 @@ SqliteDb::SqliteDb(const std::string& path, SqliteOptions opt)
   // (one call is one VM step, which the progress handler cannot interrupt; sqlite_builtins.hpp).
   sqlite_guard::register_guarded_functions(db_, deadline_.get());
   // printf/format and json_patch: checked first (a '%c' loop or a quadratic merge), then SQLite's own.
-  helper_ = std::make_unique<sqlite_guard::BuiltinHelper>(static_cast<int>(kSqliteMaxValueBytes));
+  helper_ = std::make_unique<sqlite_guard::BuiltinHelper>();
   sqlite_guard::register_checked_functions(db_, helper_.get(), deadline_.get());
   sqlite3_exec(db_, "PRAGMA query_only=1", nullptr, nullptr, nullptr);
   // Touch the schema once so that "file is not a database" surfaces here, not per query.

@@ -134,7 +134,6 @@ sqlite3_stmt* BuiltinHelper::statement(const char* fn, int argc) {
       db_ = nullptr;
       return nullptr;
     }
-    sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, length_limit_);
   }
   std::string sql = std::string("SELECT ") + fn + "(";
   for (int i = 1; i <= argc; ++i) sql += (i > 1 ? ",?" : "?") + std::to_string(i);
@@ -148,6 +147,9 @@ sqlite3_stmt* BuiltinHelper::statement(const char* fn, int argc) {
 void BuiltinHelper::call(sqlite3_context* ctx, const char* fn, int argc, sqlite3_value** argv, bool json) {
   sqlite3_stmt* st = statement(fn, argc);
   if (!st) return sqlite3_result_error_nomem(ctx);
+  // The caller's length limit, so that SQLite's function sees the bounds it would see there.
+  const int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
+  if (sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, -1) != limit) sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, limit);
   for (int i = 0; i < argc; ++i) sqlite3_bind_value(st, i + 1, argv[i]);
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) {

@@ -8,8 +8,8 @@
 //  - json_patch: merges objects in O(keys(a) x keys(b)) (18.6 s for two objects of 60,000 keys). A
 //    call where that product could pass 2^25 key comparisons (~0.2 s) fails with an error instead.
 // Everything else about these functions is SQLite's: the call is made on a private in-memory
-// connection (BuiltinHelper) that has SQLite's own built-ins, with the same length limit, on the same
-// thread (so its allocations are charged to the same query). A call also fails at once once the
+// connection (BuiltinHelper) that has SQLite's own built-ins, with the calling connection's length
+// limit, on the same thread (so its allocations are charged to the same query). A call also fails at once once the
 // statement's deadline has passed.
 #include <map>
 #include <utility>
@@ -27,7 +27,7 @@ namespace sqlgrade::sqlite_guard {
 // evaluated. Not thread-safe: it belongs to one SqliteDb.
 class BuiltinHelper {
  public:
-  explicit BuiltinHelper(int length_limit) : length_limit_(length_limit) {}
+  BuiltinHelper() = default;
   ~BuiltinHelper();
   BuiltinHelper(const BuiltinHelper&) = delete;
   BuiltinHelper& operator=(const BuiltinHelper&) = delete;
@@ -37,7 +37,6 @@ class BuiltinHelper {
 
  private:
   sqlite3_stmt* statement(const char* fn, int argc);
-  int length_limit_;
   sqlite3* db_ = nullptr;
   std::map<std::pair<const char*, int>, sqlite3_stmt*> stmts_;
 };
