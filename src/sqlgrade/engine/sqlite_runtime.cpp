@@ -16,8 +16,10 @@ namespace {
 // ---------------------------------------------------------------- the allocator
 
 // The budget of the query the thread is running (nullptr outside queries: opening a connection,
-// closing one, building test fixtures). initial-exec: one load, also inside the Python module.
-__attribute__((tls_model("initial-exec"))) thread_local QueryBudget* t_budget = nullptr;
+// closing one, building test fixtures). The default TLS model: in the executable the linker makes it
+// one load; the Python module must not use initial-exec (dlopen then fails with "cannot allocate
+// memory in static TLS block" once other modules took the static TLS reserve).
+thread_local QueryBudget* t_budget = nullptr;
 
 // Allocations from this size on look at the deadline: a clock read costs ~20 ns, far below the work
 // that follows such an allocation, and small ones (parsing, VM registers, page-cache pages) never pay it.
