@@ -200,6 +200,7 @@ TEST(SafetyBounds, OneStepCannotOutliveTheDeadline) {
     ExecResult r = db.execute(sql, Limits{deadline, 1000, 64u << 20});
     double el = secs_since(t0);
     worst = std::max(worst, el - deadline);
+    std::printf("[safety]   %-60.60s %-9s %.2f s\n", sql.c_str(), to_string(r.status), el);
     EXPECT_LE(el, deadline + margin()) << sql.substr(0, 100) << " ran " << el << " s (" << to_string(r.status) << ")";
     // A '%c' repeated 2^31 times passes the value limit: SQLite's answer is NULL, and so is ours.
     if (sql.find("printf") != std::string::npos && r.ok()) {
