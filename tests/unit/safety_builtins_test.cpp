@@ -34,6 +34,21 @@ double margin() {
   return m && *m ? std::atof(m) : kUnderAsan ? 15.0 : 2.0;
 }
 
+// "type:hex" of the expression's value on connection `h`, or "error:<message>".
+std::string typeof_hex(sqlite3* h, const std::string& expr) {
+  sqlite3_stmt* st = nullptr;
+  std::string q = "SELECT typeof(e), hex(e) FROM (SELECT " + expr + " AS e)";
+  if (sqlite3_prepare_v2(h, q.c_str(), -1, &st, nullptr) != SQLITE_OK) return "error:" + std::string(sqlite3_errmsg(h));
+  std::string out;
+  if (sqlite3_step(st) == SQLITE_ROW)
+    out = std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) + ":" +
+          reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+  else
+    out = "error:" + std::string(sqlite3_errmsg(h));
+  sqlite3_finalize(st);
+  return out;
+}
+
 // A plain connection: SQLite's own functions, the same limits as SqliteDb.
 struct Reference {
   sqlite3* h = nullptr;
@@ -43,21 +58,7 @@ struct Reference {
     sqlite3_exec(h, adversarial_db_script(), nullptr, nullptr, nullptr);
   }
   ~Reference() { sqlite3_close(h); }
-  // "type:hex" of the expression's value, or "error:<message>".
-  std::string eval(const std::string& expr) {
-    sqlite3_stmt* st = nullptr;
-    std::string q = "SELECT typeof(e), hex(e) FROM (SELECT " + expr + " AS e)";
-    if (sqlite3_prepare_v2(h, q.c_str(), -1, &st, nullptr) != SQLITE_OK) return "error:" + std::string(sqlite3_errmsg(h));
-    std::string out;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-      out = std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) + ":" +
-            reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
-    else
-      out = "error:" + std::string(sqlite3_errmsg(h));
-    sqlite3_finalize(st);
-    return out;
-  }
+  std::string eval(const std::string& expr) { return typeof_hex(h, expr); }
 };
 
 struct Guarded {
@@ -309,19 +310,7 @@ struct CheckedPair {
     sqlite3_close(plain);
     sqlite3_close(checked);
   }
-  static std::string eval(sqlite3* h, const std::string& expr) {
-    sqlite3_stmt* st = nullptr;
-    std::string q = "SELECT typeof(e), hex(e) FROM (SELECT " + expr + " AS e)";
-    if (sqlite3_prepare_v2(h, q.c_str(), -1, &st, nullptr) != SQLITE_OK) return "error:" + std::string(sqlite3_errmsg(h));
-    std::string out;
-    if (sqlite3_step(st) == SQLITE_ROW)
-      out = std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) + ":" +
-            reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
-    else
-      out = "error:" + std::string(sqlite3_errmsg(h));
-    sqlite3_finalize(st);
-    return out;
-  }
+  static std::string eval(sqlite3* h, const std::string& expr) { return typeof_hex(h, expr); }
   void expect_same(const std::string& expr) {
     std::string a = eval(plain, expr), b = eval(checked, expr);
     EXPECT_TRUE(a == b) << expr.substr(0, 300) << "\n  SQLite:  " << a.substr(0, 200) << "\n  checked: " << b.substr(0, 200);

@@ -11,8 +11,8 @@
 
 namespace sqlgrade {
 
-// The largest single string or blob value any engine may build: SQLite's SQLITE_LIMIT_LENGTH, and the
-// bound the UDA gold side enforces on DuckDB calls with constant sizes (QueryShape::oversized_values).
+// The bound the UDA gold side enforces on DuckDB calls with constant sizes (QueryShape::oversized_values).
+// SQLite's own value limit is lower: kSqliteMaxValueBytes (sqlite.hpp).
 inline constexpr size_t kMaxValueBytes = size_t(64) << 20;
 
 struct Limits {

@@ -246,8 +246,9 @@ ExecResult SqliteDb::execute(std::string_view sql_in, const Limits& limits) {
   budget.deadline = &dl;
   std::unique_ptr<sqlite_guard::BudgetScope> scope = std::make_unique<sqlite_guard::BudgetScope>(budget);
   sqlite3_stmt* st = nullptr;
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(nullptr, sqlite3_finalize);  // also on exceptions
   auto finish = [&](ExecStatus status, std::string msg) {
-    if (st) sqlite3_finalize(st);
+    guard.reset();
     st = nullptr;
     scope.reset();
     dl.active = false;
@@ -270,6 +271,7 @@ ExecResult SqliteDb::execute(std::string_view sql_in, const Limits& limits) {
   std::string sql(sql_in);
   const char* tail = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &st, &tail);
+  guard.reset(st);
   if (rc != SQLITE_OK) {
     std::string msg = sqlite3_errmsg(db_);
     if (rc == SQLITE_AUTH) msg = "not authorized (sqlgrade opens databases read-only): " + msg;

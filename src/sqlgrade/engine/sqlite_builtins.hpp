@@ -3,7 +3,7 @@
 //
 // SQLite checks its progress handler between VM instructions, and one function call is one
 // instruction: LIKE/GLOB (pattern × string), instr, replace (needle × haystack) and trim/ltrim/rtrim
-// (characters × set) are O(n·m) on values of up to 64 MiB, so a prediction could pin a worker far past
+// (characters × set) are O(n·m) on values of up to 16 MiB (64 MiB before issue 19), so a prediction could pin a worker far past
 // its deadline. These replacements give exactly the results of SQLite 3.40's own functions (same
 // argument conversions, NULL rules, error messages, limits and UTF-8 decoding; checked against the
 // built-ins by tests/unit/safety_builtins_test.cpp), but instr and replace search in linear time and
