@@ -170,9 +170,10 @@ TEST(SafetyBounds, ThousandsOfDatabasesUnderTheCommonFileLimit) {
 
 // Before: one select list of 40 x length(hex(randomblob(3e7))) was answered after 22.7 s with a 2 s
 // deadline, JSON parsing of a 66 MB array took 13.2 s per call, printf's '%c' loop 30 s, json_patch of
-// two 60,000-key objects 18.6 s: single VM steps the progress handler cannot interrupt. Now a large
-// allocation after the deadline fails (every such built-in allocates its result first), values are
-// at most 16 MiB, and printf/json_patch are checked before they run.
+// two 60,000-key objects 18.6 s, 126 paths into a 16 MB JSON array 16 s: single VM steps the progress
+// handler cannot interrupt. Now a large allocation after the deadline fails (every such built-in
+// allocates its result first), values are at most 16 MiB, and printf, json_patch and the multi-path
+// json functions are checked before they run.
 TEST(SafetyBounds, OneStepCannotOutliveTheDeadline) {
   TempDir t;
   make_sqlite(t / "adv.sqlite", adversarial_db_script());
@@ -193,6 +194,7 @@ TEST(SafetyBounds, OneStepCannotOutliveTheDeadline) {
       "SELECT " + repeat_list("json_array_length(" + array16 + ")", 6),
       "SELECT length(printf('%.*c', 2147483647, 'x'))",
       "SELECT json_patch(" + object("a") + ", " + object("b") + ")",
+      "SELECT json_extract(" + array16 + ", " + repeat_list("'$[7999999]'", 126) + ")",
   };
   double worst = -deadline;
   for (const auto& sql : statements) {

@@ -426,3 +426,52 @@ TEST(SafetyBuiltins, JsonPatchGivesSqlitesAnswersAndRefusesQuadraticMerges) {
                             "SELECT x + 1 FROM c WHERE x < 5000) SELECT x FROM c))";
   p.expect_same("json_patch(" + small + ", " + small + ")");
 }
+
+// json_extract/json_remove/json_insert/json_replace/json_set: SQLite's answers on random documents,
+// paths and values (JSON-subtyped values included, and the subtype of the result, seen by an
+// enclosing json_array); many paths into a large document are refused at once.
+TEST(SafetyBuiltins, JsonPathFunctionsGiveSqlitesAnswersAndRefuseManyPathsIntoLargeValues) {
+  CheckedPair p;
+  sqlite3_limit(p.plain, SQLITE_LIMIT_LENGTH, 1 << 24);
+  sqlite3_limit(p.checked, SQLITE_LIMIT_LENGTH, 1 << 24);
+  Gen gen(2019);
+  auto doc = [&] {
+    static const char* docs[] = {R"({"a":1,"b":[1,2,{"c":"x"}],"d":{"e":null,"f":"\u0041"}})", R"([0,[1,[2,[3]]],{"a":{"b":1.50}}])",
+                                 R"({"a":{"a":{"a":1}},"a ":2,"":3})", "1", "\"s\"", "[]", "{}", "{", "null"};
+    return std::string("'") + docs[gen.pick(9)] + "'";
+  };
+  auto path = [&] {
+    static const char* paths[] = {"'$'", "'$.a'", "'$.b[2].c'", "'$.d.f'", "'$[1][1][1]'", "'$[#-1]'", "'$.a.a.a'",
+                                  "'$.\"a \"'", "'$.x'", "'$[9]'", "'$.b[#]'", "'a'", "'$['", "NULL", "'$.d.e'"};
+    return std::string(paths[gen.pick(15)]);
+  };
+  auto value = [&]() -> std::string {
+    switch (gen.pick(6)) {
+      case 0: return "json('[1, {\"z\": 2}]')";
+      case 1: return "json_object('k', 1)";
+      case 2: return "'text'";
+      case 3: return "NULL";
+      case 4: return "json_extract('{\"q\":[5]}', '$.q')";
+      default: return "2.5";
+    }
+  };
+  const char* fns[] = {"json_extract", "json_remove", "json_insert", "json_replace", "json_set"};
+  for (int i = 0; i < 4000; ++i) {
+    const std::string fn = fns[gen.pick(5)];
+    const bool pairs = fn != "json_extract" && fn != "json_remove";
+    std::string call = fn + "(" + doc();
+    for (size_t k = 0, n = gen.pick(4) + (fn == "json_extract"); k < n; ++k) call += ", " + path() + (pairs ? ", " + value() : "");
+    call += ")";
+    p.expect_same(call);
+    p.expect_same("json_array(" + call + ")");
+  }
+  // 126 index paths into a 16 MB array: 16 s in one call before; refused now. Two paths into it run.
+  const std::string big = "('[' || replace(hex(zeroblob(8000000)), '00', '1,') || '1]')";
+  std::string paths;
+  for (int k = 0; k < 126; ++k) paths += ", '$[7999999]'";
+  auto t0 = Clock::now();
+  std::string r = CheckedPair::eval(p.checked, "json_extract(" + big + paths + ")");
+  EXPECT_NE(r.find("too many paths"), std::string::npos) << r.substr(0, 200);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 2.0);
+  p.expect_same("json_extract(" + big + ", '$[7999999]', '$[0]')");
+}

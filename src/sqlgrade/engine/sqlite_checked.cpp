@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <string>
+#include <string_view>
 
 namespace sqlgrade::sqlite_guard {
 
@@ -124,8 +125,13 @@ BuiltinHelper::~BuiltinHelper() {
   if (db_) sqlite3_close(db_);
 }
 
-sqlite3_stmt* BuiltinHelper::statement(const char* fn, int argc) {
-  auto it = stmts_.find({fn, argc});
+// "SELECT fn(?1, json(?2), ...)": an argument that carries the JSON subtype (a json function's result,
+// which json_set/json_array/... embed as JSON rather than as a string) goes through json(), which
+// gives the same text back with the subtype a bound parameter cannot carry.
+sqlite3_stmt* BuiltinHelper::statement(const char* fn, int argc, sqlite3_value** argv) {
+  std::string key = std::string(fn) + "/";
+  for (int i = 0; i < argc; ++i) key += sqlite3_value_subtype(argv[i]) == 'J' ? 'j' : '.';
+  auto it = stmts_.find(key);
   if (it != stmts_.end()) return it->second;
   if (!db_) {
     if (sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, vfs_name()) !=
@@ -136,16 +142,19 @@ sqlite3_stmt* BuiltinHelper::statement(const char* fn, int argc) {
     }
   }
   std::string sql = std::string("SELECT ") + fn + "(";
-  for (int i = 1; i <= argc; ++i) sql += (i > 1 ? ",?" : "?") + std::to_string(i);
+  for (int i = 1; i <= argc; ++i) {
+    const std::string param = "?" + std::to_string(i);
+    sql += (i > 1 ? "," : "") + (key[key.size() - argc + i - 1] == 'j' ? "json(" + param + ")" : param);
+  }
   sql += ")";
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return nullptr;
-  stmts_[{fn, argc}] = st;
+  stmts_[key] = st;
   return st;
 }
 
-void BuiltinHelper::call(sqlite3_context* ctx, const char* fn, int argc, sqlite3_value** argv, bool json) {
-  sqlite3_stmt* st = statement(fn, argc);
+void BuiltinHelper::call(sqlite3_context* ctx, const char* fn, int argc, sqlite3_value** argv) {
+  sqlite3_stmt* st = statement(fn, argc, argv);
   if (!st) return sqlite3_result_error_nomem(ctx);
   // The caller's length limit, so that SQLite's function sees the bounds it would see there.
   const int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
@@ -154,9 +163,9 @@ void BuiltinHelper::call(sqlite3_context* ctx, const char* fn, int argc, sqlite3
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) {
     sqlite3_value* v = sqlite3_column_value(st, 0);
-    const bool text = sqlite3_value_type(v) == SQLITE_TEXT;
+    const unsigned subtype = sqlite3_value_subtype(v);
     sqlite3_result_value(ctx, v);
-    if (json && text) sqlite3_result_subtype(ctx, 'J');  // SQLite's JSON_SUBTYPE
+    if (subtype) sqlite3_result_subtype(ctx, subtype);  // the JSON subtype of a json function's result
   } else if (rc == SQLITE_NOMEM) {
     sqlite3_result_error_nomem(ctx);
   } else if (rc == SQLITE_TOOBIG) {
@@ -192,7 +201,7 @@ void printf_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   // A '%c' repeated at least the length limit times passes it: SQLite's result is NULL.
   const long long limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   if (printf_max_char_repeat(fmt, argc - 1, argv + 1) >= limit) return;
-  c.helper->call(ctx, c.name, argc, argv, false);
+  c.helper->call(ctx, c.name, argc, argv);
 }
 
 constexpr long long kMaxPatchPairs = 1LL << 25;
@@ -208,10 +217,31 @@ void json_patch_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     sqlite3_result_error(ctx, "json_patch: objects too large to merge (over 2^25 key comparisons)", -1);
     return;
   }
-  c.helper->call(ctx, c.name, argc, argv, true);
+  c.helper->call(ctx, c.name, argc, argv);
+}
+
+// json_extract, json_remove (a path per argument) and json_insert/replace/set (path, value pairs) look
+// every path up in turn, each in O(size of the JSON): 126 paths into a 16 MB array took 16 s in one
+// call. One path is linear; more are refused when paths x bytes passes 2^26 (4 paths into 16 MiB, 64
+// into 1 MiB; ~0.2 s of lookups).
+constexpr long long kMaxPathBytes = 1LL << 26;
+
+void json_paths_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  const Checked& c = *static_cast<Checked*>(sqlite3_user_data(ctx));
+  if (past_deadline(ctx, c)) return;
+  const std::string_view n(c.name);
+  const bool pairs = n == "json_insert" || n == "json_replace" || n == "json_set";
+  const long long paths = pairs ? (argc - 1) / 2 : argc - 1;
+  if (argc > 0 && json_paths_cost(paths, sqlite3_value_bytes(argv[0])) > kMaxPathBytes) {
+    sqlite3_result_error(ctx, (std::string(c.name) + ": too many paths for a JSON value this large (paths x bytes over 2^26)").c_str(), -1);
+    return;
+  }
+  c.helper->call(ctx, c.name, argc, argv);
 }
 
 }  // namespace
+
+long long json_paths_cost(long long paths, long long json_bytes) { return paths > 1 ? paths * json_bytes : 0; }
 
 void register_checked_functions(sqlite3* db, BuiltinHelper* helper, Deadline* dl) {
   const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
@@ -220,7 +250,10 @@ void register_checked_functions(sqlite3* db, BuiltinHelper* helper, Deadline* dl
     int args;
     void (*f)(sqlite3_context*, int, sqlite3_value**);
   };
-  static const Fn fns[] = {{"printf", -1, printf_fn}, {"format", -1, printf_fn}, {"json_patch", 2, json_patch_fn}};
+  static const Fn fns[] = {{"printf", -1, printf_fn},          {"format", -1, printf_fn},
+                           {"json_patch", 2, json_patch_fn},    {"json_extract", -1, json_paths_fn},
+                           {"json_remove", -1, json_paths_fn},  {"json_insert", -1, json_paths_fn},
+                           {"json_replace", -1, json_paths_fn}, {"json_set", -1, json_paths_fn}};
   for (const Fn& f : fns) {
     auto* data = new Checked{helper, dl, f.name};
     sqlite3_create_function_v2(db, f.name, f.args, flags, data, f.f, nullptr, nullptr,
