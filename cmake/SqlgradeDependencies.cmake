@@ -18,6 +18,29 @@ endmacro()
 
 _sqlgrade_need(Threads)
 _sqlgrade_need(SQLite3)
+# sqlgrade::sqlite3 — sqlgrade's private SQLite: the static archive of the same library (Debian's
+# libsqlite3.a), linked into the binary and the Python module (whose symbols it hides), so that no other
+# user of SQLite in the process can initialise it before sqlgrade installs its allocator and VFS
+# (src/sqlgrade/engine/sqlite_runtime.hpp; docs/safety.md, "Execution bounds: mechanism"). Without the
+# archive the shared library is used, and then the memory cap and the allocator's deadline check hold
+# only when sqlgrade initialises SQLite first.
+if(NOT TARGET sqlgrade::sqlite3)
+  find_library(SQLGRADE_SQLITE3_ARCHIVE NAMES libsqlite3.a HINTS ${SQLite3_LIBRARY_DIRS})
+  if(NOT SQLGRADE_SQLITE3_ARCHIVE AND SQLite3_LIBRARIES)
+    get_filename_component(_sqlgrade_sqlite_dir "${SQLite3_LIBRARIES}" DIRECTORY)
+    find_library(SQLGRADE_SQLITE3_ARCHIVE NAMES libsqlite3.a HINTS "${_sqlgrade_sqlite_dir}" NO_DEFAULT_PATH)
+  endif()
+  if(SQLGRADE_SQLITE3_ARCHIVE)
+    add_library(sqlgrade::sqlite3 STATIC IMPORTED)
+    set_target_properties(sqlgrade::sqlite3 PROPERTIES
+      IMPORTED_LOCATION "${SQLGRADE_SQLITE3_ARCHIVE}"
+      INTERFACE_INCLUDE_DIRECTORIES "${SQLite3_INCLUDE_DIRS}"
+      INTERFACE_LINK_LIBRARIES "m;${CMAKE_DL_LIBS};Threads::Threads")
+  else()
+    add_library(sqlgrade::sqlite3 INTERFACE IMPORTED)
+    set_target_properties(sqlgrade::sqlite3 PROPERTIES INTERFACE_LINK_LIBRARIES SQLite::SQLite3)
+  endif()
+endif()
 _sqlgrade_need(nlohmann_json 3)
 _sqlgrade_need(fmt)
 _sqlgrade_need(OpenSSL COMPONENTS Crypto)  # SHA-256: run-record inputs, shards, the reward server's gold cache

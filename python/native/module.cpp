@@ -316,8 +316,8 @@ py::dict execute(py::handle db_arg, py::handle sql_arg, double timeout, long lon
 PYBIND11_MODULE(_native, m) {
   m.doc() = "sqlgrade's C++ core in-process (protocol 1; see sqlgrade/_native.pyi). Use the sqlgrade package API.";
   m.attr("PROTOCOL_VERSION") = kProtocolVersion;
-  // SQLite's memory statistics serialise every allocation across threads; switch them off now, before
-  // anything in this process uses SQLite (too late, and a no-op, if Python's sqlite3 was imported first).
+  // sqlgrade's private SQLite (its symbols hidden in this module, so Python's sqlite3 module cannot
+  // initialise it first) is configured when the module loads; this call is a no-op kept for clarity.
   sqlgrade::sqlite_configure_once();
   static py::exception<sqlgrade::InputError> input_error(m, "InputError", PyExc_ValueError);
   g_input_error = input_error.ptr();

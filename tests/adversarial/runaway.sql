@@ -16,3 +16,7 @@ SELECT count(*) FROM people a JOIN people b ON a.name LIKE '%' || b.name || '%' 
 SELECT sum(x.i) OVER (ORDER BY x.i ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM (SELECT a.id AS i FROM people a, people b, people c) x
 SELECT count(*) FROM generate_series(1, 1000000000000)
 SELECT group_concat(a.name || b.name || c.name) FROM people a, people b, people c, people d
+# Issue 19: temporary files. A DISTINCT over big blobs made SQLite write 899 MiB of temporary files
+# in 6 s; sort runs and temporary b-trees now stay in memory, under the query's memory cap.
+SELECT count(*) FROM (SELECT DISTINCT randomblob(100000) FROM people a, people b)
+SELECT length(b) FROM (SELECT randomblob(100000) AS b FROM people a, people b) ORDER BY b

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -138,11 +139,112 @@ TEST(Sqlite, PoolGivesEachThreadItsOwnConnection) {
   make_sqlite(tmp / "a.sqlite", kScript);
   std::vector<int64_t> sums(16);
   parallel_for(16, 4, [&](size_t i) {
-    auto& db = SqlitePool::get((tmp / "a.sqlite").string());
-    auto r = db.execute("SELECT sum(x) + " + std::to_string(i) + " FROM t", Limits{});
+    auto db = SqlitePool::lease((tmp / "a.sqlite").string());
+    auto r = db->execute("SELECT sum(x) + " + std::to_string(i) + " FROM t", Limits{});
     sums[i] = r.table.rows.at(0).at(0).i;
   });
   for (size_t i = 0; i < 16; ++i) EXPECT_EQ(sums[i], 55 + static_cast<int64_t>(i));
+}
+
+// The pool keeps at most max_open connections: opening one more closes the least recently used idle
+// one, never one that is leased; when all are leased, lease() waits for one to come back.
+TEST(SqlitePool, BoundedLeastRecentlyUsedAndNeverClosesALeasedConnection) {
+  TempDir tmp;
+  for (int i = 0; i < 12; ++i)
+    make_sqlite(tmp / ("d" + std::to_string(i) + ".sqlite"), "CREATE TABLE t(v); INSERT INTO t VALUES (" + std::to_string(i) + ");");
+  auto path = [&](int i) { return (tmp / ("d" + std::to_string(i) + ".sqlite")).string(); };
+  SqlitePool::close_idle();
+  const size_t before = SqlitePool::open_count();
+  SqlitePool::configure({before + 4});
+  EXPECT_EQ(SqlitePool::max_open(), before + 4);
+  {
+    auto held = SqlitePool::lease(path(0));  // stays leased while 11 other files are opened
+    for (int i = 1; i < 12; ++i) {
+      auto r = SqlitePool::lease(path(i))->execute("SELECT v FROM t", Limits{});
+      ASSERT_TRUE(r.ok()) << r.error;
+      EXPECT_EQ(r.table.rows.at(0).at(0), Value::integer(i));
+      EXPECT_LE(SqlitePool::open_count(), before + 4);
+    }
+    auto r = held->execute("SELECT v FROM t", Limits{});
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.table.rows.at(0).at(0), Value::integer(0));
+    // All four leased: a fifth lease from another thread waits until one comes back.
+    std::vector<SqlitePool::Lease> leases;
+    for (int i = 1; i < 4; ++i) leases.push_back(SqlitePool::lease(path(i)));
+    std::atomic<bool> got{false};
+    std::thread other([&] {
+      auto l = SqlitePool::lease(path(11));
+      got = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_FALSE(got.load()) << "a fifth connection was opened past the bound";
+    leases.pop_back();  // one comes back (idle): the waiting thread closes it and opens its own
+    other.join();
+    EXPECT_TRUE(got.load());
+    EXPECT_LE(SqlitePool::open_count(), before + 4);
+  }
+  SqlitePool::configure({});  // back to the default bound (from RLIMIT_NOFILE)
+  EXPECT_GE(SqlitePool::max_open(), 4u);
+}
+
+// A statement whose SQLite memory passes Limits::max_memory stops as TooLarge ("memory cap"), however
+// it spends it (sort runs, temporary b-trees, values); the connection stays usable.
+TEST(Sqlite, MemoryCapStopsAStatementInsideSqlite) {
+  TempDir tmp;
+  make_sqlite(tmp / "a.sqlite", kScript);
+  SqliteDb db((tmp / "a.sqlite").string());
+  const std::string sorts[] = {
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) "
+      "SELECT x FROM c ORDER BY hex(randomblob(40)) LIMIT 1 OFFSET 299990",
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) "
+      "SELECT count(DISTINCT hex(randomblob(40))) FROM c",
+      "SELECT length(randomblob(3000000) || randomblob(3000000) || randomblob(3000000))",
+  };
+  for (const std::string& sql : sorts) {
+    Limits lim;
+    lim.max_memory = 8u << 20;
+    auto r = db.execute(sql, lim);
+    EXPECT_EQ(r.status, ExecStatus::TooLarge) << sql << ": " << r.error;
+    EXPECT_NE(r.error.find("memory cap"), std::string::npos) << r.error;
+    // With the default cap (512 MiB) the same statements run.
+    auto ok = db.execute(sql, Limits{});
+    EXPECT_TRUE(ok.ok()) << sql << ": " << ok.error;
+  }
+  EXPECT_TRUE(db.execute("SELECT count(*) FROM t", Limits{}).ok());
+}
+
+// Sorts and temporary b-trees larger than SQLite's cache spill into in-memory temporary files (the
+// "sqlgrade" VFS): the answers are SQLite's.
+TEST(Sqlite, SortsAndTemporaryTablesSpillIntoMemoryWithTheSameAnswers) {
+  TempDir tmp;
+  make_sqlite(tmp / "a.sqlite", kScript);
+  SqliteDb db((tmp / "a.sqlite").string());
+  const char* cte = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 400000) ";
+  auto sorted = db.execute(std::string(cte) + "SELECT x, printf('%080d', x) FROM c ORDER BY 2 DESC LIMIT 3 OFFSET 5", Limits{});
+  ASSERT_TRUE(sorted.ok()) << sorted.error;
+  EXPECT_EQ(sorted.table.rows.at(0).at(0), Value::integer(399995));
+  EXPECT_EQ(sorted.table.rows.at(2).at(0), Value::integer(399993));
+  auto all = db.execute(std::string(cte) + "SELECT printf('%080d', x % 250000) AS k FROM c ORDER BY k", Limits{});
+  ASSERT_TRUE(all.ok()) << all.error;
+  ASSERT_EQ(all.table.size(), 400000u);
+  for (size_t i = 1; i < all.table.size(); ++i) ASSERT_LE(all.table.rows[i - 1][0].s, all.table.rows[i][0].s);
+  auto distinct = db.execute(std::string(cte) + "SELECT count(DISTINCT printf('%080d', x % 300000)) FROM c", Limits{});
+  ASSERT_TRUE(distinct.ok()) << distinct.error;
+  EXPECT_EQ(distinct.table.rows.at(0).at(0), Value::integer(300000));
+}
+
+// The byte cap is checked before a cell is copied: rows that fit are kept (keep_partial), the row that
+// would pass the cap is not.
+TEST(Sqlite, ByteCapKeepsOnlyRowsThatFit) {
+  TempDir tmp;
+  make_sqlite(tmp / "a.sqlite", kScript);
+  SqliteDb db((tmp / "a.sqlite").string());
+  Limits lim{10, 1000, 3 * (1000 + 16) + 10, true};
+  auto r = db.execute("SELECT zeroblob(1000) FROM t", lim);
+  EXPECT_EQ(r.status, ExecStatus::TooLarge);
+  EXPECT_EQ(r.table.size(), 3u);
+  lim.keep_partial = false;
+  EXPECT_TRUE(db.execute("SELECT zeroblob(1000) FROM t", lim).table.rows.empty());
 }
 
 TEST(DuckDb, TypesAndErrors) {
@@ -197,6 +299,18 @@ TEST(DuckDb, InterruptOnDeadline) {
   EXPECT_EQ(r.status, ExecStatus::Timeout);
   EXPECT_LT(secs, 3.0);
   EXPECT_TRUE(c->execute("SELECT 42", Limits{}).ok());
+}
+
+// A row is measured cell by cell against the byte cap before it is copied, on DuckDB too.
+TEST(DuckDb, ByteCapIsCheckedBeforeEachCell) {
+  DuckDb db;
+  auto c = db.connect();
+  auto r = c->execute("SELECT repeat('x', 4000000) a, repeat('y', 4000000) b, repeat('z', 4000000) c", Limits{10, 10, 6u << 20});
+  EXPECT_EQ(r.status, ExecStatus::TooLarge);
+  EXPECT_TRUE(r.table.rows.empty());
+  auto ok = c->execute("SELECT repeat('x', 4000000) a, 7 b", Limits{10, 10, 6u << 20});
+  ASSERT_TRUE(ok.ok()) << ok.error;
+  EXPECT_EQ(ok.table.rows.at(0).at(0).s.size(), 4000000u);
 }
 
 TEST(Parallel, DeterministicSlotsAndErrors) {

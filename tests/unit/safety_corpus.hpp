@@ -16,7 +16,7 @@ namespace sqlgrade::test {
 // safety tests bound, so those bounds are widened there (and only there):
 //  * memory: shadow memory, redzones and a 256 MB quarantine of freed blocks — caps are doubled;
 //  * time: ASan's realloc always copies (glibc grows a large block in place with mremap). SQLite grows
-//    group_concat's buffer by each appended piece once it is past half the 64 MiB length limit, so
+//    group_concat's buffer by each appended piece once it is past half the length limit (16 MiB), so
 //    one progress-handler interval (1000 VM steps) there costs ~1 s of page faults instead of
 //    microseconds, and memory:15 stops after ~10 s instead of 1 s.
 #if defined(__SANITIZE_ADDRESS__)

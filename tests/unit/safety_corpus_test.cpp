@@ -43,7 +43,7 @@ double margin() {
 // deadline can act (reading, extracting, parsing a 20 MB literal: single steps).
 double allowance(const std::string& sql) { return kDeadline + margin() + 0.5 * double(sql.size()) / (1 << 20); }
 // Peak resident memory allowed for a whole run (CLI process or this test process). The engines'
-// configured caps: SQLite values <= 64 MiB (SQLITE_LIMIT_LENGTH), results <= max_rows/max_bytes,
+// configured caps: SQLite values <= 16 MiB (SQLITE_LIMIT_LENGTH), SQLite memory per statement <= 512 MiB, results <= max_rows/max_bytes,
 // DuckDB memory_limit 512MB in the UDA run below.
 constexpr size_t kMemCapMiB = asan_scaled_mib(1536);
 // The UDA gold side runs DuckDB, whose string functions (repeat, lpad, ...) allocate outside its
@@ -126,7 +126,7 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
       EXPECT_FALSE(r.error.empty()) << s.id();
     }
     if (s.group == "memory" && r.ok()) {
-      // printf's %c stops growing at the 64 MiB length limit without an error: bounded, allowed.
+      // values stop at the 16 MiB length limit (printf's %c: NULL, no error); the cap below is the byte cap.
       size_t bytes = 0;
       for (auto& row : r.table.rows)
         for (auto& v : row) bytes += v.to_string().size();

@@ -472,11 +472,11 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   }
   const bool ves = opt.metric == Metric::Ves || opt.metric == Metric::RVes;
   exec::Steps<ExecResult, ExecResult, Outcome> steps{
-      [&](const exec::Item& w) { return SqlitePool::get(w.db, sopt).execute(w.gold, gold_lim); },
-      [&](const exec::Item& w) { return SqlitePool::get(w.db, sopt).execute(w.pred, pred_lim); },
+      [&](const exec::Item& w) { return SqlitePool::lease(w.db, sopt)->execute(w.gold, gold_lim); },
+      [&](const exec::Item& w) { return SqlitePool::lease(w.db, sopt)->execute(w.pred, pred_lim); },
       [&](const exec::Item& w, const ExecResult& g, const ExecResult& p) {
         Outcome o = check(opt.metric, g, p, pred_lim.timeout_s);
-        if (ves && o.correct) time_pair(o, SqlitePool::get(w.db, sopt), w, opt, pred_lim, gold_lim);
+        if (ves && o.correct) time_pair(o, *SqlitePool::lease(w.db, sopt), w, opt, pred_lim, gold_lim);
         return o;
       }};
   Progress progress("bird " + std::string(metric_name(opt.metric)), work.size(), opt.progress);

@@ -26,6 +26,15 @@ DuckDb::DuckDb(DuckOptions opt) : impl_(std::make_unique<Impl>()) {
   duck::api().duckdb_set_config(cfg, "memory_limit", opt.memory_limit.c_str());
   std::string th = std::to_string(opt.threads);
   duck::api().duckdb_set_config(cfg, "threads", th.c_str());
+  // No spilling: an in-memory DuckDB offloads blocks past memory_limit into "<cwd>/.tmp" by default
+  // (134 MiB written for a 2 M-row table under a 64 MB limit when external access is on;
+  // max_temp_directory_size=0B did not stop it). Without a temporary directory such a query fails
+  // "Out of Memory" (TooLarge) and nothing is ever written to disk; the locked configuration keeps SQL
+  // from setting one. Set before external access is switched off, which refuses the setting.
+  if (duck::api().duckdb_set_config(cfg, "temp_directory", "") != DuckDBSuccess) {
+    duck::api().duckdb_destroy_config(&cfg);
+    throw std::runtime_error("duckdb: cannot switch off the temporary directory");
+  }
   duck::api().duckdb_set_config(cfg, "enable_external_access", opt.external_access ? "true" : "false");
   duck::api().duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
   duck::api().duckdb_set_config(cfg, "autoload_known_extensions", "false");
@@ -112,24 +121,11 @@ Value hugeint_value(duckdb_hugeint h) {
   return Value::real(duck::api().duckdb_hugeint_to_double(h));
 }
 
-std::string varchar_at(duckdb_result* r, idx_t c, idx_t row) {
-  char* p = duck::api().duckdb_value_varchar(r, c, row);
-  std::string s = p ? p : "";
-  if (p) duck::api().duckdb_free(p);
-  return s;
-}
+// A cell's text as DuckDB renders it (nullptr: none); free with duckdb_free.
+char* rendered(duckdb_result* r, idx_t c, idx_t row) { return duck::api().duckdb_value_varchar(r, c, row); }
 
-Value cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t) {
-  if (duck::api().duckdb_value_is_null(r, c, row)) return Value::null();
+Value integer_cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t) {
   switch (t) {
-    case DUCKDB_TYPE_TINYINT:
-    case DUCKDB_TYPE_SMALLINT:
-    case DUCKDB_TYPE_INTEGER:
-    case DUCKDB_TYPE_BIGINT:
-    case DUCKDB_TYPE_UTINYINT:
-    case DUCKDB_TYPE_USMALLINT:
-    case DUCKDB_TYPE_UINTEGER:
-      return Value::integer(duck::api().duckdb_value_int64(r, c, row));
     case DUCKDB_TYPE_UBIGINT: {
       uint64_t u = duck::api().duckdb_value_uint64(r, c, row);
       if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return Value::integer(static_cast<int64_t>(u));
@@ -143,24 +139,55 @@ Value cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t) {
         return Value::integer(static_cast<int64_t>(u.lower));
       return Value::real(duck::api().duckdb_uhugeint_to_double(u));
     }
-    case DUCKDB_TYPE_FLOAT:
-    case DUCKDB_TYPE_DOUBLE:
-      return Value::real(duck::api().duckdb_value_double(r, c, row));
     case DUCKDB_TYPE_DECIMAL: {
       duckdb_decimal d = duck::api().duckdb_value_decimal(r, c, row);
       if (d.scale == 0) return hugeint_value(d.value);
       return Value::real(duck::api().duckdb_decimal_to_double(d));
     }
-    case DUCKDB_TYPE_VARCHAR:
-      return Value::text(varchar_at(r, c, row));
+    default:
+      return Value::integer(duck::api().duckdb_value_int64(r, c, row));
+  }
+}
+
+// One cell, unless it would take the result past `max_bytes` (`bytes` counts what is kept). A VARCHAR
+// is measured in DuckDB's own result before it is copied; a BLOB or a value rendered as text (DATE,
+// LIST, ...) exists once in a DuckDB buffer, freed at once when it does not fit.
+bool read_cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t, size_t& bytes, size_t max_bytes, Row& out) {
+  auto fits = [&](size_t n) {
+    if (n > max_bytes - std::min(bytes, max_bytes)) return false;
+    bytes += n;
+    return true;
+  };
+  if (duck::api().duckdb_value_is_null(r, c, row)) return fits(16) && (out.push_back(Value::null()), true);
+  switch (t) {
+    case DUCKDB_TYPE_TINYINT: case DUCKDB_TYPE_SMALLINT: case DUCKDB_TYPE_INTEGER: case DUCKDB_TYPE_BIGINT:
+    case DUCKDB_TYPE_UTINYINT: case DUCKDB_TYPE_USMALLINT: case DUCKDB_TYPE_UINTEGER: case DUCKDB_TYPE_UBIGINT:
+    case DUCKDB_TYPE_HUGEINT: case DUCKDB_TYPE_UHUGEINT: case DUCKDB_TYPE_DECIMAL:
+      return fits(16) && (out.push_back(integer_cell(r, c, row, t)), true);
+    case DUCKDB_TYPE_FLOAT:
+    case DUCKDB_TYPE_DOUBLE:
+      return fits(16) && (out.push_back(Value::real(duck::api().duckdb_value_double(r, c, row))), true);
+    case DUCKDB_TYPE_VARCHAR: {
+      duckdb_string s = duck::api().duckdb_value_string_internal(r, c, row);  // no copy
+      if (!fits(static_cast<size_t>(s.size) + 16)) return false;
+      out.push_back(Value::text(std::string(s.data ? s.data : "", static_cast<size_t>(s.size))));
+      return true;
+    }
     case DUCKDB_TYPE_BLOB: {
       duckdb_blob b = duck::api().duckdb_value_blob(r, c, row);
-      std::string s(static_cast<const char*>(b.data), b.size);
+      bool ok = fits(static_cast<size_t>(b.size) + 16);
+      if (ok) out.push_back(Value::blob(std::string(static_cast<const char*>(b.data), b.size)));
       duck::api().duckdb_free(b.data);
-      return Value::blob(std::move(s));
+      return ok;
     }
-    default:  // BOOLEAN, DATE, TIME, TIMESTAMP, INTERVAL, LIST, ...: DuckDB's text rendering
-      return Value::text(varchar_at(r, c, row));
+    default: {  // BOOLEAN, DATE, TIME, TIMESTAMP, INTERVAL, LIST, ...: DuckDB's text rendering
+      char* p = rendered(r, c, row);
+      std::string_view sv(p ? p : "");
+      bool ok = fits(sv.size() + 16);
+      if (ok) out.push_back(Value::text(std::string(sv)));
+      if (p) duck::api().duckdb_free(p);
+      return ok;
+    }
   }
 }
 
@@ -194,9 +221,13 @@ ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
   if (watchdog.joinable()) watchdog.join();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   if (st != DuckDBSuccess) {
-    const char* e = duck::api().duckdb_result_error(&r);
-    res.status = fired ? ExecStatus::Timeout : ExecStatus::Error;
-    res.error = fired ? "timeout after " + std::to_string(limits.timeout_s) + " s" : (e ? e : "unknown error");
+    const std::string e = duck::api().duckdb_result_error(&r) ? duck::api().duckdb_result_error(&r) : "unknown error";
+    // Past memory_limit a query fails (nothing spills to disk): the memory cap, not an SQL error.
+    const bool oom = e.rfind("Out of Memory Error", 0) == 0;
+    res.status = fired ? ExecStatus::Timeout : oom ? ExecStatus::TooLarge : ExecStatus::Error;
+    res.error = fired ? "timeout after " + std::to_string(limits.timeout_s) + " s"
+                : oom ? "memory cap: " + e.substr(0, e.find('\n'))
+                      : e;
     duck::api().duckdb_destroy_result(&r);
     res.seconds = elapsed();
     return res;
@@ -215,17 +246,13 @@ ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
     res.table.columns.emplace_back(nm ? nm : "");
     types[c] = duck::api().duckdb_column_type(&r, c);
   }
-  res.table.rows.reserve(nrow);
+  res.table.rows.reserve(std::min<idx_t>(nrow, 1 << 16));
   size_t bytes = 0;
   for (idx_t row = 0; row < nrow; ++row) {
     Row out;
     out.reserve(ncol);
     for (idx_t c = 0; c < ncol; ++c) {
-      out.push_back(cell(&r, c, row, types[c]));
-      bytes += out.back().s.size() + 16;
-    }
-    res.table.rows.push_back(std::move(out));
-    if (bytes > limits.max_bytes) {
+      if (read_cell(&r, c, row, types[c], bytes, limits.max_bytes, out)) continue;
       duck::api().duckdb_destroy_result(&r);
       res.table.rows.clear();
       res.status = ExecStatus::TooLarge;
@@ -233,6 +260,7 @@ ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
       res.seconds = elapsed();
       return res;
     }
+    res.table.rows.push_back(std::move(out));
   }
   duck::api().duckdb_destroy_result(&r);
   res.seconds = elapsed();

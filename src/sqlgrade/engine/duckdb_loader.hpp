@@ -47,6 +47,7 @@ namespace sqlgrade::duck {
   X(duckdb_value_int64) \
   X(duckdb_value_is_null) \
   X(duckdb_value_uhugeint) \
+  X(duckdb_value_string_internal) \
   X(duckdb_value_uint64) \
   X(duckdb_value_varchar)
 

@@ -1,7 +1,7 @@
 #pragma once
 // One interface for the SQL engines sqlgrade runs queries on.
 //   SqliteDb: benchmark databases (.sqlite files), always read-only, with an authorizer, a per-statement
-//             deadline and row/byte caps.
+//             deadline, row/byte caps and a memory cap (sqlite.hpp, sqlite_runtime.hpp).
 //   DuckDb:   in-memory DuckDB for CSV gold tables (memory limit, interrupt on deadline).
 // Engines never throw for a failing query: the status says what happened.
 #include <string>
@@ -11,8 +11,8 @@
 
 namespace sqlgrade {
 
-// The largest single string or blob value any engine may build: SQLite's SQLITE_LIMIT_LENGTH, and the
-// bound the UDA gold side enforces on DuckDB calls with constant sizes (QueryShape::oversized_values).
+// The bound the UDA gold side enforces on DuckDB calls with constant sizes (QueryShape::oversized_values).
+// SQLite's own value limit is lower: kSqliteMaxValueBytes (sqlite.hpp).
 inline constexpr size_t kMaxValueBytes = size_t(64) << 20;
 
 struct Limits {
@@ -20,6 +20,10 @@ struct Limits {
   size_t max_rows = 1'000'000;     // result rows before the query is stopped (TooLarge)
   size_t max_bytes = 512u << 20;   // approximate result bytes before the query is stopped (TooLarge)
   bool keep_partial = false;       // TooLarge keeps the rows read so far (sqlgrade::execute's truncation)
+  // SQLite: what the engine may allocate for the statement (values, sort runs, temporary b-trees, the
+  // pages it reads into its cache) before it is stopped (TooLarge, "memory cap"); 0 means none. DuckDB
+  // has its database-wide memory_limit instead (DuckOptions).
+  size_t max_memory = 512u << 20;
 };
 
 enum class ExecStatus { Ok, Error, Timeout, TooLarge };

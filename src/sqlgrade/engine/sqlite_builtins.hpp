@@ -3,33 +3,17 @@
 //
 // SQLite checks its progress handler between VM instructions, and one function call is one
 // instruction: LIKE/GLOB (pattern × string), instr, replace (needle × haystack) and trim/ltrim/rtrim
-// (characters × set) are O(n·m) on values of up to 64 MiB, so a prediction could pin a worker far past
+// (characters × set) are O(n·m) on values of up to 16 MiB (64 MiB before issue 19), so a prediction could pin a worker far past
 // its deadline. These replacements give exactly the results of SQLite 3.40's own functions (same
 // argument conversions, NULL rules, error messages, limits and UTF-8 decoding; checked against the
 // built-ins by tests/unit/safety_builtins_test.cpp), but instr and replace search in linear time and
 // LIKE/GLOB and the trims check the statement's deadline while they work. docs/safety.md explains the
 // choice over lower length limits or worker processes.
-#include <chrono>
-
-#include "sqlgrade/core/cancel.hpp"
+#include "sqlgrade/engine/sqlite_runtime.hpp"
 
 struct sqlite3;
 
 namespace sqlgrade::sqlite_guard {
-
-// The wall-clock deadline of the statement a connection is running (shared with its progress handler).
-struct Deadline {
-  std::chrono::steady_clock::time_point until;
-  bool active = false;
-  bool fired = false;
-  // True (and `fired` set) once the deadline has passed, or once the work this thread does was
-  // cancelled (core/cancel.hpp: the reward server's client hung up, its request budget ran out, or the
-  // server is shutting down): the statement then stops as at its deadline.
-  bool expired() {
-    if (active && !fired && (std::chrono::steady_clock::now() >= until || cancel_requested())) fired = true;
-    return fired;
-  }
-};
 
 // Registers like/2, like/3, glob/2, instr/2, replace/3, trim/ltrim/rtrim 1 and 2 on `db`. A call that
 // reaches the deadline fails with "interrupted", and `dl->fired` tells the caller it was a timeout.

@@ -20,7 +20,7 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
   std::error_code ec;
   if (!std::filesystem::is_regular_file(db, ec)) throw InputError(db, "no such database file");
   auto t0 = std::chrono::steady_clock::now();
-  SqliteDb& conn = SqlitePool::get(db);  // InputError when it is not a readable SQLite database
+  auto conn = SqlitePool::lease(db);  // InputError when it is not a readable SQLite database
   if (std::string why = serve::sql_not_unicode(sql); !why.empty()) {  // a lone surrogate (issue 19)
     ExecuteResult out;
     out.status = "error";
@@ -28,7 +28,7 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
     return out;
   }
   Limits lim{limits.timeout_s, limits.max_rows, limits.max_bytes, /*keep_partial=*/true};
-  ExecResult r = conn.execute(sql, lim);
+  ExecResult r = conn->execute(sql, lim);
   ExecuteResult out;
   out.table = std::move(r.table);
   switch (r.status) {

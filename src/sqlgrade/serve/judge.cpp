@@ -39,7 +39,7 @@ const char* status_word(ExecStatus s) {
 
 ExecResult run(const std::string& path, const std::string& sql, const Limits& lim) {
   try {
-    return SqlitePool::get(path).execute(sql, lim);
+    return SqlitePool::lease(path)->execute(sql, lim);
   } catch (const std::exception& e) {
     ExecResult r;
     r.status = ExecStatus::Error;

@@ -126,7 +126,7 @@ std::shared_ptr<const ExecResult> ExecEvaluator::gold_result(const std::string& 
     lim.timeout_s = opt_.gold_timeout_s > 0 ? opt_.gold_timeout_s : opt_.timeout_s;
     lim.max_rows = opt_.max_rows;
     lim.max_bytes = opt_.max_result_bytes;
-    return SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
+    return SqlitePool::lease(db_path, sqlite_opts(opt_.compat))->execute(q, lim);
   };
   if (gold) return gold(db_path, q, run);
   return impl_->gold.get(db_path, gold_sql, run);  // kept for the evaluator's lifetime
@@ -138,7 +138,7 @@ ExecResult ExecEvaluator::run_pred(const std::string& db_path, const std::string
   lim.timeout_s = timeout_s;
   lim.max_rows = max_rows;
   std::string q = opt_.compat == Compat::Spider ? sql : replace_cur_year(sql);
-  return SqlitePool::get(db_path, sqlite_opts(opt_.compat)).execute(q, lim);
+  return SqlitePool::lease(db_path, sqlite_opts(opt_.compat))->execute(q, lim);
 }
 
 ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold) {

@@ -378,8 +378,10 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
       so.text_decode = SqliteOptions::TextDecode::Error;
       Limits lim;
       lim.timeout_s = opt.timeout_s;
-      auto get = [&](SqliteDb& db, const std::string& path, const std::string& sql) {
-        return results.get(path, sql, [&] { return db.execute(sql, lim); });
+      // The connection is leased only while the query runs, never while waiting for another thread's
+      // computation of the same result (SqlitePool: a thread holds one lease at a time).
+      auto get = [&](const std::string& path, const std::string& sql) {
+        return results.get(path, sql, [&] { return SqlitePool::lease(path, so)->execute(sql, lim); });
       };
       parallel_for(
           slots.size(), jobs,
@@ -398,9 +400,8 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
             }
             double a = now_s();
             std::string path = path_of(ex);
-            SqliteDb& db = SqlitePool::get(path, so);
-            auto pr = get(db, path, ex.pred_sql);
-            auto gr = get(db, path, ex.gold_sql);
+            auto pr = get(path, ex.pred_sql);
+            auto gr = get(path, ex.gold_sql);
             if (!pr->ok()) {
               ex.exec = 0;
               ex.exec_timeout = pr->status == ExecStatus::Timeout;

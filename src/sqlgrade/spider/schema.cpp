@@ -63,9 +63,9 @@ SpiderSchema schema_from_catalogue(const CatalogueTables& tables) {
 CatalogueTables read_sqlite_catalogue(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw InputError(path, "database file not found");
-  SqliteDb& db = SqlitePool::get(path, SqliteOptions{});
+  auto db = SqlitePool::lease(path, SqliteOptions{});
   CatalogueTables out;
-  for (const auto& t : db.table_names()) out.emplace_back(t, db.column_names(t));
+  for (const auto& t : db->table_names()) out.emplace_back(t, db->column_names(t));
   return out;
 }
 

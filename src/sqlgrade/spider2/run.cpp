@@ -258,8 +258,7 @@ void fail(Instance& out, const Options& opt, const std::string& what) {
 void execute_one(const ExecKey& key, ExecOut& o, const Options& opt, const Limits& limits, const SqliteOptions& sopt) {
   try {
     const Deadline deadline = Deadline::in(opt.timeout_s);
-    SqliteDb& db = SqlitePool::get(key.first, sopt);
-    ExecResult er = db.execute(key.second, limits);
+    ExecResult er = SqlitePool::lease(key.first, sopt)->execute(key.second, limits);
     o.seconds = er.seconds;
     if (!er.ok()) {
       o.error = er.error.empty() ? to_string(er.status) : er.error;

@@ -1,0 +1,72 @@
+#pragma once
+// How sqlgrade's SQLite is set up for the whole process, so that every bound of a query holds by
+// construction rather than by inspecting the SQL (docs/safety.md, "Execution bounds: mechanism").
+//
+// sqlgrade links its own copy of SQLite (Debian's libsqlite3.a; its symbols are hidden inside the
+// Python module), so nothing else can initialise it first and this configuration always applies:
+//  - an allocator that charges every byte SQLite allocates on a thread to the query that thread is
+//    running (QueryBudget). Past the query's memory cap an allocation fails and the query stops
+//    ("memory cap", TooLarge); a large allocation (64 KiB or more) after the query's deadline fails
+//    too (Timeout). Every built-in that builds a big value (randomblob, hex, printf, upper, quote,
+//    substr, json_*, group_concat, ...) allocates it before doing the work, so once the deadline has
+//    passed no such call can start — a single call, which the progress handler cannot interrupt, is
+//    bounded by the value length limit instead of running on for seconds. Thread-local, no lock,
+//    SQLite's own memory statistics stay off;
+//  - a VFS, "sqlgrade", that opens database files through the default one only read-only and keeps
+//    every temporary file (sorter runs, temporary b-trees of DISTINCT/GROUP BY/ORDER BY, statement
+//    journals) in memory charged to the same budget: SQLite cannot create, write or delete a file.
+#include <chrono>
+
+#include "sqlgrade/core/cancel.hpp"
+
+namespace sqlgrade::sqlite_guard {
+
+// The wall-clock deadline of the statement a connection is running (shared with its progress handler,
+// the deadline-aware built-ins and the allocator).
+struct Deadline {
+  std::chrono::steady_clock::time_point until;
+  bool active = false;
+  bool fired = false;
+  // True (and `fired` set) once the deadline has passed, or once the work this thread does was
+  // cancelled (core/cancel.hpp: the reward server's client hung up, its request budget ran out, or the
+  // server is shutting down): the statement then stops as at its deadline.
+  bool expired() {
+    if (active && !fired && (std::chrono::steady_clock::now() >= until || cancel_requested())) fired = true;
+    return fired;
+  }
+};
+
+// What one query may still allocate inside SQLite. `used` is the net number of bytes SQLite allocated
+// on the thread since the query began (frees of older blocks can make it negative).
+struct QueryBudget {
+  long long used = 0;
+  long long cap = 0;              // bytes; 0: no cap
+  Deadline* deadline = nullptr;   // large allocations fail once it has passed
+  bool over_cap = false;          // an allocation was refused: the cap would have been passed
+  bool late = false;              // a large allocation was refused: the deadline had passed
+};
+
+// Makes `b` the calling thread's budget for its lifetime (the previous one comes back afterwards).
+class BudgetScope {
+ public:
+  explicit BudgetScope(QueryBudget& b);
+  ~BudgetScope();
+  BudgetScope(const BudgetScope&) = delete;
+  BudgetScope& operator=(const BudgetScope&) = delete;
+
+ private:
+  QueryBudget* prev_;
+};
+
+// Installs the allocator (with SQLite's memory statistics off) and registers the VFS, once; runs
+// before main() and again (as a no-op) before the first connection opens. Returns whether the
+// allocator is in place: false only if something initialised this SQLite before sqlgrade could
+// configure it (possible only when linked against a shared libsqlite3 that another component of the
+// process uses). The VFS is registered either way.
+bool configure_once();
+bool allocator_installed();
+
+// Name of the VFS to open benchmark databases with.
+const char* vfs_name();
+
+}  // namespace sqlgrade::sqlite_guard
