@@ -141,7 +141,25 @@ VerdictRequest RewardServer::verdict_request(const json& req) const {
   return r;
 }
 
-json RewardServer::verify_json(const json& req) { return impl_->verifier.verdict_json(verdict_request(req), req); }
+// NeMo Gym rows as its resources servers take them: no `benchmark` (the server's --benchmark applies),
+// and bird_sql's gold named `gt_sql` (read as `gold_sql` when that is absent; both are echoed).
+std::optional<json> RewardServer::with_gym_defaults(const json& req) const {
+  if (!req.is_object()) return std::nullopt;
+  auto absent = [&](const char* k) { auto it = req.find(k); return it == req.end() || it->is_null(); };
+  const bool bench = !opt_.default_benchmark.empty() && absent("benchmark");
+  auto gt = req.find("gt_sql");
+  const bool gold = gt != req.end() && gt->is_string() && absent("gold_sql") && absent("gold_result");
+  if (!bench && !gold) return std::nullopt;
+  json r = req;
+  if (bench) r["benchmark"] = opt_.default_benchmark;
+  if (gold) r["gold_sql"] = *gt;
+  return r;
+}
+
+json RewardServer::verify_json(const json& req) {
+  if (auto r = with_gym_defaults(req)) return impl_->verifier.verdict_json(verdict_request(*r), *r);
+  return impl_->verifier.verdict_json(verdict_request(req), req);
+}
 
 namespace {
 Reply busy_reply() { return error_reply(503, "server busy: the verify queue is full, retry later"); }
@@ -248,7 +266,7 @@ json RewardServer::health_json() const {
   j["spider2_gold_instances"] = impl_->verifier.stats().spider2_gold_instances;
   j["executes"] = executes_.load();
   j["endpoints"] = {"/verify", "/aggregate_metrics", "/execute", "/get_reward", "/openrlhf", "/health",
-                    "/seed_session", "/reverify_mode"};
+                    "/seed_session", "/reverify_mode", "/"};
   j["pending"] = impl_->exec.pending();
   j["verifies"] = s.verifies;
   j["rejected_busy"] = s.rejected_busy;
