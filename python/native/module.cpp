@@ -79,7 +79,7 @@ json to_json(py::handle o, int depth = 0) {
     for (auto x : o) j.push_back(to_json(x, depth + 1));
     return j;
   }
-  raise_input(std::string("cannot send a ") + py::str(o.get_type().attr("__name__")).cast<std::string>() +
+  raise_input(std::string("cannot send a ") + py::str(py::type::handle_of(o).attr("__name__")).cast<std::string>() +
               " in a request (use None, bool, int, float, str, list or dict)");
 }
 
