@@ -80,13 +80,6 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 echo "setup: built $BUILD_DIR/sqlgrade"
 
 if [ "${SQLGRADE_SKIP_PIP:-0}" != 1 ]; then
-  # The wheel, built by scikit-build-core from the tree just built (build-dir = $BUILD_DIR: CMake
-  # finds everything up to date and only installs the `python` component into the wheel), with the
-  # tests and benchmarks kept on in that tree. --no-index: nothing to download, the backend is in .venv.
-  generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$BUILD_DIR/CMakeCache.txt")
-  CMAKE_GENERATOR="$generator" "$VENV_PY" -m pip install --quiet --no-build-isolation --no-index --no-deps \
-    --force-reinstall -Cbuild-dir="$BUILD_DIR" -Ccmake.build-type="$BUILD_TYPE" \
-    -Ccmake.define.SQLGRADE_TESTS=ON -Ccmake.define.SQLGRADE_BENCH=ON -Ccmake.define.DUCKDB_ROOT="$DUCKDB_ROOT" \
-    -Ccmake.define.pybind11_DIR="$PYBIND11_DIR" .
+  BUILD_DIR="$BUILD_DIR" scripts/install_package.sh
   (cd / && "$VENV_PY" -c "import sqlgrade, sqlgrade._native as n, sys; print('setup: Python package sqlgrade', sqlgrade.__version__, 'in', sys.prefix, '(native protocol', n.PROTOCOL_VERSION, ')')")
 fi

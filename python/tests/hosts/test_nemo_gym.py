@@ -22,6 +22,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any, Dict, List
 
@@ -105,7 +106,11 @@ def gym(tmp_path_factory):
     with open(cfg, "w", encoding="utf-8") as f:
         yaml.safe_dump(config, f)
     head = _free_port()
-    env = clean_env(RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1")
+    # Ray (Gym starts one): its own temp folder (no other cluster is found and joined), and a longer
+    # wait for its agents: on a loaded 2-core machine they take more than the default to register.
+    ray_tmp = tempfile.mkdtemp(prefix="rg", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    env = clean_env(RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1", RAY_TMPDIR=ray_tmp,
+                    RAY_agent_register_timeout_ms="180000")
     log = open(os.path.join(root, "ng_run.log"), "w")
     t0 = time.monotonic()
     for attempt in range(2):  # Ray's node start has a fixed 30 s limit, short on a loaded 2-core machine
@@ -132,6 +137,7 @@ def gym(tmp_path_factory):
     yield {"root": root, "site": site, "head": head, "log": log.name}
     _stop(proc)
     log.close()
+    shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
 # The verify reply's own fields: a rollout row holds them, a verify request must not (Gym's server
