@@ -17,5 +17,5 @@ if [ "$(cat .venv/.sqlgrade-install.sha256 2>/dev/null)" = "$stamp" ]; then exit
 CMAKE_GENERATOR="$(cache CMAKE_GENERATOR)" "$VENV_PY" -m pip install --quiet --no-build-isolation --no-index --no-deps \
   --force-reinstall -Cbuild-dir="$BUILD_DIR" -Ccmake.build-type="$(cache CMAKE_BUILD_TYPE)" \
   -Ccmake.define.SQLGRADE_TESTS=ON -Ccmake.define.SQLGRADE_BENCH="$(cache SQLGRADE_BENCH)" \
-  -Ccmake.define.DUCKDB_ROOT="$(cache DUCKDB_ROOT)" -Ccmake.define.pybind11_DIR="$("$VENV_PY" -m pybind11 --cmakedir)" .
+  -Ccmake.define.DUCKDB_ROOT="$(cache DUCKDB_ROOT)" -Ccmake.define.pybind11_DIR="$("$VENV_PY" -m pybind11 --cmakedir)" -Ccmake.define.SQLGRADE_PYTHON="$VENV_PY" .
 echo "$stamp" > .venv/.sqlgrade-install.sha256
