@@ -160,7 +160,8 @@ def _bird_rows(site: str) -> List[Dict[str, Any]]:
     assert len(tasks) == len(rollouts)
     rows = []
     for t, r in zip(tasks, rollouts):  # the rollouts file keeps only the model side; the task row has the rest
-        assert t["responses_create_params"]["input"] == r["responses_create_params"]["input"]
+        prompt = " ".join(str(m.get("content", "")) for m in r["responses_create_params"]["input"])
+        assert t["question"].strip()[:80] in prompt  # the same task, in the same order
         rows.append(dict(t, response=r["response"]))
     return rows
 
@@ -234,9 +235,10 @@ def test_gym_client_and_servers_agree_with_sqlgrade(gym, tmp_path):
            gym_client_gym_server_s=f"{b['gym_spider2_lite']['seconds']:.2f}",
            gym_client_sqlgrade_server_s=f"{b['sqlgrade_spider2_lite']['seconds']:.2f}",
            sqlgrade_in_process_s=f"{t_native:.3f}", rewards_differing_from_gym=mismatched)
-    assert mismatched <= 2048 * len(diffs) // max(len(s2_rows), 1) + 2048 // 5 * 0
+    assert mismatched == 0  # the bench rows are the parity rows' tasks: none differs (see the parity table)
 
 
 # Rows whose reward differs between Gym's Python server and sqlgrade on the same databases, each
-# explained in docs/python.md ("NeMo Gym", parity table). Filled from the measured run.
+# explained in docs/python.md ("NeMo Gym", parity table): none on the example rows (measured: 10 of 10
+# agree; bird_sql id 2 extracts different SQL, both 0 on these databases).
 KNOWN_DIFFERENCES: set = set()
