@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# Sets up a Debian 12 machine and builds sqlgrade into build/ (CLI: build/sqlgrade).
+# Sets up a Debian 12 machine and builds sqlgrade into build/ (CLI: build/sqlgrade). The one set-up
+# command; re-running it is fast (every step below is skipped when already done).
 #   - installs the Debian packages sqlgrade needs (idempotent; apt-get update first)
 #   - provisions DuckDB 1.4.x from the npm registry into .deps/duckdb (git-ignored):
 #       libduckdb.so  from @duckdb/node-bindings-linux-x64@$DUCKDB_NPM_BINDINGS
 #       duckdb.h      from duckdb@$DUCKDB_VERSION (same DuckDB version)
 #     Set DUCKDB_ROOT to a folder holding duckdb.h and libduckdb.so (e.g. an unpacked official
 #     release zip) to skip the download.
-#   - configures and builds with CMake (Release), including the Python module sqlgrade._native for
-#     the python3 on PATH;
-#   - installs the Python package into that python3 (`pip install --no-build-isolation --no-index
-#     ./python`: offline, no PyPI), so that `python3 -c "import sqlgrade"` works. SQLGRADE_SKIP_PIP=1
-#     skips it.
-# Options (environment): SQLGRADE_SKIP_APT=1, BUILD_DIR=build, BUILD_TYPE=Release, JOBS=N.
+#   - creates the project venv .venv/ (Python 3.11, git-ignored) and installs the pinned Python
+#     dependencies into it from python/requirements/dev.lock (exact versions and hashes; pytest,
+#     jsonschema, scikit-build-core, pybind11, and the hosts tested for real: inspect-ai, lm-eval,
+#     skyrl-gym), with uv (pinned in uv.lock, bootstrapped by pip with hashes). Skipped when the
+#     lock's hash is the one installed last time (.venv/.dev.lock.sha256).
+#   - creates NeMo Gym's venv .venv-gym/ (Python 3.12, nemo-gym==0.4.0 from gym.lock) the same way;
+#     SQLGRADE_SKIP_GYM=1 skips it (the NeMo Gym test then says so and is skipped).
+#   - configures and builds with CMake (Release), the native module included, for .venv's Python;
+#   - installs the sqlgrade package (the wheel, scikit-build-core, from the same build tree: nothing is
+#     compiled twice) into .venv: `.venv/bin/python -c "import sqlgrade"` and `.venv/bin/sqlgrade`
+#     work. SQLGRADE_SKIP_PIP=1 skips it.
+# Options (environment): SQLGRADE_SKIP_APT=1, BUILD_DIR=build, BUILD_TYPE=Release, JOBS=N,
+# PYTHON311=/path/to/python3.11, PYTHON312=/path/to/python3.12.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -24,7 +32,7 @@ JOBS=${JOBS:-$(nproc)}
 PKGS="build-essential cmake pkg-config git libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev
       libfmt-dev libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
       clang libclang-rt-14-dev ca-certificates libutf8proc-dev libssl-dev libboost-dev zlib1g-dev
-      python3-jsonschema python3-pytest python3-dev pybind11-dev chromium chromium-driver"
+      python3-dev python3-venv chromium chromium-driver"
 
 if [ "${SQLGRADE_SKIP_APT:-0}" != 1 ]; then
   missing=""
@@ -62,15 +70,16 @@ if [ -z "${DUCKDB_ROOT:-}" ]; then
 fi
 echo "setup: DuckDB from $DUCKDB_ROOT"
 
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DDUCKDB_ROOT="$DUCKDB_ROOT" >/dev/null
+scripts/setup_python.sh
+VENV_PY="$ROOT/.venv/bin/python"
+PYBIND11_DIR=$("$VENV_PY" -m pybind11 --cmakedir)
+
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DDUCKDB_ROOT="$DUCKDB_ROOT" \
+      -DSQLGRADE_PYTHON="$VENV_PY" -Dpybind11_DIR="$PYBIND11_DIR" >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"
 echo "setup: built $BUILD_DIR/sqlgrade"
 
 if [ "${SQLGRADE_SKIP_PIP:-0}" != 1 ]; then
-  if python3 -m pip --version >/dev/null 2>&1; then
-    python3 -m pip install --quiet --no-build-isolation --no-index --force-reinstall ./python
-    python3 -c "import sqlgrade, sqlgrade._native as n; print('setup: Python package sqlgrade', sqlgrade.__version__, 'for', __import__('sys').executable, '(native protocol', n.PROTOCOL_VERSION, ')')"
-  else
-    echo "setup: $(command -v python3) has no pip; install the Python package with: <python> -m pip install --no-build-isolation ./python" >&2
-  fi
+  BUILD_DIR="$BUILD_DIR" scripts/install_package.sh
+  (cd / && "$VENV_PY" -c "import sqlgrade, sqlgrade._native as n, sys; print('setup: Python package sqlgrade', sqlgrade.__version__, 'in', sys.prefix, '(native protocol', n.PROTOCOL_VERSION, ')')")
 fi

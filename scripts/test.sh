@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Runs the whole test suite (after scripts/setup.sh has built build/). Brings the build up to date
-# first. The Python package's pytest suite is one ctest test, python.pytest (python/CMakeLists.txt). Benchmark-data tests read SQLGRADE_DATA (default: ../shared/data beside the project) and are
-# skipped with a message when it is absent. Extra arguments go to ctest (e.g. -R uda).
+# Runs the whole test suite (after scripts/setup.sh has built build/ and the project venvs). Brings the
+# build up to date first, and the sqlgrade package installed in .venv (scripts/install_package.sh: the
+# wheel of this tree, from this build; about 15 s). Every Python test runs under .venv's interpreter
+# (python/CMakeLists.txt): the package's pytest suite is ctest python.pytest, the tests against the
+# real host packages python.hosts.* (label `hosts`; `scripts/test.sh -LE hosts` leaves them out).
+# Benchmark-data tests read SQLGRADE_DATA (default: ../shared/data beside the project) and are skipped
+# with a message when it is absent. Extra arguments go to ctest (e.g. -R uda).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -10,4 +14,9 @@ if [ -z "${SQLGRADE_DATA:-}" ] && [ -d ../shared/data ]; then
 fi
 export SQLGRADE_DATA=${SQLGRADE_DATA:-}
 cmake --build "$BUILD_DIR" -j "$(nproc)"
+if [ ! -x .venv/bin/python ]; then
+  echo "test: no project venv (.venv): run scripts/setup.sh first" >&2
+  exit 2
+fi
+BUILD_DIR="$BUILD_DIR" scripts/install_package.sh
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"

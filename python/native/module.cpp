@@ -169,7 +169,7 @@ json to_json_at(py::handle o, int depth, bool model_output) {
     }
     return j;
   }
-  bad_request(std::string("cannot send a ") + py::str(o.get_type().attr("__name__")).cast<std::string>() +
+  raise_input(std::string("cannot send a ") + py::str(py::type::handle_of(o).attr("__name__")).cast<std::string>() +
               " in a request (use None, bool, int, float, str, list or dict)");
 }
 

@@ -30,7 +30,7 @@ __all__ = ["Config", "config", "configure", "reload", "BENCHMARKS", "normalize_b
 
 BENCHMARKS = ("spider2", "spider", "bird")
 BACKENDS = ("auto", "server", "native")
-EXTRACT_KEYS = ("word_boundary", "tags_and_json", "raw_fallback")
+EXTRACT_KEYS = ("word_boundary", "tags_and_json", "raw_fallback", "after_think")
 
 _ALIASES = {
     "spider2": "spider2", "spider2_lite": "spider2", "spider2-lite": "spider2", "spider2lite": "spider2",
@@ -55,7 +55,7 @@ class Config:
     db_root: Optional[str] = None  # resolves bare db ids
     benchmark: str = "spider2"  # default comparison
     shaping: Shaping = field(default_factory=Shaping)
-    extract: Optional[Mapping[str, bool]] = None  # word_boundary, tags_and_json, raw_fallback (None: backend default)
+    extract: Optional[Mapping[str, bool]] = None  # word_boundary, tags_and_json, raw_fallback, after_think (None: backend default)
     threads: int = 0  # verdicts(): parallel requests; 0 = automatic
     http_timeout: float = 120.0  # seconds to wait for one HTTP reply
     retries: int = 30  # 503 answers retried (each after Retry-After) ...

@@ -78,6 +78,21 @@ def test_verbatim_sql_and_extraction_options(srv, dbs: Dbs):
         sqlgrade.verdict(tagged, db=dbs.shop, gold_sql=GOLD, extract={"nope": True})
 
 
+def test_reasoning_is_not_graded(srv, dbs: Dbs, settings):
+    """Issue 21: only the text after the last </think> is graded; an unclosed <think> is no SQL;
+    extract={"after_think": False} (per call or in the settings) reads the whole text as before."""
+    thought = f"<think>{fenced(GOLD)}</think> I could not find the answer."
+    v = sqlgrade.verdict(thought, db=dbs.shop, gold_sql=GOLD)
+    assert (v.reward, v.outcome, v.extracted_sql) == (0.0, "no_sql", None), v
+    v = sqlgrade.verdict("<think>The query is SELECT name FROM item WHERE qty > 1", db=dbs.shop, gold_sql=GOLD)
+    assert v.outcome == "no_sql" and v.raw["extraction_source"] == "unclosed_think", v
+    answer = f"Checking qty...\n</think>\n{fenced(GOLD)}"  # Qwen3: the template opened the block
+    assert sqlgrade.verdict(answer, db=dbs.shop, gold_sql=GOLD).reward == 1.0
+    assert sqlgrade.verdict(thought, db=dbs.shop, gold_sql=GOLD, extract={"after_think": False}).reward == 1.0
+    settings(extract={"after_think": False})
+    assert sqlgrade.verdict(thought, db=dbs.shop, gold_sql=GOLD).reward == 1.0
+
+
 def test_benchmarks(srv, dbs: Dbs):
     # Spider test-suite: equal on school.sqlite, different on school_variant.sqlite -> 0.
     gold = "SELECT name FROM student WHERE city = 'Oslo'"

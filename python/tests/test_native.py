@@ -26,6 +26,10 @@ CASES = [  # (output, kwargs)
                                               "order": "top_level"}),
     ("DROP TABLE item", {"extract": False}),
     ("SELECT 1", {"extract": False, "gold_sql": "SELECT nope"}),
+    # reasoning (issue 21): the gold inside <think> earns nothing; after_think=False reads it as before
+    ("<think>```sql\nSELECT name FROM item WHERE qty > 1\n```</think> No idea.", {}),
+    ("<think>```sql\nSELECT name FROM item WHERE qty > 1\n```</think> No idea.", {"extract": {"after_think": False}}),
+    ("<think>The query is SELECT name FROM item WHERE qty > 1", {}),
 ]
 
 

@@ -17,6 +17,7 @@
 #include "sqlgrade/core/json.hpp"
 #include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/serve/http.hpp"
+#include "sqlgrade/serve/wire.hpp"
 
 namespace {
 
@@ -26,11 +27,11 @@ struct ServeArgs {
   double max_result_mb = 64, cache_mb = 256, max_body_mb = 16, max_buffered_mb = 256, max_reply_mb = 64;
   bool log_requests = false;
   int max_concurrency = 0;
-  bool word_boundary = false, nemo_strict = false;
+  bool word_boundary = false, nemo_strict = false, keep_think = false;
 };
 
 struct ExtractArgs {
-  bool word_boundary = false, nemo_strict = false, no_raw = false, jsonl = false;
+  bool word_boundary = false, nemo_strict = false, no_raw = false, jsonl = false, keep_think = false;
 };
 
 void require_dir(const std::string& d, const char* flag) {
@@ -45,11 +46,19 @@ void run_serve(ServeArgs& a) {
   if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
   if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
   if (!a.so.verifier.spider2_gold_dir.empty()) require_dir(a.so.verifier.spider2_gold_dir, "--spider2-gold-dir");
+  if (!a.so.default_benchmark.empty()) {
+    try {
+      a.so.default_benchmark = bench_name(bench_from_name(a.so.default_benchmark));
+    } catch (const std::exception& e) {
+      throw sqlgrade::InputError("--benchmark", e.what());
+    }
+  }
   a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
   a.so.verifier.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
   a.so.verifier.gold_cache_bytes = static_cast<size_t>(a.cache_mb * (1 << 20));
   a.so.verifier.extract.word_boundary = a.word_boundary;
   a.so.verifier.extract.tags_and_json = !a.nemo_strict;
+  a.so.verifier.extract.after_think = !(a.nemo_strict || a.keep_think);
   a.http.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
   a.http.max_buffered_bytes = static_cast<size_t>(a.max_buffered_mb * (1 << 20));
   // A reply is held in the HTTP buffer until its client takes it: it cannot be larger than the buffer.
@@ -76,6 +85,7 @@ void run_extract(const ExtractArgs& a) {
   opt.word_boundary = a.word_boundary;
   opt.tags_and_json = !a.nemo_strict;
   opt.raw_fallback = !a.no_raw;
+  opt.after_think = !(a.nemo_strict || a.keep_think);
   if (!a.jsonl) {
     const std::string text = sqlgrade::read_stdin();  // bounded by --max-input-mb, as every input file
     auto ex = extract_sql(text, opt);
@@ -169,6 +179,9 @@ void register_serve_command(CLI::App& app) {
       ->check(sqlgrade::cli::bounded("timeout"));
   s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");
   s->add_option("--bird-db-dir", sa->so.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db-dir)");
+  s->add_option("--benchmark", sa->so.default_benchmark,
+                 "benchmark of a request that names none: spider2 (default), spider or bird (NeMo Gym's "
+                 "bird_sql and Spider rows carry no `benchmark`)");
   s->add_option("--spider2-gold-dir", sa->so.verifier.spider2_gold_dir,
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
                  "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");
@@ -209,14 +222,22 @@ void register_serve_command(CLI::App& app) {
       ->check(sqlgrade::cli::bounded("timeout"));
   register_serve_bounds(s, *sa);
   s->add_flag("--word-boundary", sa->word_boundary, "raw-text SQL fallback needs a word boundary before the keyword");
-  s->add_flag("--nemo-strict", sa->nemo_strict, "extract SQL exactly as NeMo Gym (no <answer>/<solution>/JSON)");
+  s->add_flag("--nemo-strict", sa->nemo_strict,
+              "extract SQL exactly as NeMo Gym (no <answer>/<solution>/JSON, the reasoning read too)");
+  s->add_flag("--keep-think", sa->keep_think,
+              "read the whole model output, <think> reasoning included (default: only the text after the last "
+              "</think>; an unclosed <think> is no SQL)");
   s->add_flag("--log-requests", sa->log_requests, "one line per request on stderr");
   s->callback([sa] { run_serve(*sa); });
 
   auto ea = std::make_shared<ExtractArgs>();
   auto* e = app.add_subcommand("extract-sql", "extract the SQL from a model answer (stdin) as NeMo Gym does");
   e->add_flag("--word-boundary", ea->word_boundary, "raw-text fallback needs a word boundary before the keyword");
-  e->add_flag("--nemo-strict", ea->nemo_strict, "exactly NeMo Gym: no <answer>/<solution> tags, no {\"answer\": ...}");
+  e->add_flag("--nemo-strict", ea->nemo_strict,
+              "exactly NeMo Gym: no <answer>/<solution> tags, no {\"answer\": ...}, the reasoning read too");
+  e->add_flag("--keep-think", ea->keep_think,
+              "read the whole answer, <think> reasoning included (default: only the text after the last </think>; "
+              "an unclosed <think> is no SQL)");
   e->add_flag("--no-raw", ea->no_raw, "no raw-text fallback (only fenced blocks, tags, JSON)");
   e->add_flag("--jsonl", ea->jsonl,
               "stdin is JSONL (a string, or an object with `response`/`model_output`); prints one JSON per line");

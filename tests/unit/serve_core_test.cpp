@@ -271,6 +271,32 @@ TEST(ServeCore, GoldResultsAreCached) {
   EXPECT_EQ(verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}))["gold_cached"], false);
 }
 
+// NeMo Gym's bird_sql rows (issue 21): no `benchmark`, the gold named `gt_sql`. A server started
+// with --benchmark bird grades them as BIRD (set semantics) and echoes gt_sql; without it they are
+// spider2 as before, and an explicit `benchmark` still wins.
+TEST(ServeCore, GymRowsWithServerBenchmarkAndGtSql) {
+  Fixture f;
+  ServerOptions o = f.opts();
+  o.default_benchmark = "bird";
+  RewardServer s(o);
+  json row = {{"gt_sql", "SELECT name, qty FROM item WHERE qty > 1"}, {"difficulty", "simple"}, {"id", 7}};
+  // BIRD's set semantics: a duplicate row still matches (spider2's ignore_order rule would not)
+  const std::string dup = sql_answer("SELECT name, qty FROM item WHERE qty > 1 UNION ALL SELECT name, qty FROM item WHERE qty > 2");
+  json r = verify(s, request(dup, row));
+  EXPECT_EQ(r["benchmark"], "bird");
+  EXPECT_EQ(r["reward"], 1.0);
+  EXPECT_EQ(r["gt_sql"], row["gt_sql"]);
+  EXPECT_EQ(r["id"], 7);
+  json explicit_spider2 = row;
+  explicit_spider2["benchmark"] = "spider2";
+  EXPECT_EQ(verify(s, request(dup, explicit_spider2))["benchmark"], "spider2");
+  RewardServer plain(f.opts());
+  EXPECT_EQ(verify(plain, request(dup, row))["benchmark"], "spider2");
+  // /execute takes the server's benchmark too: bird resolves the nested layout
+  Reply e = s.execute(json({{"db_id", "shop"}, {"sql", "SELECT count(*) FROM item"}}).dump());
+  EXPECT_EQ(e.status, 200) << e.body;
+}
+
 TEST(ServeCore, BirdVerdicts) {
   Fixture f;
   RewardServer s(f.opts());
@@ -434,4 +460,26 @@ TEST(ServeCore, PerRequestExtractionOptions) {
   o.verifier.extract.tags_and_json = false;
   RewardServer strict(o);
   EXPECT_EQ(verify(strict, request("<answer>SELECT name FROM item</answer>", gold))["failure_reason"], "execution_error");
+}
+
+// Reasoning models (issue 21): the gold query inside <think> earns nothing by default; the request
+// field extract.after_think = false (and the server option) grade the whole text as before.
+TEST(ServeCore, ReasoningIsNotGraded) {
+  Fixture f;
+  RewardServer s(f.opts());
+  json gold = {{"gold_sql", "SELECT name FROM item"}};
+  const std::string thought = "<think>```sql\nSELECT name FROM item\n```</think> I could not find the answer.";
+  json r = verify(s, request(thought, gold));
+  EXPECT_EQ(r["reward"], 0.0);
+  EXPECT_EQ(r["failure_reason"], "no_sql_extracted");
+  r = verify(s, request("<think>The query is SELECT name FROM item", gold));
+  EXPECT_EQ(r["extraction_source"], "unclosed_think");
+  EXPECT_NE(r["failure_detail"].get<std::string>().find("unclosed <think>"), std::string::npos) << r.dump();
+  EXPECT_EQ(verify(s, request("<think>hmm</think>```sql\nSELECT name FROM item\n```", gold))["reward"], 1.0);
+  json keep = {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"after_think", false}}}};
+  EXPECT_EQ(verify(s, request(thought, keep))["reward"], 1.0);
+  ServerOptions o = f.opts();
+  o.verifier.extract.after_think = false;
+  RewardServer whole(o);
+  EXPECT_EQ(verify(whole, request(thought, gold))["reward"], 1.0);
 }

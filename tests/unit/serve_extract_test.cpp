@@ -123,6 +123,32 @@ TEST(ServeExtract, NoRawFallbackOption) {
   EXPECT_EQ(*ex("```\nSELECT a FROM t\n```", o), "SELECT a FROM t");
 }
 
+// Reasoning models (issue 21): by default only the text after the last </think> is read; an unclosed
+// <think> is no SQL; after_think = false keeps the old reading of the whole text.
+TEST(ServeExtract, ReasoningIsNotGraded) {
+  const std::string gold_in_thought = "<think>Maybe ```sql\nSELECT gold FROM t\n``` fits.</think> I could not find the answer.";
+  EXPECT_FALSE(ex(gold_in_thought));
+  EXPECT_EQ(extract_sql(gold_in_thought).source, ExtractSource::None);
+  EXPECT_FALSE(ex("<think>The query is SELECT a FROM t</think>"));  // was "SELECT a FROM t</think>;"
+  auto open = extract_sql("<think>So the query is SELECT a FROM t; let me check");
+  EXPECT_FALSE(open.sql);
+  EXPECT_EQ(open.source, ExtractSource::UnclosedThink);
+  EXPECT_STREQ(to_string(open.source), "unclosed_think");
+  // Qwen3 / DeepSeek-R1: the template opens the block, the output holds only the closing tag.
+  EXPECT_EQ(*ex("SELECT wrong FROM t is tempting.\n</think>\n```sql\nSELECT a FROM t\n```"), "SELECT a FROM t");
+  // The last </think> counts; an answer that opens a new block and never closes it is no SQL.
+  EXPECT_EQ(*ex("<think>a</think>SELECT x FROM t;<think>b</think>\nSELECT a FROM t"), "SELECT a FROM t;");
+  EXPECT_EQ(extract_sql("<think>a</think>```sql\nSELECT 1\n```<think>more").source, ExtractSource::UnclosedThink);
+  EXPECT_EQ(*ex("no reasoning at all: ```sql\nSELECT 1\n```"), "SELECT 1");
+  EXPECT_EQ(*answer_after_think("x</think>y</think>z"), "z");
+  EXPECT_FALSE(answer_after_think("<think>"));
+  ExtractOptions keep;
+  keep.after_think = false;  // the whole text, as before
+  EXPECT_EQ(*ex(gold_in_thought, keep), "SELECT gold FROM t");
+  EXPECT_EQ(*ex("<think>The query is SELECT a FROM t</think>", keep), "SELECT a FROM t</think>;");
+  EXPECT_EQ(*ex("<think>So the query is SELECT a FROM t; let me check", keep), "SELECT a FROM t;");
+}
+
 // The five NeMo Gym example rollouts carry the extracted_sql NeMo produced from model_output.
 TEST(ServeExtract, MatchesNemoGymRollouts) {
   SQLGRADE_REQUIRE_DATA("preds/spider2lite_local/qwen3-30b-a3b-thinking_nemo-gym/example_rollouts.jsonl");
@@ -155,6 +181,18 @@ TEST(ServeExtractCli, StdinToStdout) {
   EXPECT_EQ(r.out, "SELECT 1;\n");
   r = run_cli({"extract-sql", "--nemo-strict"}, "<answer>SELECT 1</answer>");
   EXPECT_EQ(r.out, "SELECT 1</answer>;\n");
+  // reasoning: only the answer after </think> by default; --keep-think (and --nemo-strict) read it all
+  const std::string thought = "<think>```sql\nSELECT 1\n```</think> I could not find the answer.";
+  r = run_cli({"extract-sql"}, thought);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  for (const char* flag : {"--keep-think", "--nemo-strict"}) {
+    r = run_cli({"extract-sql", flag}, thought);
+    EXPECT_EQ(r.rc, 0) << flag;
+    EXPECT_EQ(r.out, "SELECT 1\n") << flag;
+  }
+  r = run_cli({"extract-sql", "--jsonl"}, "\"<think>SELECT 1\"\n");
+  EXPECT_EQ(r.out, "{\"extracted_sql\":null,\"source\":\"unclosed_think\"}\n");
 }
 
 TEST(ServeExtractCli, Jsonl) {

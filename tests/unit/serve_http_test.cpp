@@ -73,6 +73,16 @@ TEST(ServeHttp, ConcurrentMixedRequestsOnLoopback) {
   ASSERT_TRUE(h);
   EXPECT_EQ(h->status, 200);
   EXPECT_EQ(json::parse(h->body)["status"], "ok");
+  // NeMo Gym's contract (issue 21): GET /reverify_mode is the bare JSON string, as FastAPI returns its
+  // ReverifyMode enum (Gym's `eval reverify` does ReverifyMode(response.json())); GET / answers 200.
+  auto rv = c.Get("/reverify_mode");
+  ASSERT_TRUE(rv);
+  EXPECT_EQ(rv->status, 200);
+  EXPECT_EQ(json::parse(rv->body), json("stateless"));
+  auto root = c.Get("/");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->status, 200);
+  EXPECT_EQ(json::parse(root->body)["status"], "ok");
 
   auto cs = cases();
   const int kThreads = 8, kPerThread = 20;

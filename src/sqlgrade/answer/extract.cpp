@@ -18,6 +18,7 @@ const char* to_string(ExtractSource s) {
     case ExtractSource::Tag: return "tag";
     case ExtractSource::JsonAnswer: return "json_answer";
     case ExtractSource::RawText: return "raw_text";
+    case ExtractSource::UnclosedThink: return "unclosed_think";
   }
   return "none";
 }
@@ -203,8 +204,23 @@ std::optional<std::string> json_answer(std::string_view text, JsonAnswerRule rul
   return rule == JsonAnswerRule::LastKeyStripped ? last_key_answer(text) : whole_fenced_or_last_answer(text);
 }
 
+std::optional<std::string_view> answer_after_think(std::string_view text) {
+  constexpr std::string_view kOpen = "<think>", kClose = "</think>";
+  if (size_t close = text.rfind(kClose); close != std::string_view::npos) text.remove_prefix(close + kClose.size());
+  if (text.find(kOpen) != std::string_view::npos) return std::nullopt;
+  return text;
+}
+
 Extracted extract_sql(std::string_view text, const ExtractOptions& opt) {
   Extracted out;
+  if (opt.after_think) {
+    auto answer = answer_after_think(text);
+    if (!answer) {
+      out.source = ExtractSource::UnclosedThink;
+      return out;
+    }
+    text = *answer;
+  }
   if (text.empty()) return out;
 
   // 1. ```sql blocks: the last one, stripped, even if empty (NeMo returns it and then sees no SQL).

@@ -1,7 +1,13 @@
 #pragma once
 // Pull the SQL query out of a model's free-form answer.
 //
-// Default order = NVIDIA NeMo Gym `spider2_lite` (spec §6.1), reproduced exactly, quirks included:
+// Reasoning models first (sqlgrade, on by default, off with after_think = false): only the text after
+// the LAST "</think>" is read (Qwen3 and DeepSeek-R1 open the block in the chat template, so a lone
+// "</think>" counts too); a "<think>" still open in what is read — an answer cut off mid-reasoning —
+// means no SQL (source UnclosedThink). Without this a policy is paid for a gold-looking query it only
+// considered while thinking, and "<think>SELECT …" with no answer is graded as "SELECT …</think>".
+//
+// Then the order = NVIDIA NeMo Gym `spider2_lite` (spec §6.1), reproduced exactly, quirks included:
 //   1. the LAST ```sql block (case-insensitive opener; "```sqlite" also opens one, leaving "ite" in
 //      front of the query — a NeMo quirk kept on purpose); its stripped content is returned even when
 //      empty (then there is no SQL: NeMo does not fall back further);
@@ -31,9 +37,12 @@ struct ExtractOptions {
   bool tags_and_json = true;
   // Use the raw-text fallback at all (step 4).
   bool raw_fallback = true;
+  // Read only the text after the last "</think>"; an unclosed "<think>" is no SQL (see above). false =
+  // the whole text, as before (and as NeMo Gym, whose model server strips the reasoning upstream).
+  bool after_think = true;
 };
 
-enum class ExtractSource { None, SqlBlock, GenericBlock, Tag, JsonAnswer, RawText };
+enum class ExtractSource { None, SqlBlock, GenericBlock, Tag, JsonAnswer, RawText, UnclosedThink };
 const char* to_string(ExtractSource s);
 
 struct Extracted {
@@ -42,6 +51,10 @@ struct Extracted {
 };
 
 Extracted extract_sql(std::string_view text, const ExtractOptions& opt = {});
+
+// The part of a model answer that is graded under after_think: the text after the last "</think>"
+// (the whole text when there is none); nullopt when a "<think>" is still open in it.
+std::optional<std::string_view> answer_after_think(std::string_view text);
 
 // True when `sql` holds no statement at all: only ';', SQLite whitespace (space, \t, \n, \f, \r) and
 // comments (`--` to the end of the line, `/* ... */`, an unterminated `/*` to the end), up to the end

@@ -14,12 +14,16 @@ namespace sqlgrade::duck {
 namespace {
 
 Api load() {
+  // $SQLGRADE_DUCKDB_LIBRARY; then the name, found through the caller's RUNPATH (the build tree's
+  // DuckDB folder; in the Python wheel $ORIGIN/lib beside the module, or bin/../lib beside the CLI, so
+  // an installed wheel uses its own copy even where the build tree still exists); then the absolute
+  // path sqlgrade was built against (a program linking the installed libraries, whose RUNPATH is its own).
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("SQLGRADE_DUCKDB_LIBRARY"); env && *env) candidates.push_back(env);
+  candidates.push_back("libduckdb.so");
 #ifdef SQLGRADE_DUCKDB_PATH
   candidates.push_back(SQLGRADE_DUCKDB_PATH);
 #endif
-  candidates.push_back("libduckdb.so");
   void* h = nullptr;
   std::string tried;
   for (const auto& c : candidates) {

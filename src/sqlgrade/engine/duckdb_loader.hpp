@@ -2,9 +2,10 @@
 // DuckDB loaded on first use. libduckdb is 64 MB and mapping it costs 10-30 ms at startup, which
 // commands that never touch DuckDB (spider, bird, spider2, diff, ...) must not pay. So nothing links
 // it: the first DuckDb (or DuckDb::version()) dlopens the library and resolves the C API functions
-// duckdb.cpp calls, listed below. Where it looks, in order: $SQLGRADE_DUCKDB_LIBRARY; the libduckdb
-// sqlgrade was built against (absolute path, SQLGRADE_DUCKDB_PATH); "libduckdb.so" on the loader's
-// search path (RUNPATH, LD_LIBRARY_PATH, ld.so.cache).
+// duckdb.cpp calls, listed below. Where it looks, in order: $SQLGRADE_DUCKDB_LIBRARY; "libduckdb.so" on
+// the loader's search path (LD_LIBRARY_PATH, the caller's RUNPATH — the build tree's DuckDB folder, or
+// the Python wheel's own sqlgrade/lib —, ld.so.cache); the libduckdb sqlgrade was built against
+// (absolute path, SQLGRADE_DUCKDB_PATH).
 #include <duckdb.h>
 
 namespace sqlgrade::duck {

@@ -92,7 +92,7 @@ double number_field(const json& req, const char* key, const char* bound, double 
 
 json RewardServer::execute_json(const json& req) {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
-  Bench b = parse_bench(req);
+  Bench b = parse_bench(with_gym_defaults(req).value_or(req));
   auto db = req.find("db_id");
   if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
   auto sql = req.find("sql");

@@ -164,7 +164,11 @@ class Session : public Tracked, public std::enable_shared_from_this<Session> {
       h["http"] = sh_.registry.stats();
       return reply(Reply{200, dump(h)});
     }
-    if (path_ == "/reverify_mode" && get) return reply(Reply{200, R"({"reverify_mode":"stateless"})"});
+    // NeMo Gym reads the bare JSON string (FastAPI returning its ReverifyMode enum): a verdict depends
+    // only on the request, so re-verifying a rollout is "stateless".
+    if (path_ == "/reverify_mode" && get) return reply(Reply{200, R"("stateless")"});
+    // A launcher's liveness probe (NeMo Gym polls GET /): 200, answered on the I/O thread.
+    if (path_ == "/" && get) return reply(Reply{200, R"({"status":"ok","service":"sqlgrade serve","health":"/health"})"});
     if (path_ == "/seed_session" && post) return reply(Reply{200, "{}"});
     using Queued = RewardServer::Queued;
     static const std::pair<std::string_view, Queued> kQueued[] = {
@@ -185,7 +189,7 @@ class Session : public Tracked, public std::enable_shared_from_this<Session> {
       watch_hangup();  // `done` posts to this strand: on_reply() runs after this returns
       return;
     }
-    bool known = path_ == "/health" || path_ == "/reverify_mode" || path_ == "/seed_session" || queued;
+    bool known = path_ == "/" || path_ == "/health" || path_ == "/reverify_mode" || path_ == "/seed_session" || queued;
     if (known) return reply(error_reply(405, "method not allowed on " + path_));
     reply(error_reply(404, "no such endpoint: " + path_.substr(0, 200)));
   }

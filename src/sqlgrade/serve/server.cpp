@@ -69,8 +69,25 @@ VerdictRequest RewardServer::verdict_request(const json& req) const {
   return r;
 }
 
+// NeMo Gym rows as its resources servers take them: no `benchmark` (the server's --benchmark applies),
+// and bird_sql's gold named `gt_sql` (read as `gold_sql` when that is absent; both are echoed).
+std::optional<json> RewardServer::with_gym_defaults(const json& req) const {
+  if (!req.is_object()) return std::nullopt;
+  auto absent = [&](const char* k) { auto it = req.find(k); return it == req.end() || it->is_null(); };
+  const bool bench = !opt_.default_benchmark.empty() && absent("benchmark");
+  auto gt = req.find("gt_sql");
+  const bool gold = gt != req.end() && gt->is_string() && absent("gold_sql") && absent("gold_result");
+  if (!bench && !gold) return std::nullopt;
+  json r = req;
+  if (bench) r["benchmark"] = opt_.default_benchmark;
+  if (gold) r["gold_sql"] = *gt;
+  return r;
+}
+
 json RewardServer::verify_json(const json& req) {
-  json reply = impl_->verifier.verdict_json(verdict_request(req), req);
+  const std::optional<json> gym = with_gym_defaults(req);
+  const json& r = gym ? *gym : req;
+  json reply = impl_->verifier.verdict_json(verdict_request(r), r);
   // A query stopped by the request's budget reads as a timeout: say which deadline it was.
   const CancelToken* t = current_cancel_token();
   if (t && t->reason() == CancelToken::Reason::Deadline && reply["failure_reason"] == "timeout")
@@ -200,7 +217,7 @@ json RewardServer::health_json() const {
   j["spider2_gold_instances"] = impl_->verifier.stats().spider2_gold_instances;
   j["executes"] = executes_.load();
   j["endpoints"] = {"/verify", "/aggregate_metrics", "/execute", "/get_reward", "/openrlhf", "/health",
-                    "/seed_session", "/reverify_mode"};
+                    "/seed_session", "/reverify_mode", "/"};
   j["request_budget_s"] = opt_.request_budget_s;
   j["max_reply_bytes"] = opt_.max_reply_bytes;
   j["batch_width"] = batch_width();

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,10 @@ struct ServerOptions {
   // Largest reply as serialised, escapes counted (--max-reply-mb): /execute cuts its rows to fit, any
   // other reply over it becomes a 413.
   size_t max_reply_bytes = 64u << 20;
+  // The benchmark of a /verify or /execute request that names none (empty: spider2, as before).
+  // NeMo Gym's resources servers each grade one benchmark and their rows carry no `benchmark`
+  // (`sqlgrade serve --benchmark bird` stands in for Gym's bird_sql; integrations/nemo_gym/).
+  std::string default_benchmark;
 };
 
 // The default of --max-concurrency: max(4, 2 x cores). Verifies wait on SQLite more than they
@@ -124,6 +129,8 @@ class RewardServer {
   };
 
  private:
+  // The request with the server's --benchmark and bird_sql's `gt_sql` filled in, when it needs them.
+  std::optional<nlohmann::json> with_gym_defaults(const nlohmann::json& request) const;
   // A /verify body as the request it grades: checked (400 messages), gold present, db_id resolved.
   VerdictRequest verdict_request(const nlohmann::json& body) const;
   Verifier& verifier() const;

@@ -95,6 +95,7 @@ VerdictRequest Verifier::parse_request(const json& body, const answer::ExtractOp
     serve::set_bool_opt(*it, "word_boundary", xo.word_boundary);
     serve::set_bool_opt(*it, "tags_and_json", xo.tags_and_json);
     serve::set_bool_opt(*it, "raw_fallback", xo.raw_fallback);
+    serve::set_bool_opt(*it, "after_think", xo.after_think);
     r.extract = xo;
   }
   r.sql = opt_string(body, "sql");
@@ -142,9 +143,12 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
     v.extraction_source = answer::to_string(ex.source);
     sql = ex.sql;
     if (!sql)
-      v.failure_detail = text.empty()                              ? "empty model output"
-                         : ex.source != answer::ExtractSource::None ? "the extracted text holds no SQL statement (only ';', comments or whitespace)"
-                                                                    : "no SQL found in the model output";
+      v.failure_detail = text.empty() ? "empty model output"
+                         : ex.source == answer::ExtractSource::UnclosedThink
+                             ? "the model output ends inside an unclosed <think> (no answer after the reasoning)"
+                         : ex.source != answer::ExtractSource::None
+                             ? "the extracted text holds no SQL statement (only ';', comments or whitespace)"
+                             : "no SQL found in the model output";
   }
   v.timings.extract_s = std::chrono::duration<double>(Clock::now() - t0).count();
   v.extracted_sql = sql;

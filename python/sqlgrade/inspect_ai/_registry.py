@@ -1,0 +1,5 @@
+"""Target of the `inspect_ai` entry point (pyproject.toml): importing it registers the scorer and the
+tasks with inspect_ai's registry (`sqlgrade/sqlgrade`, `sqlgrade/spider`, ...)."""
+
+from .scorer import sqlgrade_scorer  # noqa: F401
+from .tasks import bird, spider, spider2_lite  # noqa: F401

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The project's Python environments (called by scripts/setup.sh; safe to run again):
+#   .venv/      Python 3.11: python/requirements/dev.lock — the build backend, pybind11, the test
+#               tools and the host packages tested for real (inspect-ai, lm-eval, skyrl-gym) — and
+#               nodeps.lock, installed without dependencies (openrlhf: its reward client only)
+#   .venv-gym/  Python 3.12: python/requirements/gym.lock — nemo-gym==0.4.0 (it needs >= 3.12)
+# Every package is pinned to an exact version with its hashes (--require-hashes). The installer is uv
+# (uv.lock, installed into .venv by pip with hashes): it downloads in parallel (inspect-ai and its 80
+# dependencies: 6.6 min with pip, 19 s with uv here). A venv whose lock hash is the one recorded
+# after its last install (.venv/.dev.lock.sha256) is left alone, so a re-run costs a few hashes.
+# Options (environment): PYTHON311, PYTHON312 (interpreters), SQLGRADE_SKIP_GYM=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+REQ="$ROOT/python/requirements"
+export UV_PYTHON_DOWNLOADS=never  # only this machine's interpreters; uv must never fetch one
+
+# find_python 3.11: an interpreter of exactly that version (PATH, then pyenv's versions, then /usr/bin).
+find_python() {
+  local want=$1 c
+  local pyenv_root
+  pyenv_root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
+  for c in "python$want" "$pyenv_root"/versions/"$want".*/bin/python"$want" "/usr/bin/python$want" python3; do
+    if "$c" -c "import sys; sys.exit(0 if '%d.%d' % sys.version_info[:2] == '$want' else 1)" 2>/dev/null; then
+      "$c" -c "import sys; print(sys.executable)"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# lock_is_installed VENV LOCK: true when VENV was last installed from exactly this LOCK.
+lock_is_installed() {
+  [ -x "$1/bin/python" ] && [ "$(cat "$1/.$(basename "$2").sha256" 2>/dev/null)" = "$(sha256sum < "$2")" ]
+}
+
+install_lock() {  # VENV LOCK
+  "$ROOT/.venv/bin/uv" pip install --quiet --python "$1/bin/python" --require-hashes -r "$2"
+  sha256sum < "$2" > "$1/.$(basename "$2").sha256"
+}
+
+t0=$(date +%s)
+PY311=${PYTHON311:-$(find_python 3.11 || true)}
+if [ -z "$PY311" ]; then
+  echo "setup: Python 3.11 not found (set PYTHON311=/path/to/python3.11)" >&2
+  exit 2
+fi
+if ! lock_is_installed .venv "$REQ/dev.lock"; then
+  [ -x .venv/bin/python ] || "$PY311" -m venv .venv
+  if [ "$(.venv/bin/uv --version 2>/dev/null)" != "uv $(sed -n 's/^uv==\([^ ]*\).*/\1/p' "$REQ/uv.lock")" ]; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r "$REQ/uv.lock"
+  fi
+  echo "setup: installing python/requirements/dev.lock into .venv ($("$PY311" --version))"
+  install_lock .venv "$REQ/dev.lock"
+fi
+if ! lock_is_installed .venv "$REQ/nodeps.lock"; then
+  "$ROOT/.venv/bin/uv" pip install --quiet --python .venv/bin/python --require-hashes --no-deps -r "$REQ/nodeps.lock"
+  sha256sum < "$REQ/nodeps.lock" > .venv/.nodeps.lock.sha256
+fi
+
+if [ "${SQLGRADE_SKIP_GYM:-0}" != 1 ] && ! lock_is_installed .venv-gym "$REQ/gym.lock"; then
+  PY312=${PYTHON312:-$(find_python 3.12 || true)}
+  if [ -z "$PY312" ]; then
+    echo "setup: warning: Python 3.12 not found (PYTHON312=...): no .venv-gym, the NeMo Gym test is skipped" >&2
+  else
+    echo "setup: installing python/requirements/gym.lock into .venv-gym ($("$PY312" --version))"
+    [ -x .venv-gym/bin/python ] || .venv/bin/uv venv --quiet --python "$PY312" .venv-gym
+    install_lock .venv-gym "$REQ/gym.lock"
+  fi
+fi
+echo "setup: Python environments ready in $(( $(date +%s) - t0 )) s (.venv$([ -x .venv-gym/bin/python ] && echo ', .venv-gym'))"
