@@ -11,6 +11,7 @@
 
 #include "cli_common.hpp"
 #include "multi_pred.hpp"
+#include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -22,6 +23,7 @@ struct SpiderArgs {
   std::vector<std::string> preds;
   std::string etype = "exec", compat = "test-suite", json_out, json_dir, shard;
   bool quiet = false, no_progress = false;
+  sqlgrade::cli::VerifyFlags verify;
 };
 
 struct ParseArgs {
@@ -38,6 +40,7 @@ void run_spider_cmd(SpiderArgs& a) {
   if (a.no_progress) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred");
+  const auto vopt = cli::verify_options(a.verify, a.opt.jobs, a.no_progress);
   a.opt.pred = a.preds[0];
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -50,6 +53,7 @@ void run_spider_cmd(SpiderArgs& a) {
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);
+  if (a.verify.on) cli::print_verify(verify::verify_spider(runs, a.preds, vopt));
 }
 
 void run_parse_cmd(ParseArgs& a) {
@@ -95,6 +99,7 @@ void register_spider_command(CLI::App& app) {
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question index; see sqlgrade merge)");
   cmd->add_flag("--quiet,-q", args->quiet, "no warnings on stderr");
   cmd->add_flag("--no-progress", args->no_progress, "never show a progress bar");
+  sqlgrade::cli::add_verify_flags(cmd, args->verify, true);
 
   auto pargs = std::make_shared<ParseArgs>();
   auto* parse = cmd->add_subcommand("parse", "SQL<TAB>db_id lines → the dataset's `sql` structure as JSON");
