@@ -13,8 +13,17 @@ usage: make_corpus.py [--data DIR] [--out DIR]      (deterministic; never writes
 """
 import argparse, json, os, random, sqlite3
 
+def unq(n):
+    return n[1:-1] if n.startswith("`") else n
+
+KEYWORDS = set("""order group by select from where table index join limit values check default key transaction
+match set case when end to as in is on or and not primary references foreign unique union all desc asc date time
+cast null like glob between exists having offset natural left right cross inner outer using""".split())
+
 def ident(n):
-    return n if n.replace("_", "").isalnum() and not n[0].isdigit() else "`" + n + "`"
+    if n.startswith("`"): return n
+    ok = n.replace("_", "").isalnum() and n.isascii() and not n[0].isdigit() and n.lower() not in KEYWORDS
+    return n if ok else "`" + n + "`"
 
 def lit(v):
     return str(v) if isinstance(v, (int, float)) else "'" + str(v).replace("'", "''") + "'"
@@ -22,6 +31,8 @@ def lit(v):
 class Db:
     def __init__(self, path):
         self.con = sqlite3.connect("file:" + path + "?mode=ro&immutable=1", uri=True)
+        self.con.set_progress_handler(lambda: 1 if self.steps_left() else 0, 10000)
+        self.budget = 0
         self.tables = {}
         for (t,) in self.con.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"):
             cols = [dict(name=r[1], type=(r[2] or "").upper(), notnull=bool(r[3]), pk=r[5])
@@ -30,16 +41,23 @@ class Db:
             n = self.con.execute(f"SELECT count(*) FROM {ident(t)}").fetchone()[0]
             self.tables[t] = dict(cols=cols, fks=fks, n=n)
 
+    def steps_left(self):  # ~20 M VM steps per query at most: a pair whose query is that slow is dropped
+        self.budget -= 1
+        return self.budget < 0
+
     def q(self, sql):
+        self.budget = 2000
         try:
-            return self.con.execute(sql).fetchall()
+            return self.con.execute(sql).fetchmany(5001)
         except Exception:
             return None
 
     def vals(self, t, c):
+        t, c = unq(t), unq(c)
         return [r[0] for r in self.q(f"SELECT {ident(c)} FROM {ident(t)}") or []]
 
     def kind(self, t, c):  # 'num', 'text' or None, from the data and the declared type
+        t, c = unq(t), unq(c)
         v = [x for x in self.vals(t, c) if x is not None]
         ty = next(x["type"] for x in self.tables[t]["cols"] if x["name"] == c)
         if v and all(isinstance(x, int) and not isinstance(x, bool) for x in v) and "INT" in ty: return "num"
@@ -47,6 +65,7 @@ class Db:
         return None
 
     def col(self, t, c):
+        t, c = unq(t), unq(c)
         return next(x for x in self.tables[t]["cols"] if x["name"] == c)
 
 def same(a, b, rule, ordered):
@@ -58,24 +77,23 @@ def cols_of(db, t, kind):
     return [c["name"] for c in db.tables[t]["cols"] if db.kind(t, c["name"]) == kind]
 
 def notnull_key(db, t):
-    pk = [c for c in db.tables[t]["cols"] if c["pk"]]
-    if len(pk) == 1 and (pk[0]["notnull"] or pk[0]["type"] == "INTEGER"): return pk[0]["name"]
+    pk = [c for c in db.tables[unq(t)]["cols"] if c["pk"]]
+    if len(pk) == 1 and (pk[0]["notnull"] or pk[0]["type"] == "INTEGER"): return ident(pk[0]["name"])
     return None
 
 def fk_pairs(db):
     out = []
     for t, info in db.tables.items():
         for fk in info["fks"]:
-            if fk["parent"] in db.tables and fk["pcol"] and db.tables[t]["n"] and db.tables[fk["parent"]]["n"]:
+            if fk["parent"] in db.tables and fk["pcol"] and 0 < db.tables[t]["n"] <= 5000 and 0 < db.tables[fk["parent"]]["n"] <= 5000:
                 if any(c["name"] == fk["pcol"] for c in db.tables[fk["parent"]]["cols"]):
                     out.append((t, fk["col"], fk["parent"], fk["pcol"]))
     return out
 
 # ---- equivalent rewrites: (name, f(db, rng) -> (gold, pred) or None)
 def e_alias(db, r, t, n, c):
-    return (f"SELECT {c} FROM {t} WHERE {n} > {r.choice(db.vals(t, n))}",
-            f"SELECT T1.{c} FROM {t} AS T1 WHERE T1.{n} > {r.choice(db.vals(t, n))}") if False else \
-        (lambda k: (f"SELECT {c} FROM {t} WHERE {n} > {k}", f"SELECT T1.{c} FROM {t} AS T1 WHERE T1.{n} > {k}"))(r.choice([v for v in db.vals(t, n) if v is not None]))
+    k = r.choice([v for v in db.vals(t, n) if v is not None])
+    return (f"SELECT {c} FROM {t} WHERE {n} > {k}", f"SELECT T1.{c} FROM {t} AS T1 WHERE T1.{n} > {k}")
 
 def e_reorder(db, r, t, n, c):
     k = r.choice([v for v in db.vals(t, n) if v is not None]); v = r.choice([x for x in db.vals(t, c) if x is not None])
@@ -145,7 +163,6 @@ def fk_rules_e(db, r, ch, fc, pa, pc):
             f"SELECT {px} FROM {P} AS T1 WHERE EXISTS (SELECT 1 FROM {C} AS T2 WHERE T1.{pc} = T2.{fc})"),
            ("left_join_not_null", f"SELECT T1.{px} FROM {P} AS T1 JOIN {C} AS T2 ON T1.{pc} = T2.{fc}",
             f"SELECT T1.{px} FROM {P} AS T1 LEFT JOIN {C} AS T2 ON T1.{pc} = T2.{fc} WHERE T2.{fc} IS NOT NULL")]
-    if notnull_key(db, pa) == pa and False: pass
     pk = notnull_key(db, pa)
     if pk:
         out.append(("in_join_distinct", f"SELECT {ident(pk)} FROM {P} WHERE {pc} IN (SELECT {fc} FROM {C})",
@@ -161,7 +178,7 @@ def n_single(db, r, t, n, c, rule):
         out.append(("missing_distinct", f"SELECT DISTINCT {c} FROM {t}", f"SELECT {c} FROM {t}"))
     if nv and len(nv) == len(db.vals(t, n)):
         out.append(("missing_filter", f"SELECT {c} FROM {t} WHERE {n} >= {min(nv)}", f"SELECT {c} FROM {t}"))
-        gaps = [k for k in range(min(nv), max(nv) + 1) if k not in set(nv)]
+        sv = set(nv); gaps = sorted(v + 1 for v in sv if v + 1 not in sv and v + 1 < max(nv))
         if gaps:
             k = r.choice(gaps)
             out.append(("off_by_one", f"SELECT {c} FROM {t} WHERE {n} > {k}", f"SELECT {c} FROM {t} WHERE {n} >= {k}"))
@@ -217,7 +234,7 @@ def main():
                 if not same(db.q(g), db.q(p), rule, "order by" in g.lower()): return
                 lst.append(dict(id=f"{rule}-{name}-{len(lst)}", benchmark=rule, db=name, **{"class": cls}, gold=g, pred=p))
             for t in sorted(db.tables):
-                if db.tables[t]["n"] < 2: continue
+                if db.tables[t]["n"] < 2 or db.tables[t]["n"] > 5000: continue
                 nums, texts = cols_of(db, t, "num"), cols_of(db, t, "text")
                 if not nums or not texts: continue
                 for _ in range(2):
@@ -231,6 +248,15 @@ def main():
             for (ch, fc, pa, pc) in fk_pairs(db):
                 for cls, g, p in fk_rules_e(db, r, ch, fc, pa, pc): keep(eq, cls, g, p, 2)
                 for cls, g, p in n_fk(db, r, ch, fc, pa, pc, rule): keep(ne, cls, g, p, 2)
+    def thin(lst, cap):  # at most `cap` pairs per class, spread over the databases, ids renumbered
+        out = []
+        for cls in dict.fromkeys(x["class"] for x in lst):
+            xs = [x for x in lst if x["class"] == cls]
+            step = max(1.0, len(xs) / cap)
+            out += [xs[int(i * step)] for i in range(min(cap, len(xs)))]
+        for i, x in enumerate(out): x["id"] = f"{x['benchmark']}-{x['db']}-{x['class']}-{i}"
+        return out
+    eq, ne = thin(eq, 15), thin(ne, 22)
     for fname, lst in (("equivalent.jsonl", eq), ("nonequivalent.jsonl", ne)):
         with open(os.path.join(a.out, fname), "w") as f:
             for x in lst: f.write(json.dumps(x) + "\n")

@@ -5,13 +5,16 @@
 // second time with PRAGMA reverse_unordered_selects=1 (a pragma the engine's read-only authorizer
 // does not allow, hence the ScratchDb copy), and comparing the two results with the benchmark's rule.
 #include <filesystem>
+#include <cstring>
 #include <map>
+#include <optional>
 
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/sqlparse.hpp"
 #include "sqlgrade/spider/test_suite.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify.hpp"
@@ -40,6 +43,67 @@ ScratchDb& copy_of(const std::string& db_path) {
   return *slot;
 }
 
+// The gold's final `ORDER BY e1, e2 LIMIT n [OFFSET m]` (top level, no compound select): the query
+// with the LIMIT dropped and the ORDER BY terms appended to the select list, and the boundary rows.
+struct LimitProbe {
+  std::string sql;
+  size_t offset = 0, count = 0;
+};
+std::optional<LimitProbe> limit_probe(const std::string& sql) {
+  using spider::sqlparse::TokType;
+  const auto toks = spider::sqlparse::tokenize(sql);
+  int depth = 0;
+  size_t from = SIZE_MAX, order_end = SIZE_MAX, limit = SIZE_MAX;
+  std::vector<size_t> commas;
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const std::string t = to_lower(collapse_ws(std::string(toks[i].text())));
+    const size_t at = static_cast<size_t>(toks[i].ptr - sql.data());
+    if (t == "(") ++depth;
+    if (t == ")") --depth;
+    if (depth != 0) continue;
+    if (t == "union" || t == "intersect" || t == "except" || t == "union all") return std::nullopt;
+    if (t == "from" && from == SIZE_MAX) from = at;
+    if (t == "order by") order_end = at + toks[i].len, commas.clear(), limit = SIZE_MAX;
+    if (t == "," && order_end != SIZE_MAX && limit == SIZE_MAX) commas.push_back(at);
+    if (t == "limit" && order_end != SIZE_MAX) limit = at;
+  }
+  if (from == SIZE_MAX || order_end == SIZE_MAX || limit == SIZE_MAX) return std::nullopt;
+  std::vector<long long> nums;  // LIMIT n | LIMIT n OFFSET m | LIMIT m, n
+  for (const auto& tk : toks)
+    if (static_cast<size_t>(tk.ptr - sql.data()) > limit && tk.type == TokType::Number)
+      if (auto v = parse_int(tk.text())) nums.push_back(*v);
+  if (nums.empty() || nums.size() > 2) return std::nullopt;
+  const bool comma_form = sql.find(',', limit) != std::string::npos;
+  LimitProbe p;
+  p.count = static_cast<size_t>(nums.size() == 2 && comma_form ? nums[1] : nums[0]);
+  p.offset = static_cast<size_t>(nums.size() == 2 ? (comma_form ? nums[0] : nums[1]) : 0);
+  std::string keys;
+  size_t start = order_end;
+  commas.push_back(limit);
+  for (size_t c : commas) {
+    std::string term = trim(sql.substr(start, c - start));
+    for (const char* dir : {" asc", " desc"})
+      if (term.size() > std::strlen(dir) && iequals(term.substr(term.size() - std::strlen(dir)), dir))
+        term = trim(term.substr(0, term.size() - std::strlen(dir)));
+    keys += ", " + term;
+    start = c + 1;
+  }
+  p.sql = sql.substr(0, from) + keys + " " + sql.substr(from, limit - from);
+  return p;
+}
+
+// Rows offset+count-1 and offset+count tie on every ORDER BY key: which rows LIMIT keeps is arbitrary.
+bool ties_at_limit(const std::string& db_path, const std::string& sql, size_t width, const Limits& lim) {
+  auto p = limit_probe(sql);
+  if (!p || p->count == 0) return false;
+  ExecResult r = SqlitePool::get(db_path).execute(p->sql, lim);
+  const size_t last = p->offset + p->count - 1;
+  if (!r.ok() || r.table.rows.size() <= last + 1 || r.table.width() <= width) return false;
+  for (size_t c = width; c < r.table.width(); ++c)
+    if (!(r.table.rows[last][c] == r.table.rows[last + 1][c])) return false;
+  return true;
+}
+
 // One gold: "" when fine, else the finding's kind with its detail.
 std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) {
   Limits lim{timeout_s, 1'000'000, 512u << 20};
@@ -50,6 +114,8 @@ std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) 
     return {"gold_fails", first_line(e.what())};
   }
   if (!r.ok()) return {"gold_fails", std::string(to_string(r.status)) + ": " + r.error};
+  if (ties_at_limit(g.db_path, g.sql, r.table.width(), lim))
+    return {"nondeterministic", "ties at the ORDER BY ... LIMIT boundary: the rows kept are an arbitrary choice among equals"};
   ScratchDb& db = copy_of(g.db_path);
   ExecResult fwd = db.run(g.sql, lim);
   db.exec("PRAGMA reverse_unordered_selects=1");
@@ -74,7 +140,8 @@ void run_checks(AuditReport& rep, std::vector<Gold>& golds, const AuditOptions& 
     if (res[i].first.empty()) continue;
     failing += res[i].first == "gold_fails";
     AuditFinding f{golds[i].id, golds[i].db_path, golds[i].sql, res[i].first, res[i].second, {}};
-    for (const auto& [sys, score] : golds[i].verdicts) f.predictions.push_back(sys + ": scored " + std::to_string(score));
+    for (const auto& [sys, score] : golds[i].verdicts)
+      f.predictions.push_back(sys + (score < 0 ? ": not graded" : ": scored " + std::to_string(score)));
     rep.findings.push_back(std::move(f));
   }
   if (rep.scoreable == 0) rep.scoreable = rep.nominal - failing;
