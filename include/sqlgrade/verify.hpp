@@ -25,7 +25,7 @@ namespace sqlgrade::verify {
 struct Options {
   uint64_t seed = 0;
   double budget_s = 5.0;        // --verify-budget: wall-clock cap per instance (seconds)
-  size_t candidates = 400;      // --verify-candidates: candidate databases per instance (deterministic bound)
+  size_t candidates = 200;      // --verify-candidates: candidate databases per instance (deterministic bound)
   size_t rows_per_table = 10;   // rows per table of a candidate before shrinking
   int jobs = 0;                 // worker threads; 0 = every core
   std::string counterexamples_dir;  // --counterexamples DIR: <system>/<id>.sqlite + .json per refutation

@@ -15,7 +15,7 @@ namespace sqlgrade::cli {
 void add_verify_flags(CLI::App* cmd, VerifyFlags& f, bool with_switch) {
   if (with_switch) cmd->add_flag("--verify", f.on, "also search for counterexamples to every match (docs/verify.md)");
   cmd->add_option("--verify-budget", f.opt.budget_s, "verification: wall-clock cap per instance in seconds (default 5)");
-  cmd->add_option("--verify-candidates", f.opt.candidates, "verification: candidate databases per instance (default 400)");
+  cmd->add_option("--verify-candidates", f.opt.candidates, "verification: candidate databases per instance (default 200)");
   cmd->add_option("--seed", f.opt.seed, "verification: seed of the search (default 0)");
   cmd->add_option("--counterexamples", f.opt.counterexamples_dir,
                   "verification: write each counterexample as DIR/<system>/<id>.sqlite + .json");

@@ -100,8 +100,10 @@ TEST(VerifyCorpus, NonEquivalentPairsAreRefutedAboveTheFloor) {
     auto& c = per_class[pairs[i].j["class"]];
     ++c.second;
     if (outs[i].status == Status::Refuted) ++c.first, ++refuted;
+    else std::printf("  not refuted: %s\n", pairs[i].item.id.c_str());
   }
   for (auto& [cls, c] : per_class) std::printf("  %-26s %3zu / %3zu\n", cls.c_str(), c.first, c.second);
   std::printf("non-equivalent corpus: %zu / %zu refuted\n", refuted, pairs.size());
-  EXPECT_GE(refuted * 100, pairs.size() * 80) << "overall refutation rate fell below the measured floor of 80%";
+  // Measured 241/251 (96%) at 120 candidates per pair; the floor leaves room for seeds and budgets.
+  EXPECT_GE(refuted * 100, pairs.size() * 90) << "overall refutation rate fell below the floor of 90%";
 }

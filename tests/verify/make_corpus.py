@@ -68,6 +68,16 @@ class Db:
         t, c = unq(t), unq(c)
         return next(x for x in self.tables[t]["cols"] if x["name"] == c)
 
+def is_unique(db, t, c):  # a single-column PRIMARY KEY or UNIQUE: duplicates are impossible there
+    t, c = unq(t), unq(c)
+    pk = [x["name"] for x in db.tables[t]["cols"] if x["pk"]]
+    if pk == [c]: return True
+    for r in db.q(f"PRAGMA index_list({ident(t)})") or []:
+        if r[2]:
+            cols = [x[2] for x in db.q(f"PRAGMA index_info({ident(r[1])})") or []]
+            if cols == [c]: return True
+    return False
+
 def same(a, b, rule, ordered):
     if a is None or b is None: return False
     if rule == "bird": return set(a) == set(b)
@@ -174,7 +184,7 @@ def n_single(db, r, t, n, c, rule):
     out = []
     nv = [v for v in db.vals(t, n) if v is not None]; cv = db.vals(t, c)
     col_c = db.col(t, c)
-    if rule == "spider" and len(set(cv)) == len(cv) and not col_c["pk"]:
+    if rule == "spider" and len(set(cv)) == len(cv) and not is_unique(db, t, c):
         out.append(("missing_distinct", f"SELECT DISTINCT {c} FROM {t}", f"SELECT {c} FROM {t}"))
     if nv and len(nv) == len(db.vals(t, n)):
         out.append(("missing_filter", f"SELECT {c} FROM {t} WHERE {n} >= {min(nv)}", f"SELECT {c} FROM {t}"))
@@ -182,7 +192,7 @@ def n_single(db, r, t, n, c, rule):
         if gaps:
             k = r.choice(gaps)
             out.append(("off_by_one", f"SELECT {c} FROM {t} WHERE {n} > {k}", f"SELECT {c} FROM {t} WHERE {n} >= {k}"))
-        if nv.count(max(nv)) == 1:
+        if nv.count(max(nv)) == 1 and not is_unique(db, t, n):
             out.append(("limit_ties", f"SELECT {c} FROM {t} ORDER BY {n} DESC LIMIT 1",
                         f"SELECT {c} FROM {t} WHERE {n} = (SELECT max({n}) FROM {t})"))
         out.append(("empty_aggregate", f"SELECT max({n}) FROM {t}", f"SELECT {n} FROM {t} ORDER BY {n} DESC LIMIT 1"))
@@ -195,7 +205,7 @@ def n_single(db, r, t, n, c, rule):
     if letters:
         v = r.choice(letters)
         out.append(("like_vs_equals", f"SELECT {n} FROM {t} WHERE {c} = {lit(v)}", f"SELECT {n} FROM {t} WHERE {c} LIKE {lit(v)}"))
-    if len(set(cv)) == len(cv) and None not in cv and not col_c["pk"] and cv:
+    if len(set(cv)) == len(cv) and None not in cv and not is_unique(db, t, c) and cv:
         out.append(("count_vs_count_distinct", f"SELECT count({c}) FROM {t}", f"SELECT count(DISTINCT {c}) FROM {t}"))
     return out
 
@@ -212,7 +222,7 @@ def n_fk(db, r, ch, fc, pa, pc, rule):
     if not fcol["notnull"] and not fcol["pk"] and None not in db.vals(ch, fc):
         out.append(("not_in_null", f"SELECT {px} FROM {P} AS T1 WHERE NOT EXISTS (SELECT 1 FROM {C} AS T2 WHERE T1.{pci} = T2.{fci})",
                     f"SELECT {px} FROM {P} WHERE {pci} NOT IN (SELECT {fci} FROM {C})"))
-    if rule == "spider":
+    if rule == "spider" and not is_unique(db, ch, fc):
         out.append(("join_duplicates", f"SELECT {px} FROM {P} WHERE {pci} IN (SELECT {fci} FROM {C})",
                     f"SELECT T1.{px} FROM {P} AS T1 JOIN {C} AS T2 ON T1.{pci} = T2.{fci}"))
     return out

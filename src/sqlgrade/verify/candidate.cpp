@@ -141,6 +141,7 @@ struct Builder {
     std::vector<std::set<size_t>> chosen(tabs.size());
     for (size_t ti = 0; ti < tabs.size(); ++ti) {
       if (!g.used[ti] || tabs[ti].sample.empty()) continue;
+      if (rng.chance(8)) continue;  // an empty table (aggregates over nothing, NOT IN over nothing)
       const size_t cap = 1 + rng.below(g.rows_per_table);
       for (size_t r = 0; r < tabs[ti].sample.size() && chosen[ti].size() < cap; ++r)
         if (rng.chance(keep)) chosen[ti].insert(r);
@@ -186,6 +187,14 @@ struct Builder {
     cand.rows[t][r][c] = v;
     cand.src[t][r] += "; " + g.schema.tables[t].columns[c].name + " := " + v.python_repr() + " (" + why + ")";
   }
+  void empty_table() {
+    auto ts = used_tables();
+    if (ts.empty()) return;
+    size_t t = ts[rng.below(ts.size())];
+    cand.rows[t].clear();
+    cand.src[t].clear();
+    cand.mutations.push_back("empty " + g.schema.tables[t].name);
+  }
   void nulls() {
     auto [t, c] = pick_cell(true);
     if (t == SIZE_MAX) return;
@@ -217,7 +226,15 @@ struct Builder {
   void ties() {
     auto [t, c] = pick_cell(false);
     if (t == SIZE_MAX || is_key(g.schema.tables[t], c) || cand.rows[t].size() < 2) return duplicate();
-    Value v = cand.rows[t][rng.below(cand.rows[t].size())][c];
+    // The tied value: the column's largest or smallest (where ORDER BY ... LIMIT cuts), or any.
+    const auto& rows = cand.rows[t];
+    size_t pick = rng.below(rows.size());
+    const unsigned mode = static_cast<unsigned>(rng.below(3));
+    for (size_t r = 0; r < rows.size() && mode < 2; ++r)
+      if (rows[r][c].is_number() && rows[pick][c].is_number() &&
+          (mode == 0 ? rows[r][c].as_double() > rows[pick][c].as_double() : rows[r][c].as_double() < rows[pick][c].as_double()))
+        pick = r;
+    Value v = rows[pick][c];
     for (size_t k = 0, n = 1 + rng.below(2); k < n; ++k) set_cell(t, c, v, "tie");
     cand.mutations.push_back("ties on " + g.schema.tables[t].name + "." + g.schema.tables[t].columns[c].name);
   }
@@ -291,12 +308,13 @@ Candidate make_candidate(const GenContext& g, Rng& rng, size_t index) {
   else b.original_subset();
   const size_t n_ops = k == 0 ? 0 : 1 + rng.below(3);
   for (size_t op = 0; op < n_ops; ++op) {
-    size_t kind = k == 6 ? 1 + rng.below(4) : k;
+    size_t kind = k == 6 ? 1 + rng.below(5) : k;
     switch (kind) {
       case 1: b.duplicate(); break;
       case 2: b.nulls(); break;
       case 3: b.constants(); break;
       case 4: b.ties(); break;
+      case 5: rng.chance(30) ? b.empty_table() : b.nulls(); break;
       default: rng.chance(50) ? b.constants() : b.domain_value(); break;
     }
   }

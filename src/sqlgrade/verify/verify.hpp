@@ -40,7 +40,7 @@ struct Item {
 
 struct Budget {
   uint64_t seed = 0;
-  size_t candidates = 400;        // candidate databases tried (the deterministic bound)
+  size_t candidates = 200;        // candidate databases tried (the deterministic bound)
   double seconds = 5.0;           // wall-clock cap per instance (a safety bound; see docs/verify.md)
   size_t rows_per_table = 10;     // rows per table of a candidate before shrinking
   size_t sample_rows = 400;       // rows read per table of the original database
