@@ -103,3 +103,32 @@ TEST(VerifyCli, AuditFindsFailingAndNondeterministicGolds) {
   EXPECT_EQ(bad.rc, 2);
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
 }
+
+TEST(VerifyCli, Spider2SqlModeSearchesMatchesThatHaveAPublicGoldSql) {
+  TempDir d;
+  make_sqlite(d / "databases/shop.sqlite",
+              std::string(kShopSchemaSql) + "INSERT INTO shop VALUES (1,'Paris'),(2,'Lyon');"
+                                            "INSERT INTO item VALUES (1,'pen',2.5,1);");
+  spit(d / "spider2-lite.jsonl", "{\"instance_id\": \"local001\", \"db\": \"shop\"}\n{\"instance_id\": \"local002\", \"db\": \"shop\"}\n");
+  spit(d / "gold/spider2lite_eval.jsonl",
+       "{\"instance_id\": \"local001\", \"condition_cols\": [], \"ignore_order\": true, \"toks\": \"1\"}\n"
+       "{\"instance_id\": \"local002\", \"condition_cols\": [], \"ignore_order\": true, \"toks\": \"1\"}\n");
+  spit(d / "gold/exec_result/local001.csv", "city\nParis\nLyon\n");
+  spit(d / "gold/exec_result/local002.csv", "n\n2\n");
+  spit(d / "gold/sql/local001.sql", "SELECT DISTINCT city FROM shop");  // local002 has no public gold SQL
+  spit(d / "pred/local001.sql", "SELECT city FROM shop");
+  spit(d / "pred/local002.sql", "SELECT count(*) FROM shop");
+  auto plain = run_cli({"spider2", "--mode", "sql", "--result_dir", (d / "pred").string(), "--gold_dir", (d / "gold").string(),
+                        "--no-progress"});
+  auto with = run_cli({"spider2", "--mode", "sql", "--result_dir", (d / "pred").string(), "--gold_dir", (d / "gold").string(),
+                       "--no-progress", "--verify", "--verify-candidates", "150"});
+  ASSERT_EQ(with.rc, 0) << with.err;
+  EXPECT_EQ(with.out.substr(0, plain.out.size()), plain.out);
+  EXPECT_NE(with.out.find("EX            1.000 (2/2)"), std::string::npos) << with.out;
+  EXPECT_NE(with.out.find("verified EX   0.500 (1/2)"), std::string::npos) << with.out;  // two shops in one city
+  EXPECT_NE(with.out.find("not searched  1 matches"), std::string::npos) << with.out;  // local002: no gold SQL
+  auto exec_mode = run_cli({"spider2", "--mode", "exec_result", "--result_dir", (d / "pred").string(), "--gold_dir",
+                            (d / "gold").string(), "--verify"});
+  EXPECT_EQ(exec_mode.rc, 2);
+  EXPECT_EQ(lines(exec_mode.err), 1) << exec_mode.err;
+}
