@@ -38,9 +38,7 @@ nlohmann::json table_json(const Table& t) {
 
 // The shrunk database, built again from its rows; "" or why it could not be built as it was found.
 std::string build(const Schema& s, const Counterexample& c, ScratchDb& db) {
-  for (const auto& t : s.tables) db.exec(t.create_sql);
-  for (const auto& d : s.after_ddl) db.exec(d);
-  if (s.fk_enforced) db.exec("PRAGMA foreign_keys=ON");
+  create_schema(db, s);
   db.exec("BEGIN");
   for (const auto& r : c.rows)
     if (std::string e = db.insert(r.table, r.columns, r.values); !e.empty()) return "row rejected: " + e;

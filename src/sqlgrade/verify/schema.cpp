@@ -154,6 +154,12 @@ Affinity affinity_of(const std::string& declared_type) {
   return Affinity::Numeric;
 }
 
+void create_schema(ScratchDb& db, const Schema& s) {
+  for (const auto& t : s.tables) db.exec(t.create_sql);
+  for (const auto& d : s.after_ddl) db.exec(d);
+  if (s.fk_enforced) db.exec("PRAGMA foreign_keys=ON");
+}
+
 std::vector<std::string> TableInfo::column_names() const {
   std::vector<std::string> out;
   for (const auto& c : columns) out.push_back(c.name);

@@ -49,6 +49,10 @@ struct Schema {
   std::string fk_note;                  // why not
 };
 
+class ScratchDb;
+// Creates the schema's tables, indexes and views in `db` (foreign keys enforced when they can be).
+void create_schema(ScratchDb& db, const Schema& s);
+
 // Reads the schema and a sample of at most `sample_rows` rows per table (InputError if unreadable).
 std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows = 400);
 // The same, memoised per (path, sample_rows) for the process.

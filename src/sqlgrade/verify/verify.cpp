@@ -62,9 +62,7 @@ ScratchDb& work_db(const Schema& s) {
   auto& slot = dbs[s.path];
   if (!slot) {
     slot = std::make_unique<ScratchDb>();
-    for (const auto& t : s.tables) slot->exec(t.create_sql);
-    for (const auto& d : s.after_ddl) slot->exec(d);
-    if (s.fk_enforced) slot->exec("PRAGMA foreign_keys=ON");
+    create_schema(*slot, s);
   }
   return *slot;
 }
@@ -177,9 +175,7 @@ struct Search {
 // Builds the shrunk rows into a new committed database and runs both queries again (forward scans).
 bool recheck(const Item& item, const Schema& s, const Candidate& c, const Budget& b, Counterexample* cex) {
   ScratchDb db;
-  for (const auto& t : s.tables) db.exec(t.create_sql);
-  for (const auto& d : s.after_ddl) db.exec(d);
-  if (s.fk_enforced) db.exec("PRAGMA foreign_keys=ON");
+  create_schema(db, s);
   bool ok = true;
   db.exec("BEGIN");
   Candidate kept = insert_rows(db, s, c, &ok);
