@@ -41,6 +41,8 @@ void run_spider_cmd(SpiderArgs& a) {
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred");
   const auto vopt = cli::verify_options(a.verify, a.opt.jobs, a.no_progress);
+  if (a.verify.on && (a.opt.etype == Etype::Match || a.opt.compat != Compat::TestSuite))
+    throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
   a.opt.pred = a.preds[0];
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
   for (size_t k = 0; k < runs.size(); ++k) {

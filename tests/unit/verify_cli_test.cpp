@@ -82,6 +82,12 @@ TEST(VerifyCli, BadInputIsOneLineAndExitCodeTwo) {
                              "--metric", "soft-f1", "--verify"});
   EXPECT_EQ(bad_metric.rc, 2);
   EXPECT_EQ(lines(bad_metric.err), 1) << bad_metric.err;
+  auto args = f.spider_args();
+  args.insert(args.end(), {"--compat", "spider", "--verify"});
+  auto bad_compat = run_cli(args);
+  EXPECT_EQ(bad_compat.rc, 2);
+  EXPECT_EQ(bad_compat.out, "");  // refused before anything is graded or printed
+  EXPECT_EQ(lines(bad_compat.err), 1) << bad_compat.err;
 }
 
 TEST(VerifyCli, AuditFindsFailingAndNondeterministicGolds) {
