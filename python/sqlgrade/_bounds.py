@@ -69,6 +69,8 @@ _ROWS = (
     Bound("llm_max_failures", 0, 1e6, False, False, True, "calls", "0 = never stop"),
     Bound("retries", 0, 1000, False, False, True, "retries", ""),
     Bound("connect_retries", 0, 100, False, False, True, "retries", ""),
+    Bound("verify_budget", 0, _DAY, True, False, False, "seconds", ""),
+    Bound("verify_candidates", 1, 1e7, False, False, True, "databases", ""),
 )
 TABLE: Dict[str, Bound] = {b.name: b for b in _ROWS}
 

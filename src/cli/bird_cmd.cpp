@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 #include "multi_pred.hpp"
+#include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -15,6 +16,7 @@
 namespace {
 
 struct BirdArgs {
+  sqlgrade::cli::VerifyFlags verify;
   sqlgrade::bird::Options opt;
   std::vector<std::string> preds;
   std::string metric = "ex", pair_by = "auto", output_log_path, json_out, json_dir, shard;
@@ -46,6 +48,8 @@ void run_bird(BirdArgs& a) {
   if (a.no_progress) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path");
+  const auto vopt = cli::verify_options(a.verify, a.opt.num_cpus, a.no_progress);
+  if (a.verify.on && a.opt.metric != bird::Metric::Ex) throw InputError("--verify", "needs --metric ex");
   a.opt.predicted_sql_path = a.preds[0];
   {  // no output (a record, the log) may replace an input (a prediction, the gold, a database)
     std::vector<IoPath> out = cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir");
@@ -82,6 +86,7 @@ void run_bird(BirdArgs& a) {
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);
+  if (a.verify.on) cli::print_verify(verify::verify_bird(runs, a.preds, vopt));
 }
 
 void run_subset(SubsetArgs& a) {
@@ -145,6 +150,7 @@ void register_bird_command(CLI::App& app) {
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question_id; see sqlgrade merge)");
   cmd->add_flag("--quiet", args->quiet, "do not print warnings");
   cmd->add_flag("--no-progress", args->no_progress, "never draw a progress bar");
+  sqlgrade::cli::add_verify_flags(cmd, args->verify, true);
 
   auto sargs = std::make_shared<SubsetArgs>();
   auto* sub = cmd->add_subcommand("subset", "build the works_cycles-style subset: filter by db_id, shuffle, split");

@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "multi_pred.hpp"
+#include "verify_flags.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider2.hpp"
@@ -24,6 +25,7 @@ struct Spider2Args {
   bool sql_debug = false;
   bool no_progress = false;
   double max_result_mb = 64;
+  sqlgrade::cli::VerifyFlags verify;
 };
 
 // --json-dir: <dir>/<name of the result folder>.json, one per system; two systems with one name are
@@ -60,6 +62,8 @@ void run_spider2(const Spider2Args& a) {
   if (!a.json_dir.empty()) sqlgrade::OutputDir::check(a.json_dir);
   for (const auto& j : jsons)
     if (!j.empty()) opt.also_written.push_back(j);  // checked against the inputs before the run
+  const auto vopt = sqlgrade::cli::verify_options(a.verify, opt.max_workers, a.no_progress);
+  if (a.verify.on && opt.mode != s2::Mode::Sql) throw sqlgrade::InputError("--verify", "needs --mode sql");
   const std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
   if (!a.json_dir.empty()) sqlgrade::OutputDir created(a.json_dir);  // created when missing, never a symlink
   if (runs.size() > 1) {
@@ -80,6 +84,7 @@ void run_spider2(const Spider2Args& a) {
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
+  if (a.verify.on) sqlgrade::cli::print_verify(sqlgrade::verify::verify_spider2(runs, vopt));
 }
 
 }  // namespace
@@ -117,5 +122,6 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--temp_dir", a->temp_dir, "accepted for compatibility (unused)");
   sub->add_flag("--is_sql_debug", a->sql_debug, "accepted for compatibility (unused)");
   sub->add_flag("--no-progress", a->no_progress, "never draw a progress bar");
+  sqlgrade::cli::add_verify_flags(sub, a->verify, true);
   sub->callback([a]() { run_spider2(*a); });
 }

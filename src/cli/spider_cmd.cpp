@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "multi_pred.hpp"
+#include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -20,6 +21,7 @@ struct SpiderArgs {
   std::vector<std::string> preds;
   std::string etype = "exec", compat = "test-suite", json_out, json_dir, shard;
   bool quiet = false, no_progress = false;
+  sqlgrade::cli::VerifyFlags verify;
 };
 
 struct ParseArgs {
@@ -41,6 +43,9 @@ void run_spider_cmd(SpiderArgs& a) {
     for (const auto& p : a.preds) in.push_back({p, "--pred"});
     check_outputs_spare_inputs(cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir"), in);
   }
+  const auto vopt = cli::verify_options(a.verify, a.opt.jobs, a.no_progress);
+  if (a.verify.on && (a.opt.etype == Etype::Match || a.opt.compat != Compat::TestSuite))
+    throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
   a.opt.pred = a.preds[0];
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -53,6 +58,7 @@ void run_spider_cmd(SpiderArgs& a) {
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);
+  if (a.verify.on) cli::print_verify(verify::verify_spider(runs, a.preds, vopt));
 }
 
 void run_parse_cmd(ParseArgs& a) {
@@ -101,6 +107,7 @@ void register_spider_command(CLI::App& app) {
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question index; see sqlgrade merge)");
   cmd->add_flag("--quiet,-q", args->quiet, "no warnings on stderr");
   cmd->add_flag("--no-progress", args->no_progress, "never show a progress bar");
+  sqlgrade::cli::add_verify_flags(cmd, args->verify, true);
 
   auto pargs = std::make_shared<ParseArgs>();
   auto* parse = cmd->add_subcommand("parse", "SQL<TAB>db_id lines → the dataset's `sql` structure as JSON");

@@ -52,6 +52,8 @@ const std::vector<Bound> kTable = {
     {"llm_max_failures", 0, 1e6, false, false, true, "calls", "0 = never stop"},
     {"retries", 0, 1000, false, false, true, "retries", ""},
     {"connect_retries", 0, 100, false, false, true, "retries", ""},
+    {"verify_budget", 0, kDay, true, false, false, "seconds", ""},
+    {"verify_candidates", 1, 1e7, false, false, true, "databases", ""},
 };
 
 // A number as Python's repr() shows it (the Python package formats its messages the same way):

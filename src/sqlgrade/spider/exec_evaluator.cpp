@@ -152,38 +152,15 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
   const bool keep_distinct = item.keep_distinct.value_or(opt_.keep_distinct);
   const bool plug_value = item.plug_value.value_or(opt_.plug_value);
   const double timeout_s = item.timeout_s.value_or(opt_.timeout_s);
-  std::string g = item.gold_sql, p = item.pred_sql;
-  if (ts) {
-    g = postprocess_sql(g);
-    p = postprocess_sql(p);
-    if (!keep_distinct) {
-      bool fg = false, fp = false;
-      g = sqlparse::remove_distinct(g, &fg);
-      p = sqlparse::remove_distinct(p, &fp);
-      if (!fg) {
-        v.gold_error = true;
-        v.reason = "gold SQL is empty";
-        return done();
-      }
-      if (!fp) {
-        v.reason = "prediction is empty";
-        return done();
-      }
-    }
-  }
-  if (py::strip(g).empty()) {
-    v.gold_error = true;
-    v.reason = "gold SQL is empty";
+  const ExecQueries prepared = prepare_exec_queries(item.gold_sql, item.pred_sql, ts, keep_distinct);
+  if (!prepared.error.empty()) {
+    v.gold_error = prepared.gold_error;
+    v.reason = prepared.error;
     return done();
   }
-  if (py::strip(p).empty()) {
-    v.reason = "prediction is empty";
-    return done();
-  }
-  std::string gl = g;
-  for (char& c : gl)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  const bool order_matters = gl.find("order by") != std::string::npos;
+  const std::string& g = prepared.gold;
+  const std::string& p = prepared.pred;
+  const bool order_matters = prepared.order_matters;
   const std::vector<std::string> dbs = db_paths(item.db_id);
 
   // One candidate over every database; returns true when it matches everywhere.

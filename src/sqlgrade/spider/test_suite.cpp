@@ -240,6 +240,35 @@ std::string postprocess_sql(const std::string& sql) {
 
 std::string remove_distinct(const std::string& sql) { return sqlparse::remove_distinct(sql); }
 
+ExecQueries prepare_exec_queries(const std::string& gold, const std::string& pred, bool test_suite, bool keep_distinct) {
+  ExecQueries q;
+  q.gold = gold;
+  q.pred = pred;
+  auto fail = [&](bool gold_side) {
+    q.gold_error = gold_side;
+    q.error = gold_side ? "gold SQL is empty" : "prediction is empty";
+    return q;
+  };
+  if (test_suite) {
+    q.gold = postprocess_sql(q.gold);
+    q.pred = postprocess_sql(q.pred);
+    if (!keep_distinct) {
+      bool fg = false, fp = false;
+      q.gold = sqlparse::remove_distinct(q.gold, &fg);
+      q.pred = sqlparse::remove_distinct(q.pred, &fp);
+      if (!fg) return fail(true);
+      if (!fp) return fail(false);
+    }
+  }
+  if (py::strip(q.gold).empty()) return fail(true);
+  if (py::strip(q.pred).empty()) return fail(false);
+  std::string gl = q.gold;
+  for (char& c : gl)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  q.order_matters = gl.find("order by") != std::string::npos;
+  return q;
+}
+
 std::string replace_cur_year(const std::string& sql) {
   // re.sub(r"YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*", "2020", q, flags=re.IGNORECASE)
   auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };

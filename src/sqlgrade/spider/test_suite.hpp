@@ -24,4 +24,16 @@ std::string remove_distinct(const std::string& sql);
 std::string postprocess_sql(const std::string& sql);
 std::string replace_cur_year(const std::string& sql);
 
+// The two texts test-suite executes for one example and whether row order counts (exec_eval
+// eval_exec_match): postprocess, DISTINCT removal unless keep_distinct, order_matters = the lower-cased
+// gold contains "order by". `error` is "gold SQL is empty" / "prediction is empty" when the texts are
+// blank (the evaluator scores 0). YEAR(CURDATE()) is replaced later, when each query runs.
+struct ExecQueries {
+  std::string gold, pred;
+  bool order_matters = false;
+  std::string error;
+  bool gold_error = false;
+};
+ExecQueries prepare_exec_queries(const std::string& gold, const std::string& pred, bool test_suite, bool keep_distinct);
+
 }  // namespace sqlgrade::spider

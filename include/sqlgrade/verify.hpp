@@ -1,0 +1,100 @@
+#pragma once
+// Public API — verified execution accuracy and the gold audit (docs/verify.md).
+//
+// For every instance that a benchmark's execution check scores as a match, search for a database with
+// the same schema on which the prediction and the gold differ under that benchmark's own rule
+// (Spider test-suite, BIRD EX set equality, Spider 2.0-Lite column vectors). Verified EX counts the
+// matches for which no counterexample was found within the budget.
+//
+//   sqlgrade::spider::Run run = sqlgrade::spider::evaluate(opt);          // the official grading
+//   auto rep = sqlgrade::verify::verify_spider(run, sqlgrade::verify::Options{});
+//   std::string text = sqlgrade::verify::render_text({rep});
+//
+// Nothing here prints. Counterexample files are written only under Options::counterexamples_dir.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sqlgrade/bird.hpp"
+#include "sqlgrade/spider.hpp"
+#include "sqlgrade/spider2.hpp"
+
+namespace sqlgrade::verify {
+
+struct Options {
+  uint64_t seed = 0;
+  double budget_s = 5.0;        // --verify-budget: wall-clock cap per instance (seconds)
+  size_t candidates = 200;      // --verify-candidates: candidate databases per instance (deterministic bound)
+  size_t rows_per_table = 10;   // rows per table of a candidate before shrinking
+  int jobs = 0;                 // worker threads; 0 = every core
+  std::string counterexamples_dir;  // --counterexamples DIR: <system>/<id>.sqlite + .json per refutation
+  int progress = -1;            // -1 auto (TTY), 0 off, 1 on
+};
+
+struct InstanceReport {
+  std::string id, db, gold_sql, pred_sql;  // the SQL as the benchmark executes it
+  std::string status;   // "refuted", "no_counterexample", "skipped"
+  std::string reason;
+  size_t candidates = 0;
+  double seconds = 0;
+  bool time_capped = false;
+  std::string counterexample_file;  // the .sqlite written under counterexamples_dir, if any
+  std::string counterexample_json;  // the sidecar's JSON text (refuted only)
+};
+
+struct SystemReport {
+  std::string system;      // the prediction file / folder
+  std::string benchmark;   // "spider", "bird", "spider2"
+  size_t total = 0;        // instances graded
+  size_t ex = 0;           // execution matches (the official verdict)
+  size_t verified = 0;     // matches with no counterexample found
+  size_t refuted = 0;
+  size_t skipped = 0;      // matches that could not be searched (reason per instance)
+  size_t candidates = 0;   // candidate databases evaluated, all instances
+  size_t time_capped = 0;  // instances whose search the wall-clock cap ended early
+  double seconds = 0;      // summed per-instance search time
+  double wall_s = 0;       // of the verification pass (shared by the systems of one pass)
+  std::vector<InstanceReport> instances;  // one per match, in the benchmark's order
+};
+
+// One report per run (several systems of one pass share the search of identical instances).
+std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, const std::vector<std::string>& systems,
+                                        const Options& opt);
+std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const std::vector<std::string>& systems,
+                                      const Options& opt);
+std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, const Options& opt);
+
+// The lines `--verify` prints after the official output, and `sqlgrade verify`'s text.
+std::string render_text(const std::vector<SystemReport>& reports);
+std::string render_json(const std::vector<SystemReport>& reports);
+
+// ---- the gold audit (`sqlgrade audit`)
+struct AuditFinding {
+  std::string id, db, gold_sql;
+  std::string kind;    // "gold_fails", "nondeterministic"
+  std::string detail;
+  std::vector<std::string> predictions;  // "<system>: <id> scored <0|1>" graded against this gold
+};
+struct AuditReport {
+  std::string benchmark;
+  size_t nominal = 0;     // instances the benchmark's denominator counts
+  size_t scoreable = 0;   // instances that can be graded here
+  std::vector<std::string> notes;  // denominators and unscoreable items explained
+  size_t golds_checked = 0;
+  std::vector<AuditFinding> findings;
+};
+struct AuditOptions {
+  std::string benchmark;  // spider | bird | spider2
+  std::string gold, db_dir, table;           // spider: gold file, database folder
+  std::string bird_gold, bird_db_root, bird_diff;  // bird
+  std::string spider2_gold_dir, spider2_db_dir, spider2_meta;  // spider2
+  std::vector<std::string> preds;  // optional: prediction files/folders graded against these golds
+  int jobs = 0;
+  double timeout_s = 30;
+};
+AuditReport audit(const AuditOptions& opt);
+std::string render_audit_text(const AuditReport& r);
+std::string render_audit_json(const AuditReport& r);
+
+}  // namespace sqlgrade::verify

@@ -1,0 +1,178 @@
+// `sqlgrade verify spider|bird|spider2`: verified execution accuracy over the files the benchmark
+// commands take (their readers, their grading, then the search of docs/verify.md); and
+// `sqlgrade audit`: failing and nondeterministic golds, the predictions graded against them, and the
+// scoreable-vs-nominal denominators.
+#include <cstdio>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/errors.hpp"
+#include "verify_flags.hpp"
+
+namespace sqlgrade::cli {
+
+void add_verify_flags(CLI::App* cmd, VerifyFlags& f, bool with_switch) {
+  if (with_switch) cmd->add_flag("--verify", f.on, "also search for counterexamples to every match (docs/verify.md)");
+  cmd->add_option("--verify-budget", f.opt.budget_s, "verification: wall-clock cap per instance in seconds (default 5)")
+      ->check(sqlgrade::cli::bounded("verify_budget"));
+  cmd->add_option("--verify-candidates", f.opt.candidates, "verification: candidate databases per instance (default 200)")
+      ->check(sqlgrade::cli::bounded("verify_candidates"));
+  cmd->add_option("--seed", f.opt.seed, "verification: seed of the search (default 0)")->check(sqlgrade::cli::bounded("seed"));
+  cmd->add_option("--counterexamples", f.opt.counterexamples_dir,
+                  "verification: write each counterexample as DIR/<system>/<id>.sqlite + .json");
+}
+
+sqlgrade::verify::Options verify_options(const VerifyFlags& f, int jobs, bool no_progress) {
+  sqlgrade::verify::Options o = f.opt;
+  if (!o.counterexamples_dir.empty()) OutputDir::check(o.counterexamples_dir);
+  o.jobs = jobs;
+  if (no_progress) o.progress = 0;
+  return o;
+}
+
+void print_verify(const std::vector<sqlgrade::verify::SystemReport>& reports) {
+  std::string out = "\n" + sqlgrade::verify::render_text(reports);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace sqlgrade::cli
+
+namespace {
+
+struct VerifyArgs {
+  sqlgrade::cli::VerifyFlags flags;
+  std::vector<std::string> preds;
+  sqlgrade::spider::Options spider;
+  sqlgrade::bird::Options bird;
+  sqlgrade::spider2::Options spider2;
+  int jobs = 0;
+  bool no_progress = false;
+};
+
+void finish(const VerifyArgs& a, const std::vector<sqlgrade::verify::SystemReport>& reps) {
+  if (!a.flags.json_out.empty()) sqlgrade::write_file_atomic(a.flags.json_out, sqlgrade::verify::render_json(reps));
+  std::string out = sqlgrade::verify::render_text(reps);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+void common(CLI::App* c, VerifyArgs& a) {
+  sqlgrade::cli::add_verify_flags(c, a.flags, false);
+  c->add_option("--jobs,-j", a.jobs, "worker threads (default: all cores)")
+      ->check(sqlgrade::cli::bounded("jobs"));
+  c->add_option("--json", a.flags.json_out, "also write the report as JSON (counterexamples included)");
+  c->add_flag("--no-progress", a.no_progress, "never show a progress bar");
+}
+
+void run_spider(VerifyArgs& a) {
+  using namespace sqlgrade;
+  if (a.spider.gold.empty() || a.preds.empty() || a.spider.db_dir.empty())
+    throw InputError("verify spider", "--gold, --pred and --db are required");
+  auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
+  a.spider.etype = spider::Etype::Exec;
+  a.spider.jobs = a.jobs;
+  a.spider.progress = 0;
+  a.spider.pred = a.preds[0];
+  finish(a, verify::verify_spider(spider::evaluate_many(a.spider, a.preds), a.preds, vo));
+}
+
+void run_bird(VerifyArgs& a) {
+  using namespace sqlgrade;
+  if (a.preds.empty() || a.bird.ground_truth_path.empty() || a.bird.db_root_path.empty())
+    throw InputError("verify bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required");
+  auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
+  a.bird.metric = bird::Metric::Ex;
+  a.bird.num_cpus = a.jobs;
+  a.bird.progress = 0;
+  a.bird.predicted_sql_path = a.preds[0];
+  finish(a, verify::verify_bird(bird::evaluate_many(a.bird, a.preds, {}), a.preds, vo));
+}
+
+void run_spider2(VerifyArgs& a) {
+  using namespace sqlgrade;
+  if (a.preds.empty() || a.spider2.gold_dir.empty()) throw InputError("verify spider2", "--result_dir and --gold_dir are required");
+  auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
+  a.spider2.mode = spider2::Mode::Sql;
+  a.spider2.max_workers = a.jobs;
+  a.spider2.progress = 0;
+  a.spider2.result_dir = a.preds[0];
+  finish(a, verify::verify_spider2(spider2::evaluate_many(a.spider2, a.preds), vo));
+}
+
+struct AuditArgs {
+  sqlgrade::verify::AuditOptions opt;
+  std::string json_out;
+};
+
+void register_audit(CLI::App& app) {
+  auto a = std::make_shared<AuditArgs>();
+  auto* c = app.add_subcommand("audit", "gold audit: failing and nondeterministic golds, affected predictions, denominators");
+  c->add_option("--benchmark", a->opt.benchmark, "spider, bird or spider2")->required();
+  c->add_option("--gold", a->opt.gold, "spider: gold file (SQL<TAB>db_id)");
+  c->add_option("--db", a->opt.db_dir, "spider: database folder");
+  c->add_option("--table", a->opt.table, "spider: tables.json (optional)");
+  c->add_option("--ground_truth_path", a->opt.bird_gold, "bird: gold file");
+  c->add_option("--db_root_path", a->opt.bird_db_root, "bird: database folder");
+  c->add_option("--diff_json_path", a->opt.bird_diff, "bird: difficulty file (optional)");
+  c->add_option("--gold_dir", a->opt.spider2_gold_dir, "spider2: gold folder");
+  c->add_option("--db_dir", a->opt.spider2_db_dir, "spider2: database folder (default <gold_dir>/../databases)");
+  c->add_option("--meta", a->opt.spider2_meta, "spider2: spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
+  c->add_option("--pred", a->opt.preds, "predictions graded against the golds (spider: files; bird: JSON); repeatable");
+  c->add_option("--jobs,-j", a->opt.jobs, "worker threads (default: all cores)")
+      ->check(sqlgrade::cli::bounded("jobs"));
+  c->add_option("--timeout", a->opt.timeout_s, "per-query timeout in seconds (default 30)")
+      ->check(sqlgrade::cli::bounded("timeout"));
+  c->add_option("--json", a->json_out, "also write the audit as JSON");
+  c->callback([a] {
+    using namespace sqlgrade;
+    const auto& o = a->opt;
+    if (o.benchmark == "spider" && (o.gold.empty() || o.db_dir.empty())) throw InputError("audit", "--gold and --db are required");
+    if (o.benchmark == "bird" && (o.bird_gold.empty() || o.bird_db_root.empty()))
+      throw InputError("audit", "--ground_truth_path and --db_root_path are required");
+    if (o.benchmark == "spider2" && o.spider2_gold_dir.empty()) throw InputError("audit", "--gold_dir is required");
+    auto rep = verify::audit(o);
+    if (!a->json_out.empty()) write_file_atomic(a->json_out, verify::render_audit_json(rep));
+    std::string out = verify::render_audit_text(rep);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+  });
+}
+
+}  // namespace
+
+void register_verify_command(CLI::App& app) {
+  auto a = std::make_shared<VerifyArgs>();
+  auto* cmd = app.add_subcommand("verify", "verified execution accuracy: search a database on which a matching prediction is wrong");
+  cmd->require_subcommand(1);
+  auto* sp = cmd->add_subcommand("spider", "Spider dev/test (test-suite rule): the files of `sqlgrade spider`");
+  sp->add_option("--gold", a->spider.gold, "gold file: SQL<TAB>db_id per line");
+  sp->add_option("--pred", a->preds, "predictions, one SQL per line; repeat for several systems");
+  sp->add_option("--db", a->spider.db_dir, "database folder <db>/<db_id>/<db_id>.sqlite");
+  sp->add_option("--table", a->spider.table, "tables.json (optional)");
+  sp->add_flag("--keep_distinct", a->spider.keep_distinct, "keep DISTINCT when executing (test-suite flag)");
+  sp->add_option("--timeout", a->spider.timeout_s, "per-query timeout of the grading, seconds (default 30)")
+      ->check(sqlgrade::cli::bounded("timeout"));
+  common(sp, *a);
+  sp->callback([a] { run_spider(*a); });
+  auto* bd = cmd->add_subcommand("bird", "BIRD / Mini-Dev (EX set rule): the files of `sqlgrade bird`");
+  bd->add_option("--predicted_sql_path", a->preds, "prediction JSON; repeat for several systems");
+  bd->add_option("--ground_truth_path", a->bird.ground_truth_path, "gold file, SQL<TAB>db_id per line");
+  bd->add_option("--db_root_path", a->bird.db_root_path, "database folder");
+  bd->add_option("--diff_json_path", a->bird.diff_json_path, "difficulty file (optional)");
+  bd->add_option("--meta_time_out", a->bird.meta_time_out, "per-query timeout of the grading, seconds (default 30)")
+      ->check(sqlgrade::cli::bounded("timeout"));
+  common(bd, *a);
+  bd->callback([a] { run_bird(*a); });
+  auto* s2 = cmd->add_subcommand("spider2", "Spider 2.0-Lite sql mode (column-vector rule): the files of `sqlgrade spider2`");
+  s2->add_option("--result_dir", a->preds, "folder of <id>.sql; repeat for several systems");
+  s2->add_option("--gold_dir", a->spider2.gold_dir, "gold folder (spider2lite_eval.jsonl, exec_result/, sql/)");
+  s2->add_option("--db_dir", a->spider2.db_dir, "folder of <db>.sqlite (default <gold_dir>/../databases)");
+  s2->add_option("--meta", a->spider2.meta_path, "spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
+  s2->add_option("--timeout", a->spider2.timeout_s, "per-query timeout of the grading, seconds (default 60)")
+      ->check(sqlgrade::cli::bounded("timeout"));
+  common(s2, *a);
+  s2->callback([a] { run_spider2(*a); });
+  register_audit(app);
+}

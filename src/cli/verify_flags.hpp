@@ -1,0 +1,25 @@
+#pragma once
+// The verification flags shared by `sqlgrade verify` and the `--verify` option of `spider`, `bird`
+// and `spider2 --mode sql` (docs/verify.md). Defined in verify_cmd.cpp.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "sqlgrade/verify.hpp"
+
+namespace sqlgrade::cli {
+
+struct VerifyFlags {
+  bool on = false;  // --verify (the benchmark commands only)
+  sqlgrade::verify::Options opt;
+  std::string json_out;  // sqlgrade verify --json FILE
+};
+
+// Adds --verify-budget, --verify-candidates, --seed, --counterexamples (and --verify when with_switch).
+void add_verify_flags(CLI::App* cmd, VerifyFlags& f, bool with_switch);
+// Checks the values (InputError naming the flag) and returns the options to use.
+sqlgrade::verify::Options verify_options(const VerifyFlags& f, int jobs, bool no_progress);
+// Prints the verification lines after a benchmark's official output (stdout).
+void print_verify(const std::vector<sqlgrade::verify::SystemReport>& reports);
+
+}  // namespace sqlgrade::cli

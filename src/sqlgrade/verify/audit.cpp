@@ -1,0 +1,278 @@
+// `sqlgrade audit`: gold queries that fail, golds whose result depends on scan order (ties at an
+// ORDER BY ... LIMIT boundary, LIMIT without ORDER BY, unordered GROUP BY picks), the predictions
+// graded against them, and the scoreable-vs-nominal denominators (docs/verify.md "Audit").
+// Nondeterminism is detected by running the gold on an in-memory copy of its database twice, the
+// second time with PRAGMA reverse_unordered_selects=1 (a pragma the engine's read-only authorizer
+// does not allow, hence the ScratchDb copy), and comparing the two results with the benchmark's rule.
+#include <filesystem>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/sqlparse.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider2/run.hpp"
+#include "sqlgrade/verify.hpp"
+#include "sqlgrade/verify/scratch_db.hpp"
+#include "sqlgrade/verify/verify.hpp"
+
+namespace sqlgrade::verify {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Gold {
+  std::string id, db_path, sql;
+  RuleSpec rule;
+  std::map<std::string, int> verdicts;  // system -> score of its prediction for this gold
+};
+
+ScratchDb& copy_of(const std::string& db_path) {
+  thread_local std::map<std::string, std::unique_ptr<ScratchDb>> copies;
+  auto& slot = copies[db_path];
+  if (!slot) {
+    slot = std::make_unique<ScratchDb>();
+    slot->load_from(SqlitePool::lease(db_path)->handle());
+  }
+  return *slot;
+}
+
+// The gold's final `ORDER BY e1, e2 LIMIT n [OFFSET m]` (top level, no compound select): the query
+// with the LIMIT dropped and the ORDER BY terms appended to the select list, and the boundary rows.
+struct LimitProbe {
+  std::string sql;
+  size_t offset = 0, count = 0;
+};
+std::optional<LimitProbe> limit_probe(const std::string& sql) {
+  using spider::sqlparse::TokType;
+  const auto toks = spider::sqlparse::tokenize(sql);
+  int depth = 0;
+  size_t from = SIZE_MAX, order_end = SIZE_MAX, limit = SIZE_MAX;
+  std::vector<size_t> commas;
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const std::string t = to_lower(collapse_ws(std::string(toks[i].text())));
+    const size_t at = static_cast<size_t>(toks[i].ptr - sql.data());
+    if (t == "(") ++depth;
+    if (t == ")") --depth;
+    if (depth != 0) continue;
+    if (t == "union" || t == "intersect" || t == "except" || t == "union all") return std::nullopt;
+    if (t == "from" && from == SIZE_MAX) from = at;
+    if (t == "order by") order_end = at + toks[i].len, commas.clear(), limit = SIZE_MAX;
+    if (t == "," && order_end != SIZE_MAX && limit == SIZE_MAX) commas.push_back(at);
+    if (t == "limit" && order_end != SIZE_MAX) limit = at;
+  }
+  if (from == SIZE_MAX || order_end == SIZE_MAX || limit == SIZE_MAX) return std::nullopt;
+  std::vector<long long> nums;  // LIMIT n | LIMIT n OFFSET m | LIMIT m, n
+  for (const auto& tk : toks)
+    if (static_cast<size_t>(tk.ptr - sql.data()) > limit && tk.type == TokType::Number)
+      if (auto v = parse_int(tk.text())) nums.push_back(*v);
+  if (nums.empty() || nums.size() > 2) return std::nullopt;
+  const bool comma_form = sql.find(',', limit) != std::string::npos;
+  LimitProbe p;
+  p.count = static_cast<size_t>(nums.size() == 2 && comma_form ? nums[1] : nums[0]);
+  p.offset = static_cast<size_t>(nums.size() == 2 ? (comma_form ? nums[0] : nums[1]) : 0);
+  std::string keys;
+  size_t start = order_end;
+  commas.push_back(limit);
+  for (size_t c : commas) {
+    std::string term = trim(sql.substr(start, c - start));
+    for (const char* dir : {" asc", " desc"})
+      if (term.size() > std::strlen(dir) && iequals(term.substr(term.size() - std::strlen(dir)), dir))
+        term = trim(term.substr(0, term.size() - std::strlen(dir)));
+    keys += ", " + term;
+    start = c + 1;
+  }
+  p.sql = sql.substr(0, from) + keys + " " + sql.substr(from, limit - from);
+  return p;
+}
+
+// Rows offset+count-1 and offset+count tie on every ORDER BY key: which rows LIMIT keeps is arbitrary.
+bool ties_at_limit(const std::string& db_path, const std::string& sql, size_t width, const Limits& lim) {
+  auto p = limit_probe(sql);
+  if (!p || p->count == 0) return false;
+  ExecResult r = SqlitePool::lease(db_path)->execute(p->sql, lim);
+  const size_t last = p->offset + p->count - 1;
+  if (!r.ok() || r.table.rows.size() <= last + 1 || r.table.width() <= width) return false;
+  for (size_t c = width; c < r.table.width(); ++c)
+    if (!(r.table.rows[last][c] == r.table.rows[last + 1][c])) return false;
+  return true;
+}
+
+// One gold: "" when fine, else the finding's kind with its detail.
+std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) {
+  Limits lim{timeout_s, 1'000'000, 512u << 20};
+  ExecResult r;
+  try {
+    r = SqlitePool::lease(g.db_path)->execute(g.sql, lim);
+  } catch (const std::exception& e) {
+    return {"gold_fails", first_line(e.what())};
+  }
+  if (!r.ok()) return {"gold_fails", std::string(to_string(r.status)) + ": " + r.error};
+  if (ties_at_limit(g.db_path, g.sql, r.table.width(), lim))
+    return {"nondeterministic", "ties at the ORDER BY ... LIMIT boundary: the rows kept are an arbitrary choice among equals"};
+  ScratchDb& db = copy_of(g.db_path);
+  ExecResult fwd = db.run(g.sql, lim);
+  db.exec("PRAGMA reverse_unordered_selects=1");
+  ExecResult rev = db.run(g.sql, lim);
+  db.exec("PRAGMA reverse_unordered_selects=0");
+  if (fwd.ok() && rev.ok() && !same_result(g.rule, fwd.table, rev.table)) {
+    std::string lower = to_lower(g.sql);
+    std::string why = lower.find("limit") == std::string::npos ? "row order differs under reversed scans"
+                      : lower.find("order by") == std::string::npos ? "LIMIT without ORDER BY"
+                                                                     : "ties at the ORDER BY ... LIMIT boundary";
+    return {"nondeterministic", why + ": another scan order gives a different result under the benchmark's rule"};
+  }
+  return {"", ""};
+}
+
+void run_checks(AuditReport& rep, std::vector<Gold>& golds, const AuditOptions& opt) {
+  std::vector<std::pair<std::string, std::string>> res(golds.size());
+  parallel_for(golds.size(), resolve_jobs(opt.jobs), [&](size_t i) { res[i] = check_gold(golds[i], opt.timeout_s); });
+  rep.golds_checked = golds.size();
+  size_t failing = 0;
+  for (size_t i = 0; i < golds.size(); ++i) {
+    if (res[i].first.empty()) continue;
+    failing += res[i].first == "gold_fails";
+    AuditFinding f{golds[i].id, golds[i].db_path, golds[i].sql, res[i].first, res[i].second, {}};
+    for (const auto& [sys, score] : golds[i].verdicts)
+      f.predictions.push_back(sys + (score < 0 ? ": not graded" : ": scored " + std::to_string(score)));
+    rep.findings.push_back(std::move(f));
+  }
+  if (rep.scoreable == 0) rep.scoreable = rep.nominal - failing;
+}
+
+AuditReport audit_spider(const AuditOptions& opt) {
+  spider::Options so;
+  so.gold = opt.gold;
+  so.db_dir = opt.db_dir;
+  so.table = opt.table;
+  so.etype = spider::Etype::Exec;
+  so.jobs = opt.jobs;
+  so.progress = 0;
+  so.timeout_s = opt.timeout_s;
+  // Without predictions the gold file grades itself: its reader and its rewrites are the benchmark's.
+  std::vector<std::string> preds = opt.preds.empty() ? std::vector<std::string>{opt.gold} : opt.preds;
+  so.pred = preds[0];
+  auto runs = spider::evaluate_many(so, preds);
+  AuditReport rep;
+  rep.benchmark = "spider";
+  std::vector<Gold> golds;
+  for (const auto& e : runs[0].examples) {
+    ++rep.nominal;
+    auto q = spider::prepare_exec_queries(e.gold_sql, e.gold_sql, true, false);
+    Gold g{std::to_string(e.index), (fs::path(opt.db_dir) / e.db_id / (e.db_id + ".sqlite")).string(),
+           spider::replace_cur_year(q.gold), {Rule::SpiderTestSuite, q.order_matters, nullptr, false}, {}};
+    if (!opt.preds.empty())
+      for (size_t s = 0; s < runs.size(); ++s) g.verdicts[preds[s]] = runs[s].examples[golds.size()].exec;
+    golds.push_back(std::move(g));
+  }
+  run_checks(rep, golds, opt);
+  rep.notes.push_back("nominal = questions in the gold file; scoreable = golds that execute on their database");
+  return rep;
+}
+
+AuditReport audit_bird(const AuditOptions& opt) {
+  if (opt.preds.empty()) throw InputError("audit", "--pred (a BIRD prediction JSON) is needed for --benchmark bird");
+  bird::Options bo;
+  bo.predicted_sql_path = opt.preds[0];
+  bo.ground_truth_path = opt.bird_gold;
+  bo.db_root_path = opt.bird_db_root;
+  bo.diff_json_path = opt.bird_diff;
+  bo.num_cpus = opt.jobs;
+  bo.progress = 0;
+  bo.meta_time_out = opt.timeout_s;
+  auto runs = bird::evaluate_many(bo, opt.preds);
+  AuditReport rep;
+  rep.benchmark = "bird";
+  std::vector<Gold> golds;
+  for (size_t i = 0; i < runs[0].items.size(); ++i) {
+    const auto& it = runs[0].items[i];
+    ++rep.nominal;
+    Gold g{it.id, (fs::path(opt.bird_db_root) / it.db_id / (it.db_id + ".sqlite")).string(), it.gold_sql,
+           {Rule::BirdSet, false, nullptr, false}, {}};
+    for (size_t s = 0; s < runs.size(); ++s) g.verdicts[opt.preds[s]] = runs[s].items[i].correct ? 1 : 0;
+    golds.push_back(std::move(g));
+  }
+  run_checks(rep, golds, opt);
+  rep.notes.push_back("nominal = questions in the gold file; scoreable = golds that execute on their database");
+  return rep;
+}
+
+AuditReport audit_spider2(const AuditOptions& opt) {
+  AuditReport rep;
+  rep.benchmark = "spider2";
+  rep.nominal = static_cast<size_t>(spider2::kRealTotal);
+  spider2::Options so;
+  so.gold_dir = opt.spider2_gold_dir;
+  so.db_dir = opt.spider2_db_dir;
+  so.meta_path = opt.spider2_meta;
+  const auto entries = spider2::load_eval_jsonl((fs::path(so.gold_dir) / "spider2lite_eval.jsonl").string());
+  const auto dbs = spider2::load_db_map(so.meta_path.empty() ? spider2::default_meta_path(so) : so.meta_path);
+  const std::string db_dir = so.db_dir.empty() ? spider2::default_db_dir(so) : so.db_dir;
+  size_t local = 0, with_db = 0;
+  std::vector<Gold> golds;
+  for (const auto& [id, e] : entries) {
+    if (!starts_with_ci(id, "local")) continue;
+    ++local;
+    auto d = dbs.find(id);
+    std::error_code ec;
+    const std::string path = d == dbs.end() ? "" : (fs::path(db_dir) / (d->second + ".sqlite")).string();
+    if (path.empty() || !fs::is_regular_file(path, ec)) continue;
+    ++with_db;
+    const fs::path sql = fs::path(so.gold_dir) / "sql" / (id + ".sql");
+    if (fs::is_regular_file(sql, ec))
+      golds.push_back({id, path, spider2::extract_sql_block(read_file(sql)),
+                       {Rule::Spider2Columns, false, e.condition_cols, e.ignore_order}, {}});
+  }
+  rep.scoreable = with_db;
+  rep.notes.push_back("nominal = 547, the official 'Real score' denominator (hard-coded in evaluate.py)");
+  rep.notes.push_back(std::to_string(entries.size()) + " ids in spider2lite_eval.jsonl, " + std::to_string(local) +
+                      " local (SQLite) ids; bq*/ga*/sf* need BigQuery or Snowflake and cannot run here");
+  rep.notes.push_back(std::to_string(with_db) + " local ids have their database here (scoreable in sql mode); " +
+                      std::to_string(golds.size()) + " have a public gold SQL that the audit executes");
+  run_checks(rep, golds, opt);
+  rep.scoreable = with_db;
+  return rep;
+}
+
+}  // namespace
+
+AuditReport audit(const AuditOptions& opt) {
+  if (opt.benchmark == "spider") return audit_spider(opt);
+  if (opt.benchmark == "bird") return audit_bird(opt);
+  if (opt.benchmark == "spider2") return audit_spider2(opt);
+  throw InputError("--benchmark", "expected spider, bird or spider2, got '" + opt.benchmark + "'");
+}
+
+std::string render_audit_text(const AuditReport& r) {
+  std::string out = "gold audit (" + r.benchmark + "): " + std::to_string(r.golds_checked) + " gold queries checked\n";
+  out += "  denominators  nominal " + std::to_string(r.nominal) + ", scoreable here " + std::to_string(r.scoreable) + "\n";
+  for (const auto& n : r.notes) out += "  note          " + n + "\n";
+  size_t fails = 0, nondet = 0;
+  for (const auto& f : r.findings) (f.kind == "gold_fails" ? fails : nondet)++;
+  out += "  gold fails    " + std::to_string(fails) + "\n  nondeterministic " + std::to_string(nondet) + "\n";
+  for (const auto& f : r.findings) {
+    out += "  [" + f.kind + "] " + f.id + " (" + fs::path(f.db).filename().string() + "): " + f.detail + "\n";
+    out += "      gold: " + collapse_ws(f.gold_sql) + "\n";
+    for (const auto& p : f.predictions) out += "      " + p + "\n";
+  }
+  return out;
+}
+
+std::string render_audit_json(const AuditReport& r) {
+  nlohmann::json f = nlohmann::json::array();
+  for (const auto& x : r.findings)
+    f.push_back({{"id", x.id}, {"db", x.db}, {"gold_sql", x.gold_sql}, {"kind", x.kind}, {"detail", x.detail},
+                 {"predictions", x.predictions}});
+  nlohmann::json j{{"benchmark", r.benchmark}, {"nominal", r.nominal}, {"scoreable", r.scoreable},
+                   {"notes", r.notes}, {"golds_checked", r.golds_checked}, {"findings", f}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace sqlgrade::verify

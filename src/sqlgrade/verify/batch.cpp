@@ -1,0 +1,245 @@
+// Whole runs: the matches of each system's official grading become verification items (Spider,
+// BIRD, Spider 2.0-Lite sql mode), identical items of several systems are searched once, all cores,
+// then counterexamples are written (and re-checked from the file) under --counterexamples DIR.
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <map>
+
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider2/run.hpp"
+#include "sqlgrade/verify.hpp"
+#include "sqlgrade/verify/verify.hpp"
+
+namespace sqlgrade::verify {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Budget budget_of(const Options& o) {
+  Budget b;
+  b.seed = o.seed;
+  b.seconds = o.budget_s;
+  b.candidates = o.candidates;
+  b.rows_per_table = o.rows_per_table;
+  return b;
+}
+
+// An instance to search, or a match that cannot be searched (skip_reason set).
+struct Pending {
+  Item item;
+  std::string skip_reason;
+};
+
+std::string item_key(const Item& it) {
+  return it.db_path + '\0' + it.gold_sql + '\0' + it.pred_sql + '\0' + to_string(it.rule.rule) +
+         (it.rule.order_matters ? "o" : "-") + (it.rule.ignore_order ? "i" : "-") + it.rule.condition_cols.dump();
+}
+
+// A folder name for a system's counterexamples: its path's last two parts, made safe.
+std::string system_folder(const std::string& system, size_t k) {
+  fs::path p(system);
+  std::string name = p.parent_path().filename().string() + "_" + p.filename().string();
+  for (char& c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.')) c = '_';
+  return std::to_string(k + 1) + "_" + name;
+}
+
+void write_files(SystemReport& rep, const std::vector<Pending>& pend, std::vector<Outcome>& outs,
+                 const Options& opt, size_t k) {
+  if (opt.counterexamples_dir.empty()) return;
+  const std::string dir = (fs::path(opt.counterexamples_dir) / system_folder(rep.system, k)).string();
+  for (size_t i = 0; i < rep.instances.size(); ++i) {
+    InstanceReport& ir = rep.instances[i];
+    if (ir.status != "refuted") continue;
+    std::string stem;
+    for (char c : ir.id) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+    std::string err = write_counterexample(pend[i].item, outs[i], dir, stem);
+    if (err.empty()) {
+      ir.counterexample_file = (fs::path(dir) / (stem + ".sqlite")).string();
+    } else {  // not re-checkable from the file: not reported
+      ir.status = "no_counterexample";
+      ir.reason = "refutation dropped: " + err;
+      ir.counterexample_json.clear();
+      --rep.refuted;
+      ++rep.verified;
+    }
+  }
+}
+
+// Searches every pending item of every system (identical items once) and fills the reports.
+void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<Pending>>& pend, const Options& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::map<std::string, size_t> unique_at;
+  std::vector<const Item*> unique;
+  std::vector<std::vector<size_t>> slot(pend.size());
+  for (size_t s = 0; s < pend.size(); ++s)
+    for (const Pending& p : pend[s]) {
+      if (!p.skip_reason.empty()) { slot[s].push_back(SIZE_MAX); continue; }
+      auto [it, fresh] = unique_at.emplace(item_key(p.item), unique.size());
+      if (fresh) unique.push_back(&p.item);
+      slot[s].push_back(it->second);
+    }
+  std::vector<Outcome> outs(unique.size());
+  const Budget b = budget_of(opt);
+  Progress progress("verify", unique.size(), opt.progress);
+  parallel_for(unique.size(), resolve_jobs(opt.jobs), [&](size_t i) { outs[i] = verify(*unique[i], b); }, &progress);
+  progress.finish();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (size_t s = 0; s < reps.size(); ++s) {
+    SystemReport& rep = reps[s];
+    rep.wall_s = wall;
+    std::vector<Outcome> mine;
+    for (size_t i = 0; i < pend[s].size(); ++i) {
+      const Pending& p = pend[s][i];
+      InstanceReport ir{p.item.id, p.item.db_path, p.item.gold_sql, p.item.pred_sql};
+      Outcome o;
+      if (slot[s][i] == SIZE_MAX) o.status = Status::Skipped, o.reason = p.skip_reason;
+      else o = outs[slot[s][i]];
+      ir.status = to_string(o.status);
+      ir.reason = o.reason;
+      ir.candidates = o.candidates;
+      ir.seconds = o.seconds;
+      ir.time_capped = o.time_capped;
+      if (o.cex) ir.counterexample_json = counterexample_json(p.item, o).dump();
+      rep.refuted += o.status == Status::Refuted;
+      rep.skipped += o.status == Status::Skipped;
+      rep.verified += o.status == Status::NoCounterexample;
+      rep.candidates += o.candidates;
+      rep.time_capped += o.time_capped;
+      rep.seconds += o.seconds;
+      rep.instances.push_back(std::move(ir));
+      mine.push_back(std::move(o));
+    }
+    write_files(rep, pend[s], mine, opt, s);
+  }
+}
+
+std::string db_in_folder(const std::string& root, const std::string& db_id) {
+  return (fs::path(root) / db_id / (db_id + ".sqlite")).string();
+}
+
+}  // namespace
+
+std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, const std::vector<std::string>& systems,
+                                        const Options& opt) {
+  std::vector<SystemReport> reps(runs.size());
+  std::vector<std::vector<Pending>> pend(runs.size());
+  for (size_t s = 0; s < runs.size(); ++s) {
+    const spider::Run& run = runs[s];
+    if (run.opt.compat != spider::Compat::TestSuite)
+      throw InputError("--verify", "verification follows the test-suite rule; use --compat test-suite");
+    reps[s].system = s < systems.size() ? systems[s] : run.opt.pred;
+    reps[s].benchmark = "spider";
+    for (const spider::Example& e : run.examples) {
+      if (!e.gold_ok || e.exec < 0) continue;
+      ++reps[s].total;
+      if (e.exec != 1) continue;
+      ++reps[s].ex;
+      auto q = spider::prepare_exec_queries(e.gold_sql, e.pred_sql, true, run.opt.keep_distinct);
+      Pending p;
+      p.item.id = std::to_string(e.index);
+      p.item.db_path = db_in_folder(run.opt.db_dir, e.db_id);
+      p.item.gold_sql = spider::replace_cur_year(q.gold);
+      p.item.pred_sql = spider::replace_cur_year(q.pred);
+      p.item.rule = {Rule::SpiderTestSuite, q.order_matters, nullptr, false};
+      if (run.opt.plug_value) p.skip_reason = "--plug_value matches are not searched (the matching candidate is not kept)";
+      pend[s].push_back(std::move(p));
+    }
+  }
+  search_all(reps, pend, opt);
+  return reps;
+}
+
+std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const std::vector<std::string>& systems,
+                                      const Options& opt) {
+  std::vector<SystemReport> reps(runs.size());
+  std::vector<std::vector<Pending>> pend(runs.size());
+  for (size_t s = 0; s < runs.size(); ++s) {
+    const bird::Run& run = runs[s];
+    reps[s].system = s < systems.size() ? systems[s] : run.opt.predicted_sql_path;
+    reps[s].benchmark = "bird";
+    for (const bird::Instance& it : run.items) {
+      ++reps[s].total;
+      if (!it.correct) continue;
+      ++reps[s].ex;
+      Pending p;
+      p.item.id = it.id;
+      p.item.db_path = db_in_folder(run.opt.db_root_path, it.db_id);
+      p.item.gold_sql = it.gold_sql;
+      p.item.pred_sql = it.pred_sql;
+      p.item.rule = {Rule::BirdSet, false, nullptr, false};
+      pend[s].push_back(std::move(p));
+    }
+  }
+  search_all(reps, pend, opt);
+  return reps;
+}
+
+namespace {
+// A Spider 2.0-Lite match can be searched only with the public gold SQL (<gold_dir>/sql/<id>.sql),
+// and only when that SQL and the prediction agree on the local database (the gold CSV decided the
+// official match; the rebuilt databases do not reproduce every CSV).
+Pending spider2_pending(const spider2::Run& run, const spider2::Instance& it, const std::map<std::string, spider2::EvalEntry>& entries,
+                        const std::vector<std::string>& listing) {
+  const spider2::Options& o = run.opt;
+  Pending p;
+  p.item.id = it.instance_id;
+  p.item.pred_sql = it.pred_sql.value_or("");
+  const std::string db_dir = o.db_dir.empty() ? spider2::default_db_dir(o) : o.db_dir;
+  p.item.db_path = (fs::path(db_dir) / (it.db.value_or("?") + ".sqlite")).string();
+  const fs::path gold_sql = fs::path(o.gold_dir) / "sql" / (it.instance_id + ".sql");
+  std::error_code ec;
+  if (!fs::is_regular_file(gold_sql, ec)) return p.skip_reason = "no public gold SQL (" + gold_sql.string() + ")", p;
+  p.item.gold_sql = spider2::extract_sql_block(read_file(gold_sql));
+  auto e = entries.find(it.instance_id);
+  if (e == entries.end()) return p.skip_reason = "no eval entry", p;
+  auto files = spider2::resolve_gold_files((fs::path(o.gold_dir) / "exec_result").string(), it.instance_id, listing);
+  nlohmann::json cc = e->second.condition_cols;
+  if (!files.single) {
+    auto resolved = spider2::resolve_condition_cols(cc, std::max<size_t>(files.paths.size(), 1));
+    if (resolved.empty() || !resolved[0]) return p.skip_reason = "condition_cols cannot be resolved", p;
+    cc = *resolved[0];
+  }
+  p.item.rule = {Rule::Spider2Columns, false, cc, e->second.ignore_order};
+  try {
+    SqliteDb db(p.item.db_path);
+    Limits lim{o.timeout_s, 1'000'000, 512u << 20};
+    ExecResult g = db.execute(p.item.gold_sql, lim), q = db.execute(p.item.pred_sql, lim);
+    if (!g.ok() || !q.ok() || !same_result(p.item.rule, g.table, q.table))
+      p.skip_reason = "the public gold SQL and the prediction differ on the local database (the gold CSV decided the match)";
+  } catch (const std::exception& ex) {
+    p.skip_reason = std::string("database: ") + first_line(ex.what());
+  }
+  return p;
+}
+}  // namespace
+
+std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, const Options& opt) {
+  std::vector<SystemReport> reps(runs.size());
+  std::vector<std::vector<Pending>> pend(runs.size());
+  for (size_t s = 0; s < runs.size(); ++s) {
+    const spider2::Run& run = runs[s];
+    if (run.opt.mode != spider2::Mode::Sql) throw InputError("--verify", "verification needs --mode sql");
+    reps[s].system = run.opt.result_dir;
+    reps[s].benchmark = "spider2";
+    const auto entries = spider2::load_eval_jsonl((fs::path(run.opt.gold_dir) / "spider2lite_eval.jsonl").string());
+    const auto listing = spider2::sorted_listing((fs::path(run.opt.gold_dir) / "exec_result").string(), "gold exec_result");
+    for (const spider2::Instance& it : run.items) {
+      ++reps[s].total;
+      if (it.score != 1) continue;
+      ++reps[s].ex;
+      pend[s].push_back(spider2_pending(run, it, entries, listing));
+    }
+  }
+  search_all(reps, pend, opt);
+  return reps;
+}
+
+}  // namespace sqlgrade::verify

@@ -1,0 +1,324 @@
+// Candidate databases: query constants, relevant tables, and the search strategies (candidate.hpp).
+// Every value written comes from the column's own sampled domain, from a constant of the two
+// queries (or a neighbour of one: ±1, case variants, a LIKE pattern without wildcards), from a
+// fresh key value (duplicated entities, generated keys), or is NULL where the column allows it; the
+// row's `src` says which.
+#include "sqlgrade/verify/candidate.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/spider/sqlparse.hpp"
+
+namespace sqlgrade::verify {
+
+uint64_t Rng::next() {
+  uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t mix_seed(uint64_t seed, const std::string& salt, uint64_t index) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a of the salt, then mixed with seed and index
+  for (unsigned char c : salt) h = (h ^ c) * 1099511628211ULL;
+  Rng r(seed ^ (h * 31) ^ (index * 0x9e3779b97f4a7c15ULL));
+  return r.next();
+}
+
+size_t Candidate::row_count() const {
+  size_t n = 0;
+  for (const auto& t : rows) n += t.size();
+  return n;
+}
+
+namespace {
+using sqlgrade::spider::sqlparse::TokType;
+
+void add_constant(std::vector<Constant>& out, Value v, const std::string& from) {
+  for (auto& c : out)
+    if (c.value == v) {
+      if (c.from != from) c.from = "both";
+      return;
+    }
+  out.push_back({std::move(v), from});
+}
+
+void constants_of(const std::string& sql, const std::string& from, std::vector<Constant>& out) {
+  for (const auto& tok : spider::sqlparse::tokenize(sql)) {
+    std::string t(tok.text());
+    if (tok.type == TokType::Number) {
+      if (auto i = parse_int(t)) add_constant(out, Value::integer(*i), from);
+      else if (auto d = parse_double(t)) add_constant(out, Value::real(*d), from);
+    } else if ((tok.type == TokType::StringSingle || tok.type == TokType::StringSymbol) && t.size() >= 2) {
+      const std::string quote(1, t[0]);
+      std::string body = replace_all(t.substr(1, t.size() - 2), quote + quote, quote);
+      add_constant(out, Value::text(body), from);
+      std::string bare;
+      for (char c : body)
+        if (c != '%' && c != '_') bare += c;
+      if (bare != body && !bare.empty()) add_constant(out, Value::text(bare), from);
+    }
+  }
+}
+
+// A neighbour of a constant: itself, ±1 (numbers), or a case/suffix variant (text).
+Value variant(const Value& v, Rng& rng) {
+  switch (rng.below(4)) {
+    case 0: return v;
+    case 1:
+      if (v.kind == Kind::Int) return Value::integer(v.i + 1);
+      if (v.kind == Kind::Real) return Value::real(v.r + 1);
+      return Value::text(to_upper(v.s));
+    case 2:
+      if (v.kind == Kind::Int) return Value::integer(v.i - 1);
+      if (v.kind == Kind::Real) return Value::real(v.r - 0.5);
+      return Value::text(to_lower(v.s));
+    default:
+      if (v.kind == Kind::Text) return Value::text(v.s + " x");
+      return v;
+  }
+}
+
+bool fits(const Column& c, const Value& v) {
+  if (v.is_null()) return !c.notnull;
+  if (c.affinity == Affinity::Blob) return true;
+  if (c.affinity == Affinity::Text) return v.kind == Kind::Text;
+  if (v.kind == Kind::Text) {  // a numeric column that holds texts in the data (Spider has many)
+    for (const auto& d : c.domain)
+      if (d.kind == Kind::Text) return true;
+    return false;
+  }
+  return true;
+}
+
+bool is_key(const TableInfo& t, size_t c) { return t.columns[c].pk > 0 || t.columns[c].single_unique; }
+
+struct Builder {
+  const GenContext& g;
+  Rng& rng;
+  Candidate cand;
+
+  std::vector<size_t> used_tables() const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < g.schema.tables.size(); ++i)
+      if (g.used[i] && !cand.rows[i].empty()) out.push_back(i);
+    return out;
+  }
+  void add(size_t t, Row r, std::string src) {
+    cand.rows[t].push_back(std::move(r));
+    cand.src[t].push_back(std::move(src));
+  }
+  // For every child row, the first sampled parent row that matches its foreign key (children first).
+  void close_parents(const std::vector<std::set<size_t>>& chosen_in) {
+    std::vector<std::set<size_t>> chosen = chosen_in;
+    const auto& tabs = g.schema.tables;
+    for (size_t ti = tabs.size(); ti-- > 0;)
+      for (const auto& fk : tabs[ti].fks) {
+        if (fk.parent == SIZE_MAX || fk.parent == ti) continue;
+        for (size_t r : chosen[ti]) {
+          const Row& row = tabs[ti].sample[r];
+          const auto& prow = tabs[fk.parent].sample;
+          for (size_t pr = 0; pr < prow.size(); ++pr) {
+            bool eq = true;
+            for (size_t k = 0; k < fk.columns.size() && eq; ++k)
+              eq = prow[pr][fk.parent_columns[k]] == row[fk.columns[k]];
+            if (eq) {
+              chosen[fk.parent].insert(pr);
+              break;
+            }
+          }
+        }
+      }
+    for (size_t ti = 0; ti < tabs.size(); ++ti)
+      for (size_t r : chosen[ti]) add(ti, tabs[ti].sample[r], "original row " + std::to_string(r + 1));
+  }
+  void original_subset() {
+    const auto& tabs = g.schema.tables;
+    const unsigned keep = std::vector<unsigned>{70, 40, 15}[rng.below(3)];
+    std::vector<std::set<size_t>> chosen(tabs.size());
+    for (size_t ti = 0; ti < tabs.size(); ++ti) {
+      if (!g.used[ti] || tabs[ti].sample.empty()) continue;
+      if (rng.chance(8)) continue;  // an empty table (aggregates over nothing, NOT IN over nothing)
+      const size_t cap = 1 + rng.below(g.rows_per_table);
+      for (size_t r = 0; r < tabs[ti].sample.size() && chosen[ti].size() < cap; ++r)
+        if (rng.chance(keep)) chosen[ti].insert(r);
+      if (tabs[ti].sample.size() > cap * 4)  // large tables: also rows from anywhere in the sample
+        for (size_t k = 0; k < cap / 2; ++k) chosen[ti].insert(rng.below(tabs[ti].sample.size()));
+    }
+    close_parents(chosen);
+  }
+  Value fresh_key(size_t t, size_t c, size_t salt) {
+    const Column& col = g.schema.tables[t].columns[c];
+    if (col.affinity == Affinity::Integer || col.affinity == Affinity::Numeric || col.affinity == Affinity::Real) {
+      int64_t mx = 0;
+      for (const auto& r : cand.rows[t]) if (r[c].kind == Kind::Int) mx = std::max(mx, r[c].i);
+      for (const auto& r : g.schema.tables[t].sample) if (r[c].kind == Kind::Int) mx = std::max(mx, r[c].i);
+      return Value::integer(mx + 1 + static_cast<int64_t>(salt));
+    }
+    return Value::text("k" + std::to_string(salt) + "_" + std::to_string(rng.below(100000)));
+  }
+  // A copy of a row whose key columns get fresh values: the same entity attributes twice.
+  void duplicate() {
+    auto ts = used_tables();
+    if (ts.empty()) return;
+    size_t t = ts[rng.below(ts.size())], r = rng.below(cand.rows[t].size());
+    Row row = cand.rows[t][r];
+    for (size_t c = 0; c < row.size(); ++c)
+      if (is_key(g.schema.tables[t], c)) row[c] = fresh_key(t, c, cand.rows[t].size());
+    add(t, row, cand.src[t][r] + "; duplicated with fresh key values");
+    cand.mutations.push_back("duplicate a row of " + g.schema.tables[t].name);
+  }
+  std::pair<size_t, size_t> pick_cell(bool want_nullable) {
+    auto ts = used_tables();
+    if (ts.empty()) return {SIZE_MAX, 0};
+    size_t t = ts[rng.below(ts.size())];
+    const auto& cols = g.schema.tables[t].columns;
+    std::vector<size_t> ok;
+    for (size_t c = 0; c < cols.size(); ++c)
+      if (!want_nullable || (!cols[c].notnull && cols[c].pk == 0)) ok.push_back(c);
+    if (ok.empty()) return {SIZE_MAX, 0};
+    return {t, ok[rng.below(ok.size())]};
+  }
+  void set_cell(size_t t, size_t c, const Value& v, const std::string& why) {
+    size_t r = rng.below(cand.rows[t].size());
+    cand.rows[t][r][c] = v;
+    cand.src[t][r] += "; " + g.schema.tables[t].columns[c].name + " := " + v.python_repr() + " (" + why + ")";
+  }
+  void empty_table() {
+    auto ts = used_tables();
+    if (ts.empty()) return;
+    size_t t = ts[rng.below(ts.size())];
+    cand.rows[t].clear();
+    cand.src[t].clear();
+    cand.mutations.push_back("empty " + g.schema.tables[t].name);
+  }
+  void nulls() {
+    auto [t, c] = pick_cell(true);
+    if (t == SIZE_MAX) return;
+    set_cell(t, c, Value::null(), "NULL");
+    cand.mutations.push_back("NULL in " + g.schema.tables[t].name + "." + g.schema.tables[t].columns[c].name);
+  }
+  void constants() {
+    if (g.constants.empty()) return domain_value();
+    const Constant& k = g.constants[rng.below(g.constants.size())];
+    Value v = variant(k.value, rng);
+    for (int tries = 0; tries < 8; ++tries) {
+      auto [t, c] = pick_cell(false);
+      if (t == SIZE_MAX) return;
+      if (!fits(g.schema.tables[t].columns[c], v)) continue;
+      set_cell(t, c, v, "constant of " + k.from + (v == k.value ? "" : ", neighbour"));
+      cand.mutations.push_back("constant " + v.python_repr() + " in " + g.schema.tables[t].name + "." +
+                               g.schema.tables[t].columns[c].name);
+      return;
+    }
+  }
+  void domain_value() {
+    auto [t, c] = pick_cell(false);
+    if (t == SIZE_MAX || g.schema.tables[t].columns[c].domain.empty()) return;
+    const auto& d = g.schema.tables[t].columns[c].domain;
+    set_cell(t, c, d[rng.below(d.size())], "column domain");
+    cand.mutations.push_back("domain value in " + g.schema.tables[t].name);
+  }
+  // Ties: one value copied into other rows of the same column (what ORDER BY ... LIMIT is sensitive to).
+  void ties() {
+    auto [t, c] = pick_cell(false);
+    if (t == SIZE_MAX || is_key(g.schema.tables[t], c) || cand.rows[t].size() < 2) return duplicate();
+    // The tied value: the column's largest or smallest (where ORDER BY ... LIMIT cuts), or any.
+    const auto& rows = cand.rows[t];
+    size_t pick = rng.below(rows.size());
+    const unsigned mode = static_cast<unsigned>(rng.below(3));
+    for (size_t r = 0; r < rows.size() && mode < 2; ++r)
+      if (rows[r][c].is_number() && rows[pick][c].is_number() &&
+          (mode == 0 ? rows[r][c].as_double() > rows[pick][c].as_double() : rows[r][c].as_double() < rows[pick][c].as_double()))
+        pick = r;
+    Value v = rows[pick][c];
+    for (size_t k = 0, n = 1 + rng.below(2); k < n; ++k) set_cell(t, c, v, "tie");
+    cand.mutations.push_back("ties on " + g.schema.tables[t].name + "." + g.schema.tables[t].columns[c].name);
+  }
+  Value fresh_value(size_t t, size_t c, size_t row) {
+    const Column& col = g.schema.tables[t].columns[c];
+    if (!col.notnull && col.pk == 0 && rng.chance(10)) return Value::null();
+    if (!g.constants.empty() && rng.chance(25)) {
+      Value v = variant(g.constants[rng.below(g.constants.size())].value, rng);
+      if (fits(col, v)) return v;
+    }
+    if (is_key(g.schema.tables[t], c)) return fresh_key(t, c, row);
+    if (!col.domain.empty()) return col.domain[rng.below(col.domain.size())];
+    return col.affinity == Affinity::Text ? Value::text("v" + std::to_string(rng.below(5)))
+                                          : Value::integer(static_cast<int64_t>(rng.below(5)));
+  }
+  void fresh() {
+    const auto& tabs = g.schema.tables;
+    for (size_t t = 0; t < tabs.size(); ++t) {
+      if (!g.used[t]) continue;
+      for (size_t r = 0, n = 1 + rng.below(std::min<size_t>(g.rows_per_table, 5)); r < n; ++r) {
+        Row row;
+        for (size_t c = 0; c < tabs[t].columns.size(); ++c) row.push_back(fresh_value(t, c, r));
+        for (const auto& fk : tabs[t].fks) {  // point at a generated parent row
+          if (fk.parent == SIZE_MAX || cand.rows[fk.parent].empty()) continue;
+          const Row& p = cand.rows[fk.parent][rng.below(cand.rows[fk.parent].size())];
+          for (size_t k = 0; k < fk.columns.size(); ++k) row[fk.columns[k]] = p[fk.parent_columns[k]];
+        }
+        add(t, std::move(row), "generated (column domains, query constants, fresh keys)");
+      }
+    }
+  }
+};
+}  // namespace
+
+std::vector<Constant> query_constants(const std::string& gold_sql, const std::string& pred_sql) {
+  std::vector<Constant> out;
+  constants_of(gold_sql, "gold", out);
+  constants_of(pred_sql, "pred", out);
+  return out;
+}
+
+std::vector<bool> tables_used(const Schema& s, const std::string& gold_sql, const std::string& pred_sql) {
+  std::set<std::string> words;
+  for (const std::string* q : {&gold_sql, &pred_sql})
+    for (const auto& tok : spider::sqlparse::tokenize(*q)) {
+      std::string t = to_lower(tok.text());
+      if (t.size() >= 2 && (t[0] == '"' || t[0] == '`' || t[0] == '[')) t = t.substr(1, t.size() - 2);
+      words.insert(t);
+    }
+  std::vector<bool> used(s.tables.size(), false);
+  bool any_view = false;
+  for (const auto& ddl : s.after_ddl)
+    if (starts_with_ci(trim(ddl), "create view")) any_view = true;
+  for (size_t i = 0; i < s.tables.size(); ++i) used[i] = any_view || words.count(to_lower(s.tables[i].name)) > 0;
+  // Parents of used tables stay in (foreign keys need them).
+  for (size_t t = s.tables.size(); t-- > 0;)
+    if (used[t])
+      for (const auto& fk : s.tables[t].fks)
+        if (fk.parent != SIZE_MAX) used[fk.parent] = true;
+  return used;
+}
+
+Candidate make_candidate(const GenContext& g, Rng& rng, size_t index) {
+  static const char* names[] = {"original-subset", "duplicate", "nulls", "constants", "ties", "fresh", "fresh+mutations"};
+  Builder b{g, rng, {}};
+  b.cand.rows.resize(g.schema.tables.size());
+  b.cand.src.resize(g.schema.tables.size());
+  const size_t k = index % 7;
+  b.cand.strategy = names[k];
+  if (k >= 5) b.fresh();
+  else b.original_subset();
+  const size_t n_ops = k == 0 ? 0 : 1 + rng.below(3);
+  for (size_t op = 0; op < n_ops; ++op) {
+    size_t kind = k == 6 ? 1 + rng.below(5) : k;
+    switch (kind) {
+      case 1: b.duplicate(); break;
+      case 2: b.nulls(); break;
+      case 3: b.constants(); break;
+      case 4: b.ties(); break;
+      case 5: rng.chance(30) ? b.empty_table() : b.nulls(); break;
+      default: rng.chance(50) ? b.constants() : b.domain_value(); break;
+    }
+  }
+  return std::move(b.cand);
+}
+
+}  // namespace sqlgrade::verify

@@ -1,0 +1,209 @@
+// Reading a benchmark database's declared schema and a bounded sample of its rows (schema.hpp).
+#include "sqlgrade/verify/schema.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/verify/scratch_db.hpp"
+
+namespace sqlgrade::verify {
+
+namespace {
+constexpr size_t kDomainCap = 64;  // distinct values kept per column
+std::string q(const std::string& s) { return "\"" + replace_all(s, "\"", "\"\"") + "\""; }
+
+Table must(SqliteDb& db, const std::string& sql) {
+  ExecResult r = db.execute(sql, Limits{60, 10'000'000, size_t(1) << 31});
+  if (!r.ok()) throw InputError(db.path(), "cannot read the schema (" + sql + "): " + r.error);
+  return std::move(r.table);
+}
+
+size_t column_index(const TableInfo& t, const std::string& name) {
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    if (iequals(t.columns[c].name, name)) return c;
+  return SIZE_MAX;
+}
+
+void read_columns(SqliteDb& db, TableInfo& t) {
+  for (const Row& r : must(db, "PRAGMA table_info(" + q(t.name) + ")").rows) {
+    Column c;
+    c.name = r[1].to_string();
+    c.type = r[2].to_string();
+    c.affinity = affinity_of(c.type);
+    c.notnull = r[3].kind == Kind::Int && r[3].i != 0;
+    c.pk = r[5].kind == Kind::Int ? static_cast<int>(r[5].i) : 0;
+    t.columns.push_back(std::move(c));
+  }
+  std::vector<size_t> pk;
+  for (int k = 1; k <= static_cast<int>(t.columns.size()); ++k)
+    for (size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].pk == k) pk.push_back(c);
+  if (!pk.empty()) t.unique_sets.push_back(pk);
+  for (const Row& r : must(db, "PRAGMA index_list(" + q(t.name) + ")").rows) {
+    if (!(r[2].kind == Kind::Int && r[2].i) || (r.size() > 4 && r[4].kind == Kind::Int && r[4].i)) continue;
+    std::vector<size_t> set;
+    for (const Row& ir : must(db, "PRAGMA index_info(" + q(r[1].to_string()) + ")").rows)
+      if (ir[1].kind == Kind::Int && ir[1].i >= 0) set.push_back(static_cast<size_t>(ir[1].i));
+    if (!set.empty() && std::find(t.unique_sets.begin(), t.unique_sets.end(), set) == t.unique_sets.end())
+      t.unique_sets.push_back(set);
+  }
+  for (const auto& set : t.unique_sets)
+    if (set.size() == 1) t.columns[set[0]].single_unique = true;
+}
+
+void read_rows(SqliteDb& db, TableInfo& t, size_t sample_rows) {
+  Table c = must(db, "SELECT count(*) FROM " + q(t.name));
+  t.total_rows = c.rows.empty() ? 0 : static_cast<size_t>(c.rows[0][0].i);
+  std::string cols;
+  for (size_t k = 0; k < t.columns.size(); ++k) cols += (k ? "," : "") + q(t.columns[k].name);
+  t.sample = must(db, "SELECT " + cols + " FROM " + q(t.name) + " LIMIT " + std::to_string(sample_rows)).rows;
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    std::set<std::string> seen;
+    for (const Row& r : t.sample) {
+      if (r[k].is_null() || t.columns[k].domain.size() >= kDomainCap) continue;
+      if (seen.insert(std::to_string(int(r[k].kind)) + r[k].python_repr()).second) t.columns[k].domain.push_back(r[k]);
+    }
+  }
+}
+
+// Parents before children; a cycle (or a self reference) keeps file order among its tables.
+void order_by_foreign_keys(Schema& s) {
+  std::vector<TableInfo> out;
+  std::vector<bool> placed(s.tables.size(), false);
+  while (out.size() < s.tables.size()) {
+    size_t before = out.size();
+    for (size_t i = 0; i < s.tables.size(); ++i) {
+      if (placed[i]) continue;
+      bool ready = true;
+      for (const auto& fk : s.tables[i].fks)
+        if (fk.parent != SIZE_MAX && fk.parent != i && !placed[fk.parent]) ready = false;
+      if (!ready) continue;
+      placed[i] = true;
+      out.push_back(s.tables[i]);
+    }
+    if (out.size() == before) {  // a cycle: take its first table in file order
+      size_t i = static_cast<size_t>(std::find(placed.begin(), placed.end(), false) - placed.begin());
+      placed[i] = true;
+      out.push_back(s.tables[i]);
+    }
+  }
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < out.size(); ++i) at[to_lower(out[i].name)] = i;
+  // Re-point parents at the new positions (they were indices into the old order).
+  for (auto& t : out)
+    for (auto& fk : t.fks)
+      if (fk.parent != SIZE_MAX) fk.parent = at[to_lower(s.tables[fk.parent].name)];
+  s.tables = std::move(out);
+}
+
+void read_foreign_keys(SqliteDb& db, Schema& s) {
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < s.tables.size(); ++i) at[to_lower(s.tables[i].name)] = i;
+  for (TableInfo& t : s.tables) {
+    std::map<long long, ForeignKey> by_id;
+    for (const Row& r : must(db, "PRAGMA foreign_key_list(" + q(t.name) + ")").rows) {
+      ForeignKey& fk = by_id[r[0].i];
+      auto p = at.find(to_lower(r[2].to_string()));
+      fk.parent = p == at.end() ? SIZE_MAX : p->second;
+      fk.columns.push_back(column_index(t, r[3].to_string()));
+      size_t pc = SIZE_MAX;
+      if (fk.parent != SIZE_MAX) {
+        const TableInfo& pt = s.tables[fk.parent];
+        if (!r[4].is_null()) pc = column_index(pt, r[4].to_string());
+        else if (!pt.unique_sets.empty() && pt.unique_sets[0].size() > fk.parent_columns.size())
+          pc = pt.unique_sets[0][fk.parent_columns.size()];
+      }
+      fk.parent_columns.push_back(pc);
+    }
+    for (auto& [id, fk] : by_id) {
+      bool ok = std::find(fk.columns.begin(), fk.columns.end(), SIZE_MAX) == fk.columns.end() &&
+                std::find(fk.parent_columns.begin(), fk.parent_columns.end(), SIZE_MAX) == fk.parent_columns.end();
+      if (!ok) fk.parent = SIZE_MAX;
+      t.fks.push_back(fk);
+    }
+  }
+}
+
+// Whether SQLite can enforce the declared foreign keys (it cannot when a key names a missing table or
+// a parent column set that is not a PRIMARY KEY/UNIQUE: "foreign key mismatch").
+void check_enforceable(Schema& s) {
+  ScratchDb db;
+  for (const auto& t : s.tables) db.exec(t.create_sql);
+  std::string err = db.exec("PRAGMA foreign_keys=ON; PRAGMA foreign_key_check;");
+  if (!err.empty()) {
+    s.fk_enforced = false;
+    s.fk_note = "the schema's foreign keys cannot be enforced by SQLite (" + err + "); parent rows are still "
+                "kept for every child row the generator writes";
+  }
+}
+}  // namespace
+
+Affinity affinity_of(const std::string& declared_type) {
+  std::string t = to_upper(declared_type);
+  if (t.find("INT") != std::string::npos) return Affinity::Integer;
+  if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos || t.find("TEXT") != std::string::npos)
+    return Affinity::Text;
+  if (t.find("BLOB") != std::string::npos || t.empty()) return Affinity::Blob;
+  if (t.find("REAL") != std::string::npos || t.find("FLOA") != std::string::npos || t.find("DOUB") != std::string::npos)
+    return Affinity::Real;
+  return Affinity::Numeric;
+}
+
+void create_schema(ScratchDb& db, const Schema& s) {
+  for (const auto& t : s.tables) db.exec(t.create_sql);
+  for (const auto& d : s.after_ddl) db.exec(d);
+  if (s.fk_enforced) db.exec("PRAGMA foreign_keys=ON");
+}
+
+std::vector<std::string> TableInfo::column_names() const {
+  std::vector<std::string> out;
+  for (const auto& c : columns) out.push_back(c.name);
+  return out;
+}
+
+std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows) {
+  SqliteDb db(db_path);
+  auto s = std::make_shared<Schema>();
+  s->path = db_path;
+  for (const Row& r : must(db, "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL").rows) {
+    std::string type = r[0].to_string(), name = r[1].to_string();
+    if (starts_with_ci(name, "sqlite_")) continue;
+    if (type == "table") {
+      TableInfo t;
+      t.name = name;
+      t.create_sql = r[2].to_string();
+      s->tables.push_back(std::move(t));
+    } else if (type == "index" || type == "view") {
+      s->after_ddl.push_back(r[2].to_string());  // triggers are left out: they would write on insert
+    }
+  }
+  for (TableInfo& t : s->tables) {
+    read_columns(db, t);
+    read_rows(db, t, sample_rows);
+  }
+  read_foreign_keys(db, *s);
+  order_by_foreign_keys(*s);
+  check_enforceable(*s);
+  return s;
+}
+
+std::shared_ptr<const Schema> schema_of(const std::string& db_path, size_t sample_rows) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const Schema>> cache;
+  const std::string key = db_path + "#" + std::to_string(sample_rows);
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  auto s = read_schema(db_path, sample_rows);  // two threads may read it once each; the first one stays
+  std::lock_guard<std::mutex> lk(mu);
+  return cache.emplace(key, s).first->second;
+}
+
+}  // namespace sqlgrade::verify

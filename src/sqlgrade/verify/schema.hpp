@@ -1,0 +1,61 @@
+#pragma once
+// What verification knows about a benchmark database: its declared schema (tables in foreign-key
+// order, column types and affinities, NOT NULL, primary keys, UNIQUE sets, foreign keys, the DDL of
+// tables, indexes and views) and a bounded sample of its rows with each column's value domain.
+// Read once per database file through the engine's read-only SqliteDb and shared by all workers.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sqlgrade/core/table.hpp"
+
+namespace sqlgrade::verify {
+
+// SQLite's type affinity of a declared column type (datatype3.html §3.1).
+enum class Affinity { Integer, Real, Numeric, Text, Blob };
+Affinity affinity_of(const std::string& declared_type);
+
+struct Column {
+  std::string name, type;
+  Affinity affinity = Affinity::Blob;
+  bool notnull = false;
+  int pk = 0;                  // 1-based position in the primary key, 0 = not in it
+  bool single_unique = false;  // the column alone is a PRIMARY KEY or UNIQUE
+  std::vector<Value> domain;   // distinct non-NULL values seen in the sample (bounded)
+};
+
+struct ForeignKey {
+  std::vector<size_t> columns;       // in the child table
+  size_t parent = SIZE_MAX;          // index in Schema::tables, SIZE_MAX = parent table unknown
+  std::vector<size_t> parent_columns;
+};
+
+struct TableInfo {
+  std::string name, create_sql;
+  std::vector<Column> columns;
+  std::vector<std::vector<size_t>> unique_sets;  // primary key and UNIQUE constraints/indexes
+  std::vector<ForeignKey> fks;
+  std::vector<Row> sample;  // the first rows of the table (bounded), in rowid order
+  size_t total_rows = 0;
+  std::vector<std::string> column_names() const;
+};
+
+struct Schema {
+  std::string path;                     // the benchmark database it was read from
+  std::vector<TableInfo> tables;        // parents before children (cycles broken in file order)
+  std::vector<std::string> after_ddl;   // CREATE INDEX / CREATE VIEW statements, in file order
+  bool fk_enforced = true;              // false when a declared foreign key cannot be enforced by SQLite
+  std::string fk_note;                  // why not
+};
+
+class ScratchDb;
+// Creates the schema's tables, indexes and views in `db` (foreign keys enforced when they can be).
+void create_schema(ScratchDb& db, const Schema& s);
+
+// Reads the schema and a sample of at most `sample_rows` rows per table (InputError if unreadable).
+std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows = 400);
+// The same, memoised per (path, sample_rows) for the process.
+std::shared_ptr<const Schema> schema_of(const std::string& db_path, size_t sample_rows = 400);
+
+}  // namespace sqlgrade::verify

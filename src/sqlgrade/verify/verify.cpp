@@ -1,0 +1,242 @@
+// The search of verify.hpp: candidates (candidate.hpp) loaded into a per-thread in-memory copy of the
+// schema inside a transaction that is rolled back, both queries run, the benchmark's rule applied; a
+// difference that survives reversed scan orders is shrunk (delta debugging over rows) and re-checked
+// on a freshly built database before it is returned.
+#include "sqlgrade/verify/verify.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include "sqlgrade/bird/compare.hpp"
+#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider2/compare.hpp"
+#include "sqlgrade/spider2/frame.hpp"
+#include "sqlgrade/verify/candidate.hpp"
+#include "sqlgrade/verify/scratch_db.hpp"
+
+namespace sqlgrade::verify {
+
+using Clock = std::chrono::steady_clock;
+
+const char* to_string(Rule r) {
+  switch (r) {
+    case Rule::SpiderTestSuite: return "spider-test-suite";
+    case Rule::BirdSet: return "bird-ex-set";
+    case Rule::Spider2Columns: return "spider2-column-vectors";
+  }
+  return "?";
+}
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::NoCounterexample: return "no_counterexample";
+    case Status::Refuted: return "refuted";
+    case Status::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+bool same_result(const RuleSpec& rule, const Table& gold, const Table& pred) {
+  switch (rule.rule) {
+    case Rule::SpiderTestSuite: return spider::result_eq(gold, pred, rule.order_matters);
+    case Rule::BirdSet: return bird::ex_match(pred, gold);
+    case Rule::Spider2Columns:
+      try {
+        return spider2::compare_frames(spider2::frame_from_table(pred), spider2::frame_from_table(gold),
+                                       rule.condition_cols, rule.ignore_order) == 1;
+      } catch (const std::exception&) {
+        return true;  // the official caller scores such an instance 0 everywhere: no difference to show
+      }
+  }
+  return true;
+}
+
+namespace {
+
+// The schema of one benchmark database, created once per thread in an in-memory ScratchDb.
+ScratchDb& work_db(const Schema& s) {
+  thread_local std::map<std::string, std::unique_ptr<ScratchDb>> dbs;
+  auto& slot = dbs[s.path];
+  if (!slot) {
+    slot = std::make_unique<ScratchDb>();
+    create_schema(*slot, s);
+  }
+  return *slot;
+}
+
+// Inserts the candidate's rows (parents first); a row SQLite rejects (NOT NULL, UNIQUE, PRIMARY KEY,
+// FOREIGN KEY, CHECK) is dropped. Returns the rows kept; `ok` is false if the transaction was lost.
+Candidate insert_rows(ScratchDb& db, const Schema& s, const Candidate& c, bool* ok) {
+  Candidate kept{{}, {}, c.strategy, c.mutations};
+  kept.rows.resize(s.tables.size());
+  kept.src.resize(s.tables.size());
+  *ok = true;
+  for (size_t t = 0; t < s.tables.size(); ++t) {
+    const auto cols = s.tables[t].column_names();
+    for (size_t r = 0; r < c.rows[t].size(); ++r) {
+      if (!db.insert(s.tables[t].name, cols, c.rows[t][r]).empty()) {
+        if (sqlite3_get_autocommit(db.handle())) *ok = false;  // ON CONFLICT ROLLBACK in the schema
+        continue;
+      }
+      kept.rows[t].push_back(c.rows[t][r]);
+      kept.src[t].push_back(c.src[t][r]);
+    }
+  }
+  return kept;
+}
+
+struct Probe {
+  bool differs = false;
+  Table gold, pred;
+};
+
+struct Search {
+  const Item& item;
+  const Budget& budget;
+  const Schema& schema;
+  ScratchDb& db;
+  size_t evaluations = 0;
+
+  Limits limits() const { return Limits{budget.query_timeout_s, 100'000, 64u << 20}; }
+  // Gold and prediction on the loaded rows; `differs` only when both ran and the rule says they differ
+  // under every pairing of forward and reversed unordered scans (a difference that only tie order or
+  // scan order makes is not a proof).
+  Probe run_loaded() {
+    Probe p;
+    ExecResult g = db.run(item.gold_sql, limits());
+    if (!g.ok()) return p;
+    ExecResult q = db.run(item.pred_sql, limits());
+    if (!q.ok() || same_result(item.rule, g.table, q.table)) return p;
+    db.exec("PRAGMA reverse_unordered_selects=1");
+    ExecResult gr = db.run(item.gold_sql, limits()), qr = db.run(item.pred_sql, limits());
+    db.exec("PRAGMA reverse_unordered_selects=0");
+    if (!gr.ok() || !qr.ok()) return p;
+    p.differs = !same_result(item.rule, gr.table, qr.table) && !same_result(item.rule, g.table, qr.table) &&
+                !same_result(item.rule, gr.table, q.table);
+    p.gold = std::move(g.table);
+    p.pred = std::move(q.table);
+    return p;
+  }
+  Probe probe(const Candidate& c, Candidate* kept) {
+    ++evaluations;
+    db.exec("BEGIN");
+    bool ok = true;
+    Candidate k = insert_rows(db, schema, c, &ok);
+    Probe p = ok ? run_loaded() : Probe{};
+    db.exec("ROLLBACK");
+    if (kept) *kept = std::move(k);
+    return p;
+  }
+  Candidate subset(const Candidate& c, const std::vector<std::pair<size_t, size_t>>& keep) const {
+    Candidate out{{}, {}, c.strategy, c.mutations};
+    out.rows.resize(c.rows.size());
+    out.src.resize(c.rows.size());
+    for (auto [t, r] : keep) {
+      out.rows[t].push_back(c.rows[t][r]);
+      out.src[t].push_back(c.src[t][r]);
+    }
+    return out;
+  }
+  // Delta debugging (ddmin, complements only) over the rows of a differing candidate.
+  Candidate shrink(Candidate c) {
+    std::vector<std::pair<size_t, size_t>> items;
+    for (size_t t = 0; t < c.rows.size(); ++t)
+      for (size_t r = 0; r < c.rows[t].size(); ++r) items.push_back({t, r});
+    size_t n = 2, spent = 0;
+    while (items.size() >= 2 && spent < budget.shrink_tests) {
+      const size_t chunk = (items.size() + n - 1) / n;
+      bool reduced = false;
+      for (size_t i = 0; i * chunk < items.size() && spent < budget.shrink_tests; ++i) {
+        std::vector<std::pair<size_t, size_t>> rest(items.begin(), items.begin() + i * chunk);
+        rest.insert(rest.end(), items.begin() + std::min(items.size(), (i + 1) * chunk), items.end());
+        ++spent;
+        Candidate kept;
+        if (!probe(subset(c, rest), &kept).differs) continue;
+        c = std::move(kept);  // rows SQLite dropped (orphans) are gone for good
+        items.clear();
+        for (size_t t = 0; t < c.rows.size(); ++t)
+          for (size_t r = 0; r < c.rows[t].size(); ++r) items.push_back({t, r});
+        n = std::max<size_t>(n - 1, 2);
+        reduced = true;
+        break;
+      }
+      if (!reduced) {
+        if (n >= items.size()) break;
+        n = std::min(items.size(), n * 2);
+      }
+    }
+    return c;
+  }
+};
+
+// Builds the shrunk rows into a new committed database and runs both queries again (forward scans).
+bool recheck(const Item& item, const Schema& s, const Candidate& c, const Budget& b, Counterexample* cex) {
+  ScratchDb db;
+  create_schema(db, s);
+  bool ok = true;
+  db.exec("BEGIN");
+  Candidate kept = insert_rows(db, s, c, &ok);
+  db.exec("COMMIT");
+  if (!ok || kept.row_count() != c.row_count()) return false;
+  Limits lim{b.query_timeout_s, 100'000, 64u << 20};
+  ExecResult g = db.run(item.gold_sql, lim), p = db.run(item.pred_sql, lim);
+  if (!g.ok() || !p.ok() || same_result(item.rule, g.table, p.table)) return false;
+  cex->gold_result = std::move(g.table);
+  cex->pred_result = std::move(p.table);
+  for (size_t t = 0; t < s.tables.size(); ++t)
+    for (size_t r = 0; r < kept.rows[t].size(); ++r)
+      cex->rows.push_back({s.tables[t].name, s.tables[t].column_names(), kept.rows[t][r], kept.src[t][r]});
+  return true;
+}
+
+}  // namespace
+
+Outcome verify(const Item& item, const Budget& budget) {
+  const auto t0 = Clock::now();
+  Outcome out;
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  std::shared_ptr<const Schema> schema;
+  try {
+    schema = schema_of(item.db_path, budget.sample_rows);
+  } catch (const std::exception& e) {
+    out.status = Status::Skipped;
+    out.reason = std::string("database unreadable: ") + e.what();
+    return out;
+  }
+  const auto constants = query_constants(item.gold_sql, item.pred_sql);
+  const auto used = tables_used(*schema, item.gold_sql, item.pred_sql);
+  GenContext gen{*schema, constants, used, std::max<size_t>(budget.rows_per_table, 1)};
+  Search search{item, budget, *schema, work_db(*schema)};
+  for (size_t i = 0; i < budget.candidates; ++i) {
+    if (budget.seconds > 0 && elapsed() > budget.seconds) {
+      out.time_capped = true;
+      break;
+    }
+    Rng rng(mix_seed(budget.seed, item.db_path + '\0' + item.gold_sql + '\0' + item.pred_sql, i));
+    Candidate kept;
+    if (!search.probe(make_candidate(gen, rng, i), &kept).differs) continue;
+    const size_t before = kept.row_count();
+    Candidate small = search.shrink(std::move(kept));
+    Counterexample cex;
+    if (!recheck(item, *schema, small, budget, &cex)) continue;  // not re-checkable: keep searching
+    cex.seed = budget.seed;
+    cex.candidate = i;
+    cex.strategy = small.strategy;
+    cex.mutations = small.mutations;
+    cex.rows_before_shrink = before;
+    cex.fk_enforced = schema->fk_enforced;
+    cex.fk_note = schema->fk_note;
+    out.status = Status::Refuted;
+    out.reason = "results differ on a " + std::to_string(cex.rows.size()) + "-row database (" + cex.strategy + ")";
+    out.cex = std::move(cex);
+    break;
+  }
+  out.candidates = search.evaluations;
+  out.seconds = elapsed();
+  return out;
+}
+
+}  // namespace sqlgrade::verify

@@ -1,0 +1,93 @@
+#pragma once
+// Verified execution accuracy, one instance: search for a database with the schema of the benchmark
+// database on which the gold and the prediction give different results under the benchmark's own
+// comparison rule (docs/verify.md). Pure: verify(item, budget) -> Outcome, the counterexample as
+// data; nothing prints, nothing is written unless write_counterexample() is called.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/core/table.hpp"
+
+namespace sqlgrade::verify {
+
+// Which official rule decides "same result" (each is the benchmark's own function, never a copy).
+enum class Rule {
+  SpiderTestSuite,  // spider::result_eq: bag of rows, column permutation, order when the gold has ORDER BY
+  BirdSet,          // bird::ex_match: set(pred rows) == set(gold rows)
+  Spider2Columns,   // spider2::compare_frames: column vectors, condition_cols, ignore_order
+};
+const char* to_string(Rule r);
+
+struct RuleSpec {
+  Rule rule = Rule::BirdSet;
+  bool order_matters = false;       // Spider: the (rewritten) gold contains "order by"
+  nlohmann::json condition_cols;    // Spider 2.0: the resolved per-alternative value
+  bool ignore_order = false;        // Spider 2.0
+};
+// The benchmark's verdict on two results: true when they count as the same answer.
+bool same_result(const RuleSpec& rule, const Table& gold, const Table& pred);
+
+struct Item {
+  std::string id;       // the instance id (for messages and file names)
+  std::string db_path;  // the benchmark database (opened read-only)
+  std::string gold_sql, pred_sql;  // exactly as the benchmark executes them (after its rewrites)
+  RuleSpec rule;
+};
+
+struct Budget {
+  uint64_t seed = 0;
+  size_t candidates = 200;        // candidate databases tried (the deterministic bound)
+  double seconds = 5.0;           // wall-clock cap per instance (a safety bound; see docs/verify.md)
+  size_t rows_per_table = 10;     // rows per table of a candidate before shrinking
+  size_t sample_rows = 400;       // rows read per table of the original database
+  double query_timeout_s = 2.0;   // per query on a candidate
+  size_t shrink_tests = 300;      // candidate evaluations spent on shrinking
+};
+
+struct CexRow {
+  std::string table;
+  std::vector<std::string> columns;
+  Row values;
+  std::string source;  // original row n / generated / mutations applied, with each value's origin
+};
+
+struct Counterexample {
+  uint64_t seed = 0;
+  size_t candidate = 0;  // index of the candidate that first differed
+  std::string strategy;
+  std::vector<std::string> mutations;
+  std::vector<CexRow> rows;                  // after shrinking
+  size_t rows_before_shrink = 0;
+  Table gold_result, pred_result;            // on the shrunk database, re-executed
+  bool fk_enforced = true;
+  std::string fk_note;
+};
+
+enum class Status { NoCounterexample, Refuted, Skipped };
+const char* to_string(Status s);
+
+struct Outcome {
+  Status status = Status::NoCounterexample;
+  std::string reason;           // Skipped: why; Refuted: "results differ on a N-row database"
+  size_t candidates = 0;        // candidates evaluated (search + shrinking)
+  double seconds = 0;
+  bool time_capped = false;     // the wall-clock cap ended the search before `candidates`
+  std::optional<Counterexample> cex;
+};
+
+Outcome verify(const Item& item, const Budget& budget);
+
+// Writes DIR/<stem>.sqlite and DIR/<stem>.json (seed, strategy, mutations, both queries, both results,
+// value origins), then opens the written file read-only with the engine and re-executes both queries;
+// returns "" when the file proves the difference, else why not (then the caller drops the refutation
+// and the written files are removed).
+std::string write_counterexample(const Item& item, const Outcome& out, const std::string& dir, const std::string& stem);
+
+// The sidecar's JSON (also used by `sqlgrade verify --json`).
+nlohmann::json counterexample_json(const Item& item, const Outcome& out);
+
+}  // namespace sqlgrade::verify
