@@ -91,7 +91,9 @@ def test_openrlhf_http_reward_client_against_sqlgrade_serve(fixture_server, dbs:
     replies = asyncio.run(ex._fetch_rewards_via_http(queries, prompts, labels))
     assert len(replies) == 1
     assert replies[0]["rewards"] == [1.0, 0.0, 0.0] and replies[0]["scores"] == [1.0, 0.0, 0.0]
-    assert set(replies[0]["extra_logs"]) == {"sql_acc", "sql_found", "sql_executed"}
+    # sql_graded: 1.0 per rollout graded within the request budget (docs/serve.md, issue 19)
+    assert set(replies[0]["extra_logs"]) == {"sql_acc", "sql_found", "sql_executed", "sql_graded"}
+    assert replies[0]["extra_logs"]["sql_graded"] == [1.0, 1.0, 1.0]
     assert file_hashes(dbs.all_files()) == before
 
 

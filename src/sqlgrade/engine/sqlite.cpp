@@ -256,7 +256,7 @@ ExecResult SqliteDb::execute(std::string_view sql_in, const Limits& limits) {
     res.error = std::move(msg);
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (status != ExecStatus::Ok && !(status == ExecStatus::TooLarge && limits.keep_partial)) res.table.rows.clear();
-    return res;
+    return std::move(res);  // every call is the statement's last: moved, not copied (a result can be 500 MiB)
   };
   const std::string timeout_msg = "timeout after " + std::to_string(limits.timeout_s) + " s";
   // Why SQLite stopped a statement with an error: the deadline, the memory cap, or the SQL itself.
