@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .._server import ServerBackend
+from .._server import ServerBackend, indexed_verdict
 from ..errors import InputError, ServerError, ServerUnavailable
 
 __all__ = ["HashRing", "RoutedBackend", "parse_urls"]
@@ -204,7 +204,4 @@ class RoutedBackend:
             return list(pool.map(self._indexed, range(len(requests)), requests))
 
     def _indexed(self, i: int, request: Dict[str, Any]) -> Dict[str, Any]:
-        try:
-            return self.verdict(request)
-        except InputError as e:
-            raise InputError(f"request {i}: {e}") from None
+        return indexed_verdict(self.verdict, i, request)
