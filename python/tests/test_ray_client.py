@@ -114,3 +114,16 @@ def test_cli_refuses_flags_it_sets_itself() -> None:
     with pytest.raises(InputError, match="must start with one of"):
         _check_command(["merge", "a.json"])
     assert _check_command(["uda", "run", "--x"]) == ["uda", "run", "--x"]
+
+
+def test_cli_unreachable_cluster_exits_2_with_one_line(tmp_path) -> None:
+    pytest.importorskip("ray")
+    out_json = tmp_path / "run.json"
+    p = subprocess.run([sys.executable, "-m", "sqlgrade.ray", "grade", "--address", "127.0.0.1:9", "--connect-timeout",
+                        "1", "--json", str(out_json), "--", "spider", "--gold", "g", "--pred", "p", "--db", "d"],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=PY_ROOT))
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines() == [
+        "sqlgrade.ray: cannot reach the Ray cluster at 127.0.0.1:9 within 1 s (ConnectionRefusedError: "
+        "[Errno 111] Connection refused); is `ray start --head` running there?"]
+    assert not out_json.exists()

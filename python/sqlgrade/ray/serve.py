@@ -172,7 +172,9 @@ class Fleet:
                 info = self.ray.get(r)
             except Exception as e:  # noqa: BLE001 - actor died mid-call: Ray restarts it, next round sees it
                 n = nodes.get(refs[r], {})
-                errors.append(f"node {node_label(refs[r], n.get('NodeManagerAddress', ''))}: {_last_line(e)}")
+                msg = _last_line(e)  # the actor's own errors already name their node
+                errors.append(msg if msg.startswith("node ") else
+                              f"node {node_label(refs[r], n.get('NodeManagerAddress', ''))}: {msg}")
                 continue
             urls[info["node"]] = info["url"]
             if info["node"] in self._urls and self._urls[info["node"]] != info["url"]:
