@@ -32,15 +32,18 @@ PRED = os.path.join(DATA, "preds", "spider_dev", "dail-sql_gpt4", "pred.txt")
 BIN = os.environ.get("SQLGRADE_BIN") or os.path.join(HERE, "..", "build", "sqlgrade")
 
 
-def step_items():
-    """2,048 rollouts: 256 dev questions x 8 samples (the gold, or a wrong query every third sample)."""
+def step_items(cheap: bool):
+    """2,048 rollouts: 256 dev questions x 8 samples (the gold, or a wrong query every third sample).
+    cheap: `SELECT 1` against gold `SELECT 1` on the same databases, so that the grading itself costs
+    almost nothing and the step time is the path's own overhead."""
     with open(os.path.join(SPIDER, "dev.json"), encoding="utf-8") as f:
         dev = json.load(f)
     items = []
     for q in range(256):
         r = dev[(q * 4) % len(dev)]
+        gold = "SELECT 1" if cheap else r["query"]
         for s in range(8):
-            items.append({"output": r["query"] if s % 3 else "SELECT 1", "db": r["db_id"], "gold_sql": r["query"]})
+            items.append({"output": gold if s % 3 else "SELECT 2", "db": r["db_id"], "gold_sql": gold})
     return items
 
 
@@ -59,16 +62,21 @@ def time_step(label, fn, steps):
 
 
 def rewards(args, cluster):
+    for cheap in (True, False):
+        print("-- " + ("SELECT 1 vs SELECT 1 (the path's own cost)" if cheap else "Spider dev golds"), flush=True)
+        reward_paths(args, cluster, step_items(cheap))
+
+
+def reward_paths(args, cluster, items):
     import sqlgrade
     from sqlgrade.ray import Fleet
 
-    items = step_items()
     db = os.path.join(SPIDER, "database")
     common = dict(extract=False, benchmark="spider")
     sqlgrade.configure(server=None, backend="native", db_root=db)
     native = time_step("in-process (native module)", lambda: sqlgrade.verdicts(items, **common), args.steps)
     srv = subprocess.Popen([BIN, "serve", "--port", "0", "--db-dir", db, "--spider-db-dir", db],
-                           stdout=subprocess.PIPE, text=True)
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url = srv.stdout.readline().split("listening on ", 1)[1].split()[0]
     try:
         sqlgrade.configure(server=url, backend="server", db_root=None)

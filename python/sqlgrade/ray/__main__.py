@@ -26,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     g = sub.add_parser("grade", help="grade a benchmark run as shards on the cluster, merged into one record")
     g.add_argument("--address", default=None, help="Ray cluster: HOST:PORT, ray://HOST:PORT or auto (RAY_ADDRESS)")
     g.add_argument("--json", required=True, help="the merged run record (written when every shard is graded)")
-    g.add_argument("--shards", type=int, default=0, help="number of shards (default: two per CPU of the cluster)")
+    g.add_argument("--shards", type=int, default=0, help="number of shards (default: one per CPU of the cluster)")
     g.add_argument("--retries", type=int, default=3, help="times a shard lost with its worker or node is re-run")
     g.add_argument("--timeout", type=float, default=3600.0, help="seconds for the whole run")
     g.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to reach the cluster")
