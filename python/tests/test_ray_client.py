@@ -114,6 +114,10 @@ def test_cli_refuses_flags_it_sets_itself() -> None:
     with pytest.raises(InputError, match="must start with one of"):
         _check_command(["merge", "a.json"])
     assert _check_command(["uda", "run", "--x"]) == ["uda", "run", "--x"]
+    # Relative paths that exist here become absolute (a Ray worker runs in another folder); others stay.
+    here = os.path.relpath(__file__)
+    assert _check_command(["spider", "--gold", here, "--etype", "exec"]) == [
+        "spider", "--gold", os.path.abspath(__file__), "--etype", "exec"]
 
 
 def test_cli_unreachable_cluster_exits_2_with_one_line(tmp_path) -> None:

@@ -39,7 +39,10 @@ def _check_command(command: Sequence[str]) -> List[str]:
         if c.split("=", 1)[0] in _OWN_FLAGS:
             raise InputError(f"sqlgrade.ray: {c.split('=', 1)[0]} is set for each shard by sqlgrade.ray; "
                              "give the output with --json to `python -m sqlgrade.ray grade`")
-    return cmd
+    # A worker runs in its own folder: a relative path that names a file or folder here is made absolute.
+    head = BENCHMARKS[cmd[0]]
+    return cmd[:head] + [os.path.abspath(c) if not c.startswith("-") and not os.path.isabs(c) and os.path.exists(c)
+                         else c for c in cmd[head:]]
 
 
 def _paths(cmd: Sequence[str]) -> List[str]:
