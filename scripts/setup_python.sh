@@ -52,6 +52,10 @@ if ! lock_is_installed .venv "$REQ/dev.lock"; then
   fi
   echo "setup: installing python/requirements/dev.lock into .venv ($("$PY311" --version))"
   install_lock .venv "$REQ/dev.lock"
+  # Ray's workers import ray (and requests, chardet) at every start; the tests run with
+  # PYTHONDONTWRITEBYTECODE=1, so without compiled bytecode each import takes 10-25 s on a loaded 2-core
+  # machine instead of about 1 s (python/tests/ray, docs/ray.md).
+  .venv/bin/python -m compileall -q -j 0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"/{ray,requests,chardet} >/dev/null || true
 fi
 if ! lock_is_installed .venv "$REQ/nodeps.lock"; then
   "$ROOT/.venv/bin/uv" pip install --quiet --python .venv/bin/python --require-hashes --no-deps -r "$REQ/nodeps.lock"

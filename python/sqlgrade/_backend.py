@@ -1,8 +1,10 @@
 """Backends: where verdicts are computed.
 
-Two implementations of one small protocol:
+Two implementations of one small protocol (and a router over several servers):
 
-* ``server``: HTTP to a running ``sqlgrade serve`` (``SQLGRADE_SERVER=http://host:port``);
+* ``server``: HTTP to a running ``sqlgrade serve`` (``SQLGRADE_SERVER=http://host:port``); with
+  several URLs (``http://a:8000,http://b:8000``, one server per node) requests are routed by database
+  with consistent hashing and fail over to the next node (``sqlgrade/ray/client.py``, docs/ray.md);
 * ``native``: the pybind11 module ``sqlgrade._native`` (in-process, GIL released).
 
 Both take the same *request* dicts and return the same *reply* dicts (docs/python.md, "Backend
@@ -88,7 +90,12 @@ def get_backend(cfg: Config) -> Backend:
     with _cache_lock:
         b = _cache.get(key)
         if b is None:
-            if kind == "server":
+            if kind == "server" and "," in (cfg.server or ""):  # several servers: routed by database
+                from .ray.client import RoutedBackend, parse_urls  # (plain HTTP: Ray is not imported)
+
+                b = RoutedBackend(parse_urls(cfg.server or ""), http_timeout=cfg.http_timeout, retries=cfg.retries,
+                                  retry_budget=cfg.retry_budget)
+            elif kind == "server":
                 from ._server import ServerBackend
 
                 b = ServerBackend(cfg.server or "", http_timeout=cfg.http_timeout, retries=cfg.retries,

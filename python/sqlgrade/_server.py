@@ -195,10 +195,7 @@ class ServerBackend:
             return list(pool.map(self._indexed, range(len(requests)), requests))
 
     def _indexed(self, i: int, request: Dict[str, Any]) -> Dict[str, Any]:
-        try:
-            return self.verdict(request)
-        except InputError as e:
-            raise InputError(f"request {i}: {e}") from None
+        return indexed_verdict(self.verdict, i, request)
 
     def execute(self, request: Dict[str, Any]) -> Dict[str, Any]:
         body = {k: request[k] for k in ("db_id", "benchmark", "sql", "timeout", "max_rows", "max_bytes")}
@@ -211,6 +208,14 @@ class ServerBackend:
         reply["rows"] = [[_cell(c) for c in row] for row in reply.get("rows") or []]
         reply.setdefault("timings", {})["request_s"] = time.perf_counter() - t0
         return reply
+
+
+def indexed_verdict(verdict: Any, i: int, request: Dict[str, Any]) -> Dict[str, Any]:
+    """``verdict(request)`` for item ``i`` of a batch: a bad request's message names its index."""
+    try:
+        return verdict(request)
+    except InputError as e:
+        raise InputError(f"request {i}: {e}") from None
 
 
 def _json_bytes(payload: Any) -> bytes:

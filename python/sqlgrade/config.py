@@ -3,6 +3,7 @@
 Read once from the environment on first use:
 
 ``SQLGRADE_SERVER``   ``http://host:port`` of a running ``sqlgrade serve``: selects the server backend
+                     (several, comma-separated: one per node, routed by database; docs/ray.md)
 ``SQLGRADE_BACKEND``  ``auto`` (default: server when SQLGRADE_SERVER is set, else native), ``server``, ``native``
 ``SQLGRADE_DB_ROOT``  folder that resolves a bare ``db_id`` (``<root>/<id>.sqlite`` or ``<root>/<id>/<id>.sqlite``)
 ``SQLGRADE_CONFIG``   JSON of every field below (written by :func:`configure`)

@@ -1,0 +1,323 @@
+"""sqlgrade.ray on a real two-node Ray cluster of this machine (_local_cluster.py): batch grading equal
+to one process, reward serving with routing and failover, and faults — a worker process and a whole
+node killed in the middle of a batch and of a reward stream. ctest python.ray (label `ray`).
+
+Data: Spider dev (SQLGRADE_DATA) and one of its shipped prediction files; skipped without them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+# Ray reads the authentication settings once, when it is imported: the cluster's token must be in the
+# environment before that.
+TOKEN = secrets.token_hex(32)
+os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=TOKEN)
+ray = pytest.importorskip("ray")
+
+from conftest import data_dir, sqlgrade_bin  # noqa: E402
+from _local_cluster import LocalCluster, parent  # noqa: E402
+
+SPIDER = os.path.join(data_dir(), "spider")
+PRED = os.path.join(data_dir(), "preds", "spider_dev", "dail-sql_gpt4", "pred.txt")
+pytestmark = pytest.mark.skipif(not os.path.isfile(PRED), reason=f"needs the Spider data ({PRED})")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    os.environ["SQLGRADE_BIN"] = sqlgrade_bin()  # the nodes' workers inherit it
+    c = LocalCluster(workers=1, token=TOKEN)
+    saved = {k: os.environ.get(k) for k in c.driver_env()}
+    os.environ.update(c.driver_env())
+    try:
+        yield c
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        c.stop()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        if c.retries:
+            print(f"\nray cluster: {c.retries} node start(s) retried")
+
+
+@pytest.fixture(scope="module")
+def big_set(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+    """Spider dev × 4 (4,136 questions) and the one-process run record of it (the reference)."""
+    d = tmp_path_factory.mktemp("big")
+    gold, pred = str(d / "gold.sql"), str(d / "pred.txt")
+    with open(os.path.join(SPIDER, "dev_gold.sql"), encoding="utf-8") as f:
+        g = f.read().rstrip("\n") + "\n"
+    with open(PRED, encoding="utf-8") as f:
+        p = f.read().rstrip("\n") + "\n"
+    with open(gold, "w", encoding="utf-8") as f:
+        f.write(g * 4)
+    with open(pred, "w", encoding="utf-8") as f:
+        f.write(p * 4)
+    cmd = ["spider", "--gold", gold, "--pred", pred, "--db", os.path.join(SPIDER, "database"), "--etype", "exec",
+           "--jobs", "1"]
+    ref = str(d / "ref.json")
+    subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
+    with open(ref, encoding="utf-8") as f:
+        return {"cmd": cmd, "ref": json.load(f), "dir": str(d)}
+
+
+def _timeless(x: Any) -> Any:
+    """A record part without its timings (the only fields two gradings of one input may differ in)."""
+    if isinstance(x, dict):
+        return {k: _timeless(v) for k, v in x.items() if not (k.endswith("_s") or k.endswith("seconds"))}
+    if isinstance(x, list):
+        return [_timeless(v) for v in x]
+    return x
+
+
+def _assert_same_run(rec: Dict[str, Any], ref: Dict[str, Any]) -> None:
+    ids = [i["id"] for i in rec["instances"]]
+    assert len(ids) == len(set(ids)) == len(ref["instances"])  # every instance exactly once
+    assert rec["summary"] == ref["summary"]
+    assert rec["summary_text"] == ref["summary_text"]
+    assert _timeless(rec["instances"]) == _timeless(ref["instances"])
+
+
+def _shard_worker_pids() -> List[int]:
+    """Ray workers running a shard's CLI right now (the parent of each `sqlgrade spider ... --shard`)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if b"--shard" in argv and b"spider" in argv and b"merge" not in argv:
+                pp = parent(int(d))
+                if pp:
+                    out.append(pp)
+    return out
+
+
+def test_batch_equals_one_process_and_survives_a_killed_worker(cluster: LocalCluster, big_set) -> None:
+    from sqlgrade.ray import grade
+
+    out_json = os.path.join(big_set["dir"], "cluster.json")
+    result: Dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            result["out"] = grade(big_set["cmd"], json_out=out_json, address=cluster.address, shards=6, timeout_s=600)
+        except BaseException as e:  # noqa: BLE001 - reported by the assertion below
+            result["error"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    killed = None
+    deadline = time.monotonic() + 300
+    while killed is None and t.is_alive() and time.monotonic() < deadline:
+        pids = _shard_worker_pids()
+        if pids:
+            killed = pids[0]
+            os.kill(killed, signal.SIGKILL)  # the Ray worker process grading a shard
+        time.sleep(0.05)
+    t.join(600)
+    assert "error" not in result, result.get("error")
+    assert killed is not None, "no shard was seen running (nothing was killed)"
+    out = result["out"]
+    _assert_same_run(out["record"], big_set["ref"])
+    assert sorted(m["shard"]["index"] for m in out["record"]["merged_from"]) == list(range(1, 7))
+    assert all(p["pid"] != killed for p in out["parts"])  # the killed attempt's record was not used
+    assert len({p["node"] for p in out["parts"]}) == 2  # SPREAD: both nodes graded shards
+    with open(out_json, encoding="utf-8") as f:
+        assert json.load(f)["summary"] == big_set["ref"]["summary"]
+
+
+def _other_benchmark(name: str, tmp: str) -> List[str]:
+    """BIRD Mini-Dev (EX, the gpt-4o baseline), Spider 2.0-Lite (sql mode, the 24 public gold SQLs as
+    predictions) and UDA-Bench (six datasets, gold as results): the commands of bench/bird.sh,
+    bench/spider2.sh and bench/uda_run.sh."""
+    d = data_dir()
+    if name == "bird":
+        return ["bird", "--predicted_sql_path", os.path.join(d, "preds", "bird_minidev", "official_baselines_TA_output",
+                                                             "predict_mini_dev_gpt-4-o_cot_SQLite.json"),
+                "--ground_truth_path", os.path.join(d, "bird", "minidev", "mini_dev_sqlite_gold.sql"),
+                "--db_root_path", os.path.join(d, "bird", "dev_databases"),
+                "--diff_json_path", os.path.join(d, "expected", "bird", "inputs", "minidev.mini_dev_sqlite.jsonl"),
+                "--num_cpus", "1", "--no-progress"]
+    if name == "uda":  # the gold results fed back as the system's (bench/uda_run.sh)
+        q, res = os.path.join(d, "uda-bench", "Query"), os.path.join(tmp, "results")
+        if os.path.isdir(q):
+            subprocess.run([sqlgrade_bin(), "uda", "gold", "--dataset-dir", q, "--out", res, "--as-result"],
+                           check=True, capture_output=True, timeout=600)
+        return ["uda", "run", "--dataset-dir", q, "--results", res, "--jobs", "1"]
+    gold = os.path.join(d, "spider2lite", "gold")
+    sq = os.path.join(tmp, "sq")
+    os.makedirs(sq, exist_ok=True)
+    for f in os.listdir(os.path.join(gold, "sql")):
+        shutil.copy(os.path.join(gold, "sql", f), sq)
+    return ["spider2", "--mode", "sql", "--result_dir", sq, "--gold_dir", gold,
+            "--db_dir", os.path.join(d, "spider2lite", "databases"), "--no-progress"]
+
+
+@pytest.mark.parametrize("name", ["bird", "spider2", "uda"])
+def test_other_benchmarks_merge_like_one_process(cluster: LocalCluster, name: str, tmp_path) -> None:
+    from sqlgrade.ray import grade
+
+    cmd = _other_benchmark(name, str(tmp_path))
+    if not all(os.path.exists(c) for c in cmd if c.startswith("/")):
+        pytest.skip(f"needs the {name} data")
+    ref = str(tmp_path / "ref.json")
+    subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
+    out = grade(cmd, json_out=str(tmp_path / "ray.json"), address=cluster.address, shards=2, timeout_s=600)
+    with open(ref, encoding="utf-8") as f:
+        _assert_same_run(out["record"], json.load(f))
+
+
+def _stream(backend: Any, rows: List[Dict[str, Any]], on_progress) -> List[Any]:
+    """Send every row as a verify request, 6 in flight; on_progress(n_done) after each reply."""
+    done = [0]
+    lock = threading.Lock()
+
+    def one(row: Dict[str, Any]) -> Any:
+        req = {"benchmark": "spider", "db_id": row["db_id"], "db": None, "sql": row["sql"], "gold_sql": row["gold_sql"]}
+        try:
+            r = backend.verdict(req)
+        except Exception as e:  # noqa: BLE001 - a lost request is counted, not raised
+            r = e
+        with lock:
+            done[0] += 1
+            n = done[0]
+        on_progress(n)
+        return r
+
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        return list(pool.map(one, rows))
+
+
+WRONG = "SELECT 'not the answer', 42"  # no Spider dev gold returns this row
+
+
+def _rows(n: int) -> List[Dict[str, Any]]:
+    with open(os.path.join(SPIDER, "dev.json"), encoding="utf-8") as f:
+        dev = json.load(f)
+    out = []
+    for i in range(n):
+        r = dev[i % len(dev)]
+        right = i % 3 != 0  # two thirds: the gold itself (reward 1); one third a query no gold matches (0)
+        out.append({"db_id": r["db_id"], "gold_sql": r["query"], "sql": r["query"] if right else WRONG,
+                    "expect": 1.0 if right else 0.0})
+    return out
+
+
+@pytest.fixture(scope="module")
+def fleet(cluster: LocalCluster) -> Iterator[Any]:
+    from sqlgrade.ray import Fleet
+
+    db = os.path.join(SPIDER, "database")
+    f = Fleet.start(["--db-dir", db, "--spider-db-dir", db, "--max-concurrency", "1"],
+                    address=cluster.address, check_timeout_s=120)
+    f.supervise(interval_s=1.0)
+    yield f
+    f.stop()
+
+
+def test_reward_stream_survives_killed_server_and_worker(fleet) -> None:
+    backend = fleet.backend(http_timeout=60, down_s=2)
+    assert len(fleet.urls()) == 2
+    infos = {i["node"]: i for i in fleet.ray.get([a.info.remote() for a in fleet._actors.values()])}
+    (node_a, a), (node_b, b) = sorted(infos.items())
+    rows = _rows(600)
+    kills: List[str] = []
+
+    def on_progress(n: int) -> None:
+        if n == 150:
+            os.kill(a["server_pid"], signal.SIGKILL)  # the server process dies: its actor restarts it
+            kills.append("server")
+        if n == 300:
+            os.kill(b["actor_pid"], signal.SIGKILL)  # the actor's worker dies: Ray restarts the actor
+            kills.append("worker")
+
+    replies = _stream(backend, rows, on_progress)
+    lost = [r for r in replies if isinstance(r, Exception)]
+    assert not lost, f"{len(lost)} lost, e.g. {lost[0]!r}"
+    assert [r["reward"] for r in replies] == [row["expect"] for row in rows]
+    assert kills == ["server", "worker"] and backend.failovers > 0
+    # Both nodes serve again, each from a new server process.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            now = {i["node"]: i for i in fleet.ray.get([x.info.remote() for x in fleet._actors.values()], timeout=60)}
+        except ray.exceptions.RayError:  # an actor still restarting ("temporarily unavailable")
+            now = {}
+        if (len(now) == 2 and now[node_a]["server_pid"] != a["server_pid"] and now[node_b]["actor_pid"] != b["actor_pid"]
+                and set(fleet.urls()) == {node_a, node_b}):  # and the supervisor routes to both again
+            break
+        time.sleep(1)
+    else:
+        pytest.fail(f"servers not restarted: {now}, routed: {fleet.urls()}")
+
+
+def test_missing_database_names_the_node(fleet) -> None:
+    from sqlgrade.errors import InputError
+
+    backend = fleet.backend()
+    with pytest.raises(InputError, match=r"node [0-9a-f]{12} \(127\.0\.0\.[23]\) \(http://127\.0\.0\.[23]:\d+\): "
+                                         r"database 'no_such_db' \(spider\)"):
+        backend.verdict({"benchmark": "spider", "db_id": "no_such_db", "db": None, "sql": "SELECT 1",
+                         "gold_sql": "SELECT 1"})
+
+
+def test_batch_and_reward_stream_survive_a_killed_node(cluster: LocalCluster, big_set, fleet) -> None:
+    """Last (it leaves one node): node 2 dies while a batch and a reward stream are both running."""
+    from sqlgrade.ray import grade
+
+    backend = fleet.backend(http_timeout=60, down_s=2)
+    out_json = os.path.join(big_set["dir"], "cluster2.json")
+    result: Dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            result["out"] = grade(big_set["cmd"], json_out=out_json, address=cluster.address, shards=6, timeout_s=600)
+        except BaseException as e:  # noqa: BLE001
+            result["error"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    rows = _rows(400)
+    state = {"killed": False}
+
+    def on_progress(n: int) -> None:
+        # Kill when node 2 is grading a shard (a worker of its session runs one) and the stream is under way.
+        if not state["killed"] and n >= 100 and set(_shard_worker_pids()) & cluster.node_pids("node2"):
+            cluster.kill("node2")
+            state["killed"] = True
+
+    replies = _stream(backend, rows, on_progress)
+    if not state["killed"]:  # the stream ended first: kill during the batch alone
+        deadline = time.monotonic() + 300
+        while t.is_alive() and time.monotonic() < deadline and not state["killed"]:
+            if set(_shard_worker_pids()) & cluster.node_pids("node2"):
+                cluster.kill("node2")
+                state["killed"] = True
+            time.sleep(0.05)
+    t.join(600)
+    assert state["killed"], "node 2 never ran a shard while the test watched"
+    lost = [r for r in replies if isinstance(r, Exception)]
+    assert not lost, f"{len(lost)} lost, e.g. {lost[0]!r}"
+    assert [r["reward"] for r in replies] == [row["expect"] for row in rows]
+    assert "error" not in result, result.get("error")
+    _assert_same_run(result["out"]["record"], big_set["ref"])
+    after = [r["node"] for r in _stream(backend, rows[:20], lambda n: None)]
+    assert len(set(after)) == 1  # every database is now served by the node left
