@@ -155,6 +155,7 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
   const ExecQueries prepared = prepare_exec_queries(item.gold_sql, item.pred_sql, ts, keep_distinct);
   if (!prepared.error.empty()) {
     v.gold_error = prepared.gold_error;
+    v.pred_failed = !prepared.gold_error;
     v.reason = prepared.error;
     return done();
   }
@@ -164,7 +165,9 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
   const std::vector<std::string> dbs = db_paths(item.db_id);
 
   // One candidate over every database; returns true when it matches everywhere.
+  bool failed = false;  // the last candidate's prediction raised an error
   auto try_candidate = [&](const std::string& cand, std::string* why) -> int {  // 1 pass, 0 fail, -1 gold error
+    failed = false;
     for (const std::string& db : dbs) {
       std::shared_ptr<const ExecResult> gold_res = gold_result(db, g, gold);
       const ExecResult& gr = *gold_res;
@@ -188,6 +191,7 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
           return 0;
         case ExecStatus::Error:
           *why = "prediction failed on " + file_name(db) + ": " + pr.error;
+          failed = true;
           return 0;
       }
       // The comparison gets what the prediction's deadline left; past it, a timeout as for the query.
@@ -209,6 +213,7 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
 
   std::string why;
   int r = try_candidate(p, &why);
+  v.pred_failed = failed;  // the reason starts with the first candidate's
   if (r == 1) {
     v.score = 1;
     return done();

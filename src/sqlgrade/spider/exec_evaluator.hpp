@@ -45,6 +45,7 @@ struct ExecVerdict {
   std::string reason;      // why 0 (empty when score == 1)
   bool gold_error = false; // the gold itself failed / timed out on some database
   bool timeout = false;    // the prediction hit the deadline
+  bool pred_failed = false; // the prediction is empty or raised an error (on the first candidate's first failing database)
   double seconds = 0;      // wall time spent on this item
 };
 
