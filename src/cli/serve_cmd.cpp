@@ -163,6 +163,8 @@ void register_serve_bounds(CLI::App* s, ServeArgs& a) {
 
 }  // namespace
 
+static void register_extract_command(CLI::App& app);
+
 void register_serve_command(CLI::App& app) {
   auto sa = std::make_shared<ServeArgs>();
   auto* s = app.add_subcommand("serve", "HTTP/JSON reward server (NeMo Gym spider2_lite compatible)");
@@ -235,7 +237,10 @@ void register_serve_command(CLI::App& app) {
               "</think>; an unclosed <think> is no SQL)");
   s->add_flag("--log-requests", sa->log_requests, "one line per request on stderr");
   s->callback([sa] { run_serve(*sa); });
+  register_extract_command(app);
+}
 
+static void register_extract_command(CLI::App& app) {
   auto ea = std::make_shared<ExtractArgs>();
   auto* e = app.add_subcommand("extract-sql", "extract the SQL from a model answer (stdin) as NeMo Gym does");
   e->add_flag("--word-boundary", ea->word_boundary, "raw-text fallback needs a word boundary before the keyword");
