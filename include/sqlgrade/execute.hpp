@@ -6,10 +6,11 @@
 // A failing query is a result with status Error/Timeout, never an exception; only a missing or
 // unreadable database throws sqlgrade::InputError. Nothing here prints. Thread-safe (one SQLite
 // connection per thread and file).
+// Standard library only.
 #include <cstddef>
+#include <cstdint>
 #include <string>
-
-#include "sqlgrade/core/table.hpp"
+#include <vector>
 
 namespace sqlgrade {
 
@@ -19,10 +20,20 @@ struct ExecuteLimits {
   size_t max_bytes = 16u << 20;    // approximate result bytes at most (more: truncated)
 };
 
+// One value of a result row, as SQLite returned it.
+struct ExecuteCell {
+  enum class Kind { Null, Int, Real, Text, Blob };
+  Kind kind = Kind::Null;
+  int64_t i = 0;  // Int
+  double r = 0;   // Real
+  std::string s;  // Text (UTF-8) or Blob (bytes)
+};
+
 struct ExecuteResult {
   // "ok" | "error" | "timeout" | "too_large" (too_large: not even the first row fits max_bytes)
   std::string status = "ok";
-  Table table;             // columns and rows (SQLite values: null, integer, real, text, blob)
+  std::vector<std::string> columns;
+  std::vector<std::vector<ExecuteCell>> rows;
   bool truncated = false;  // rows were cut at max_rows or max_bytes
   std::string error;       // engine message when status != "ok"
   double total_s = 0;      // wall time

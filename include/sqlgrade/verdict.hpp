@@ -15,14 +15,15 @@
 // Gold results are cached (single flight, LRU bounded by entries and bytes) and shared by every
 // thread. All methods are thread-safe. Nothing prints. A bad prediction is a verdict (reward 0 with a
 // failure_reason), never an exception; a bad *request* throws sqlgrade::InputError (one line).
+// Standard library only (with extract.hpp): the JSON form of a request and a reply (docs/serve.md)
+// is the library's too, in src/sqlgrade/verdict/request.hpp, for the server and the Python module.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/extract.hpp"
 
 namespace sqlgrade {
 
@@ -34,7 +35,7 @@ struct VerifierConfig {
   size_t max_result_bytes = 64u << 20;
   size_t gold_cache_entries = 4096;
   size_t gold_cache_bytes = 256u << 20;
-  answer::ExtractOptions extract;  // default extraction options (a request may override them)
+  ExtractOptions extract;          // default extraction options (a request may override them)
   // Optional official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl + exec_result/*.csv), read
   // with the spider2 module's loader: a spider2 request with neither gold_sql nor gold_result is
   // graded against the official gold CSVs of its instance_id, with the official condition_cols and
@@ -50,12 +51,14 @@ struct VerdictRequest {
   std::optional<std::string> model_output;  // text to extract the SQL from ...
   std::optional<std::string> sql;           // ... or the SQL itself, used verbatim (no extraction)
   std::optional<std::string> gold_sql;
-  nlohmann::json gold_result;               // [alternative][row][cell], or null
+  // gold_result as JSON text, [alternative][row][cell] as the /verify field; "" = none. Cells are
+  // JSON values read as Python's sqlite3/csv would hold them (verdict/request.hpp: json_to_value).
+  std::string gold_result_json;
   std::optional<bool> ignore_order;         // null: the benchmark's rule (spider2: true)
-  nlohmann::json condition_cols;            // spider2: null, [i, ...] or [[i, ...], ...]
+  std::string condition_cols_json;          // spider2, JSON text: "" (null), [i, ...] or [[i, ...], ...]
   std::optional<bool> gold_single_file;     // spider2 + gold_result: grade like <id>.csv
   std::string instance_id;                  // spider2: key into spider2_gold_dir
-  std::optional<answer::ExtractOptions> extract;  // null: the config's
+  std::optional<ExtractOptions> extract;    // null: the config's
   double timeout_s = 0;                     // per prediction query; 0 = the config's
   bool plug_value = false, keep_distinct = false;  // spider: the test-suite evaluator's flags
 };
@@ -63,6 +66,19 @@ struct VerdictRequest {
 struct VerdictTimings {
   double extract_s = 0, gold_s = 0, pred_s = 0, compare_s = 0, total_s = 0;
 };
+
+// Where a verdict ended, as a value (never read from the English reason): the stage that decided it.
+enum class VerdictStage {
+  NoSql,       // no SQL found in the model output (or it holds no statement)
+  PredFailed,  // the prediction did not run: an error, an empty query, SQL that is not Unicode
+  Timeout,     // the prediction hit its deadline (running, converting or comparing its result)
+  TooLarge,    // the prediction's result is over the row/byte caps
+  GoldFailed,  // the gold could not be computed (the prediction may not have run)
+  Different,   // the prediction ran and its result differs from the gold (or cannot be read as one)
+  Equal,       // the prediction's result matches the gold: reward 1
+};
+// no_sql | pred_failed | timeout | too_large | gold_failed | different | equal (the /verify `stage`).
+const char* to_string(VerdictStage stage);
 
 struct Verdict {
   double reward = 0;               // 1.0 when the prediction matches, else 0.0
@@ -72,7 +88,8 @@ struct Verdict {
   // none | no_sql_extracted | execution_error | gold_execution_error | timeout (NeMo Gym's words;
   // a wrong result is execution_error too, with pred_executed = true)
   std::string failure_reason = "execution_error";
-  std::string failure_detail;
+  std::string failure_detail;     // the human reason
+  VerdictStage stage = VerdictStage::PredFailed;
   bool gold_cached = false;
   std::optional<bool> pred_executed;  // the prediction ran to a result; null: unknown (gold failed first)
   VerdictTimings timings;
@@ -93,27 +110,9 @@ class Verifier {
 
   Verdict verdict(const VerdictRequest& request);
 
-  // JSON in, JSON out, for bindings and the server: `request` is the /verify body of docs/serve.md;
-  // the database is `db` when given (the server resolves db_id itself), else the body's `db` field
-  // (a path). The reply is the /verify reply (echoed fields included). = verdict_json(request_of(...)).
-  nlohmann::json verdict_json(const nlohmann::json& request, const std::string& db = "");
-  // The same for a request already parsed from `body` (request_of): `body` only gives the echoed fields.
-  nlohmann::json verdict_json(const VerdictRequest& request, const nlohmann::json& body);
-
-  // The request of a /verify body as verdict_json grades it: parse_request with this verifier's
-  // extraction options, and the database `db` when given, else the body's `db` field (a path).
-  VerdictRequest request_of(const nlohmann::json& body, const std::string& db = "") const;
-  // The request of a /verify body (validation only; `db` is resolved by the caller). An `extract`
-  // object overrides base_extract (request.extract is then set). Throws InputError with the one-line
-  // message a 400 carries.
-  static VerdictRequest parse_request(const nlohmann::json& body, const answer::ExtractOptions& base_extract = {});
   // Throws InputError (the 400's message) when the request has no gold: no gold_sql, no gold_result
   // and, for spider2, no instance_id of the official gold folder. verdict() checks it too.
   void require_gold(const VerdictRequest& request) const;
-  // The /verify reply fields of a verdict (reward, execution_match, extracted_sql, failure_reason,
-  // failure_detail, extraction_source, benchmark, gold_cached, pred_executed, timings).
-  static void to_json(const Verdict& v, const std::string& benchmark, nlohmann::json& reply);
-
   // True when a spider2 request with this instance_id can use the official gold folder.
   bool has_official_gold(const std::string& instance_id) const;
   VerifierStats stats() const;

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -23,8 +24,9 @@
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/execute.hpp"
-#include "sqlgrade/serve/surrogates.hpp"
+#include "sqlgrade/verdict/surrogates.hpp"
 #include "sqlgrade/verdict.hpp"
+#include "sqlgrade/verdict/request.hpp"
 #include "sqlgrade/version.hpp"
 #include "native.hpp"
 
@@ -36,9 +38,32 @@ namespace {
 constexpr int kProtocolVersion = 1;
 constexpr int kMaxDepth = 256;  // Python objects nested deeper are refused (like the server's JSON bodies)
 
-sqlgrade::Verifier& verifier() {
-  static sqlgrade::Verifier v;  // defaults: 30 s per query, 4096 gold results / 256 MiB cached
-  return v;
+// The process's Verifier (defaults: 30 s per query, 4096 gold results / 256 MiB cached), replaced by
+// set_spider2_gold_dir; a call in flight keeps the one it started with.
+std::mutex g_verifier_mu;
+std::shared_ptr<sqlgrade::Verifier> g_verifier;
+
+std::shared_ptr<sqlgrade::Verifier> verifier() {
+  std::lock_guard<std::mutex> lk(g_verifier_mu);
+  if (!g_verifier) g_verifier = std::make_shared<sqlgrade::Verifier>();
+  return g_verifier;
+}
+
+// Spider 2.0-Lite by instance_id in-process: the official gold folder (spider2lite_eval.jsonl +
+// exec_result/), read by the Verifier exactly as `sqlgrade serve --spider2-gold-dir` reads it. "" = none.
+void set_spider2_gold_dir(const std::string& dir) {
+  if (verifier()->config().spider2_gold_dir == dir) return;
+  sqlgrade::VerifierConfig cfg;
+  cfg.spider2_gold_dir = dir;
+  std::shared_ptr<sqlgrade::Verifier> v;
+  try {
+    py::gil_scoped_release release;
+    v = std::make_shared<sqlgrade::Verifier>(cfg);
+  } catch (const sqlgrade::InputError& e) {
+    sqlgrade_native::raise_input(e.what());
+  }
+  std::lock_guard<std::mutex> lk(g_verifier_mu);
+  g_verifier = std::move(v);
 }
 
 PyObject* g_input_error = nullptr;  // sqlgrade._native.InputError
@@ -83,7 +108,7 @@ struct LoneSurrogate {
   unsigned code_unit;
 };
 
-// A str as UTF-8. Model output may hold lone surrogates (serve/surrogates.hpp, issue 19): a high and a
+// A str as UTF-8. Model output may hold lone surrogates (verdict/surrogates.hpp, issue 19): a high and a
 // low half side by side are read as the one character they encode (what JSON and UTF-16 do), each
 // other surrogate is kept as its 3-byte WTF-8 form, so that the verdict sees whether the graded SQL
 // holds one. Anywhere else a surrogate throws LoneSurrogate.
@@ -104,9 +129,9 @@ std::string utf8_of(py::handle s, bool model_output) {
   return std::string(PyBytes_AS_STRING(wtf8.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(wtf8.ptr())));
 }
 
-// The InputError of a LoneSurrogate (the server's words, serve/surrogates.hpp).
+// The InputError of a LoneSurrogate (the server's words, verdict/surrogates.hpp).
 [[noreturn]] void lone_surrogate_input_error(const LoneSurrogate& e) {
-  bad_request(sqlgrade::serve::lone_surrogate_error(e.path, e.code_unit));
+  bad_request(sqlgrade::verdicts::lone_surrogate_error(e.path, e.code_unit));
 }
 
 // Python request objects as JSON (the fields of the top-level key model_output or sql may hold lone
@@ -147,7 +172,7 @@ json to_json_at(py::handle o, int depth, bool model_output) {
       }
       try {
         j[key] = to_json_at(item.second, depth + 1,
-                            model_output || (depth == 0 && sqlgrade::serve::is_model_output_field(key)));
+                            model_output || (depth == 0 && sqlgrade::verdicts::is_model_output_field(key)));
       } catch (LoneSurrogate& e) {
         e.path = (depth == 0 ? key : "." + key) + e.path;  // labels[3].gold_sql, as the server names it
         throw;
@@ -200,24 +225,25 @@ py::object from_json(const json& j) {
   }
 }
 
-py::object cell(const sqlgrade::Value& v) {
+py::object cell(const sqlgrade::ExecuteCell& v) {
+  using K = sqlgrade::ExecuteCell::Kind;
   switch (v.kind) {
-    case sqlgrade::Kind::Null: return py::none();
-    case sqlgrade::Kind::Int: return py::int_(v.i);
-    case sqlgrade::Kind::Real: return py::float_(v.r);
-    case sqlgrade::Kind::Text: {
+    case K::Null: return py::none();
+    case K::Int: return py::int_(v.i);
+    case K::Real: return py::float_(v.r);
+    case K::Text: {
       PyObject* u = PyUnicode_DecodeUTF8(v.s.data(), static_cast<Py_ssize_t>(v.s.size()), "replace");
       if (!u) throw py::error_already_set();
       return py::reinterpret_steal<py::object>(u);
     }
-    case sqlgrade::Kind::Blob: return py::bytes(v.s);
+    case K::Blob: return py::bytes(v.s);
   }
   return py::none();
 }
 
 json verdict_nogil(const json& req) {
   py::gil_scoped_release release;
-  return verifier().verdict_json(req);
+  return sqlgrade::verdicts::verdict_json(*verifier(), req);
 }
 
 py::dict verdict(py::dict request) {
@@ -233,6 +259,7 @@ py::dict verdict(py::dict request) {
 py::list verdicts(py::list requests, int threads) {
   std::vector<json> reqs;  // the bodies (for the echoed fields) ...
   std::vector<sqlgrade::VerdictRequest> parsed;  // ... and their requests, all validated before any work starts
+  const std::shared_ptr<sqlgrade::Verifier> grader = verifier();
   reqs.reserve(requests.size());
   parsed.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -240,7 +267,7 @@ py::list verdicts(py::list requests, int threads) {
     if (!py::isinstance<py::dict>(r)) raise_input("request " + std::to_string(i) + ": not a dict");
     try {
       reqs.push_back(to_json(r));
-      parsed.push_back(verifier().request_of(reqs.back()));
+      parsed.push_back(sqlgrade::verdicts::request_of(*grader, reqs.back()));
     } catch (const sqlgrade::InputError& e) {
       raise_input("request " + std::to_string(i) + ": " + e.what());
     }
@@ -254,7 +281,7 @@ py::list verdicts(py::list requests, int threads) {
     unsigned jobs = sqlgrade::resolve_jobs(threads > 0 ? threads : 0);
     sqlgrade::parallel_for(reqs.size(), jobs, [&](size_t i) {
       try {
-        out[i] = verifier().verdict_json(parsed[i], reqs[i]);
+        out[i] = sqlgrade::verdicts::verdict_json(*grader, parsed[i], reqs[i]);
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lk(mu);
         if (first_error.empty() || i < first_index) {
@@ -294,14 +321,14 @@ py::dict execute(py::handle db_arg, py::handle sql_arg, double timeout, long lon
     raise_input(e.what());
   }
   py::list rows;
-  for (auto& row : r.table.rows) {
+  for (auto& row : r.rows) {
     py::list pr;
     for (auto& v : row) pr.append(cell(v));
     rows.append(std::move(pr));
   }
   py::dict d;
   d["status"] = r.status;
-  d["columns"] = r.table.columns;
+  d["columns"] = r.columns;
   d["rows"] = rows;
   d["truncated"] = r.truncated;
   d["error"] = r.error;
@@ -323,6 +350,8 @@ PYBIND11_MODULE(_native, m) {
   g_input_error = input_error.ptr();
   m.def("version", [] { return std::string(SQLGRADE_VERSION); }, "The sqlgrade version the module was built from.");
   m.def("verdict", &verdict, py::arg("request"), "One verdict (GIL released while it runs).");
+  m.def("set_spider2_gold_dir", &set_spider2_gold_dir, py::arg("path"),
+        "Grade spider2 requests by instance_id against this official gold folder (as serve --spider2-gold-dir).");
   m.def("verdicts", &verdicts, py::arg("requests"), py::arg("threads") = 0,
         "Verdicts in request order on `threads` threads (0: all cores), GIL released for the batch.");
   m.def("execute", &execute, py::arg("db"), py::arg("sql"), py::arg("timeout"), py::arg("max_rows"),

@@ -22,6 +22,12 @@ def verdict(request: Dict[str, Any]) -> Dict[str, Any]:
     may hold lone surrogates (passed on as WTF-8: a graded SQL holding one is an execution error);
     a surrogate in any other field raises InputError naming it ("`gold_result[0][1][0]`: ...")."""
 
+def set_spider2_gold_dir(path: str) -> None:
+    """Grade spider2 requests by instance_id against this official gold folder (spider2lite_eval.jsonl +
+    exec_result/), read as `sqlgrade serve --spider2-gold-dir` reads it; "" for none. InputError when
+    the folder has no spider2lite_eval.jsonl."""
+
+
 def verdicts(requests: List[Dict[str, Any]], threads: int) -> List[Dict[str, Any]]:
     """Verdicts in request order on `threads` worker threads (0: all cores), GIL released for the
     whole batch. All requests are validated first: a bad one raises InputError("request <i>: ...")

@@ -31,6 +31,16 @@ class NativeBackend:
 
     def __init__(self, module: Any) -> None:
         self._m = module
+        self._gold_dir = ""  # the spider2_gold_dir the module's Verifier reads
+
+    def _configure(self) -> None:
+        """The module grades with the current setting's official Spider 2.0-Lite gold folder."""
+        from .config import config
+
+        d = config().spider2_gold_dir or ""
+        if d != self._gold_dir:
+            self._call(self._m.set_spider2_gold_dir, d)
+            self._gold_dir = d
 
     @classmethod
     def load(cls) -> "NativeBackend":
@@ -67,11 +77,13 @@ class NativeBackend:
 
     def verdict(self, request: dict) -> dict:
         self._need_path(request)
+        self._configure()
         return self._call(self._m.verdict, self._body(request))
 
     def verdicts(self, requests: List[dict], threads: int) -> List[dict]:
         for i, r in enumerate(requests):
             self._need_path(r, f"request {i}: ")
+        self._configure()
         return self._call(self._m.verdicts, [self._body(r) for r in requests], threads)
 
     def execute(self, request: dict) -> dict:

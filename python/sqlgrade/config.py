@@ -54,6 +54,9 @@ class Config:
     server: Optional[str] = None  # "http://host:port" of sqlgrade serve
     backend: str = "auto"  # auto | server | native
     db_root: Optional[str] = None  # resolves bare db ids
+    # Spider 2.0-Lite by instance_id in-process: the official gold folder (spider2lite_eval.jsonl +
+    # exec_result/), read by the library exactly as `sqlgrade serve --spider2-gold-dir` reads it.
+    spider2_gold_dir: Optional[str] = None
     benchmark: str = "spider2"  # default comparison
     shaping: Shaping = field(default_factory=Shaping)
     extract: Optional[Mapping[str, bool]] = None  # word_boundary, tags_and_json, raw_fallback, after_think (None: backend default)
@@ -105,7 +108,8 @@ def _from_environment() -> Config:
             raise InputError(f"SQLGRADE_CONFIG: not valid JSON ({e})") from None
         if not isinstance(d, dict):
             raise InputError("SQLGRADE_CONFIG: expected a JSON object")
-    for var, key in (("SQLGRADE_SERVER", "server"), ("SQLGRADE_BACKEND", "backend"), ("SQLGRADE_DB_ROOT", "db_root")):
+    for var, key in (("SQLGRADE_SERVER", "server"), ("SQLGRADE_BACKEND", "backend"), ("SQLGRADE_DB_ROOT", "db_root"),
+                     ("SQLGRADE_SPIDER2_GOLD_DIR", "spider2_gold_dir")):
         if os.environ.get(var):
             d[key] = os.environ[var]
     return Config.from_dict(d)
@@ -153,7 +157,8 @@ def configure(**changes: Any) -> Config:
 
 def _export(c: Config) -> None:
     os.environ["SQLGRADE_CONFIG"] = json.dumps(c.to_dict(), sort_keys=True)
-    for var, value in (("SQLGRADE_SERVER", c.server), ("SQLGRADE_BACKEND", c.backend), ("SQLGRADE_DB_ROOT", c.db_root)):
+    for var, value in (("SQLGRADE_SERVER", c.server), ("SQLGRADE_BACKEND", c.backend), ("SQLGRADE_DB_ROOT", c.db_root),
+                       ("SQLGRADE_SPIDER2_GOLD_DIR", c.spider2_gold_dir)):
         if value is None:
             os.environ.pop(var, None)
         else:

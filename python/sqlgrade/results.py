@@ -7,41 +7,16 @@ from typing import Any, Mapping, Optional
 
 from .shaping import Shaping
 
-__all__ = ["Verdict", "ExecResult", "FAILURE_REASONS", "outcome_of"]
+__all__ = ["Verdict", "ExecResult", "FAILURE_REASONS", "STAGES"]
 
 # The failure reasons of `sqlgrade serve` (NeMo Gym vocabulary plus `timeout`).
 FAILURE_REASONS = ("none", "no_sql_extracted", "execution_error", "gold_execution_error", "timeout")
 
-# failure_detail prefixes that mean the prediction did not run to a result. `sqlgrade serve` keeps
-# NeMo's vocabulary, where a wrong result is also "execution_error"; the detail tells them apart.
-_NOT_EXECUTED = ("prediction error", "prediction timeout", "prediction failed", "prediction timed out",
-                 "prediction is empty", "prediction too_large")
-
-
-def _executed(reply: Mapping[str, Any]) -> Optional[bool]:
-    if "pred_executed" in reply:  # native backend / a server that reports it
-        v = reply["pred_executed"]
-        return None if v is None else bool(v)
-    reason = reply.get("failure_reason")
-    if reason == "none":
-        return True
-    if reason in ("no_sql_extracted", "timeout"):
-        return False
-    if reason == "execution_error":
-        detail = str(reply.get("failure_detail") or "")
-        return not detail.startswith(_NOT_EXECUTED)
-    return None  # gold_execution_error: the prediction may not have run
-
-
-def outcome_of(execution_match: bool, failure_reason: str, executed: Optional[bool]) -> str:
-    """The shaping outcome: ``correct``, ``wrong_result``, ``error``, ``no_sql`` or ``gold_error``."""
-    if execution_match:
-        return "correct"
-    if failure_reason == "no_sql_extracted":
-        return "no_sql"
-    if failure_reason == "gold_execution_error":
-        return "gold_error"
-    return "wrong_result" if executed else "error"
+# Where a verdict ended (the reply's `stage`, set by the library: src/sqlgrade/verdict/, never read
+# from the English `failure_detail`) and the shaping outcome it gives.
+STAGES = ("no_sql", "pred_failed", "timeout", "too_large", "gold_failed", "different", "equal")
+_OUTCOME_OF_STAGE = {"equal": "correct", "different": "wrong_result", "no_sql": "no_sql",
+                     "gold_failed": "gold_error", "pred_failed": "error", "timeout": "error", "too_large": "error"}
 
 
 @dataclass(frozen=True)
@@ -60,6 +35,7 @@ class Verdict:
     failure_reason: str
     failure_detail: str
     executed: Optional[bool]  # the prediction ran to a result (None: unknown)
+    stage: str  # no_sql | pred_failed | timeout | too_large | gold_failed | different | equal
     outcome: str  # correct | wrong_result | error | no_sql | gold_error
     benchmark: str
     timings: Mapping[str, float] = field(default_factory=dict)
@@ -69,8 +45,10 @@ class Verdict:
     def from_reply(cls, reply: Mapping[str, Any], shaping: Shaping, timings: Optional[Mapping[str, float]] = None) -> "Verdict":
         match = bool(reply.get("execution_match", False))
         reason = str(reply.get("failure_reason") or ("none" if match else "execution_error"))
-        executed = _executed(reply)
-        outcome = outcome_of(match, reason, executed)
+        stage = str(reply["stage"])
+        executed = reply.get("pred_executed")
+        executed = None if executed is None else bool(executed)
+        outcome = _OUTCOME_OF_STAGE[stage]
         t = dict(reply.get("timings") or {})
         t.update(timings or {})
         return cls(
@@ -81,6 +59,7 @@ class Verdict:
             failure_reason=reason,
             failure_detail=str(reply.get("failure_detail") or ""),
             executed=executed,
+            stage=stage,
             outcome=outcome,
             benchmark=str(reply.get("benchmark") or ""),
             timings=t,
@@ -92,7 +71,8 @@ class Verdict:
         return {
             "reward": self.reward, "score": self.score, "execution_match": self.execution_match,
             "extracted_sql": self.extracted_sql, "failure_reason": self.failure_reason,
-            "failure_detail": self.failure_detail, "executed": self.executed, "outcome": self.outcome,
+            "failure_detail": self.failure_detail, "executed": self.executed, "stage": self.stage,
+            "outcome": self.outcome,
             "benchmark": self.benchmark, "timings": dict(self.timings), "raw": dict(self.raw),
         }
 

@@ -12,7 +12,7 @@ import time
 import pytest
 
 import sqlgrade
-from conftest import Dbs, file_hashes, needs_native
+from conftest import Dbs, data_dir, file_hashes, needs_native
 
 pytestmark = needs_native
 
@@ -180,3 +180,30 @@ def test_native_bad_requests_raise_input_error(settings, dbs: Dbs):
     with pytest.raises(sqlgrade.InputError):
         sqlgrade.verdict("SELECT 1", db=dbs.shop, gold_sql="SELECT 1", extract=False, benchmark="nope")
     assert _native.PROTOCOL_VERSION == 1 and _native.version() == sqlgrade.__version__
+
+
+def test_native_grades_spider2_by_instance_id_with_a_gold_folder(settings):
+    """issue 21 item 7: Spider 2.0-Lite by instance_id in-process, the gold folder read as the server's
+    --spider2-gold-dir (official gold CSVs, condition_cols, ignore_order); without it, a clear error."""
+    s2 = os.path.join(data_dir(), "spider2lite")
+    gold_dir, db = os.path.join(s2, "gold"), os.path.join(s2, "databases", "E_commerce.sqlite")
+    if not (os.path.isdir(gold_dir) and os.path.isfile(db)):
+        pytest.skip("needs the Spider 2.0-Lite data (SQLGRADE_DATA)")
+    # A prediction that returns exactly the official gold CSV local003_a.csv (its rows as literals).
+    import csv
+    with open(os.path.join(gold_dir, "exec_result", "local003_a.csv"), encoding="utf-8", newline="") as f:
+        header, *rows = list(csv.reader(f))
+    gold = " UNION ALL ".join("SELECT " + ", ".join("'" + v.replace("'", "''") + f"' AS \"{header[0]}\"" if i == 0 else f"{v} AS \"{header[i]}\""
+                                                    for i, v in enumerate(r)) for r in rows)
+    settings(backend="native", spider2_gold_dir=None)
+    with pytest.raises(sqlgrade.InputError, match="gold_sql"):
+        sqlgrade.verdict(gold, db=db, instance_id="local003", extract=False)
+    settings(backend="native", spider2_gold_dir=gold_dir)
+    right = sqlgrade.verdict(gold, db=db, instance_id="local003", extract=False)
+    assert (right.reward, right.stage) == (1.0, "equal"), right.failure_detail
+    wrong = sqlgrade.verdict("SELECT 1", db=db, instance_id="local003", extract=False)
+    assert (wrong.reward, wrong.stage) == (0.0, "different")
+    settings(backend="native", spider2_gold_dir=os.path.join(s2, "databases"))
+    with pytest.raises(sqlgrade.InputError, match="spider2lite_eval.jsonl"):
+        sqlgrade.verdict(gold, db=db, instance_id="local003", extract=False)
+    settings(backend="native", spider2_gold_dir=None)

@@ -42,7 +42,11 @@ void require_dir(const std::string& d, const char* flag) {
 
 void run_serve(ServeArgs& a) {
   using namespace sqlgrade::serve;
-  require_dir(a.so.db_dir, "--db-dir");
+  // Any one database folder is enough (a BIRD-only job needs no Spider 2.0 databases); a benchmark
+  // whose folder is missing is refused per request (RewardServer::db_path).
+  if (a.so.db_dir.empty() && a.so.spider_db_dir.empty() && a.so.bird_db_dir.empty())
+    throw sqlgrade::InputError("", "serve needs a database folder: --db-dir, --spider-db-dir or --bird-db-dir");
+  if (!a.so.db_dir.empty()) require_dir(a.so.db_dir, "--db-dir");
   if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
   if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
   if (!a.so.verifier.spider2_gold_dir.empty()) require_dir(a.so.verifier.spider2_gold_dir, "--spider2-gold-dir");
@@ -116,7 +120,7 @@ void run_extract(const ExtractArgs& a) {
       text = j.get<std::string>();
     } else if (j.is_object()) {
       try {
-        text = sqlgrade::serve::model_text(j);
+        text = sqlgrade::verdicts::model_text(j);
       } catch (const std::exception& e) {
         throw sqlgrade::InputError("<stdin>", e.what(), n);
       }
@@ -159,10 +163,14 @@ void register_serve_bounds(CLI::App* s, ServeArgs& a) {
 
 }  // namespace
 
+static void register_extract_command(CLI::App& app);
+
 void register_serve_command(CLI::App& app) {
   auto sa = std::make_shared<ServeArgs>();
   auto* s = app.add_subcommand("serve", "HTTP/JSON reward server (NeMo Gym spider2_lite compatible)");
-  s->add_option("--db-dir", sa->so.db_dir, "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite")->required();
+  s->add_option("--db-dir", sa->so.db_dir,
+                "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite (the default of the other folders; at least one "
+                "of --db-dir, --spider-db-dir, --bird-db-dir)");
   s->add_option("--port", sa->http.port, "TCP port (0 = any free port, printed on stdout)")
       ->default_val(8000)
       ->check(sqlgrade::cli::bounded("port"));
@@ -229,7 +237,10 @@ void register_serve_command(CLI::App& app) {
               "</think>; an unclosed <think> is no SQL)");
   s->add_flag("--log-requests", sa->log_requests, "one line per request on stderr");
   s->callback([sa] { run_serve(*sa); });
+  register_extract_command(app);
+}
 
+static void register_extract_command(CLI::App& app) {
   auto ea = std::make_shared<ExtractArgs>();
   auto* e = app.add_subcommand("extract-sql", "extract the SQL from a model answer (stdin) as NeMo Gym does");
   e->add_flag("--word-boundary", ea->word_boundary, "raw-text fallback needs a word boundary before the keyword");

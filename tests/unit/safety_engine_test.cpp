@@ -140,7 +140,7 @@ TEST(SafetyEngine, ThousandsOfDatabasesUnderTheCommonFileLimit) {
           lim.timeout_s = 30;
           try {
             auto res = execute((t / ("db" + std::to_string(i) + ".sqlite")).string(), "SELECT v FROM t WHERE id = 1", lim);
-            if (!res.ok() || res.table.rows.size() != 1 || res.table.rows[0][0].to_string() != "db" + std::to_string(i))
+            if (!res.ok() || res.rows.size() != 1 || res.rows[0][0].s != "db" + std::to_string(i))
               ++wrong;
           } catch (const std::exception&) {
             ++wrong;

@@ -12,6 +12,7 @@
 #include "sqlgrade/execute.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "sqlgrade/verdict.hpp"
+#include "sqlgrade/verdict/request.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
@@ -110,6 +111,43 @@ TEST_F(VerdictApi, VerbatimSqlSkipsExtraction) {
   EXPECT_EQ(n.failure_reason, "no_sql_extracted");
 }
 
+// Every verdict says where it ended as a value (VerdictStage), for each benchmark's road; the reply's
+// `stage` is its name. Nothing is read from the English failure_detail.
+TEST_F(VerdictApi, StageSaysWhereTheVerdictEnded) {
+  auto stage = [&](const std::string& bench, const std::string& sql, const std::string& gold) {
+    r.benchmark = bench;
+    r.db = bench == "spider" ? d.nested : d.flat;
+    r.sql = sql;
+    r.gold_sql = gold;
+    return std::string(to_string(v.verdict(r).stage));
+  };
+  for (const char* bench : {"spider2", "bird", "spider"}) {
+    SCOPED_TRACE(bench);
+    EXPECT_EQ(stage(bench, "SELECT name FROM item WHERE qty > 1", "SELECT name FROM item WHERE qty > 1"), "equal");
+    EXPECT_EQ(stage(bench, "SELECT name FROM item WHERE qty > 100", "SELECT name FROM item WHERE qty > 1"), "different");
+    EXPECT_EQ(stage(bench, "SELECT nope FROM item", "SELECT name FROM item"), "pred_failed");
+    EXPECT_EQ(stage(bench, " ;", "SELECT name FROM item"), "no_sql");
+    EXPECT_EQ(stage(bench, "SELECT name FROM item", "SELECT nope FROM item"), "gold_failed");
+    r.timeout_s = 0.3;
+    EXPECT_EQ(stage(bench, kRunaway, "SELECT 1"), "timeout");
+    r.timeout_s = 0;
+  }
+  VerifierConfig two_rows;
+  two_rows.max_rows = 2;
+  Verifier capped(two_rows);
+  r.benchmark = "bird";
+  r.db = d.flat;
+  r.sql = "SELECT name FROM item";
+  r.gold_sql = "SELECT 1";
+  Verdict big = capped.verdict(r);
+  EXPECT_EQ(big.stage, VerdictStage::TooLarge) << big.failure_detail;
+  EXPECT_EQ(big.pred_executed, false);
+  // The JSON reply carries the same code.
+  json reply = verdicts::verdict_json(v, json{{"db", d.flat}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 2"}});
+  EXPECT_EQ(reply["stage"], "different");
+  EXPECT_EQ(reply["pred_executed"], true);
+}
+
 TEST_F(VerdictApi, BadRequestsThrowInputError) {
   r.db = d.flat + ".missing";
   r.sql = "SELECT 1";
@@ -127,7 +165,7 @@ TEST_F(VerdictApi, BadRequestsThrowInputError) {
                    json{{"db", d.flat}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}, {"ignore_order", 1}},
                    json{{"db", d.flat}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}, {"plug_value", true}},
                    json{{"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}}}) {
-    EXPECT_THROW(v.verdict_json(bad), InputError) << bad.dump();
+    EXPECT_THROW(sqlgrade::verdicts::verdict_json(v, bad), InputError) << bad.dump();
   }
 }
 
@@ -138,7 +176,7 @@ TEST_F(VerdictApi, JsonEntryEqualsServerReply) {
   json a = call(s.verify(body.dump()));
   json with_db = body;
   with_db["db"] = d.flat;
-  json b = v.verdict_json(with_db);
+  json b = sqlgrade::verdicts::verdict_json(v, with_db);
   for (json* j : {&a, &b}) j->erase("timings");
   EXPECT_EQ(a, b);
 }
@@ -220,15 +258,15 @@ TEST(ExecuteApi, RowsTruncationAndFailures) {
   ExecuteResult r = execute(d.flat, "SELECT name, qty FROM item ORDER BY id", {5, 2, 1 << 20});
   EXPECT_EQ(r.status, "ok");
   EXPECT_TRUE(r.truncated);
-  ASSERT_EQ(r.table.rows.size(), 2u);
-  EXPECT_EQ(r.table.columns, (std::vector<std::string>{"name", "qty"}));
-  EXPECT_EQ(r.table.rows[0][0].s, "apple");
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.columns, (std::vector<std::string>{"name", "qty"}));
+  EXPECT_EQ(r.rows[0][0].s, "apple");
   ExecuteResult all = execute(d.flat, "SELECT name FROM item", {5, 4, 1 << 20});
   EXPECT_FALSE(all.truncated);
-  EXPECT_EQ(all.table.rows.size(), 4u);
+  EXPECT_EQ(all.rows.size(), 4u);
   ExecuteResult bytes = execute(d.flat, "SELECT name FROM item", {5, 100, 30});
   EXPECT_TRUE(bytes.truncated);
-  EXPECT_LT(bytes.table.rows.size(), 4u);
+  EXPECT_LT(bytes.rows.size(), 4u);
   EXPECT_EQ(execute(d.flat, "DROP TABLE item").status, "error");
   EXPECT_EQ(execute(d.flat, "SELECT nope").status, "error");
   EXPECT_EQ(execute(d.flat, "SELECT 1; DELETE FROM item").status, "error");
@@ -351,4 +389,24 @@ TEST(ServeApi, NumericIgnoreOrderAgreesWithTheCli) {
   EXPECT_EQ(cli.at("local001"), 1.0);  // order ignored
   EXPECT_EQ(cli.at("local002"), 0.0);  // order matters
   EXPECT_EQ(cli.at("local003"), 1.0);
+}
+
+// issue 21 item 7: a server with only a BIRD folder grades BIRD; a request without `benchmark` that
+// cannot be Spider 2.0 is refused with a message saying so (not only "unknown db_id").
+TEST(ServeApi, AnyOneDatabaseFolderAndNoBenchmarkNamed) {
+  Dbs d;
+  serve::ServerOptions o = opts("");
+  o.bird_db_dir = d.nested_dir;
+  serve::RewardServer bird_only(o);
+  json ok = call(bird_only.verify(json{{"db_id", "shop"}, {"benchmark", "bird"}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}}.dump()));
+  EXPECT_EQ(ok["reward"], 1.0);
+  json none = call(bird_only.verify(json{{"db_id", "shop"}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}}.dump()), 400);
+  EXPECT_NE(none["error"].get<std::string>().find("no database folder for it (--db-dir)"), std::string::npos) << none;
+  EXPECT_NE(none["error"].get<std::string>().find("names no `benchmark`"), std::string::npos) << none;
+  json named = call(bird_only.verify(json{{"db_id", "shop"}, {"benchmark", "spider2"}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}}.dump()), 400);
+  EXPECT_EQ(named["error"].get<std::string>().find("names no `benchmark`"), std::string::npos) << named;
+  serve::RewardServer s2(opts(d.flat_dir));
+  json unknown = call(s2.verify(json{{"db_id", "california_schools"}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}}.dump()), 400);
+  EXPECT_NE(unknown["error"].get<std::string>().find("unknown db_id 'california_schools'"), std::string::npos) << unknown;
+  EXPECT_NE(unknown["error"].get<std::string>().find("names no `benchmark`"), std::string::npos) << unknown;
 }

@@ -13,6 +13,7 @@
 
 using namespace sqlgrade;
 using namespace sqlgrade::serve;
+using sqlgrade::verdicts::model_text;
 using namespace sqlgrade::test;
 using json = nlohmann::json;
 

@@ -157,7 +157,7 @@ TEST(ServeExtract, MatchesNemoGymRollouts) {
   int n = 0;
   while (std::getline(in, line)) {
     auto j = nlohmann::json::parse(line);
-    std::string text = serve::model_text(j);
+    std::string text = verdicts::model_text(j);
     EXPECT_EQ(text, j["model_output"].get<std::string>());
     auto got = extract_sql(text, strict());
     ASSERT_TRUE(got.sql) << j["instance_id"];

@@ -1,4 +1,4 @@
-// Lone surrogates in request bodies (issue 19, finding 14; src/sqlgrade/serve/surrogates.hpp): model
+// Lone surrogates in request bodies (issue 19, finding 14; src/sqlgrade/verdict/surrogates.hpp): model
 // output keeps them as WTF-8 for the verdict, every other field is a 400 naming it, and a SQL that
 // is not valid UTF-8 is never run.
 #include <gtest/gtest.h>
@@ -8,10 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/serve/server.hpp"
-#include "sqlgrade/serve/surrogates.hpp"
+#include "sqlgrade/verdict/surrogates.hpp"
 #include "sqlgrade/serve/wire.hpp"
 
 using namespace sqlgrade::serve;
+using namespace sqlgrade::verdicts;
 using json = nlohmann::json;
 
 namespace {

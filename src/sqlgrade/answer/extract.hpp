@@ -27,20 +27,12 @@
 #include <string>
 #include <string_view>
 
+#include "sqlgrade/extract.hpp"
+
 namespace sqlgrade::answer {
 
-struct ExtractOptions {
-  // Raw-text fallback: require the keyword to start a word (not preceded by a letter, digit or '_';
-  // bytes >= 0x80 count as letters). Fixes "deselect"/"forwith"-style hits, not prose like "we select".
-  bool word_boundary = false;
-  // Recognise <solution>/<answer> tags and {"answer": "..."} (step 3). false = exactly NeMo Gym.
-  bool tags_and_json = true;
-  // Use the raw-text fallback at all (step 4).
-  bool raw_fallback = true;
-  // Read only the text after the last "</think>"; an unclosed "<think>" is no SQL (see above). false =
-  // the whole text, as before (and as NeMo Gym, whose model server strips the reasoning upstream).
-  bool after_think = true;
-};
+// The options are the public struct of include/sqlgrade/extract.hpp (one definition, one set of defaults).
+using ExtractOptions = sqlgrade::ExtractOptions;
 
 enum class ExtractSource { None, SqlBlock, GenericBlock, Tag, JsonAnswer, RawText, UnclosedThink };
 const char* to_string(ExtractSource s);

@@ -17,13 +17,15 @@ using BadRequest = RewardServer::BadRequest;
 
 namespace {
 
-json cell_json(const Value& v) {
+using CellKind = ExecuteCell::Kind;
+
+json cell_json(const ExecuteCell& v) {
   switch (v.kind) {
-    case Kind::Null: return nullptr;
-    case Kind::Int: return v.i;
-    case Kind::Real: return std::isfinite(v.r) ? json(v.r) : json(v.to_string());
-    case Kind::Text: return v.s;
-    case Kind::Blob: {  // JSON has no bytes: {"blob_hex": "..."}
+    case CellKind::Null: return nullptr;
+    case CellKind::Int: return v.i;
+    case CellKind::Real: return std::isfinite(v.r) ? json(v.r) : json(Value::real(v.r).to_string());
+    case CellKind::Text: return v.s;
+    case CellKind::Blob: {  // JSON has no bytes: {"blob_hex": "..."}
       static const char* hex = "0123456789abcdef";
       std::string h;
       h.reserve(v.s.size() * 2);
@@ -53,31 +55,31 @@ size_t json_text_bytes(std::string_view s) {
 }
 
 // Bytes of a cell_json() value in a reply.
-size_t cell_bytes(const Value& v) {
+size_t cell_bytes(const ExecuteCell& v) {
   switch (v.kind) {
-    case Kind::Null: return 4;
-    case Kind::Int: return std::to_string(v.i).size();
-    case Kind::Real: return std::isfinite(v.r) ? json(v.r).dump().size() : json_text_bytes(v.to_string());
-    case Kind::Text: return json_text_bytes(v.s);
-    case Kind::Blob: return 2 * v.s.size() + 16;  // {"blob_hex":"..."}
+    case CellKind::Null: return 4;
+    case CellKind::Int: return std::to_string(v.i).size();
+    case CellKind::Real: return std::isfinite(v.r) ? json(v.r).dump().size() : json_text_bytes(Value::real(v.r).to_string());
+    case CellKind::Text: return json_text_bytes(v.s);
+    case CellKind::Blob: return 2 * v.s.size() + 16;  // {"blob_hex":"..."}
   }
   return 4;
 }
 
 // The rows of an /execute reply, cut so that they take at most `budget` bytes as serialised.
 // Returns false when not even the first row fits.
-bool add_rows(const Table& t, size_t budget, json& rows, bool& truncated) {
+bool add_rows(const std::vector<std::vector<ExecuteCell>>& t, size_t budget, json& rows, bool& truncated) {
   size_t used = 2;  // []
-  for (const Row& row : t.rows) {
+  for (const auto& row : t) {
     size_t b = 2 + (rows.empty() ? 0 : 1) + (row.empty() ? 0 : row.size() - 1);  // [ ] , and the commas
-    for (const Value& c : row) b += cell_bytes(c);
+    for (const ExecuteCell& c : row) b += cell_bytes(c);
     if (used + b > budget) {
       truncated = true;
       return !rows.empty();
     }
     used += b;
     json jr = json::array();
-    for (const Value& c : row) jr.push_back(cell_json(c));
+    for (const ExecuteCell& c : row) jr.push_back(cell_json(c));
     rows.push_back(std::move(jr));
   }
   return true;
@@ -108,7 +110,7 @@ json RewardServer::execute_json(const json& req) {
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
   ++executes_;
   json reply = {{"status", r.status},
-                {"columns", r.table.columns},
+                {"columns", r.columns},
                 {"rows", json::array()},
                 {"truncated", r.truncated},
                 {"error", r.error},
@@ -119,7 +121,7 @@ json RewardServer::execute_json(const json& req) {
   const size_t base = dump(reply).size();
   const size_t budget = std::min(lim.max_bytes, opt_.max_reply_bytes > base ? opt_.max_reply_bytes - base : 0);
   bool truncated = r.truncated;
-  if (!add_rows(r.table, budget, reply["rows"], truncated)) {
+  if (!add_rows(r.rows, budget, reply["rows"], truncated)) {
     reply["status"] = "too_large";
     reply["error"] = "the first row takes more than " + std::to_string(budget) +
                      " bytes as JSON (max_bytes, --max-result-mb, --max-reply-mb; escapes counted)";

@@ -30,10 +30,24 @@ RewardServer::~RewardServer() {
   impl_->root.cancel();  // whatever is still queued ends at once; the executor then joins its threads
 }
 
+namespace {
+// What a request that names no benchmark is told when it cannot be graded as Spider 2.0.
+std::string no_benchmark_hint(const ServerOptions& o) {
+  return o.default_benchmark.empty()
+             ? "; the request names no `benchmark`, so it is graded as spider2: set \"benchmark\": \"bird\" or "
+               "\"spider\", or start serve with --benchmark"
+             : "";
+}
+}  // namespace
+
 std::string RewardServer::db_path(std::string_view bench, const std::string& db_id) const {
   if (!safe_db_id(db_id)) throw BadRequest("unknown db_id '" + db_id + "' (not a file name)");
   const Bench b = bench_from_name(std::string(bench));
   fs::path dir = b == Bench::Spider2 ? opt_.db_dir : b == Bench::Spider ? opt_.spider_db_dir : opt_.bird_db_dir;
+  if (dir.empty())
+    throw BadRequest(std::string("benchmark ") + bench_name(b) + ": this server has no database folder for it (" +
+                     (b == Bench::Spider2 ? "--db-dir" : b == Bench::Spider ? "--spider-db-dir or --db-dir" : "--bird-db-dir or --db-dir") +
+                     ")");
   fs::path flat = dir / (db_id + ".sqlite"), nested = dir / db_id / (db_id + ".sqlite");
   std::error_code ec;
   const bool has_flat = fs::is_regular_file(flat, ec), has_nested = fs::is_regular_file(nested, ec);
@@ -63,9 +77,16 @@ VerdictRequest RewardServer::verdict_request(const json& req) const {
   if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
   if (req.contains("db")) throw BadRequest("`db` (a path) is not accepted by the server: send `db_id`");
   // field errors first, then gold, then the database
-  VerdictRequest r = Verifier::parse_request(req, impl_->verifier.config().extract);
+  VerdictRequest r = verdicts::parse_request(req, impl_->verifier.config().extract);
   impl_->verifier.require_gold(r);
-  r.db = db_path(r.benchmark, db->get_ref<const std::string&>());
+  try {
+    r.db = db_path(r.benchmark, db->get_ref<const std::string&>());
+  } catch (const BadRequest& e) {
+    // A request without `benchmark` is Spider 2.0's; when its database is not one, say so.
+    auto named = req.find("benchmark");
+    if (named != req.end() && !named->is_null()) throw;
+    throw BadRequest(e.message() + no_benchmark_hint(opt_));
+  }
   return r;
 }
 
@@ -87,7 +108,7 @@ std::optional<json> RewardServer::with_gym_defaults(const json& req) const {
 json RewardServer::verify_json(const json& req) {
   const std::optional<json> gym = with_gym_defaults(req);
   const json& r = gym ? *gym : req;
-  json reply = impl_->verifier.verdict_json(verdict_request(r), r);
+  json reply = verdicts::verdict_json(impl_->verifier, verdict_request(r), r);
   // A query stopped by the request's budget reads as a timeout: say which deadline it was.
   const CancelToken* t = current_cancel_token();
   if (t && t->reason() == CancelToken::Reason::Deadline && reply["failure_reason"] == "timeout")

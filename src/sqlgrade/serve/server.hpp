@@ -37,6 +37,7 @@
 #include "sqlgrade/core/cancel.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/verdict.hpp"
+#include "sqlgrade/verdict/request.hpp"
 
 namespace sqlgrade::serve {
 
@@ -124,9 +125,7 @@ class RewardServer {
   unsigned batch_width() const;
   const ServerOptions& options() const { return opt_; }
 
-  struct BadRequest : InputError {
-    explicit BadRequest(const std::string& message) : InputError("", message) {}
-  };
+  using BadRequest = verdicts::BadRequest;
 
  private:
   // The request with the server's --benchmark and bird_sql's `gt_sql` filled in, when it needs them.
@@ -158,11 +157,6 @@ class RewardServer {
   std::unique_ptr<Impl> impl_;
   std::atomic<uint64_t> executes_{0};
 };
-
-// The model text of a NeMo verify request: the concatenation of every output_text part of every
-// "message" output item of `response` (OpenAI Responses `output_text`); a plain string `response`,
-// or a top-level "model_output" string when `response` is absent, are accepted too.
-std::string model_text(const nlohmann::json& request);
 
 // /aggregate_metrics on a list of verify responses (grouped by _ng_task_index, else instance_id).
 nlohmann::json aggregate(const nlohmann::json& verify_responses);

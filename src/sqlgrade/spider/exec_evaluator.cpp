@@ -141,6 +141,55 @@ ExecResult ExecEvaluator::run_pred(const std::string& db_path, const std::string
   return SqlitePool::lease(db_path, sqlite_opts(opt_.compat))->execute(q, lim);
 }
 
+// One candidate over every database: 1 when it matches everywhere, 0 when not (*why says where;
+// *failed when the prediction raised an error there; v.timeout on a deadline), -1 when the gold
+// failed (v.gold_error, v.reason).
+int ExecEvaluator::check_candidate(const Candidates& c, const std::string& cand, ExecVerdict& v, std::string* why,
+                                   bool* failed) {
+  *failed = false;
+  for (const std::string& db : c.dbs) {
+    std::shared_ptr<const ExecResult> gold_res = gold_result(db, c.gold_sql, c.gold);
+    const ExecResult& gr = *gold_res;
+    if (!gr.ok()) {
+      v.gold_error = true;
+      v.reason = std::string("gold ") + (gr.status == ExecStatus::Timeout ? "timed out" : "failed") + " on " +
+                 file_name(db) + ": " + gr.error;
+      return -1;
+    }
+    // A prediction with more rows than the gold can never be equivalent: stop reading there.
+    ExecResult pr = run_pred(db, cand, gr.table.rows.size(), c.timeout_s);
+    switch (pr.status) {
+      case ExecStatus::Ok: break;
+      case ExecStatus::Timeout:
+        v.timeout = true;
+        *why = "prediction timed out on " + file_name(db) + " (" + pr.error + ")";
+        return 0;
+      case ExecStatus::TooLarge:
+        *why = "results differ on " + file_name(db) + ": prediction returns more rows than the gold (" +
+               std::to_string(gr.table.rows.size()) + ")";
+        return 0;
+      case ExecStatus::Error:
+        *why = "prediction failed on " + file_name(db) + ": " + pr.error;
+        *failed = true;
+        return 0;
+    }
+    // The comparison gets what the prediction's deadline left; past it, a timeout as for the query.
+    bool same = false;
+    try {
+      same = result_eq(gr.table, pr.table, c.order_matters, Deadline::left_of(c.timeout_s, pr.seconds));
+    } catch (const DeadlineExceeded&) {
+      v.timeout = true;
+      *why = "prediction timed out on " + file_name(db) + " (comparing the result)";
+      return 0;
+    }
+    if (!same) {
+      *why = "results differ on " + file_name(db);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold) {
   auto t0 = Clock::now();
   ExecVerdict v;
@@ -155,6 +204,7 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
   const ExecQueries prepared = prepare_exec_queries(item.gold_sql, item.pred_sql, ts, keep_distinct);
   if (!prepared.error.empty()) {
     v.gold_error = prepared.gold_error;
+    v.pred_failed = !prepared.gold_error;
     v.reason = prepared.error;
     return done();
   }
@@ -163,52 +213,13 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
   const bool order_matters = prepared.order_matters;
   const std::vector<std::string> dbs = db_paths(item.db_id);
 
-  // One candidate over every database; returns true when it matches everywhere.
-  auto try_candidate = [&](const std::string& cand, std::string* why) -> int {  // 1 pass, 0 fail, -1 gold error
-    for (const std::string& db : dbs) {
-      std::shared_ptr<const ExecResult> gold_res = gold_result(db, g, gold);
-      const ExecResult& gr = *gold_res;
-      if (!gr.ok()) {
-        v.gold_error = true;
-        v.reason = std::string("gold ") + (gr.status == ExecStatus::Timeout ? "timed out" : "failed") + " on " +
-                   file_name(db) + ": " + gr.error;
-        return -1;
-      }
-      // A prediction with more rows than the gold can never be equivalent: stop reading there.
-      ExecResult pr = run_pred(db, cand, gr.table.rows.size(), timeout_s);
-      switch (pr.status) {
-        case ExecStatus::Ok: break;
-        case ExecStatus::Timeout:
-          v.timeout = true;
-          *why = "prediction timed out on " + file_name(db) + " (" + pr.error + ")";
-          return 0;
-        case ExecStatus::TooLarge:
-          *why = "results differ on " + file_name(db) + ": prediction returns more rows than the gold (" +
-                 std::to_string(gr.table.rows.size()) + ")";
-          return 0;
-        case ExecStatus::Error:
-          *why = "prediction failed on " + file_name(db) + ": " + pr.error;
-          return 0;
-      }
-      // The comparison gets what the prediction's deadline left; past it, a timeout as for the query.
-      bool same = false;
-      try {
-        same = result_eq(gr.table, pr.table, order_matters, Deadline::left_of(timeout_s, pr.seconds));
-      } catch (const DeadlineExceeded&) {
-        v.timeout = true;
-        *why = "prediction timed out on " + file_name(db) + " (comparing the result)";
-        return 0;
-      }
-      if (!same) {
-        *why = "results differ on " + file_name(db);
-        return 0;
-      }
-    }
-    return 1;
-  };
+  const Candidates run{dbs, g, gold, timeout_s, order_matters};
+  bool failed = false;  // the last candidate's prediction raised an error
+  auto try_candidate = [&](const std::string& cand, std::string* why) { return check_candidate(run, cand, v, why, &failed); };
 
   std::string why;
   int r = try_candidate(p, &why);
+  v.pred_failed = failed;  // the reason starts with the first candidate's
   if (r == 1) {
     v.score = 1;
     return done();

@@ -45,6 +45,7 @@ struct ExecVerdict {
   std::string reason;      // why 0 (empty when score == 1)
   bool gold_error = false; // the gold itself failed / timed out on some database
   bool timeout = false;    // the prediction hit the deadline
+  bool pred_failed = false; // the prediction is empty or raised an error (on the first candidate's first failing database)
   double seconds = 0;      // wall time spent on this item
 };
 
@@ -81,6 +82,15 @@ class ExecEvaluator {
 
  private:
   ExecResult run_pred(const std::string& db_path, const std::string& sql, size_t max_rows, double timeout_s);
+  // What every candidate of one item is checked against (evaluate: the prediction, then plug_value's).
+  struct Candidates {
+    const std::vector<std::string>& dbs;
+    const std::string& gold_sql;
+    const GoldSource& gold;
+    double timeout_s;
+    bool order_matters;
+  };
+  int check_candidate(const Candidates& c, const std::string& cand, ExecVerdict& v, std::string* why, bool* failed);
   struct Impl;
   std::string db_dir_;
   ExecOptions opt_;

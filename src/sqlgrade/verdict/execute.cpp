@@ -8,9 +8,36 @@
 
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
-#include "sqlgrade/serve/surrogates.hpp"
+#include "sqlgrade/verdict/surrogates.hpp"
 
 namespace sqlgrade {
+
+namespace {
+
+// The engine's rows as the public cells (strings moved, not copied).
+std::vector<std::vector<ExecuteCell>> cells_of(std::vector<Row> rows) {
+  std::vector<std::vector<ExecuteCell>> out;
+  out.reserve(rows.size());
+  for (Row& row : rows) {
+    std::vector<ExecuteCell> cells(row.size());
+    for (size_t c = 0; c < row.size(); ++c) {
+      Value& v = row[c];
+      ExecuteCell& x = cells[c];
+      x.kind = v.kind == Kind::Int    ? ExecuteCell::Kind::Int
+               : v.kind == Kind::Real ? ExecuteCell::Kind::Real
+               : v.kind == Kind::Text ? ExecuteCell::Kind::Text
+               : v.kind == Kind::Blob ? ExecuteCell::Kind::Blob
+                                      : ExecuteCell::Kind::Null;
+      x.i = v.i;
+      x.r = v.r;
+      x.s = std::move(v.s);
+    }
+    out.push_back(std::move(cells));
+  }
+  return out;
+}
+
+}  // namespace
 
 ExecuteResult execute(const std::string& db, const std::string& sql, const ExecuteLimits& limits) {
   if (!(limits.timeout_s > 0) || !std::isfinite(limits.timeout_s))
@@ -21,7 +48,7 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
   if (!std::filesystem::is_regular_file(db, ec)) throw InputError(db, "no such database file");
   auto t0 = std::chrono::steady_clock::now();
   auto conn = SqlitePool::lease(db);  // InputError when it is not a readable SQLite database
-  if (std::string why = serve::sql_not_unicode(sql); !why.empty()) {  // a lone surrogate (issue 19)
+  if (std::string why = verdicts::sql_not_unicode(sql); !why.empty()) {  // a lone surrogate (issue 19)
     ExecuteResult out;
     out.status = "error";
     out.error = why;
@@ -30,13 +57,14 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
   Limits lim{limits.timeout_s, limits.max_rows, limits.max_bytes, /*keep_partial=*/true};
   ExecResult r = conn->execute(sql, lim);
   ExecuteResult out;
-  out.table = std::move(r.table);
+  out.columns = std::move(r.table.columns);
+  out.rows = cells_of(std::move(r.table.rows));
   switch (r.status) {
     case ExecStatus::Ok: break;
     case ExecStatus::TooLarge:
       // The row cap stops before row max_rows + 1; the byte cap after the row that crossed it.
       out.truncated = true;
-      if (out.table.rows.empty()) {
+      if (out.rows.empty()) {
         out.status = "too_large";
         out.error = r.error;
       }
@@ -44,12 +72,12 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
     case ExecStatus::Timeout:
       out.status = "timeout";
       out.error = r.error;
-      out.table.rows.clear();
+      out.rows.clear();
       break;
     case ExecStatus::Error:
       out.status = "error";
       out.error = r.error;
-      out.table.rows.clear();
+      out.rows.clear();
       break;
   }
   out.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

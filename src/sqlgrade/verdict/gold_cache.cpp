@@ -1,4 +1,4 @@
-#include "sqlgrade/serve/gold_cache.hpp"
+#include "sqlgrade/verdict/gold_cache.hpp"
 
 #include <openssl/evp.h>
 
@@ -6,7 +6,7 @@
 
 #include "sqlgrade/core/cancel.hpp"
 
-namespace sqlgrade::serve {
+namespace sqlgrade::verdicts {
 
 namespace {
 
@@ -75,4 +75,4 @@ GoldPtr GoldCache::get(const std::string& key, const std::function<GoldPtr()>& c
   }, hit);
 }
 
-}  // namespace sqlgrade::serve
+}  // namespace sqlgrade::verdicts

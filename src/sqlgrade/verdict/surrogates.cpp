@@ -1,18 +1,17 @@
 // Lone surrogates in requests (surrogates.hpp): the parse fallback for their JSON escapes, and the
 // check that no prediction SQL that is not valid UTF-8 is run.
-#include "sqlgrade/serve/surrogates.hpp"
+#include "sqlgrade/verdict/surrogates.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include "sqlgrade/core/text.hpp"
-#include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/verdict/request.hpp"
 
-namespace sqlgrade::serve {
+namespace sqlgrade::verdicts {
 
 using json = nlohmann::json;
-using BadRequest = RewardServer::BadRequest;
 
 namespace {
 
@@ -196,4 +195,4 @@ std::optional<json> parse_with_lone_surrogates(std::string_view body) {
   return j;
 }
 
-}  // namespace sqlgrade::serve
+}  // namespace sqlgrade::verdicts

@@ -1,4 +1,4 @@
-#include "sqlgrade/serve/judge.hpp"
+#include "sqlgrade/verdict/judge.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +12,7 @@
 #include "sqlgrade/spider2/frame.hpp"
 #include "sqlgrade/spider2/run.hpp"
 
-namespace sqlgrade::serve {
+namespace sqlgrade::verdicts {
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -27,14 +27,17 @@ bool is_file(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
-const char* status_word(ExecStatus s) {
-  switch (s) {
-    case ExecStatus::Ok: return "ok";
-    case ExecStatus::Error: return "error";
-    case ExecStatus::Timeout: return "timeout";
-    case ExecStatus::TooLarge: return "too large";
-  }
-  return "error";
+// The status in a human reason: to_string(ExecStatus) with spaces ("too large"), as the replies say.
+std::string status_word(ExecStatus s) {
+  std::string w = to_string(s);
+  std::replace(w.begin(), w.end(), '_', ' ');
+  return w;
+}
+
+VerdictStage stage_of(ExecStatus s) {
+  return s == ExecStatus::Timeout ? VerdictStage::Timeout
+         : s == ExecStatus::TooLarge ? VerdictStage::TooLarge
+                                     : VerdictStage::PredFailed;
 }
 
 ExecResult run(const std::string& path, const std::string& sql, const Limits& lim) {
@@ -61,6 +64,16 @@ std::vector<std::string> listing(const std::string& dir) {
   for (auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// A JSON text field of the request ("" = null); BadRequest naming the field when it is not JSON.
+json parse_cells(const std::string& text, const char* field) {
+  if (text.empty()) return json();
+  try {
+    return json::parse(text);
+  } catch (const json::exception&) {
+    throw BadRequest(std::string("`") + field + "` is not JSON text");
+  }
 }
 
 }  // namespace
@@ -136,10 +149,10 @@ GoldPtr Judge::gold_from_sql(Bench b, const std::string& path, const std::string
 }
 
 // gold_result rows converted once per distinct payload.
-GoldPtr Judge::gold_from_rows(Bench b, const json& gold_result, bool* hit) {
-  return cache_.get(gold_key({"rows", bench_name(b), dump(gold_result)}), [&]() -> GoldPtr {
+GoldPtr Judge::gold_from_rows(Bench b, const std::string& gold_result_json, bool* hit) {
+  return cache_.get(gold_key({"rows", bench_name(b), gold_result_json}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
-    std::vector<Table> tables = gold_tables(gold_result, b);
+    std::vector<Table> tables = gold_tables(parse_cells(gold_result_json, "gold_result"), b);
     if (b == Bench::Spider2) {
       for (auto& t : tables) {
         try {
@@ -220,10 +233,13 @@ void Judge::judge_spider(const VerdictRequest& req, const std::string& pred_sql,
                      : r.timeout       ? "timeout"
                                        : "execution_error";
   v.failure_detail = r.reason;
-  if (v.execution_match) v.pred_executed = true;
-  else if (r.gold_error) v.pred_executed.reset();
-  else v.pred_executed = !(r.timeout || r.reason.rfind("prediction failed", 0) == 0 ||
-                           r.reason.rfind("prediction is empty", 0) == 0);
+  v.stage = v.execution_match ? VerdictStage::Equal
+            : r.gold_error    ? VerdictStage::GoldFailed
+            : r.timeout       ? VerdictStage::Timeout
+            : r.pred_failed   ? VerdictStage::PredFailed
+                              : VerdictStage::Different;
+  if (v.stage == VerdictStage::GoldFailed) v.pred_executed.reset();
+  else v.pred_executed = v.stage == VerdictStage::Equal || v.stage == VerdictStage::Different;
 }
 
 void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v) {
@@ -232,17 +248,18 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
   const bool has_gold_sql = req.gold_sql && !req.gold_sql->empty();
   if (b == Bench::Spider && has_gold_sql) return judge_spider(req, pred_sql, v);
 
-  const bool has_rows = req.gold_result.is_array() && !req.gold_result.empty();
+  const bool has_rows = !req.gold_result_json.empty();
   // Verifier::require_gold has checked that there is a gold: SQL, rows or (spider2) the official one.
   const bool off = !has_gold_sql && !has_rows;
 
   auto t0 = Clock::now();
   GoldPtr gold = has_gold_sql ? gold_from_sql(b, req.db, *req.gold_sql, &v.gold_cached)
                  : off        ? gold_from_dir(req.instance_id, &v.gold_cached)
-                              : gold_from_rows(b, req.gold_result, &v.gold_cached);
+                              : gold_from_rows(b, req.gold_result_json, &v.gold_cached);
   v.timings.gold_s = since(t0);
   if (!gold->ok) {
     v.failure_reason = "gold_execution_error";
+    v.stage = VerdictStage::GoldFailed;
     v.failure_detail = gold->error;
     return;  // pred_executed stays unknown
   }
@@ -254,6 +271,7 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
   if (!pr.ok()) {
     v.pred_executed = false;
     v.failure_reason = pr.status == ExecStatus::Timeout ? "timeout" : "execution_error";
+    v.stage = stage_of(pr.status);
     v.failure_detail = std::string("prediction ") + status_word(pr.status) + ": " + pr.error;
     return;
   }
@@ -267,10 +285,12 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
   } catch (const DeadlineExceeded&) {
     v.execution_match = false;
     v.failure_reason = "timeout";
+    v.stage = VerdictStage::Timeout;
     v.failure_detail = "prediction timeout after " + seconds_text(timeout_s) + " s (converting or comparing the result)";
   }
   v.timings.compare_s = since(t0);
   if (v.execution_match) v.failure_reason = "none";
+  if (v.stage != VerdictStage::Timeout) v.stage = v.execution_match ? VerdictStage::Equal : VerdictStage::Different;
 }
 
 // The prediction's result against the gold, by the benchmark's rule, under `deadline`
@@ -279,8 +299,8 @@ void Judge::compare(Bench b, const VerdictRequest& req, const GoldData& gold, co
                     Verdict& v) {
   const bool has_gold_sql = req.gold_sql && !req.gold_sql->empty();
   bool ignore_order = req.ignore_order.value_or(true);
-  json condition_cols = req.condition_cols;
-  if (!has_gold_sql && !(req.gold_result.is_array() && !req.gold_result.empty())) {  // the official gold
+  json condition_cols = parse_cells(req.condition_cols_json, "condition_cols");
+  if (!has_gold_sql && req.gold_result_json.empty()) {  // the official gold
     const spider2::EvalEntry& off = official_.at(req.instance_id);
     ignore_order = off.ignore_order;  // spider2::load_eval_jsonl: booleans and numbers (1/0), as the CLI
     condition_cols = off.condition_cols;
@@ -325,4 +345,4 @@ void Judge::compare(Bench b, const VerdictRequest& req, const GoldData& gold, co
   }
 }
 
-}  // namespace sqlgrade::serve
+}  // namespace sqlgrade::verdicts

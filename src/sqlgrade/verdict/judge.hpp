@@ -1,5 +1,5 @@
 #pragma once
-// The verdict of one validated request (internal to the serve module; the public entry point is
+// The verdict of one validated request (internal to the verdict module; the public entry point is
 // include/sqlgrade/verdict.hpp): the gold (SQL, rows or the official gold folder, through the gold
 // cache), the prediction's execution, and the comparison module of its benchmark. Every piece of
 // benchmark logic comes from the benchmark modules (spider2/, spider/, bird/); this file only
@@ -15,13 +15,13 @@
 
 #include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/engine/engine.hpp"
-#include "sqlgrade/serve/gold_cache.hpp"
-#include "sqlgrade/serve/wire.hpp"
+#include "sqlgrade/verdict/gold_cache.hpp"
+#include "sqlgrade/verdict/request.hpp"
 #include "sqlgrade/spider/exec_evaluator.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/verdict.hpp"
 
-namespace sqlgrade::serve {
+namespace sqlgrade::verdicts {
 
 class Judge {
  public:
@@ -39,7 +39,7 @@ class Judge {
  private:
   GoldPtr gold_from_dir(const std::string& id, bool* hit);
   GoldPtr gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit);
-  GoldPtr gold_from_rows(Bench b, const nlohmann::json& gold_result, bool* hit);
+  GoldPtr gold_from_rows(Bench b, const std::string& gold_result_json, bool* hit);
   void judge_spider(const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
   void compare(Bench b, const VerdictRequest& req, const GoldData& gold, const Table& pred, const Deadline& deadline,
                Verdict& v);
@@ -56,4 +56,4 @@ class Judge {
   std::map<std::string, std::shared_ptr<spider::ExecEvaluator>> spider_evals_;  // by test-suite parent folder
 };
 
-}  // namespace sqlgrade::serve
+}  // namespace sqlgrade::verdicts

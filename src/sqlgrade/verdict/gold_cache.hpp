@@ -1,6 +1,6 @@
 #pragma once
 // The reward server's gold cache: one cache for every benchmark and every kind of gold (gold SQL,
-// gold_result rows, the official gold folder, Spider test-suite databases). Internal to the serve module.
+// gold_result rows, the official gold folder, Spider test-suite databases). Internal to the verdict module.
 //
 // Bounds: at most `max_entries` entries and `max_bytes` bytes, where an entry's bytes are its key, its
 // bookkeeping and the heap its result holds (strings by capacity, vectors by capacity). Keys are
@@ -23,7 +23,7 @@
 
 #include "sqlgrade/spider2/compare.hpp"
 
-namespace sqlgrade::serve {
+namespace sqlgrade::verdicts {
 
 // A gold result (or the reason there is none).
 struct GoldData {
@@ -72,4 +72,4 @@ class GoldCache {
   Memo<std::string, GoldData> memo_;
 };
 
-}  // namespace sqlgrade::serve
+}  // namespace sqlgrade::verdicts

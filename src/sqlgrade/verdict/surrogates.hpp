@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace sqlgrade::serve {
+namespace sqlgrade::verdicts {
 
 // "" when `text` is valid UTF-8; else what its first bad sequence is: "a lone surrogate (U+D83D) at
 // byte 12" or "the byte 0xFF at byte 3, which is not UTF-8".
@@ -44,4 +44,4 @@ bool is_model_output_field(std::string_view top_level_key);
 // other field (or a field name) holds one. Costs nothing on bodies that parse.
 std::optional<nlohmann::json> parse_with_lone_surrogates(std::string_view body);
 
-}  // namespace sqlgrade::serve
+}  // namespace sqlgrade::verdicts

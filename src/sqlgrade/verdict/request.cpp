@@ -1,0 +1,271 @@
+// The request model of a verdict (verdict/request.hpp): benchmark names and aliases, the JSON form of a
+// request's fields and checks (the 400 messages), gold_result cells as values, the echoed fields.
+#include "sqlgrade/verdict/request.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <cstdint>
+#include <iterator>
+
+#include "sqlgrade/core/bounds.hpp"
+#include "sqlgrade/core/text.hpp"
+
+namespace sqlgrade::verdicts {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void bad(const std::string& msg) { throw InputError("", msg); }
+
+std::optional<bool> opt_bool(const json& body, const char* key) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_boolean()) bad(std::string("`") + key + "` must be a boolean");
+  return it->get<bool>();
+}
+
+std::optional<std::string> opt_string(const json& body, const char* key) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_string()) bad(std::string("`") + key + "` must be a string");
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+const char* bench_name(Bench b) {
+  switch (b) {
+    case Bench::Spider2: return "spider2";
+    case Bench::Spider: return "spider";
+    case Bench::Bird: return "bird";
+  }
+  return "spider2";
+}
+
+Bench parse_bench(const json& req) {
+  auto it = req.find("benchmark");
+  if (it == req.end() || it->is_null()) return Bench::Spider2;
+  if (!it->is_string()) throw BadRequest("`benchmark` must be a string: spider2, spider or bird");
+  return bench_from_name(it->get_ref<const std::string&>());
+}
+
+Bench bench_from_name(const std::string& name) {
+  std::string b = to_lower(name);
+  if (b == "spider2" || b == "spider2_lite" || b == "spider2-lite" || b == "spider2lite") return Bench::Spider2;
+  if (b == "spider" || b == "testsuite" || b == "test-suite") return Bench::Spider;
+  if (b == "bird") return Bench::Bird;
+  throw BadRequest("unknown benchmark '" + b + "' (expected spider2, spider or bird)");
+}
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::optional<double> bounded_field(const json& req, const char* key, std::string_view bound) {
+  auto it = req.find(key);
+  if (it == req.end() || it->is_null()) return std::nullopt;
+  const bounds::Bound& b = bounds::bound(bound);
+  if (!it->is_number()) {
+    std::string shown = dump(*it);
+    if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+    throw BadRequest(std::string(key) + ": must be " + bounds::describe(b) + "; got " + shown);
+  }
+  const double v = it->get<double>();
+  if (auto msg = bounds::violation(b, v)) throw BadRequest(std::string(key) + ": " + *msg);
+  return v;
+}
+
+void set_bool_opt(const json& o, const char* key, bool& dst) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return;
+  if (!it->is_boolean()) throw BadRequest(std::string("`extract.") + key + "` must be a boolean");
+  dst = it->get<bool>();
+}
+
+std::string model_text(const json& req) {
+  auto it = req.find("response");
+  if (it == req.end() || it->is_null()) {
+    auto mo = req.find("model_output");
+    if (mo != req.end() && mo->is_string()) return mo->get<std::string>();
+    throw BadRequest("request has no `response` (OpenAI Responses object) and no `model_output` string");
+  }
+  const json& r = *it;
+  if (r.is_string()) return r.get<std::string>();
+  if (!r.is_object()) throw BadRequest("`response` must be an object");
+  std::string text;
+  auto out = r.find("output");
+  if (out != r.end() && out->is_array()) {
+    for (auto& item : *out) {
+      if (!item.is_object() || item.value("type", "") != "message") continue;
+      auto content = item.find("content");
+      if (content == item.end() || !content->is_array()) continue;
+      for (auto& c : *content) {
+        if (!c.is_object() || c.value("type", "") != "output_text") continue;
+        auto t = c.find("text");
+        if (t != c.end() && t->is_string()) text += t->get_ref<const std::string&>();
+      }
+    }
+  } else {
+    auto ot = r.find("output_text");
+    if (ot != r.end() && ot->is_string()) text = ot->get<std::string>();
+  }
+  return text;
+}
+
+json echo_fields(const json& req, std::vector<std::string>* dropped) {
+  static const char* const kNotEchoed[] = {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols",
+                                           "db"};
+  static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
+                                       "model_output", "benchmark", "extract", "gold_single_file", "sql", "timeout",
+                                       "plug_value", "keep_distinct"};
+  json out = json::object();
+  size_t unknown_bytes = 0;
+  for (auto it = req.begin(); it != req.end(); ++it) {
+    const std::string& k = it.key();
+    if (std::find(std::begin(kNotEchoed), std::end(kNotEchoed), k) != std::end(kNotEchoed)) continue;
+    bool known = k.rfind("_ng_", 0) == 0 || std::find(std::begin(kKnown), std::end(kKnown), k) != std::end(kKnown);
+    if (!known) {
+      size_t cost = k.size() + dump(*it).size();
+      if (unknown_bytes + cost > kMaxUnknownEchoBytes) {
+        if (dropped && dropped->size() < 32) dropped->push_back(k.substr(0, 64));
+        continue;
+      }
+      unknown_bytes += cost;
+    }
+    out[k] = *it;
+  }
+  return out;
+}
+
+Value json_to_value(const json& v, Bench b) {
+  switch (v.type()) {
+    case json::value_t::null: return Value::null();
+    case json::value_t::boolean:
+      // Python bool: prints "True"/"False" into the official CSV (spider2), equals 1/0 elsewhere.
+      if (b == Bench::Spider2) return Value::text(v.get<bool>() ? "True" : "False");
+      return Value::integer(v.get<bool>() ? 1 : 0);
+    case json::value_t::number_integer: return Value::integer(v.get<int64_t>());
+    case json::value_t::number_unsigned: {
+      uint64_t u = v.get<uint64_t>();
+      if (u <= static_cast<uint64_t>(INT64_MAX)) return Value::integer(static_cast<int64_t>(u));
+      return Value::real(static_cast<double>(u));
+    }
+    case json::value_t::number_float: return Value::real(v.get<double>());
+    case json::value_t::string: return Value::text(v.get<std::string>());
+    default: return Value::text(dump(v));
+  }
+}
+
+std::vector<Table> gold_tables(const json& gr, Bench b) {
+  if (!gr.is_array() || gr.empty()) throw BadRequest("`gold_result` must be a non-empty list of result sets");
+  std::vector<Table> out;
+  for (size_t a = 0; a < gr.size(); ++a) {
+    const json& alt = gr[a];
+    if (!alt.is_array()) throw BadRequest("`gold_result[" + std::to_string(a) + "]` must be a list of rows");
+    size_t width = 0;
+    for (auto& row : alt) {
+      if (!row.is_array()) throw BadRequest("`gold_result[" + std::to_string(a) + "]` holds a row that is not a list");
+      width = std::max(width, row.size());
+    }
+    Table t;
+    for (size_t c = 0; c < std::max<size_t>(width, 1); ++c) t.columns.push_back("c" + std::to_string(c));
+    for (auto& row : alt) {
+      Row r;
+      for (auto& cell : row) r.push_back(json_to_value(cell, b));
+      while (r.size() < width) r.push_back(Value::null());
+      if (width) t.rows.push_back(std::move(r));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+VerdictRequest parse_request(const json& body, const ExtractOptions& base_extract) {
+  if (!body.is_object()) bad("the request body must be a JSON object");
+  VerdictRequest r;
+  r.benchmark = bench_name(parse_bench(body));
+  r.gold_sql = opt_string(body, "gold_sql");
+  if (auto it = body.find("gold_result"); it != body.end() && !it->is_null()) {
+    if (!it->is_array()) bad("`gold_result` must be a list of result sets");
+    // shape check only; rows are converted once, on a cache miss
+    for (size_t a = 0; a < it->size(); ++a) {
+      const json& alt = (*it)[a];
+      if (!alt.is_array()) bad("`gold_result[" + std::to_string(a) + "]` must be a list of rows");
+      for (auto& row : alt)
+        if (!row.is_array()) bad("`gold_result[" + std::to_string(a) + "]` holds a row that is not a list");
+    }
+    if (!it->empty()) r.gold_result_json = dump(*it);  // the gold cache key; rows are read on a miss
+  }
+  r.ignore_order = opt_bool(body, "ignore_order");
+  if (auto it = body.find("condition_cols"); it != body.end() && !it->is_null()) {
+    if (!it->is_array() && !it->is_number_integer())
+      bad("`condition_cols` must be null, a list of column indices or a list of such lists");
+    r.condition_cols_json = dump(*it);
+  }
+  r.gold_single_file = opt_bool(body, "gold_single_file");
+  if (auto id = body.find("instance_id"); id != body.end() && id->is_string()) r.instance_id = id->get<std::string>();
+  if (auto it = body.find("extract"); it != body.end() && !it->is_null()) {
+    if (!it->is_object()) bad("`extract` must be an object");
+    ExtractOptions xo = base_extract;
+    set_bool_opt(*it, "word_boundary", xo.word_boundary);
+    set_bool_opt(*it, "tags_and_json", xo.tags_and_json);
+    set_bool_opt(*it, "raw_fallback", xo.raw_fallback);
+    set_bool_opt(*it, "after_think", xo.after_think);
+    r.extract = xo;
+  }
+  r.sql = opt_string(body, "sql");
+  if (!r.sql) r.model_output = model_text(body);
+  if (auto t = bounded_field(body, "timeout", "timeout")) r.timeout_s = *t;
+  r.plug_value = opt_bool(body, "plug_value").value_or(false);
+  r.keep_distinct = opt_bool(body, "keep_distinct").value_or(false);
+  if ((r.plug_value || r.keep_distinct) && r.benchmark != "spider")
+    bad("`plug_value` and `keep_distinct` apply to benchmark spider only");
+  return r;
+}
+
+void to_json(const Verdict& v, const std::string& benchmark, json& resp) {
+  resp["reward"] = v.reward;
+  resp["execution_match"] = v.execution_match;
+  resp["extracted_sql"] = v.extracted_sql ? json(*v.extracted_sql) : json();
+  resp["failure_reason"] = v.failure_reason;
+  resp["failure_detail"] = v.failure_detail;
+  resp["stage"] = to_string(v.stage);
+  resp["extraction_source"] = v.extraction_source;
+  resp["benchmark"] = benchmark;
+  resp["gold_cached"] = v.gold_cached;
+  resp["pred_executed"] = v.pred_executed ? json(*v.pred_executed) : json();
+  resp["timings"] = {{"extract_s", v.timings.extract_s}, {"gold_s", v.timings.gold_s}, {"pred_s", v.timings.pred_s},
+                     {"compare_s", v.timings.compare_s}, {"total_s", v.timings.total_s}};
+}
+
+VerdictRequest request_of(const Verifier& verifier, const json& body, const std::string& db) {
+  VerdictRequest req = parse_request(body, verifier.config().extract);
+  if (!db.empty()) {
+    req.db = db;
+  } else {
+    auto it = body.find("db");
+    if (it == body.end() || !it->is_string()) bad("`db` (the database path, a string) is required");
+    req.db = it->get<std::string>();
+  }
+  return req;
+}
+
+json verdict_json(Verifier& verifier, const json& body, const std::string& db) {
+  return verdict_json(verifier, request_of(verifier, body, db), body);
+}
+
+json verdict_json(Verifier& verifier, const VerdictRequest& req, const json& body) {
+  Verdict v = verifier.verdict(req);
+  std::vector<std::string> unechoed;
+  json resp = echo_fields(body, &unechoed);
+  auto db_id = body.find("db_id");
+  resp["db_id"] = db_id != body.end() && db_id->is_string() ? *db_id : json(fs::path(req.db).stem().string());
+  resp["question"] = body.contains("question") ? body["question"] : json("");
+  resp["model_output"] = req.model_output.value_or("");
+  resp["gold_sql"] = req.gold_sql && !req.gold_sql->empty() ? json(*req.gold_sql) : json();
+  to_json(v, req.benchmark, resp);
+  if (!unechoed.empty()) resp["unechoed_fields"] = unechoed;
+  return resp;
+}
+
+}  // namespace sqlgrade::verdicts

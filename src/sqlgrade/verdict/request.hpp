@@ -1,0 +1,80 @@
+#pragma once
+// The request model of a verdict, shared by the reward server (serve/) and the Python module: the
+// benchmark names and their aliases, the JSON form of a request's fields with their checks (the
+// one-line messages a 400 or a Python ValueError carries), gold_result cells as the values Python
+// would hold, and the fields a reply echoes (the NeMo Gym shape, spec §6.1b). Internal to the library;
+// the public entry point is include/sqlgrade/verdict.hpp.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/core/table.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/verdict.hpp"
+
+namespace sqlgrade::verdicts {
+
+// A request that cannot be graded (HTTP 400; InputError without a file).
+struct BadRequest : InputError {
+  explicit BadRequest(const std::string& message) : InputError("", message) {}
+};
+
+enum class Bench { Spider2, Spider, Bird };
+
+const char* bench_name(Bench b);
+// The request's `benchmark` (default spider2); throws BadRequest for an unknown name.
+Bench parse_bench(const nlohmann::json& req);
+// spider2 (spider2_lite, spider2-lite, spider2lite), spider (testsuite, test-suite) or bird, any case.
+Bench bench_from_name(const std::string& name);
+
+// Every reply is dumped with invalid UTF-8 replaced by U+FFFD (a reply never throws).
+std::string dump(const nlohmann::json& j);
+
+// A numeric request field checked against its row of the table of bounds (core/bounds.hpp), with the
+// message the CLI flag and the Python argument give: absent or null → nullopt; not a number or out of
+// bounds → BadRequest "<key>: must be a number of seconds in (0, 86400]; got 1e+300" (HTTP 400).
+std::optional<double> bounded_field(const nlohmann::json& req, const char* key, std::string_view bound);
+
+// request[key] as a boolean option (absent/null: unchanged); BadRequest when it is not a boolean.
+void set_bool_opt(const nlohmann::json& o, const char* key, bool& dst);
+
+// The model text of a NeMo verify request: the concatenation of every output_text part of every
+// "message" output item of `response` (OpenAI Responses `output_text`); a plain string `response`,
+// or a top-level "model_output" string when `response` is absent, are accepted too.
+std::string model_text(const nlohmann::json& request);
+
+// The request fields a verify reply echoes (the NeMo shape): the fields of NeMo's request schema and
+// NeMo Gym's `_ng_*` bookkeeping whatever their size; any other field only while it fits, with the
+// other such fields echoed, in kMaxUnknownEchoBytes (serialized), so that a reply never carries back megabytes a
+// client invented. The names left out go to `dropped` (at most 32, each cut to 64 bytes).
+// db_id, question, gold_sql, gold_result, ignore_order and condition_cols are not echoed (the reply
+// sets its own db_id, question and gold_sql).
+inline constexpr size_t kMaxUnknownEchoBytes = 64u << 10;
+nlohmann::json echo_fields(const nlohmann::json& req, std::vector<std::string>* dropped);
+
+// A JSON cell of gold_result as the value Python's sqlite3/csv path would hold.
+Value json_to_value(const nlohmann::json& v, Bench b);
+// gold_result: [alternative][row][cell] -> one Table per alternative (columns c0..; short rows padded).
+std::vector<Table> gold_tables(const nlohmann::json& gr, Bench b);
+
+// The request of a /verify body (validation only; `db` is left to the caller). An `extract` object
+// overrides base_extract (request.extract is then set). Throws BadRequest with the one-line message
+// a 400 (or a Python ValueError) carries.
+VerdictRequest parse_request(const nlohmann::json& body, const ExtractOptions& base_extract = {});
+// The request of a /verify body as verdict_json grades it: parse_request with the verifier's
+// extraction options, and the database `db` when given, else the body's `db` field (a path).
+VerdictRequest request_of(const Verifier& verifier, const nlohmann::json& body, const std::string& db = "");
+// The /verify reply fields of a verdict (reward, execution_match, extracted_sql, failure_reason,
+// failure_detail, stage, extraction_source, benchmark, gold_cached, pred_executed, timings).
+void to_json(const Verdict& v, const std::string& benchmark, nlohmann::json& reply);
+// JSON in, JSON out, for the Python module and the server: the /verify reply (echoed fields included)
+// of the body `body`, graded as request_of(verifier, body, db).
+nlohmann::json verdict_json(Verifier& verifier, const nlohmann::json& body, const std::string& db = "");
+// The same for a request already parsed from `body`: `body` only gives the echoed fields.
+nlohmann::json verdict_json(Verifier& verifier, const VerdictRequest& request, const nlohmann::json& body);
+
+}  // namespace sqlgrade::verdicts

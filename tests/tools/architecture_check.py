@@ -1,0 +1,157 @@
+"""ctest docs.architecture: the map in docs/architecture.md stays true.
+
+1. The module table of docs/architecture.md ("## Dependencies") lists, for every library target of
+   src/sqlgrade/*/CMakeLists.txt, exactly the sqlgrade_* targets it links, in pipeline order (a module
+   only links modules listed above it).
+2. No include climbs: a file under src/sqlgrade/<folder>/ includes "sqlgrade/<other>/..." only when
+   its module links <other> (directly or through the modules it links).
+3. No dangling file names: every src/... or include/... path, and every <module>/<file> path of a
+   src/sqlgrade module, named in README.md, docs/*.md or a comment of src/, include/, python/native
+   or tests/ exists.
+"""
+import os
+import re
+import sys
+
+SRC = os.environ.get("SQLGRADE_SOURCE_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+FAILURES = []
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL " + msg)
+
+
+def read(rel):
+    with open(os.path.join(SRC, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def cmake_links():
+    """{module: set of sqlgrade_* modules it links} and {module: folder}, from every module CMakeLists.txt."""
+    links, folder = {}, {}
+    base = os.path.join(SRC, "src", "sqlgrade")
+    for d in sorted(os.listdir(base)):
+        path = os.path.join(base, d, "CMakeLists.txt")
+        if not os.path.isfile(path):
+            continue
+        text = "\n".join(line.split("#", 1)[0] for line in read(os.path.relpath(path, SRC)).splitlines())
+        for m in re.finditer(r"sqlgrade_library\(\s*NAME\s+(\w+)(.*?)\)", text, re.S):
+            links[m.group(1)] = set(re.findall(r"\bsqlgrade_(\w+)", m.group(2)))
+            folder[m.group(1)] = d
+    return links, folder
+
+
+def doc_table():
+    """[(module, set of modules)] of the fenced table under "## Dependencies" in docs/architecture.md."""
+    doc = read("docs/architecture.md")
+    section = doc.split("## Dependencies", 1)[1]
+    block = section.split("```", 2)[1]
+    rows = []
+    for line in block.splitlines()[1:]:
+        words = line.split()
+        if not words or words[0] == "module":
+            continue
+        rows.append((words[0], set(w for w in words[1:] if w != "-")))
+    return rows
+
+
+def check_links():
+    links, folder = cmake_links()
+    rows = doc_table()
+    seen = set()
+    for module, deps in rows:
+        if module not in links:
+            fail(f"docs/architecture.md lists module {module}, which no src/sqlgrade/*/CMakeLists.txt declares")
+            continue
+        if deps != links[module]:
+            fail(f"docs/architecture.md: {module} links {sorted(deps)}; its CMakeLists.txt links {sorted(links[module])}")
+        if not deps <= seen:
+            fail(f"docs/architecture.md: {module} is listed before {sorted(deps - seen)}, which it links")
+        seen.add(module)
+    for module in links:
+        if module not in seen:
+            fail(f"docs/architecture.md does not list module {module} (src/sqlgrade/{folder[module]}/CMakeLists.txt)")
+    return links, folder
+
+
+def closure(links, module):
+    out, todo = set(), [module]
+    while todo:
+        for d in links.get(todo.pop(), ()):
+            if d not in out:
+                out.add(d)
+                todo.append(d)
+    return out
+
+
+def check_includes(links, folder):
+    modules_of = {}
+    for m, d in folder.items():
+        modules_of.setdefault(d, set()).add(m)
+    base = os.path.join(SRC, "src", "sqlgrade")
+    for d, mods in modules_of.items():
+        reach = set(folder[m] for m in mods) | set(folder[x] for m in mods for x in closure(links, m))
+        for root, _, files in os.walk(os.path.join(base, d)):
+            for name in files:
+                if not name.endswith((".cpp", ".hpp")):
+                    continue
+                path = os.path.join(root, name)
+                rel = os.path.relpath(path, SRC)
+                for line_no, line in enumerate(read(rel).splitlines(), 1):
+                    m = re.match(r'\s*#\s*include\s+"sqlgrade/(\w+)/', line)
+                    if m and m.group(1) not in reach:
+                        fail(f"{rel}:{line_no}: includes sqlgrade/{m.group(1)}/ but module {d} does not link it")
+
+
+PATH_RE = re.compile(r"(?<![\w/.<-])((?:src|include)/[\w./-]*\w\.(?:cpp|hpp|h|txt|cmake|py|md))\b")
+
+
+def module_path_re(folders):
+    return re.compile(r"(?<![\w/.<>-])((?:%s)/[\w./-]*\w\.(?:cpp|hpp))\b" % "|".join(sorted(folders, key=len, reverse=True)))
+
+
+def texts():
+    """(relative path, text to scan) of README.md, docs/*.md and the comments of the C++ sources."""
+    yield "README.md", read("README.md")
+    for name in sorted(os.listdir(os.path.join(SRC, "docs"))):
+        if name.endswith(".md"):
+            yield "docs/" + name, read("docs/" + name)
+    for top in ("src", "include", "python/native", "tests/unit", "tests/consumer"):
+        for root, _, files in os.walk(os.path.join(SRC, top)):
+            for name in sorted(files):
+                if name.endswith((".cpp", ".hpp", ".h")) or name == "CMakeLists.txt":
+                    rel = os.path.relpath(os.path.join(root, name), SRC)
+                    comment = "#" if name == "CMakeLists.txt" else "//"
+                    lines = [ln.split(comment, 1)[1] for ln in read(rel).splitlines() if comment in ln]
+                    yield rel, "\n".join(lines)
+
+
+def exists(path, generated=("include/sqlgrade/version.hpp",)):
+    return path in generated or os.path.exists(os.path.join(SRC, path))
+
+
+def check_paths(folders):
+    mod_re = module_path_re(folders)
+    for rel, text in texts():
+        for p in set(PATH_RE.findall(text)):
+            if not exists(p):
+                fail(f"{rel} names {p}, which does not exist")
+        for p in set(mod_re.findall(text)):
+            if not exists("src/sqlgrade/" + p) and not exists("src/" + p):
+                fail(f"{rel} names {p}, which is not a file of src/sqlgrade/")
+
+
+def main():
+    links, folder = check_links()
+    check_includes(links, folder)
+    check_paths(set(folder.values()))
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed")
+        return 1
+    print("docs/architecture.md matches the CMake links; no include climbs; every named source file exists")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
