@@ -9,6 +9,7 @@
 #include "sqlgrade/serve/gold_cache.hpp"
 #include "sqlgrade/serve/judge.hpp"
 #include "sqlgrade/serve/surrogates.hpp"
+#include "sqlgrade/serve/verify_option.hpp"
 #include "sqlgrade/serve/wire.hpp"
 #include "sqlgrade/verdict.hpp"
 
@@ -103,6 +104,7 @@ VerdictRequest Verifier::parse_request(const json& body, const answer::ExtractOp
   if (auto t = serve::bounded_field(body, "timeout", "timeout")) r.timeout_s = *t;
   r.plug_value = opt_bool(body, "plug_value").value_or(false);
   r.keep_distinct = opt_bool(body, "keep_distinct").value_or(false);
+  r.verify = serve::parse_verify_option(body);  // RL: search for a counterexample after a match
   if ((r.plug_value || r.keep_distinct) && r.benchmark != "spider")
     bad("`plug_value` and `keep_distinct` apply to benchmark spider only");
   return r;
@@ -160,8 +162,10 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
     v.pred_executed = false;
   } else {
     impl_->judge.judge(b, req, *sql, v);
+    serve::verify_verdict(b, req, *sql, v);  // only when the request asks (`verify`)
   }
-  v.reward = v.execution_match ? 1.0 : 0.0;
+  // A refuted match keeps execution_match (the official verdict) but earns no reward.
+  v.reward = v.execution_match && !(v.verify && v.verify->status == "refuted") ? 1.0 : 0.0;
   impl_->verdicts++;
   v.timings.total_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return v;
@@ -179,6 +183,7 @@ void Verifier::to_json(const Verdict& v, const std::string& benchmark, json& res
   resp["pred_executed"] = v.pred_executed ? json(*v.pred_executed) : json();
   resp["timings"] = {{"extract_s", v.timings.extract_s}, {"gold_s", v.timings.gold_s}, {"pred_s", v.timings.pred_s},
                      {"compare_s", v.timings.compare_s}, {"total_s", v.timings.total_s}};
+  serve::verify_to_json(v, resp);
 }
 
 VerdictRequest Verifier::request_of(const json& body, const std::string& db) const {
