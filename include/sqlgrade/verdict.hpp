@@ -61,6 +61,14 @@ struct VerdictRequest {
   std::optional<ExtractOptions> extract;    // null: the config's
   double timeout_s = 0;                     // per prediction query; 0 = the config's
   bool plug_value = false, keep_distinct = false;  // spider: the test-suite evaluator's flags
+  // RL, optional: after a match, search for a database on which the prediction and gold_sql differ
+  // under the benchmark's rule (docs/verify.md, "For RL"); the reward is 1 only when none is found.
+  struct VerifyOption {
+    double budget_s = 0.2;   // wall-clock cap of the search
+    size_t candidates = 50;  // candidate databases (the deterministic bound)
+    uint64_t seed = 0;
+  };
+  std::optional<VerifyOption> verify;  // the request's `verify` (true or {budget, candidates, seed})
 };
 
 struct VerdictTimings {
@@ -93,6 +101,16 @@ struct Verdict {
   bool gold_cached = false;
   std::optional<bool> pred_executed;  // the prediction ran to a result; null: unknown (gold failed first)
   VerdictTimings timings;
+  // Set when the request asked for `verify`. status: "refuted" (reward 0 although execution_match),
+  // "no_counterexample", "skipped" (not a match, no gold_sql, ...; reason says why).
+  struct VerifyOutcome {
+    std::string status, reason;
+    size_t candidates = 0;
+    double seconds = 0;
+    bool time_capped = false;
+    std::string counterexample_json;  // refuted: JSON text of rows, both results, strategy, seed (docs/verify.md)
+  };
+  std::optional<VerifyOutcome> verify;
 };
 
 struct VerifierStats {

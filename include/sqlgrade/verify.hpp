@@ -68,6 +68,10 @@ std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, 
 // The lines `--verify` prints after the official output, and `sqlgrade verify`'s text.
 std::string render_text(const std::vector<SystemReport>& reports);
 std::string render_json(const std::vector<SystemReport>& reports);
+// A benchmark's run record (the text its render_json wrote) with this system's verification added:
+// the binary metric "verified_ex" on every instance graded by execution, detail.verify on every match
+// (status, budget used, the counterexample's rows and both results), options.verify and summary.verify.
+std::string add_to_record(const std::string& record_json, const SystemReport& rep, const Options& opt);
 
 // ---- the gold audit (`sqlgrade audit`)
 struct AuditFinding {

@@ -28,11 +28,13 @@ Request (verdict)::
     extract         {"word_boundary", "tags_and_json", "raw_fallback", "after_think"} (bools) | None
     timeout         seconds per prediction query | None (backend default)
     plug_value, keep_distinct   bool                      (spider, test-suite flags)
+    verify          True | {"budget", "candidates", "seed"} | None   (search for a counterexample after a match)
 
 Reply (verdict): ``reward`` (1.0/0.0), ``execution_match``, ``extracted_sql`` (str | None),
 ``extraction_source``, ``failure_reason`` (none | no_sql_extracted | execution_error |
 gold_execution_error | timeout), ``failure_detail``, ``benchmark``, ``gold_cached``, optionally
-``pred_executed`` (bool) and ``timings`` ({name: seconds}).
+``pred_executed`` (bool), ``timings`` ({name: seconds}) and, when asked, ``verify`` ({status, reason,
+candidates, seconds, time_capped, counterexample?}; reward 0 when status is refuted).
 
 Request (execute): ``benchmark``, ``db_id``, ``db``, ``sql``, ``timeout``, ``max_rows``,
 ``max_bytes``. Reply: ``status`` (ok | error | timeout | too_large), ``columns``, ``rows``,

@@ -63,7 +63,7 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
            benchmark: Optional[str] = None, ignore_order: Optional[bool] = None, condition_cols: Any = None,
            instance_id: Optional[str] = None, gold_single_file: Optional[bool] = None,
            extract: Union[bool, Mapping[str, bool]] = True, timeout: Optional[float] = None,
-           plug_value: bool = False, keep_distinct: bool = False,
+           plug_value: bool = False, keep_distinct: bool = False, verify: Union[bool, Mapping[str, Any], None] = None,
            cfg: Config) -> Tuple[Dict[str, Any], List[str]]:
     """A protocol request for the first gold, and the list of all golds (alternatives after it)."""
     if output is None:
@@ -92,7 +92,24 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
                condition_cols=condition_cols, instance_id=instance_id, gold_single_file=gold_single_file,
                timeout=None if timeout is None else float(timeout), plug_value=bool(plug_value),
                keep_distinct=bool(keep_distinct))
+    req["verify"] = _verify_option(verify)
     return req, golds
+
+
+def _verify_option(verify: Union[bool, Mapping[str, Any], None]) -> Union[bool, Dict[str, Any], None]:
+    """The request's ``verify`` (docs/verify.md "For RL"): None/False off, True the defaults (0.2 s,
+    50 candidates, seed 0), or a dict of ``budget``, ``candidates``, ``seed``. The backend checks the
+    values against the table of bounds; here only the shape."""
+    if verify is None or verify is False:
+        return None
+    if verify is True:
+        return True
+    if isinstance(verify, Mapping):
+        bad = [k for k in verify if k not in ("budget", "candidates", "seed")]
+        if bad:
+            raise InputError(f"verify: unknown option(s): {', '.join(map(str, bad))} (budget, candidates, seed)")
+        return dict(verify)
+    raise InputError("verify must be True, False, None or a dict of budget, candidates, seed")
 
 
 def _with_gold(req: Dict[str, Any], gold: str, shaping: Shaping) -> Dict[str, Any]:
@@ -106,8 +123,8 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
             benchmark: Optional[str] = None, ignore_order: Optional[bool] = None, condition_cols: Any = None,
             instance_id: Optional[str] = None, gold_single_file: Optional[bool] = None,
             extract: Union[bool, Mapping[str, bool]] = True, timeout: Optional[float] = None,
-            plug_value: bool = False, keep_distinct: bool = False, shaping: Optional[Shaping] = None,
-            **shaping_kwargs: Any) -> Verdict:
+            plug_value: bool = False, keep_distinct: bool = False, verify: Union[bool, Mapping[str, Any], None] = None,
+            shaping: Optional[Shaping] = None, **shaping_kwargs: Any) -> Verdict:
     """Grade one model output (or, with ``extract=False``, one SQL query) against a gold.
 
     ``db`` is the database file (``.sqlite``; for ``benchmark="spider"`` the file or its folder,
@@ -115,7 +132,10 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
     ``db_root``, or by the server in its own folders). ``gold_sql`` may be a list: the first is
     the gold, the others are alternatives (any match counts). ``benchmark`` is ``spider2``
     (default), ``spider`` or ``bird``. Shaping options (``wrong_result_score=0.1``, ...) set
-    ``Verdict.score``. Raises :class:`InputError` for bad input, never for a bad prediction.
+    ``Verdict.score``. ``verify=True`` (or ``{"budget": s, "candidates": n, "seed": k}``) also
+    searches, after a match, for a database on which the prediction and ``gold_sql`` differ: a
+    refuted match keeps ``execution_match`` but gets reward 0 (``Verdict.verify`` has the outcome).
+    Raises :class:`InputError` for bad input, never for a bad prediction.
     """
     cfg = config()
     shp = _shaping(shaping, shaping_kwargs, cfg)
@@ -124,7 +144,7 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
     req, golds = _build(output, db=db, gold_sql=gold_sql, gold_result=gold_result, benchmark=benchmark,
                         ignore_order=ignore_order, condition_cols=condition_cols, instance_id=instance_id,
                         gold_single_file=gold_single_file, extract=extract, timeout=timeout, plug_value=plug_value,
-                        keep_distinct=keep_distinct, cfg=cfg)
+                        keep_distinct=keep_distinct, verify=verify, cfg=cfg)
     backend = get_backend(cfg)
     first = None
     for gold in golds or [None]:

@@ -40,6 +40,9 @@ class Verdict:
     benchmark: str
     timings: Mapping[str, float] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    # verify=True: {"status": refuted | no_counterexample | skipped, "reason", "candidates", "seconds",
+    # "time_capped", "counterexample"?}; None when not asked
+    verify: Optional[Mapping[str, Any]] = field(default=None, repr=False)
 
     @classmethod
     def from_reply(cls, reply: Mapping[str, Any], shaping: Shaping, timings: Optional[Mapping[str, float]] = None) -> "Verdict":
@@ -49,6 +52,9 @@ class Verdict:
         executed = reply.get("pred_executed")
         executed = None if executed is None else bool(executed)
         outcome = _OUTCOME_OF_STAGE[stage]
+        checked = reply.get("verify")
+        if match and isinstance(checked, Mapping) and checked.get("status") == "refuted":
+            outcome = "wrong_result"  # `verify`: a counterexample database shows a wrong result
         t = dict(reply.get("timings") or {})
         t.update(timings or {})
         return cls(
@@ -64,6 +70,7 @@ class Verdict:
             benchmark=str(reply.get("benchmark") or ""),
             timings=t,
             raw=dict(reply),
+            verify=dict(checked) if isinstance(checked, Mapping) else None,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -78,15 +78,22 @@ void run_bird(BirdArgs& a) {
     for (const auto& res : runs) log += bird::render_log_block(res);
     write_file_atomic(a.output_log_path, log);
   }
+  std::vector<std::string> held(runs.size());  // --verify: records written once the search is done
   for (size_t k = 0; k < runs.size(); ++k) {
     const auto& res = runs[k];
     std::string out = bird::render_text(res);
     if (n > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k]) + out;
-    if (!json_paths[k].empty()) write_file_atomic(json_paths[k], bird::render_json(res, cli::invocation()));
+    if (!json_paths[k].empty()) {
+      if (a.verify.on) held[k] = bird::render_json(res, cli::invocation());
+      else write_file_atomic(json_paths[k], bird::render_json(res, cli::invocation()));
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);
-  if (a.verify.on) cli::print_verify(verify::verify_bird(runs, a.preds, vopt));
+  if (!a.verify.on) return;
+  const auto reps = verify::verify_bird(runs, a.preds, vopt);
+  cli::print_verify(reps);
+  cli::write_verified_records(json_paths, held, reps, vopt);
 }
 
 void run_subset(SubsetArgs& a) {

@@ -72,19 +72,25 @@ void run_spider2(const Spider2Args& a) {
     std::fprintf(stderr, "sqlgrade: %zu systems, %zu instances graded, %zu distinct (db, SQL) executed\n", runs.size(), n,
                  runs.front().n_executed);
   }
+  std::vector<std::string> held(runs.size());  // --verify: records written once the search is done
   for (size_t i = 0; i < runs.size(); ++i) {
     const s2::Run& run = runs[i];
     // Outputs first (atomically), then what the official script prints.
     s2::write_outputs(run);
-    if (!run.items.empty() && !jsons[i].empty())
-      sqlgrade::write_file_atomic(jsons[i], s2::render_json(run, sqlgrade::cli::invocation()));
+    if (!run.items.empty() && !jsons[i].empty()) {
+      if (a.verify.on) held[i] = s2::render_json(run, sqlgrade::cli::invocation());
+      else sqlgrade::write_file_atomic(jsons[i], s2::render_json(run, sqlgrade::cli::invocation()));
+    }
     // Several systems: each table (byte-identical to grading that folder alone) under a header.
     std::string out = s2::render_text(run);
     if (runs.size() > 1) out = (i ? "\n" : "") + sqlgrade::cli::system_header(a.result_dirs[i]) + out;
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
-  if (a.verify.on) sqlgrade::cli::print_verify(sqlgrade::verify::verify_spider2(runs, vopt));
+  if (!a.verify.on) return;
+  const auto reps = sqlgrade::verify::verify_spider2(runs, vopt);
+  sqlgrade::cli::print_verify(reps);
+  sqlgrade::cli::write_verified_records(jsons, held, reps, vopt);
 }
 
 }  // namespace

@@ -48,17 +48,24 @@ void run_spider_cmd(SpiderArgs& a) {
     throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
   a.opt.pred = a.preds[0];
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
+  std::vector<std::string> held(runs.size());  // --verify: records written once the search is done
   for (size_t k = 0; k < runs.size(); ++k) {
     const Run& run = runs[k];
     if (!a.quiet)
       for (const auto& w : run.warnings) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
     std::string out = render_text(run);
     if (runs.size() > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k]) + out;
-    if (!json_paths[k].empty()) write_file_atomic(json_paths[k], render_json(run, cli::invocation()));
+    if (!json_paths[k].empty()) {
+      if (a.verify.on) held[k] = render_json(run, cli::invocation());
+      else write_file_atomic(json_paths[k], render_json(run, cli::invocation()));
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);
-  if (a.verify.on) cli::print_verify(verify::verify_spider(runs, a.preds, vopt));
+  if (!a.verify.on) return;
+  const auto reps = verify::verify_spider(runs, a.preds, vopt);
+  cli::print_verify(reps);
+  cli::write_verified_records(json_paths, held, reps, vopt);
 }
 
 void run_parse_cmd(ParseArgs& a) {

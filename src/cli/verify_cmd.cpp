@@ -37,6 +37,13 @@ void print_verify(const std::vector<sqlgrade::verify::SystemReport>& reports) {
   std::fflush(stdout);
 }
 
+void write_verified_records(const std::vector<std::string>& paths, const std::vector<std::string>& records,
+                            const std::vector<sqlgrade::verify::SystemReport>& reports, const sqlgrade::verify::Options& opt) {
+  for (size_t k = 0; k < paths.size() && k < records.size() && k < reports.size(); ++k)
+    if (!paths[k].empty() && !records[k].empty())
+      sqlgrade::write_file_atomic(paths[k], sqlgrade::verify::add_to_record(records[k], reports[k], opt));
+}
+
 }  // namespace sqlgrade::cli
 
 namespace {

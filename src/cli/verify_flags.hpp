@@ -21,5 +21,9 @@ void add_verify_flags(CLI::App* cmd, VerifyFlags& f, bool with_switch);
 sqlgrade::verify::Options verify_options(const VerifyFlags& f, int jobs, bool no_progress);
 // Prints the verification lines after a benchmark's official output (stdout).
 void print_verify(const std::vector<sqlgrade::verify::SystemReport>& reports);
+// --verify with --json/--json-dir: writes records[k] (a benchmark's run record, held back until the
+// search is done) to paths[k] with system k's verification added. Empty paths are skipped.
+void write_verified_records(const std::vector<std::string>& paths, const std::vector<std::string>& records,
+                            const std::vector<sqlgrade::verify::SystemReport>& reports, const sqlgrade::verify::Options& opt);
 
 }  // namespace sqlgrade::cli

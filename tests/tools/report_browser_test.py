@@ -4,7 +4,8 @@
 Loads reports in Debian's headless Chromium through chromedriver (W3C WebDriver over HTTP, driven by
 tests/tools/webdriver.py, stdlib only) and asserts: no console errors (a CSP violation, a network
 attempt or a script error is one), hostile instance text is displayed literally and never runs,
-each filter (All / Failed / Regressed / Improved / Different) shows the number of rows computed
+each filter (All / Failed / Regressed / Improved / Different; Refuted on a --verify record,
+report_browser_verify.py) shows the number of rows computed
 here in Python from the run records, the search box narrows the rows, a click opens the drill-down
 with the gold and predicted SQL and the first result rows. With the Spider data present
 (SQLGRADE_DATA) it also grades two real Spider dev systems, converts their JSON into run records
@@ -24,6 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import webdriver  # noqa: E402
+from report_browser_verify import test_verified  # noqa: E402
 from checks import check, verdict  # noqa: E402
 
 CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
@@ -262,6 +264,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, webdriver.Browser(*found) as b:
         synthetic_html = test_synthetic(b, tmp, args.out)
         test_uda(b, tmp, args.out)
+        test_verified(b, tmp, args.out, CLI, console_errors)  # --verify records: Refuted filter, drill-down
         if not test_spider(b, tmp, args.out, shots):
             b.open(synthetic_html)
             b.screenshot(os.path.join(shots, "report-overview.png"))

@@ -5,32 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "verify_fixtures.hpp"
 
 using namespace sqlgrade::test;
 
 namespace {
-
-struct SpiderFiles {
-  TempDir dir;
-  std::string db = (dir / "db").string(), gold = (dir / "gold.sql").string(), pred = (dir / "pred.sql").string();
-  SpiderFiles() {
-    make_sqlite(dir / "db/shop/shop.sqlite",
-                std::string(kShopSchemaSql) +
-                    "INSERT INTO shop VALUES (1,'Paris'),(2,'Lyon');"
-                    "INSERT INTO item VALUES (1,'pen',2.5,1),(2,'ink',4.0,1),(3,'cup',7.0,2),(4,'mug',7.0,2);");
-    spit(dir / "gold.sql",
-         "SELECT name FROM item WHERE price > 1\tshop\n"
-         "SELECT count(*) FROM item\tshop\n"
-         "SELECT name FROM item ORDER BY price DESC LIMIT 1\tshop\n"
-         "SELECT nope FROM item\tshop\n");
-    spit(dir / "pred.sql",
-         "SELECT name FROM item\n"
-         "SELECT count(id) FROM item\n"
-         "SELECT name FROM item ORDER BY price DESC LIMIT 1\n"
-         "SELECT 1\n");
-  }
-  std::vector<std::string> spider_args() const { return {"spider", "--gold", gold, "--pred", pred, "--db", db, "--etype", "exec"}; }
-};
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 

@@ -8,6 +8,7 @@
 
 #include "sqlgrade/runs/categories.hpp"
 #include "sqlgrade/runs/terminal.hpp"
+#include "sqlgrade/runs/verify_record.hpp"
 
 namespace sqlgrade::runs {
 
@@ -45,7 +46,10 @@ SummaryOut summarize(const RunRecord& rec) {
     auto it = r.fns.find(rec.benchmark);
     if (it != r.fns.end()) fn = it->second;
   }
-  return fn ? fn(rec) : generic_summary(rec);
+  SummaryOut out = fn ? fn(rec) : generic_summary(rec);
+  // --verify: the verification totals, rebuilt from the instances (merge gives exact totals).
+  if (Json v = verify_summary(rec); !v.is_null() && out.summary.is_object()) out.summary["verify"] = std::move(v);
+  return out;
 }
 
 SummaryOut generic_summary(const RunRecord& r) {

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "sqlgrade/core/bounds.hpp"
+#include "sqlgrade/verdict/verify_option.hpp"
 #include "sqlgrade/core/text.hpp"
 
 namespace sqlgrade::verdicts {
@@ -218,6 +219,7 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   if (auto t = bounded_field(body, "timeout", "timeout")) r.timeout_s = *t;
   r.plug_value = opt_bool(body, "plug_value").value_or(false);
   r.keep_distinct = opt_bool(body, "keep_distinct").value_or(false);
+  r.verify = parse_verify_option(body);  // RL: search for a counterexample after a match
   if ((r.plug_value || r.keep_distinct) && r.benchmark != "spider")
     bad("`plug_value` and `keep_distinct` apply to benchmark spider only");
   return r;
@@ -236,6 +238,7 @@ void to_json(const Verdict& v, const std::string& benchmark, json& resp) {
   resp["pred_executed"] = v.pred_executed ? json(*v.pred_executed) : json();
   resp["timings"] = {{"extract_s", v.timings.extract_s}, {"gold_s", v.timings.gold_s}, {"pred_s", v.timings.pred_s},
                      {"compare_s", v.timings.compare_s}, {"total_s", v.timings.total_s}};
+  verify_to_json(v, resp);
 }
 
 VerdictRequest request_of(const Verifier& verifier, const json& body, const std::string& db) {

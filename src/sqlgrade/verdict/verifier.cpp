@@ -10,6 +10,7 @@
 #include "sqlgrade/verdict/gold_cache.hpp"
 #include "sqlgrade/verdict/judge.hpp"
 #include "sqlgrade/verdict/surrogates.hpp"
+#include "sqlgrade/verdict/verify_option.hpp"
 #include "sqlgrade/verdict/request.hpp"
 #include "sqlgrade/verdict.hpp"
 
@@ -117,8 +118,10 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
     v.pred_executed = false;
   } else {
     impl_->judge.judge(b, req, *sql, v);
+    verify_verdict(b, req, *sql, v);  // only when the request asks (`verify`)
   }
-  v.reward = v.execution_match ? 1.0 : 0.0;
+  // A refuted match keeps execution_match (the official verdict) but earns no reward.
+  v.reward = v.execution_match && !(v.verify && v.verify->status == "refuted") ? 1.0 : 0.0;
   impl_->verdicts++;
   v.timings.total_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return v;

@@ -170,7 +170,7 @@ std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const 
       if (!it.correct) continue;
       ++reps[s].ex;
       Pending p;
-      p.item.id = it.id;
+      p.item.id = it.id.empty() ? std::to_string(it.index) : it.id;  // the run record's id (bird/record.cpp)
       p.item.db_path = db_in_folder(run.opt.db_root_path, it.db_id);
       p.item.gold_sql = it.gold_sql;
       p.item.pred_sql = it.pred_sql;

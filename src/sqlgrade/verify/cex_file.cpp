@@ -64,7 +64,7 @@ nlohmann::json counterexample_json(const Item& item, const Outcome& out) {
   for (const auto& r : c.rows) {
     nlohmann::json vals = nlohmann::json::object();
     for (size_t k = 0; k < r.columns.size() && k < r.values.size(); ++k) vals[r.columns[k]] = value_json(r.values[k]);
-    rows.push_back({{"table", r.table}, {"values", vals}, {"source", r.source}});
+    rows.push_back({{"table", r.table}, {"columns", r.columns}, {"values", vals}, {"source", r.source}});  // columns: schema order
   }
   j["counterexample"] = {{"seed", c.seed}, {"candidate", c.candidate}, {"strategy", c.strategy},
                          {"mutations", c.mutations}, {"rows", rows}, {"rows_before_shrink", c.rows_before_shrink},

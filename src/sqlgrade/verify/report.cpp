@@ -51,7 +51,8 @@ std::string render_json(const std::vector<SystemReport>& reports) {
       inst.push_back(std::move(j));
     }
     arr.push_back({{"system", r.system}, {"benchmark", r.benchmark}, {"total", r.total}, {"ex", r.ex},
-                   {"verified_ex", r.ex - r.refuted}, {"no_counterexample", r.verified}, {"refuted", r.refuted},
+                   {"verified_ex", r.ex - r.refuted}, {"ex_rate", ratio(r.ex, r.total)},
+                   {"verified_ex_rate", ratio(r.ex - r.refuted, r.total)}, {"no_counterexample", r.verified}, {"refuted", r.refuted},
                    {"not_searched", r.skipped}, {"candidates", r.candidates}, {"time_capped", r.time_capped},
                    {"search_seconds", r.seconds}, {"wall_seconds", r.wall_s}, {"instances", inst}});
   }

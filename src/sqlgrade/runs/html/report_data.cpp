@@ -11,6 +11,7 @@
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
 #include "sqlgrade/runs/sql_features.hpp"
+#include "sqlgrade/runs/verify_record.hpp"
 #include "sqlgrade/version.hpp"
 
 namespace sqlgrade::runs {
@@ -63,6 +64,7 @@ Json instance_run_json(const Instance& in) {
   j["t"] = in.time_s ? Json(*in.time_s) : Json(nullptr);
   if (!in.rows.is_null()) j["rows"] = in.rows;
   if (!in.columns.is_null()) j["cols"] = in.columns;
+  if (const Json* v = verify_detail(in)) j["verify"] = *v;  // --verify records (report_verify.js)
   return j;
 }
 

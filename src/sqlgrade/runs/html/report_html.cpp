@@ -41,7 +41,7 @@ std::string html_escape(std::string_view in) {
 
 std::string render_report(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
   const Json data = report_data(runs, opt);
-  const std::string script = std::string("(() => {\n") + kReportWidgetsJs + kReportMainJs + "})();\n";
+  const std::string script = std::string("(() => {\n") + kReportWidgetsJs + kReportVerifyJs + kReportMainJs + "})();\n";
   const std::string style = kReportCss;
   const std::string csp = "default-src 'none'; script-src 'sha256-" + base64(std::string_view(
                               reinterpret_cast<const char*>(sha256_bytes(script).data()), 32)) +

@@ -124,6 +124,7 @@ const FILTERS = {
   different: (i) => different(i, 0, state.cmp),
 };
 const FILTER_LABELS = { all: 'All', failed: 'Failed', regressed: 'Regressed', improved: 'Improved', different: 'Different' };
+addVerifyFilters(FILTERS, FILTER_LABELS);  // report_verify.js: 'Refuted' when a run was verified
 
 function detail(inst) {
   const box = el('div', {});
@@ -155,6 +156,7 @@ function detail(inst) {
     const rows = Object.entries(r.cols).map(([c, v]) => [c, num(fmt(v.precision)), num(fmt(v.recall)), num(fmt(v.f1))]);
     box.append(el('h4', {}, swatch(k), `Columns — ${RUNS[k].label}`), table(['column', num('P'), num('R'), num('F1')], rows));
   });
+  box.append(...verifyDetail(inst));  // report_verify.js
   return box;
 }
 

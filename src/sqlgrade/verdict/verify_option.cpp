@@ -1,0 +1,125 @@
+// The `verify` option of a verdict: see verify_option.hpp. The search itself is verify::verify (the
+// same as `sqlgrade verify`), on the request's database, with the queries exactly as the benchmark's
+// rule executes them and the benchmark's own comparison.
+#include "sqlgrade/verdict/verify_option.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/spider2/compare.hpp"
+#include "sqlgrade/verify/verify.hpp"
+
+namespace sqlgrade::verdicts {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::optional<VerdictRequest::VerifyOption> parse_verify_option(const json& body) {
+  auto it = body.find("verify");
+  if (it == body.end() || it->is_null() || (it->is_boolean() && !it->get<bool>())) return std::nullopt;
+  VerdictRequest::VerifyOption o;
+  if (it->is_boolean()) return o;
+  if (!it->is_object()) throw BadRequest("verify: must be true, false or an object {budget, candidates, seed}");
+  static const std::set<std::string> known{"budget", "candidates", "seed"};
+  for (auto f = it->begin(); f != it->end(); ++f)
+    if (!known.count(f.key())) throw BadRequest("verify." + f.key().substr(0, 64) + ": unknown field (budget, candidates, seed)");
+  try {
+    if (auto v = bounded_field(*it, "budget", "verify_budget")) o.budget_s = *v;
+    if (auto v = bounded_field(*it, "candidates", "verify_candidates")) o.candidates = static_cast<size_t>(*v);
+    if (bounded_field(*it, "seed", "seed")) o.seed = (*it)["seed"].get<uint64_t>();  // exact, not through a double
+  } catch (const BadRequest& e) {
+    throw BadRequest("verify." + e.message());  // "verify.budget: must be a number of seconds in ..."
+  }
+  return o;
+}
+
+namespace {
+
+// The database the search starts from: the file, or for a Spider test-suite folder its first
+// database (<dir>/<name of dir>.sqlite, else the first *.sqlite by name), as `sqlgrade verify` does.
+std::string search_db(const std::string& db) {
+  std::error_code ec;
+  if (!fs::is_directory(db, ec)) return db;
+  const fs::path own = fs::path(db) / (fs::path(db).filename().string() + ".sqlite");
+  if (fs::is_regular_file(own, ec)) return own.string();
+  std::string first;
+  for (const auto& e : fs::directory_iterator(db, ec))
+    if (e.path().extension() == ".sqlite" && (first.empty() || e.path().string() < first)) first = e.path().string();
+  return first;
+}
+
+// The verification item of a matched request, or why it cannot be searched.
+std::string make_item(Bench b, const VerdictRequest& req, const std::string& pred_sql, verify::Item& item) {
+  if (!req.gold_sql || req.gold_sql->empty()) return "needs gold_sql (a gold result or gold folder has no query to run elsewhere)";
+  if (req.plug_value) return "plug_value matches are not searched (the matching candidate is not kept)";
+  item.id = req.instance_id;
+  item.db_path = search_db(req.db);
+  if (item.db_path.empty()) return "no .sqlite database in the folder";
+  switch (b) {
+    case Bench::Spider: {  // as the test-suite evaluator executes them (docs/verify.md)
+      auto q = spider::prepare_exec_queries(*req.gold_sql, pred_sql, true, req.keep_distinct);
+      item.gold_sql = spider::replace_cur_year(q.gold);
+      item.pred_sql = spider::replace_cur_year(q.pred);
+      item.rule = {verify::Rule::SpiderTestSuite, q.order_matters, nullptr, false};
+      break;
+    }
+    case Bench::Bird:
+      item.gold_sql = *req.gold_sql, item.pred_sql = pred_sql;
+      item.rule = {verify::Rule::BirdSet, false, nullptr, false};
+      break;
+    case Bench::Spider2: {  // one gold: a list of lists of condition_cols applies by its element 0 (Judge::compare)
+      json cc = req.condition_cols_json.empty() ? json() : json::parse(req.condition_cols_json);
+      if (cc.is_array() && std::any_of(cc.begin(), cc.end(), [](const json& e) { return e.is_array(); })) {
+        auto resolved = spider2::resolve_condition_cols(cc, 1);
+        if (resolved.empty() || !resolved[0]) return "condition_cols cannot be resolved";
+        cc = *resolved[0];
+      }
+      item.gold_sql = *req.gold_sql, item.pred_sql = pred_sql;
+      item.rule = {verify::Rule::Spider2Columns, false, cc, req.ignore_order.value_or(true)};
+      break;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+void verify_verdict(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v) {
+  if (!req.verify) return;
+  Verdict::VerifyOutcome out;
+  out.status = "skipped";
+  verify::Item item;
+  if (!v.execution_match) {
+    out.reason = "not a match: nothing to verify";
+  } else if (std::string why = make_item(b, req, pred_sql, item); !why.empty()) {
+    out.reason = why;
+  } else {
+    verify::Budget budget;
+    budget.seed = req.verify->seed;
+    budget.candidates = req.verify->candidates;
+    budget.seconds = req.verify->budget_s;
+    budget.shrink_tests = 60;  // a reward needs the refutation, not the smallest database
+    budget.query_timeout_s = std::min(budget.query_timeout_s, std::max(req.verify->budget_s, 0.05));
+    const verify::Outcome o = verify::verify(item, budget);
+    out.status = verify::to_string(o.status);
+    out.reason = o.reason;
+    out.candidates = o.candidates;
+    out.seconds = o.seconds;
+    out.time_capped = o.time_capped;
+    if (o.cex) out.counterexample_json = verify::counterexample_json(item, o)["counterexample"].dump();
+  }
+  v.verify = std::move(out);
+}
+
+void verify_to_json(const Verdict& v, json& reply) {
+  if (!v.verify) return;
+  const auto& o = *v.verify;
+  json j{{"status", o.status}, {"reason", o.reason}, {"candidates", o.candidates}, {"seconds", o.seconds},
+         {"time_capped", o.time_capped}};
+  if (!o.counterexample_json.empty()) j["counterexample"] = json::parse(o.counterexample_json);
+  reply["verify"] = std::move(j);
+}
+
+}  // namespace sqlgrade::verdicts
