@@ -101,3 +101,15 @@ TEST(ExecRunner, VerdictMemoChecksEachTripleOnce) {
   EXPECT_EQ(pred_runs, 306);
   EXPECT_EQ(gold_runs, 2);  // the gold memo still holds both
 }
+
+TEST(ExecRunner, ForEachRunsEveryItemOnceAndRethrows) {
+  // The benchmark modules' steps that fill their own slot (Spider 2.0's jobs, UDA's statements).
+  std::vector<std::atomic<int>> seen(500);
+  Progress progress("test", seen.size(), 0);
+  exec::for_each(seen.size(), 3, &progress, [&](size_t i) { ++seen[i]; });
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].load(), 1) << i;
+  EXPECT_THROW(exec::for_each(10, 2, nullptr, [](size_t i) {
+                 if (i == 7) throw std::runtime_error("item 7");
+               }),
+               std::runtime_error);
+}

@@ -192,281 +192,302 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
   return out;
 }
 
-Run evaluate_with(const Options& opt, const std::function<void(const std::string&)>& warn_cb, SharedCache& cache) {
-  auto t_start = Clock::now();
-  Run rr;
-  rr.opt = opt;
-  rr.metric = opt.metric;
-  rr.sql_dialect = opt.sql_dialect;
-  rr.engine_version = sqlite3_libversion();
-  rr.started_at = runs::utc_now_iso8601();
-  auto warn = [&](const std::string& w) {
-    rr.warnings.push_back(w);
-    if (warn_cb) warn_cb(w);
-  };
-  if (opt.sql_dialect != "SQLite")
+namespace {
+
+// One evaluate_with call: its options, the run it fills, its inputs and the warning sink (each warning
+// is kept in the run and passed on as it is found).
+struct Grading {
+  const Options& opt;
+  Run& rr;
+  std::function<void(const std::string&)> warn;
+  InputFiles files{};
+  std::vector<GoldItem> gold{};
+  PredFile preds{};
+  std::vector<QuestionInfo> questions{};
+  size_t n = 0;
+  std::vector<int> pred_of{};    // gold index -> prediction entry index
+  std::vector<char> in_shard{};  // per gold index
+};
+
+void read_inputs(Grading& g) {
+  if (g.opt.sql_dialect != "SQLite")
     throw InputError("--sql_dialect", "only SQLite is supported (MySQL/PostgreSQL need a server; the official "
                                       "scripts use hard-coded localhost credentials)");
+  g.files = input_files(g.opt);
+  if (g.files.original) g.rr.layout = Layout::Original;
+  g.gold = load_gold(g.files.gold);
+  g.preds = load_predictions(g.files.pred);
+  if (!g.opt.diff_json_path.empty()) g.questions = load_questions(g.opt.diff_json_path);
+  else g.warn("no --diff_json_path: every question counts in 'total' only (the official scripts require it)");
+  g.n = g.gold.size();
+}
 
-  // Resolve the layout and file names.
-  const InputFiles files = input_files(opt);
-  const std::string& pred_path = files.pred;
-  const std::string& gold_path = files.gold;
-  const bool original = files.original;
-  if (original) rr.layout = Layout::Original;
-  std::error_code ec;
+// The question indices of every question_id of the difficulty file (aligned by position).
+std::map<long long, std::vector<size_t>> questions_by_id(const Grading& g) {
+  std::map<long long, std::vector<size_t>> by_qid;
+  for (size_t i = 0; i < g.n && i < g.questions.size(); ++i)
+    if (g.questions[i].question_id >= 0) by_qid[g.questions[i].question_id].push_back(i);
+  return by_qid;
+}
 
-  std::vector<GoldItem> gold = load_gold(gold_path);
-  PredFile preds = load_predictions(pred_path);
-  std::vector<QuestionInfo> questions;
-  if (!opt.diff_json_path.empty()) {
-    questions = load_questions(opt.diff_json_path);
-  } else {
-    warn("no --diff_json_path: every question counts in 'total' only (the official scripts require it)");
+// Is the difficulty file consistent with the gold file?
+void check_questions(Grading& g) {
+  const size_t n = g.n, nq = g.questions.size();
+  if (nq && nq != n)
+    g.warn("the difficulty file has " + std::to_string(nq) + " entries but the gold file has " + std::to_string(n) +
+           " questions; entries are matched by position" +
+           (nq > n ? " (extra entries ignored)" : " (questions without an entry count in 'total' only)"));
+  size_t no_diff = 0;
+  std::vector<std::string> mism;
+  for (size_t i = 0; i < n && i < nq; ++i) {
+    const auto& q = g.questions[i];
+    if (q.difficulty.empty()) ++no_diff;
+    if (!q.db_id.empty() && q.db_id != g.gold[i].db_id) mism.push_back(std::to_string(i));
   }
-  const size_t n = gold.size();
-
-  // ---- difficulty file consistency
-  if (!questions.empty() && questions.size() != n)
-    warn("the difficulty file has " + std::to_string(questions.size()) + " entries but the gold file has " +
-         std::to_string(n) + " questions; entries are matched by position" +
-         (questions.size() > n ? " (extra entries ignored)" : " (questions without an entry count in 'total' only)"));
-  {
-    size_t no_diff = 0, db_mismatch = 0;
-    std::vector<std::string> mism;
-    for (size_t i = 0; i < n && i < questions.size(); ++i) {
-      const auto& q = questions[i];
-      if (q.difficulty.empty()) ++no_diff;
-      if (!q.db_id.empty() && q.db_id != gold[i].db_id) {
-        ++db_mismatch;
-        mism.push_back(std::to_string(i));
-      }
-    }
-    if (no_diff && !questions.empty())
-      warn(std::to_string(no_diff) + " entries of the difficulty file have no 'difficulty'; they count in 'total' only");
-    if (db_mismatch)
-      warn("the difficulty file's db_id differs from the gold file's at " + std::to_string(db_mismatch) +
+  if (no_diff && nq)
+    g.warn(std::to_string(no_diff) + " entries of the difficulty file have no 'difficulty'; they count in 'total' only");
+  if (!mism.empty())
+    g.warn("the difficulty file's db_id differs from the gold file's at " + std::to_string(mism.size()) +
            " positions (" + preview_list(mism) + "): are the files aligned?");
-    std::map<long long, std::vector<size_t>> by_qid;
-    for (size_t i = 0; i < n && i < questions.size(); ++i)
-      if (questions[i].question_id >= 0) by_qid[questions[i].question_id].push_back(i);
-    for (auto& [qid, where] : by_qid) {
-      if (where.size() < 2) continue;
-      std::vector<std::string> lines;
-      for (size_t w : where) lines.push_back(std::to_string(gold[w].line));
-      warn("DUPLICATE question_id " + std::to_string(qid) + " appears " + std::to_string(where.size()) +
+  for (auto& [qid, where] : questions_by_id(g)) {
+    if (where.size() < 2) continue;
+    std::vector<std::string> lines;
+    for (size_t w : where) lines.push_back(std::to_string(g.gold[w].line));
+    g.warn("DUPLICATE question_id " + std::to_string(qid) + " appears " + std::to_string(where.size()) +
            " times (gold lines " + preview_list(lines) + "); each occurrence is graded separately");
+  }
+}
+
+// --pair-by auto: by index when every key is a gold index, else by question_id when every key is one.
+PairBy choose_pairing(Grading& g) {
+  if (g.opt.pair_by != PairBy::Auto) return g.opt.pair_by;
+  bool all_index = !g.preds.entries.empty();
+  for (auto& e : g.preds.entries) {
+    auto k = int_key(e.key);
+    if (!k || *k < 0 || static_cast<size_t>(*k) >= g.n) {
+      all_index = false;
+      break;
     }
   }
-
-  // ---- pairing
-  for (auto& [k, cnt] : preds.duplicate_keys)
-    warn("DUPLICATE prediction key \"" + k + "\" appears " + std::to_string(cnt) + " times in " + pred_path +
-         "; the last value is used (as Python's json module does)");
-
-  PairBy mode = opt.pair_by;
-  if (mode == PairBy::Auto) {
-    bool all_index = !preds.entries.empty();
-    for (auto& e : preds.entries) {
-      auto k = int_key(e.key);
-      if (!k || *k < 0 || static_cast<size_t>(*k) >= n) {
-        all_index = false;
-        break;
-      }
-    }
-    if (all_index) {
-      mode = PairBy::Index;
-    } else {
-      std::set<long long> qids;
-      for (size_t i = 0; i < n && i < questions.size(); ++i)
-        if (questions[i].question_id >= 0) qids.insert(questions[i].question_id);
-      bool all_qid = !qids.empty() && !preds.entries.empty();
-      for (auto& e : preds.entries) {
-        auto k = int_key(e.key);
-        if (!k || !qids.count(*k)) {
-          all_qid = false;
-          break;
-        }
-      }
-      mode = all_qid ? PairBy::QuestionId : PairBy::Index;
-      if (all_qid) warn("prediction keys are question_ids of the difficulty file: pairing by question_id");
+  if (all_index) return PairBy::Index;
+  const auto by_qid = questions_by_id(g);
+  bool all_qid = !by_qid.empty() && !g.preds.entries.empty();
+  for (auto& e : g.preds.entries) {
+    auto k = int_key(e.key);
+    if (!k || !by_qid.count(*k)) {
+      all_qid = false;
+      break;
     }
   }
-  rr.pair_by_used = mode;
+  if (all_qid) g.warn("prediction keys are question_ids of the difficulty file: pairing by question_id");
+  return all_qid ? PairBy::QuestionId : PairBy::Index;
+}
 
-  std::vector<int> pred_of(n, -1);  // gold index -> entry index
+// Fills g.pred_of; returns the keys that match no question.
+std::vector<std::string> pair_by_position(Grading& g) {
   std::vector<std::string> extra;
-  if (mode == PairBy::Position) {
-    for (size_t i = 0; i < preds.entries.size(); ++i) {
-      if (i < n) pred_of[i] = static_cast<int>(i);
-      else extra.push_back(preds.entries[i].key);
+  size_t out_of_order = 0;
+  for (size_t i = 0; i < g.preds.entries.size(); ++i) {
+    if (i >= g.n) {
+      extra.push_back(g.preds.entries[i].key);
+      continue;
     }
-    size_t out_of_order = 0;
-    for (size_t i = 0; i < preds.entries.size() && i < n; ++i) {
-      auto k = int_key(preds.entries[i].key);
-      if (!k || *k != static_cast<long long>(i)) ++out_of_order;
-    }
-    if (out_of_order)
-      warn("--pair-by position: " + std::to_string(out_of_order) +
+    g.pred_of[i] = static_cast<int>(i);
+    auto k = int_key(g.preds.entries[i].key);
+    if (!k || *k != static_cast<long long>(i)) ++out_of_order;
+  }
+  if (out_of_order)
+    g.warn("--pair-by position: " + std::to_string(out_of_order) +
            " keys do not equal their position in the file; predictions may be paired with the wrong questions "
            "(mini_dev#41)");
-  } else if (mode == PairBy::Index) {
-    for (size_t e = 0; e < preds.entries.size(); ++e) {
-      auto k = int_key(preds.entries[e].key);
-      if (!k || *k < 0 || static_cast<size_t>(*k) >= n) {
-        extra.push_back(preds.entries[e].key);
-        continue;
-      }
-      if (pred_of[*k] >= 0) {  // "5" and "05": same index
-        extra.push_back(preds.entries[e].key);
-        continue;
-      }
-      pred_of[*k] = static_cast<int>(e);
-    }
-  } else {  // QuestionId
-    std::map<long long, std::vector<size_t>> by_qid;
-    for (size_t i = 0; i < n && i < questions.size(); ++i)
-      if (questions[i].question_id >= 0) by_qid[questions[i].question_id].push_back(i);
-    if (by_qid.empty())
-      throw InputError(opt.diff_json_path.empty() ? "--diff_json_path" : opt.diff_json_path,
-                       "--pair-by question_id needs a question file with question_id fields");
-    for (size_t e = 0; e < preds.entries.size(); ++e) {
-      auto k = int_key(preds.entries[e].key);
-      auto it = k ? by_qid.find(*k) : by_qid.end();
-      if (it == by_qid.end()) {
-        extra.push_back(preds.entries[e].key);
-        continue;
-      }
-      for (size_t gi : it->second)
-        if (pred_of[gi] < 0) pred_of[gi] = static_cast<int>(e);
-    }
+  return extra;
+}
+
+std::vector<std::string> pair_by_index(Grading& g) {
+  std::vector<std::string> extra;
+  for (size_t e = 0; e < g.preds.entries.size(); ++e) {
+    auto k = int_key(g.preds.entries[e].key);
+    // Out of range, or "5" after "05" (same index): not paired.
+    if (!k || *k < 0 || static_cast<size_t>(*k) >= g.n || g.pred_of[*k] >= 0) extra.push_back(g.preds.entries[e].key);
+    else g.pred_of[*k] = static_cast<int>(e);
   }
+  return extra;
+}
+
+std::vector<std::string> pair_by_question_id(Grading& g) {
+  const auto by_qid = questions_by_id(g);
+  if (by_qid.empty())
+    throw InputError(g.opt.diff_json_path.empty() ? "--diff_json_path" : g.opt.diff_json_path,
+                     "--pair-by question_id needs a question file with question_id fields");
+  std::vector<std::string> extra;
+  for (size_t e = 0; e < g.preds.entries.size(); ++e) {
+    auto k = int_key(g.preds.entries[e].key);
+    auto it = k ? by_qid.find(*k) : by_qid.end();
+    if (it == by_qid.end()) {
+      extra.push_back(g.preds.entries[e].key);
+      continue;
+    }
+    for (size_t gi : it->second)
+      if (g.pred_of[gi] < 0) g.pred_of[gi] = static_cast<int>(e);
+  }
+  return extra;
+}
+
+void pair_predictions(Grading& g) {
+  for (auto& [k, cnt] : g.preds.duplicate_keys)
+    g.warn("DUPLICATE prediction key \"" + k + "\" appears " + std::to_string(cnt) + " times in " + g.files.pred +
+           "; the last value is used (as Python's json module does)");
+  const PairBy mode = choose_pairing(g);
+  g.rr.pair_by_used = mode;
+  g.pred_of.assign(g.n, -1);
+  std::vector<std::string> extra = mode == PairBy::Position ? pair_by_position(g)
+                                   : mode == PairBy::Index  ? pair_by_index(g)
+                                                            : pair_by_question_id(g);
   if (!extra.empty())
-    warn("EXTRA predictions: " + std::to_string(extra.size()) + " keys match no question and are ignored (" +
-         preview_list(extra) + ")");
+    g.warn("EXTRA predictions: " + std::to_string(extra.size()) + " keys match no question and are ignored (" +
+           preview_list(extra) + ")");
+}
 
-  // ---- build instances
-  rr.items.resize(n);
+// The prediction problems found while building the instances (one warning each at the end).
+struct PredProblems {
   std::vector<std::string> missing, not_string, no_sep, db_diff;
-  for (size_t i = 0; i < n; ++i) {
-    Instance& it = rr.items[i];
+};
+
+// In the original layout, a prediction naming another database runs (with its gold) there (quirk).
+void use_prediction_db(const Grading& g, Instance& it, const std::string& pdb) {
+  std::error_code ec;
+  if (!is_plain_name(pdb)) {
+    // "/x" would replace --db_root_path and "../x" climb out of it: a prediction never picks a
+    // database outside the folder the user gave.
+    it.has_pred = false;
+    it.status = "pred_error";
+    it.reason = "the prediction's database '" + pdb + "' is not a folder name inside --db_root_path";
+  } else if (fs::is_regular_file(db_file(g.opt.db_root_path, pdb), ec)) {
+    it.db_id = pdb;
+  } else {
+    it.has_pred = false;
+    it.status = "pred_error";
+    it.reason = "the prediction's database '" + pdb + "' does not exist";
+  }
+}
+
+// The prediction of gold question i (its SQL, or why there is none).
+void read_prediction(const Grading& g, size_t i, Instance& it, PredProblems& pp) {
+  int e = g.pred_of[i];
+  if (e < 0) {
+    it.status = "no_prediction";
+    it.reason = "no prediction for this question";
+    pp.missing.push_back(std::to_string(i));
+    return;
+  }
+  const PredEntry& pe = g.preds.entries[e];
+  it.key = pe.key;
+  if (!pe.is_string) {
+    it.status = "not_a_string";
+    it.reason = "prediction is a JSON " + pe.type_name + ", not a string";
+    pp.not_string.push_back(pe.key);
+    return;
+  }
+  bool sep = false;
+  auto [sql, pdb] = split_prediction(pe.raw, &sep);
+  if (!sep) pp.no_sep.push_back(pe.key);
+  if (g.opt.answer_json) {
+    auto ans = answer::json_answer(sql, answer::JsonAnswerRule::WholeFencedOrLastObject);
+    if (!ans) {
+      it.status = "no_answer";
+      it.reason = "no {\"answer\": \"...\"} object in the model output";
+      it.pred_sql = sql;
+      return;
+    }
+    sql = *ans;
+  }
+  it.has_pred = true;
+  it.pred_sql = sql;
+  if (sep && pdb != g.gold[i].db_id) {
+    pp.db_diff.push_back(pe.key);
+    if (g.files.original) use_prediction_db(g, it, pdb);
+  }
+}
+
+void build_instances(Grading& g) {
+  g.rr.items.resize(g.n);
+  PredProblems pp;
+  for (size_t i = 0; i < g.n; ++i) {
+    Instance& it = g.rr.items[i];
     it.index = i;
-    it.gold_sql = gold[i].sql;
-    it.db_id = gold[i].db_id;
-    if (i < questions.size()) {
-      it.difficulty = questions[i].difficulty;
-      it.question_id = questions[i].question_id;
+    it.gold_sql = g.gold[i].sql;
+    it.db_id = g.gold[i].db_id;
+    if (i < g.questions.size()) {
+      it.difficulty = g.questions[i].difficulty;
+      it.question_id = g.questions[i].question_id;
     }
-    int e = pred_of[i];
-    if (e < 0) {
-      it.status = "no_prediction";
-      it.reason = "no prediction for this question";
-      missing.push_back(std::to_string(i));
-      continue;
-    }
-    const PredEntry& pe = preds.entries[e];
-    it.key = pe.key;
-    if (!pe.is_string) {
-      it.status = "not_a_string";
-      it.reason = "prediction is a JSON " + pe.type_name + ", not a string";
-      not_string.push_back(pe.key);
-      continue;
-    }
-    bool sep = false;
-    auto [sql, pdb] = split_prediction(pe.raw, &sep);
-    if (!sep) no_sep.push_back(pe.key);
-    if (opt.answer_json) {
-      auto ans = answer::json_answer(sql, answer::JsonAnswerRule::WholeFencedOrLastObject);
-      if (!ans) {
-        it.status = "no_answer";
-        it.reason = "no {\"answer\": \"...\"} object in the model output";
-        it.pred_sql = sql;
-        continue;
+    read_prediction(g, i, it, pp);
+  }
+  if (!pp.missing.empty())
+    g.warn("MISSING predictions: " + std::to_string(pp.missing.size()) + " of " + std::to_string(g.n) +
+           " questions have none and score 0 (gold indices " + preview_list(pp.missing) + ")");
+  if (!pp.not_string.empty())
+    g.warn("NON-STRING predictions: " + std::to_string(pp.not_string.size()) +
+           " values are not strings and score 0 (keys " + preview_list(pp.not_string) + ")");
+  if (!pp.no_sep.empty())
+    g.warn(std::to_string(pp.no_sep.size()) + " predictions lack exactly one '\\t----- bird -----\\t' separator; the "
+           "whole string (stripped) is used as SQL (keys " + preview_list(pp.no_sep) + ")");
+  if (!pp.db_diff.empty())
+    g.warn(std::to_string(pp.db_diff.size()) + " predictions name a different db_id than their gold line (keys " +
+           preview_list(pp.db_diff) + "); " +
+           (g.files.original ? "the original BIRD script runs them on the prediction's database, as we do"
+                             : "Mini-Dev uses the gold's database, as we do"));
+}
+
+// Databases must exist (the official scripts would silently create empty files).
+void check_databases(const Grading& g) {
+  std::set<std::string> dbs;
+  for (auto& it : g.rr.items) dbs.insert(it.db_id);
+  std::error_code ec;
+  for (auto& d : dbs) {
+    std::string p = db_file(g.opt.db_root_path, d);
+    bool plain = is_plain_name(d);
+    if (plain && fs::is_regular_file(p, ec)) continue;
+    long line = 0;
+    for (auto& gi : g.gold)
+      if (gi.db_id == d) {
+        line = gi.line;
+        break;
       }
-      sql = *ans;
-    }
-    it.has_pred = true;
-    it.pred_sql = sql;
-    if (sep && pdb != gold[i].db_id) {
-      db_diff.push_back(pe.key);
-      if (original) {  // original BIRD runs pred AND gold on the prediction's database (quirk)
-        if (!is_plain_name(pdb)) {
-          // "/x" would replace --db_root_path and "../x" climb out of it: a prediction never picks a
-          // database outside the folder the user gave.
-          it.has_pred = false;
-          it.status = "pred_error";
-          it.reason = "the prediction's database '" + pdb + "' is not a folder name inside --db_root_path";
-        } else if (fs::is_regular_file(db_file(opt.db_root_path, pdb), ec)) {
-          it.db_id = pdb;
-        } else {
-          it.has_pred = false;
-          it.status = "pred_error";
-          it.reason = "the prediction's database '" + pdb + "' does not exist";
-        }
-      }
+    throw InputError(g.files.gold, plain ? "database not found: " + p
+                                         : "db_id '" + d + "' is not a folder name inside --db_root_path", line);
+  }
+}
+
+// Instance ids (question_id, "#k" for its k-th occurrence; the index without one) and the shard.
+void assign_ids(Grading& g) {
+  std::map<long long, int> seen;
+  for (auto& it : g.rr.items) {
+    if (it.question_id >= 0) {
+      int k = ++seen[it.question_id];
+      it.id = std::to_string(it.question_id) + (k > 1 ? "#" + std::to_string(k) : "");
+    } else {
+      it.id = std::to_string(it.index);
     }
   }
-  if (!missing.empty())
-    warn("MISSING predictions: " + std::to_string(missing.size()) + " of " + std::to_string(n) +
-         " questions have none and score 0 (gold indices " + preview_list(missing) + ")");
-  if (!not_string.empty())
-    warn("NON-STRING predictions: " + std::to_string(not_string.size()) + " values are not strings and score 0 (keys " +
-         preview_list(not_string) + ")");
-  if (!no_sep.empty())
-    warn(std::to_string(no_sep.size()) + " predictions lack exactly one '\\t----- bird -----\\t' separator; the whole "
-         "string (stripped) is used as SQL (keys " + preview_list(no_sep) + ")");
-  if (!db_diff.empty())
-    warn(std::to_string(db_diff.size()) + " predictions name a different db_id than their gold line (keys " +
-         preview_list(db_diff) + "); " +
-         (original ? "the original BIRD script runs them on the prediction's database, as we do"
-                   : "Mini-Dev uses the gold's database, as we do"));
+  g.in_shard.assign(g.n, 1);
+  if (const std::optional<runs::Shard> sh = runs::shard_option(g.opt.shard_index, g.opt.shard_count))
+    for (size_t i = 0; i < g.n; ++i) g.in_shard[i] = runs::in_shard(g.rr.items[i].id, *sh) ? 1 : 0;
+}
 
-  // ---- databases must exist (the official scripts would silently create empty files)
-  {
-    std::set<std::string> dbs;
-    for (auto& it : rr.items) dbs.insert(it.db_id);
-    for (auto& d : dbs) {
-      std::string p = db_file(opt.db_root_path, d);
-      bool plain = is_plain_name(d);
-      if (!plain || !fs::is_regular_file(p, ec)) {
-        long line = 0;
-        for (auto& g : gold)
-          if (g.db_id == d) { line = g.line; break; }
-        throw InputError(gold_path, plain ? "database not found: " + p
-                                          : "db_id '" + d + "' is not a folder name inside --db_root_path", line);
-      }
-    }
-  }
-
-  // ---- instance ids (question_id, "#k" for its k-th occurrence; the index without one) and the shard
-  std::vector<char> in_shard(n, 1);
-  {
-    std::map<long long, int> seen;
-    for (auto& it : rr.items) {
-      if (it.question_id >= 0) {
-        int k = ++seen[it.question_id];
-        it.id = std::to_string(it.question_id) + (k > 1 ? "#" + std::to_string(k) : "");
-      } else {
-        it.id = std::to_string(it.index);
-      }
-    }
-    if (const std::optional<runs::Shard> sh = runs::shard_option(opt.shard_index, opt.shard_count))
-      for (size_t i = 0; i < n; ++i) in_shard[i] = runs::in_shard(rr.items[i].id, *sh) ? 1 : 0;
-  }
-
+// One pass over the questions that have a prediction, on all cores (exec::run): each a pure check of
+// (database, gold, prediction). In the original layout the gold runs on the prediction's database, as
+// the official script does.
+void grade(Grading& g, SharedCache& cache, const Limits& pred_lim, const Limits& gold_lim) {
+  const Options& opt = g.opt;
   SqliteOptions sopt;
   sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's default text_factory raises
   sopt.empty_is_ok = true;                              // cursor.execute(" ") returns no rows
-  Limits pred_lim{opt.meta_time_out, opt.max_rows, Limits{}.max_bytes};
-  Limits gold_lim{opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out, opt.max_rows, Limits{}.max_bytes};
-
-  // ---- one pass over the questions that have a prediction, on all cores (exec::run). In the original
-  // layout the gold runs on the prediction's database, as the official script does.
   std::vector<size_t> pending;
   std::vector<exec::Item> work;
-  for (size_t i = 0; i < n; ++i) {
-    const Instance& it = rr.items[i];
-    if (!it.has_pred || !in_shard[i]) continue;  // nothing to compare: the gold need not run
+  for (size_t i = 0; i < g.n; ++i) {
+    const Instance& it = g.rr.items[i];
+    if (!it.has_pred || !g.in_shard[i]) continue;  // nothing to compare: the gold need not run
     pending.push_back(i);
     work.push_back({db_file(opt.db_root_path, it.db_id), it.gold_sql, it.pred_sql});
   }
@@ -474,8 +495,8 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   exec::Steps<ExecResult, ExecResult, Outcome> steps{
       [&](const exec::Item& w) { return SqlitePool::lease(w.db, sopt)->execute(w.gold, gold_lim); },
       [&](const exec::Item& w) { return SqlitePool::lease(w.db, sopt)->execute(w.pred, pred_lim); },
-      [&](const exec::Item& w, const ExecResult& g, const ExecResult& p) {
-        Outcome o = check(opt.metric, g, p, pred_lim.timeout_s);
+      [&](const exec::Item& w, const ExecResult& gr, const ExecResult& pr) {
+        Outcome o = check(opt.metric, gr, pr, pred_lim.timeout_s);
         if (ves && o.correct) time_pair(o, *SqlitePool::lease(w.db, sopt), w, opt, pred_lim, gold_lim);
         return o;
       }};
@@ -484,20 +505,49 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   std::vector<Outcome> outcomes = exec::run(work, steps, cache.gold, resolve_jobs(opt.num_cpus), &progress,
                                             ves ? nullptr : &cache.outcomes);
   progress.finish();
-  rr.gold_executions = cache.gold.executions() - golds_before;
-  for (size_t k = 0; k < pending.size(); ++k) apply(rr.items[pending[k]], outcomes[k]);
+  g.rr.gold_executions = cache.gold.executions() - golds_before;
+  for (size_t k = 0; k < pending.size(); ++k) apply(g.rr.items[pending[k]], outcomes[k]);
+}
 
-  const GoldFailures gf = gold_failures(rr.items);
+void warn_gold_failures(Grading& g, const Limits& gold_lim) {
+  const GoldFailures gf = gold_failures(g.rr.items);
   if (gf.timeouts)
-    warn("GOLD TIMEOUT: " + std::to_string(gf.timeouts) + " gold queries exceeded " +
-         std::to_string(gold_lim.timeout_s) + " s; those questions score 0 whatever the prediction (mini_dev#43). "
-         "Raise --gold_time_out to grade them.");
-  if (gf.errors)
-    warn("GOLD ERROR: " + std::to_string(gf.errors) + " gold queries failed; those questions score 0");
+    g.warn("GOLD TIMEOUT: " + std::to_string(gf.timeouts) + " gold queries exceeded " +
+           std::to_string(gold_lim.timeout_s) + " s; those questions score 0 whatever the prediction (mini_dev#43). "
+           "Raise --gold_time_out to grade them.");
+  if (gf.errors) g.warn("GOLD ERROR: " + std::to_string(gf.errors) + " gold queries failed; those questions score 0");
+}
+
+}  // namespace
+
+// inputs (gold, predictions, questions) → paired instances → a pure check of each (exec::run, shared
+// memos) → the run.
+Run evaluate_with(const Options& opt, const std::function<void(const std::string&)>& warn_cb, SharedCache& cache) {
+  auto t_start = Clock::now();
+  Run rr;
+  rr.opt = opt;
+  rr.metric = opt.metric;
+  rr.sql_dialect = opt.sql_dialect;
+  rr.engine_version = sqlite3_libversion();
+  rr.started_at = runs::utc_now_iso8601();
+  Grading g{opt, rr, [&](const std::string& w) {
+              rr.warnings.push_back(w);
+              if (warn_cb) warn_cb(w);
+            }};
+  read_inputs(g);
+  check_questions(g);
+  pair_predictions(g);
+  build_instances(g);
+  check_databases(g);
+  assign_ids(g);
+  const Limits pred_lim{opt.meta_time_out, opt.max_rows, Limits{}.max_bytes};
+  const Limits gold_lim{opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out, opt.max_rows, Limits{}.max_bytes};
+  grade(g, cache, pred_lim, gold_lim);
+  warn_gold_failures(g, gold_lim);
   if (opt.shard_count > 0) {
     std::vector<Instance> kept;
-    for (size_t i = 0; i < n; ++i)
-      if (in_shard[i]) kept.push_back(std::move(rr.items[i]));
+    for (size_t i = 0; i < g.n; ++i)
+      if (g.in_shard[i]) kept.push_back(std::move(rr.items[i]));
     rr.items = std::move(kept);
   }
   rr.wall_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();

@@ -57,6 +57,12 @@ std::vector<R> run_each(size_t n, unsigned jobs, Progress* progress, F&& fn) {
   return out;
 }
 
+// fn(i) for every i in [0, n) on `jobs` threads (0 = every core), for steps that fill their own slot.
+template <class F>
+void for_each(size_t n, unsigned jobs, Progress* progress, F&& fn) {
+  parallel_for(n, jobs == 0 ? resolve_jobs(0) : jobs, [&](size_t i) { fn(i); }, progress);
+}
+
 // One item: which database, which gold, which prediction (texts or paths, as the benchmark reads them).
 struct Item {
   std::string db;

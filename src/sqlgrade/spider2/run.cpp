@@ -9,6 +9,7 @@
 #include <set>
 
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
@@ -204,9 +205,7 @@ struct ExecOut {
   std::string error, csv;
   double seconds = 0;
   double budget_s = INFINITY;  // what the query's deadline leaves for reading and comparing its result
-  size_t users = 0;            // jobs that read it
 };
-using ExecKey = std::pair<std::string, std::string>;  // (database path, SQL)
 
 // One (system, instance) pair to grade.
 struct Job {
@@ -214,7 +213,7 @@ struct Job {
   std::string id;
   std::optional<std::string> error;  // failed before execution (unreadable file, no db, BigQuery)
   std::string db_path;               // sql mode, local: the database the statement (pred_sql) runs on
-  ExecOut* exec = nullptr;           // its execution, shared with the jobs that run the same
+  std::shared_ptr<const ExecOut> exec;  // its execution, shared with the jobs that run the same
 };
 
 // The gold alternatives of one id, read once for every system.
@@ -255,14 +254,16 @@ void fail(Instance& out, const Options& opt, const std::string& what) {
 // Step 2 of run_many for one distinct (database, SQL): the query, then its result as the CSV text the
 // official script writes. The query's deadline starts here and also bounds the conversion; what it
 // leaves bounds reading and comparing the result in step 4.
-void execute_one(const ExecKey& key, ExecOut& o, const Options& opt, const Limits& limits, const SqliteOptions& sopt) {
+ExecOut execute_one(const std::string& db_path, const std::string& sql, const Options& opt, const Limits& limits,
+                    const SqliteOptions& sopt) {
+  ExecOut o;
   try {
     const Deadline deadline = Deadline::in(opt.timeout_s);
-    ExecResult er = SqlitePool::lease(key.first, sopt)->execute(key.second, limits);
+    ExecResult er = SqlitePool::lease(db_path, sopt)->execute(sql, limits);
     o.seconds = er.seconds;
     if (!er.ok()) {
       o.error = er.error.empty() ? to_string(er.status) : er.error;
-      return;
+      return o;
     }
     o.csv = to_csv_text(std::move(er.table), deadline, opt.max_result_bytes);
     o.ok = true;
@@ -274,6 +275,7 @@ void execute_one(const ExecKey& key, ExecOut& o, const Options& opt, const Limit
   } catch (const std::exception& e) {
     o.error = e.what();
   }
+  return o;
 }
 
 // The prediction of a job as a frame (the CSV file, or the query's CSV text with the deadline it has
@@ -329,148 +331,171 @@ void grade_job(const Job& j, const std::string& pred_path, const Gold& g, const 
   }
 }
 
-}  // namespace
-
-std::vector<Run> run_many(const Options& opt, const std::vector<std::string>& result_dirs) {
-  const std::string eval_path = (fs::path(opt.gold_dir) / "spider2lite_eval.jsonl").string();
-  auto entries = load_eval_jsonl(eval_path);
-  const std::string exec_dir = (fs::path(opt.gold_dir) / "exec_result").string();
-  auto gold_listing = sorted_listing(exec_dir, "gold exec_result");
-  std::optional<runs::Shard> shard;
-  if (!opt.shard.empty()) shard = runs::parse_shard(opt.shard);
-
-  const std::string ext = opt.mode == Mode::Sql ? ".sql" : ".csv";
-  std::vector<Run> out(result_dirs.size());
+// What the steps of one run_many call share: the gold side (read once), every system's run and the
+// jobs — one per (system, instance).
+struct Batch {
+  const Options& opt;
+  const std::vector<std::string>& result_dirs;
+  std::string ext, exec_dir;
+  std::map<std::string, EvalEntry> entries;
+  std::vector<std::string> gold_listing;
+  std::vector<Run> out;
   std::vector<Job> jobs;
   std::set<std::string> all_ids;
-  for (size_t s = 0; s < result_dirs.size(); ++s) {
-    auto pred_listing = sorted_listing(result_dirs[s], "result");
-    Run& rr = out[s];
-    rr.opt = opt;
-    rr.opt.result_dir = result_dirs[s];
-    rr.n_gold_ids = entries.size();
+  std::map<std::string, std::string> dbs;  // instance id → database name
+  unsigned workers = 1;
+  std::string pred_path(const Job& j) const { return (fs::path(result_dirs[j.sys]) / (j.id + ext)).string(); }
+  Instance& instance(const Job& j) { return out[j.sys].items[j.k]; }
+};
+
+// inputs → items: every system's predicted ids that the gold knows (and the shard keeps).
+void list_jobs(Batch& b) {
+  std::optional<runs::Shard> shard;
+  if (!b.opt.shard.empty()) shard = runs::parse_shard(b.opt.shard);
+  const std::string& ext = b.ext;
+  b.out.resize(b.result_dirs.size());
+  for (size_t s = 0; s < b.result_dirs.size(); ++s) {
+    auto pred_listing = sorted_listing(b.result_dirs[s], "result");
+    Run& rr = b.out[s];
+    rr.opt = b.opt;
+    rr.opt.result_dir = b.result_dirs[s];
+    rr.n_gold_ids = b.entries.size();
     std::vector<std::string> ids;
     for (auto& f : pred_listing) {
       if (f.size() <= ext.size() || f.compare(f.size() - ext.size(), ext.size(), ext) != 0) continue;
       ++rr.n_pred_ids;
       std::string id = f.substr(0, f.size() - ext.size());
-      if (entries.count(id) && (!shard || runs::in_shard(id, *shard))) ids.push_back(id);
+      if (b.entries.count(id) && (!shard || runs::in_shard(id, *shard))) ids.push_back(id);
     }
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     rr.items.resize(ids.size());
     for (size_t k = 0; k < ids.size(); ++k) {
       rr.items[k].instance_id = ids[k];
-      all_ids.insert(ids[k]);
+      b.all_ids.insert(ids[k]);
       Job j;
       j.sys = s;
       j.k = k;
       j.id = ids[k];
-      jobs.push_back(std::move(j));
+      b.jobs.push_back(std::move(j));
     }
   }
+}
 
-  // The database of each instance: needed to run local ids in sql mode; otherwise, when the
-  // metadata file is there, only the run record's "db" category (a bad file is then not an error).
-  std::map<std::string, std::string> dbs;
-  const std::string meta = default_meta_path(opt);
-  const bool need_meta = opt.mode == Mode::Sql &&
-                         std::any_of(all_ids.begin(), all_ids.end(), [](const std::string& id) { return starts_with(id, "local"); });
+// The database of each instance: needed to run local ids in sql mode; otherwise, when the metadata
+// file is there, only the run record's "db" category (a bad file is then not an error).
+void load_dbs(Batch& b) {
+  const std::string meta = default_meta_path(b.opt);
+  const bool need_meta = b.opt.mode == Mode::Sql && std::any_of(b.all_ids.begin(), b.all_ids.end(), [](const std::string& id) {
+                           return starts_with(id, "local");
+                         });
   if (need_meta) {
-    dbs = load_db_map(meta);
-  } else {
-    std::error_code ec;
-    if (fs::is_regular_file(meta, ec)) try {
-        dbs = load_db_map(meta);
-      } catch (const std::exception&) {
-        dbs.clear();
-      }
+    b.dbs = load_db_map(meta);
+    return;
   }
-  const std::string db_dir = opt.mode == Mode::Sql ? default_db_dir(opt) : std::string();
-  const unsigned workers = resolve_jobs(opt.max_workers);
-
-  // 1. sql mode: read each prediction, extract the statement and find its database (exec_result
-  // mode reads each CSV when it is graded, so that only the workers' frames are in memory at once).
-  if (opt.mode == Mode::Sql) parallel_for(jobs.size(), workers, [&](size_t k) {
-    Job& j = jobs[k];
-    Instance& it = out[j.sys].items[j.k];
-    const std::string pred_path = (fs::path(result_dirs[j.sys]) / (j.id + ext)).string();
-    try {
-      it.pred_sql = extract_sql_block(universal_newlines(read_file(pred_path)));
-      if (starts_with(j.id, "local")) {
-        auto d = dbs.find(j.id);
-        if (d == dbs.end()) throw std::runtime_error("no db for " + j.id + " in spider2-lite.jsonl");
-        if (!is_plain_name(d->second))
-          throw std::runtime_error("the db '" + d->second + "' of " + j.id + " in spider2-lite.jsonl is not a file name inside --db_dir");
-        j.db_path = (fs::path(db_dir) / (d->second + ".sqlite")).string();
-      } else if (starts_with(j.id, "bq") || starts_with(j.id, "ga")) {
-        throw std::runtime_error("BigQuery instances cannot be run by sqlgrade (no BigQuery client)");
-      } else {
-        throw std::runtime_error("Unsupported instance id prefix: " + j.id);
-      }
-    } catch (const std::exception& e) {
-      j.error = e.what();
+  std::error_code ec;
+  if (fs::is_regular_file(meta, ec)) try {
+      b.dbs = load_db_map(meta);
+    } catch (const std::exception&) {
+      b.dbs.clear();
     }
+}
+
+// Step 1, sql mode: read the prediction, extract the statement and find its database (exec_result
+// mode reads each CSV when it is graded, so that only the workers' frames are in memory at once).
+void resolve_sql(const Batch& b, const std::string& db_dir, Job& j, Instance& it) {
+  try {
+    it.pred_sql = extract_sql_block(universal_newlines(read_file(b.pred_path(j))));
+    if (starts_with(j.id, "local")) {
+      auto d = b.dbs.find(j.id);
+      if (d == b.dbs.end()) throw std::runtime_error("no db for " + j.id + " in spider2-lite.jsonl");
+      if (!is_plain_name(d->second))
+        throw std::runtime_error("the db '" + d->second + "' of " + j.id +
+                                 " in spider2-lite.jsonl is not a file name inside --db_dir");
+      j.db_path = (fs::path(db_dir) / (d->second + ".sqlite")).string();
+    } else if (starts_with(j.id, "bq") || starts_with(j.id, "ga")) {
+      throw std::runtime_error("BigQuery instances cannot be run by sqlgrade (no BigQuery client)");
+    } else {
+      throw std::runtime_error("Unsupported instance id prefix: " + j.id);
+    }
+  } catch (const std::exception& e) {
+    j.error = e.what();
+  }
+}
+
+// Steps 1-2, sql mode: each distinct (database, SQL) runs once, whichever systems predicted it
+// (exec::GoldMemo, single flight). Returns how many statements ran.
+size_t execute_sql(Batch& b) {
+  const std::string db_dir = default_db_dir(b.opt);
+  exec::for_each(b.jobs.size(), b.workers, nullptr, [&](size_t k) { resolve_sql(b, db_dir, b.jobs[k], b.instance(b.jobs[k])); });
+  Limits limits;
+  limits.timeout_s = b.opt.timeout_s;
+  limits.max_bytes = b.opt.max_result_bytes;
+  SqliteOptions sopt;
+  sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's sqlite3 raises on invalid UTF-8
+  sopt.empty_is_ok = false;                             // pandas read_sql_query fails without a result set
+  exec::GoldMemo<ExecOut> execs;
+  std::vector<size_t> todo;
+  for (size_t k = 0; k < b.jobs.size(); ++k)
+    if (!b.jobs[k].error && !b.jobs[k].db_path.empty()) todo.push_back(k);
+  if (todo.empty()) return 0;
+  Progress progress("Evaluating SQL", todo.size(), b.opt.progress);
+  exec::for_each(todo.size(), b.workers, &progress, [&](size_t t) {
+    Job& j = b.jobs[todo[t]];
+    const std::string& sql = *b.instance(j).pred_sql;
+    j.exec = execs.get(j.db_path, sql, [&] { return execute_one(j.db_path, sql, b.opt, limits, sopt); });
   });
+  progress.finish();
+  return execs.executions();
+}
 
-  // 2. sql mode: each distinct (database, SQL) runs once, whichever systems predicted it.
-  std::map<ExecKey, ExecOut> execs;
-  for (auto& j : jobs)
-    if (!j.error && !j.db_path.empty()) {
-      j.exec = &execs[ExecKey(j.db_path, *out[j.sys].items[j.k].pred_sql)];
-      ++j.exec->users;
-    }
-  if (!execs.empty()) {
-    std::vector<std::pair<const ExecKey, ExecOut>*> todo;
-    for (auto& e : execs) todo.push_back(&e);
-    Limits limits;
-    limits.timeout_s = opt.timeout_s;
-    limits.max_bytes = opt.max_result_bytes;
-    SqliteOptions sopt;
-    sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's sqlite3 raises on invalid UTF-8
-    sopt.empty_is_ok = false;                             // pandas read_sql_query fails without a result set
-    Progress progress("Evaluating SQL", todo.size(), opt.progress);
-    parallel_for(todo.size(), workers, [&](size_t k) {
-      execute_one(todo[k]->first, todo[k]->second, opt, limits, sopt);
-      progress.tick();
-    });
-    progress.finish();
-  }
-
-  // 3. Gold alternatives of every id any system predicted, read once.
-  std::vector<std::string> gold_ids(all_ids.begin(), all_ids.end());
-  std::vector<Gold> golds(gold_ids.size());
-  parallel_for(gold_ids.size(), workers, [&](size_t k) {
-    Gold& g = golds[k];
-    g.files = resolve_gold_files(exec_dir, gold_ids[k], gold_listing);
+// Step 3: the gold alternatives of every id any system predicted, read once.
+std::vector<Gold> read_golds(const Batch& b, const std::vector<std::string>& gold_ids) {
+  return exec::run_each<Gold>(gold_ids.size(), b.workers, nullptr, [&](size_t k) {
+    Gold g;
+    g.files = resolve_gold_files(b.exec_dir, gold_ids[k], b.gold_listing);
     try {
       for (auto& p : g.files.paths) g.frames.push_back(frame_from_csv_file(p));
     } catch (const std::exception& e) {
       g.error = e.what();
     }
+    return g;
   });
+}
 
-  // 4. Grade every (system, instance).
-  Progress progress(opt.mode == Mode::Sql ? "Grading" : "Evaluating Exec Results", jobs.size(), opt.progress);
-  parallel_for(jobs.size(), workers, [&](size_t k) {
-    const Job& j = jobs[k];
-    Instance& it = out[j.sys].items[j.k];
-    auto dbit = dbs.find(j.id);
-    if (dbit != dbs.end()) it.db = dbit->second;
-    const Gold& g = golds[static_cast<size_t>(std::lower_bound(gold_ids.begin(), gold_ids.end(), j.id) - gold_ids.begin())];
-    grade_job(j, (fs::path(result_dirs[j.sys]) / (j.id + ext)).string(), g, entries.at(j.id), out[j.sys].opt, it);
-    progress.tick();
+// Step 4: grade every (system, instance); then the CSV each executed instance would write.
+void grade_all(Batch& b) {
+  std::vector<std::string> gold_ids(b.all_ids.begin(), b.all_ids.end());
+  const std::vector<Gold> golds = read_golds(b, gold_ids);
+  Progress progress(b.opt.mode == Mode::Sql ? "Grading" : "Evaluating Exec Results", b.jobs.size(), b.opt.progress);
+  exec::for_each(b.jobs.size(), b.workers, &progress, [&](size_t k) {
+    const Job& j = b.jobs[k];
+    Instance& it = b.instance(j);
+    auto dbit = b.dbs.find(j.id);
+    if (dbit != b.dbs.end()) it.db = dbit->second;
+    const size_t g = static_cast<size_t>(std::lower_bound(gold_ids.begin(), gold_ids.end(), j.id) - gold_ids.begin());
+    grade_job(j, b.pred_path(j), golds[g], b.entries.at(j.id), b.out[j.sys].opt, it);
   });
   progress.finish();
-  // The CSV each executed instance would write: moved to the last job that reads it, copied before.
-  for (auto& j : jobs) {
-    if (!j.exec || !j.exec->ok) continue;
-    Instance& it = out[j.sys].items[j.k];
-    if (--j.exec->users == 0) it.result_csv = std::move(j.exec->csv);
-    else it.result_csv = j.exec->csv;
-  }
-  for (auto& r : out) r.n_executed = execs.size();
-  return out;
+  for (auto& j : b.jobs)
+    if (j.exec && j.exec->ok) b.instance(j).result_csv = j.exec->csv;
+}
+
+}  // namespace
+
+// inputs (gold folder, every result folder) → jobs (system, instance) → sql mode: each distinct
+// statement executed once → gold alternatives read once → every job graded (exec::for_each).
+std::vector<Run> run_many(const Options& opt, const std::vector<std::string>& result_dirs) {
+  Batch b{opt, result_dirs, opt.mode == Mode::Sql ? ".sql" : ".csv", (fs::path(opt.gold_dir) / "exec_result").string(),
+          load_eval_jsonl((fs::path(opt.gold_dir) / "spider2lite_eval.jsonl").string()), {}, {}, {}, {}, {}, 1};
+  b.gold_listing = sorted_listing(b.exec_dir, "gold exec_result");
+  list_jobs(b);
+  load_dbs(b);
+  b.workers = resolve_jobs(opt.max_workers);
+  const size_t executed = opt.mode == Mode::Sql ? execute_sql(b) : 0;
+  grade_all(b);
+  for (auto& r : b.out) r.n_executed = executed;
+  return std::move(b.out);
 }
 
 }  // namespace sqlgrade::spider2

@@ -98,216 +98,243 @@ namespace {
 const Value& cell_at(const Table& t, size_t r, size_t c) { return t.rows[r][c]; }
 Value cell_at(const TextTable& t, size_t r, size_t c) { return t.value(r, c); }
 
-template <class Pred>
-MatchResult match(const Table& gold, const Pred& pred, const std::vector<KeySpec>& keys,
-                  const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& jd,
-                  const Deadline& deadline) {
-  MatchResult res;
-  DeadlineTicker tick(deadline, 1024);
-  res.len_gold = gold.size();
-  res.len_pred = pred.size();
+using RowGroups = std::map<std::string, std::vector<size_t>>;  // key → rows, in table order
 
-  auto key_of = [&](const auto& t, size_t row, bool is_gold) {
+// One comparison of a result with its gold: rows grouped and paired by key, then cells scored per
+// column, then the metrics. Each step is a member; run() calls them in the plan's order.
+template <class Pred>
+class Matcher {
+ public:
+  Matcher(const Table& gold, const Pred& pred, const std::vector<KeySpec>& keys, const std::vector<ColumnSpec>& columns,
+          const MatchOptions& opt, judge::Judge& jd, const Deadline& deadline)
+      : gold_(gold), pred_(pred), keys_(keys), columns_(columns), opt_(opt), jd_(jd), tick_(deadline, 1024),
+        gused_(gold.size(), 0), pused_(pred.size(), 0) {}
+
+  MatchResult run() {
+    res_.len_gold = gold_.size();
+    res_.len_pred = pred_.size();
+    group_rows();
+    for (auto& k : gorder_) pair_group(k);
+    judge_entities();
+    if (opt_.group_keys_semantic) {
+      pair_normalised_keys();
+      if (jd_.name() != "rules" && !keys_.empty()) judge_group_keys();
+    }
+    sort_pairs();
+    res_.pairs = pairs_;
+    size_t unmatched_g = gold_.size() - pairs_.size(), unmatched_p = pred_.size() - pairs_.size();
+    if (unmatched_g) res_.warnings.push_back(std::to_string(unmatched_g) + " gold row(s) have no match in the result");
+    if (unmatched_p) res_.warnings.push_back(std::to_string(unmatched_p) + " result row(s) have no match in the gold");
+    score_cells();
+    metrics();
+    return std::move(res_);
+  }
+
+ private:
+  // A cell's text for the judge.
+  Value pcell(size_t r, int c) const { return cell_at(pred_, r, static_cast<size_t>(c)); }
+  const Value& gcell(size_t r, int c) const { return gold_.rows[r][static_cast<size_t>(c)]; }
+
+  template <class T>
+  std::string key_of(const T& t, size_t row, bool is_gold, bool normalised) const {
     std::string k;
-    for (auto& ks : keys) {
+    for (auto& ks : keys_) {
       int c = is_gold ? ks.gold_col : ks.pred_col;
-      k += (c >= 0 ? key_text(cell_at(t, row, c), ks.is_id) : std::string()) + '\x1f';
+      if (c >= 0) {
+        const auto& v = cell_at(t, row, static_cast<size_t>(c));
+        k += normalised ? judge::normalize_for_compare(text_of(v)) : key_text(v, ks.is_id);
+      }
+      k += '\x1f';
     }
     return k;
-  };
+  }
+
+  void pair_up(size_t g, size_t p) {
+    gused_[g] = pused_[p] = 1;
+    pairs_.emplace_back(g, p);
+  }
+
   // Group rows by key, in first-appearance order.
-  std::vector<std::string> gkeys(gold.size());
-  std::map<std::string, std::vector<size_t>> pgroups;
-  std::vector<std::string> gorder;
-  std::map<std::string, std::vector<size_t>> ggroups;
-  for (size_t i = 0; i < gold.size(); ++i) {
-    tick.tick();
-    gkeys[i] = key_of(gold, i, true);
-    auto& g = ggroups[gkeys[i]];
-    if (g.empty()) gorder.push_back(gkeys[i]);
-    g.push_back(i);
+  void group_rows() {
+    gkeys_.resize(gold_.size());
+    for (size_t i = 0; i < gold_.size(); ++i) {
+      tick_.tick();
+      gkeys_[i] = key_of(gold_, i, true, false);
+      auto& g = ggroups_[gkeys_[i]];
+      if (g.empty()) gorder_.push_back(gkeys_[i]);
+      g.push_back(i);
+    }
+    for (size_t i = 0; i < pred_.size(); ++i) {
+      tick_.tick();
+      pgroups_[key_of(pred_, i, false, false)].push_back(i);
+    }
+    dup_warning(ggroups_, "gold");
+    dup_warning(pgroups_, "result");
   }
-  for (size_t i = 0; i < pred.size(); ++i) {
-    tick.tick();
-    pgroups[key_of(pred, i, false)].push_back(i);
-  }
-  auto show_key = [](std::string k) {
-    if (!k.empty()) k.pop_back();
-    return "(" + replace_all(k, "\x1f", ", ") + ")";
-  };
-  // Duplicate keys are reported with the first few key values, as the reference does. Rows without
-  // any key value are left out: the gold's (Art's id-less rows) are reported once by the dataset's
-  // load notes (gold_summary.json), not by every query that returns them; the result's either pair
-  // with those or are counted among the unmatched rows below.
-  std::string empty_key(keys.size(), '\x1f');
-  auto dup_warning = [&](const std::map<std::string, std::vector<size_t>>& groups, const char* side) {
+
+  // Duplicate keys are reported with the first few key values, as the reference does. Rows without any
+  // key value are left out: the gold's (Art's id-less rows) are reported once by the dataset's load
+  // notes (gold_summary.json), not by every query that returns them; the result's either pair with
+  // those or are counted among the unmatched rows.
+  void dup_warning(const RowGroups& groups, const char* side) {
+    auto show_key = [](std::string k) {
+      if (!k.empty()) k.pop_back();
+      return "(" + replace_all(k, "\x1f", ", ") + ")";
+    };
+    const std::string empty_key(keys_.size(), '\x1f');
     size_t n = 0;
     std::string shown;
     for (auto& [k, rows] : groups)
       if (rows.size() > 1 && k != empty_key && ++n <= 5) shown += (shown.empty() ? "" : " ") + show_key(k);
     if (n)
-      res.warnings.push_back(std::string(side) + " has " + std::to_string(n) + " key value(s) with several rows: " +
-                             shown + (n > 5 ? " ..." : ""));
-  };
-  dup_warning(ggroups, "gold");
-  dup_warning(pgroups, "result");
+      res_.warnings.push_back(std::string(side) + " has " + std::to_string(n) + " key value(s) with several rows: " +
+                              shown + (n > 5 ? " ..." : ""));
+  }
 
-  std::vector<char> gused(gold.size(), 0), pused(pred.size(), 0);
-  std::vector<std::pair<size_t, size_t>> pairs;
-  auto pair_up = [&](size_t g, size_t p) {
-    gused[g] = pused[p] = 1;
-    pairs.emplace_back(g, p);
-  };
-  bool has_primary = opt.primary_gold_col >= 0 && opt.primary_pred_col >= 0;
-  // entity questions collected across groups: (gold row, pred row), and how many there were
-  std::vector<std::pair<size_t, size_t>> entity_cands;
-  size_t entity_total = 0;
-
-  for (auto& k : gorder) {
-    auto pit = pgroups.find(k);
-    if (pit == pgroups.end()) continue;
-    auto& G = ggroups[k];
-    auto& P = pit->second;
-    if (G.size() == 1 && P.size() == 1) {
-      pair_up(G[0], P[0]);
-      continue;
-    }
-    res.multi_entity = true;
-    if (!has_primary) {
+  void pair_group(const std::string& k) {
+    auto pit = pgroups_.find(k);
+    if (pit == pgroups_.end()) return;
+    const auto& G = ggroups_[k];
+    const auto& P = pit->second;
+    if (G.size() == 1 && P.size() == 1) return pair_up(G[0], P[0]);
+    res_.multi_entity = true;
+    if (opt_.primary_gold_col < 0 || opt_.primary_pred_col < 0) {
       for (size_t i = 0; i < std::min(G.size(), P.size()); ++i) pair_up(G[i], P[i]);
-      continue;
+      return;
     }
-    // exact canonical, then normalised primary-key equality, one-to-one in order. The group's free
-    // result rows are indexed by key (in result order), so that each gold row takes the first free
-    // row with its key — the pairs a scan of the group gives, in linear time (a result with every
-    // row under one id made that scan quadratic).
-    for (int pass = 0; pass < 2; ++pass) {
-      auto primary_key = [&](const Value& v) {
-        return pass == 0 ? key_text(v, false) : judge::normalize_for_compare(text_of(v));
-      };
-      std::unordered_map<std::string, std::pair<size_t, std::vector<size_t>>> free_by_key;  // key -> (next, rows)
-      for (size_t p : P)
-        if (!pused[p]) free_by_key[primary_key(cell_at(pred, p, opt.primary_pred_col))].second.push_back(p), tick.tick();
-      for (size_t g : G) {
-        if (gused[g]) continue;
-        tick.tick();
-        std::string gk = primary_key(gold.rows[g][opt.primary_gold_col]);
-        if (gk.empty() && pass == 1) continue;
-        auto it = free_by_key.find(gk);
-        if (it == free_by_key.end()) continue;
-        auto& [next, rows] = it->second;
-        while (next < rows.size() && pused[rows[next]]) ++next;
-        if (next < rows.size()) pair_up(g, rows[next++]);
-      }
+    for (int pass = 0; pass < 2; ++pass) pair_by_primary(G, P, pass);
+    if (jd_.name() != "rules") collect_entities(G, P);
+  }
+
+  // Inside one key group: exact canonical (pass 0), then normalised (pass 1) primary-key equality,
+  // one-to-one in order. The group's free result rows are indexed by key (in result order), so that
+  // each gold row takes the first free row with its key — the pairs a scan of the group gives, in
+  // linear time (a result with every row under one id made that scan quadratic).
+  void pair_by_primary(const std::vector<size_t>& G, const std::vector<size_t>& P, int pass) {
+    auto primary_key = [&](const Value& v) {
+      return pass == 0 ? key_text(v, false) : judge::normalize_for_compare(text_of(v));
+    };
+    std::unordered_map<std::string, std::pair<size_t, std::vector<size_t>>> free_by_key;  // key -> (next, rows)
+    for (size_t p : P)
+      if (!pused_[p]) free_by_key[primary_key(pcell(p, opt_.primary_pred_col))].second.push_back(p), tick_.tick();
+    for (size_t g : G) {
+      if (gused_[g]) continue;
+      tick_.tick();
+      std::string gk = primary_key(gcell(g, opt_.primary_gold_col));
+      if (gk.empty() && pass == 1) continue;
+      auto it = free_by_key.find(gk);
+      if (it == free_by_key.end()) continue;
+      auto& [next, rows] = it->second;
+      while (next < rows.size() && pused_[rows[next]]) ++next;
+      if (next < rows.size()) pair_up(g, rows[next++]);
     }
-    // Same-entity questions for the judge: the first max_judge_pairs pairs are kept, the rest only
-    // counted (the rules judge asks none).
-    if (jd.name() == "rules") continue;
+  }
+
+  // Same-entity questions for the judge: the first max_judge_pairs pairs are kept, the rest only
+  // counted (the rules judge asks none).
+  void collect_entities(const std::vector<size_t>& G, const std::vector<size_t>& P) {
     std::vector<size_t> free_p;
     for (size_t p : P)
-      if (!pused[p] && !empty_cell(cell_at(pred, p, opt.primary_pred_col))) free_p.push_back(p);
+      if (!pused_[p] && !empty_cell(pcell(p, opt_.primary_pred_col))) free_p.push_back(p);
     for (size_t g : G) {
-      if (gused[g] || empty_cell(gold.rows[g][opt.primary_gold_col])) continue;
-      entity_total += free_p.size();
-      for (size_t k = 0; k < free_p.size() && entity_cands.size() < opt.max_judge_pairs; ++k)
-        entity_cands.emplace_back(g, free_p[k]);
+      if (gused_[g] || empty_cell(gcell(g, opt_.primary_gold_col))) continue;
+      entity_total_ += free_p.size();
+      for (size_t k = 0; k < free_p.size() && entity_cands_.size() < opt_.max_judge_pairs; ++k)
+        entity_cands_.emplace_back(g, free_p[k]);
     }
   }
+
+  // Asks the judge about candidate pairs and pairs those it says yes to (when both are still free).
+  void ask_pairs(const std::vector<std::pair<size_t, size_t>>& cands, const std::vector<Question>& qs) {
+    res_.judge_questions += qs.size();
+    auto ans = jd_.ask(qs);
+    for (size_t i = 0; i < cands.size(); ++i) {
+      auto [g, p] = cands[i];
+      if (!gused_[g] && !pused_[p] && ans[i].answered && ans[i].yes) pair_up(g, p);
+    }
+  }
+
   // Judge: same entity inside id groups.
-  if (!entity_cands.empty() && jd.name() != "rules") {
-    if (entity_total > opt.max_judge_pairs)
-      res.warnings.push_back("too many entity pairs for the judge (" + std::to_string(entity_total) +
-                             "); only the first " + std::to_string(opt.max_judge_pairs) + " asked");
+  void judge_entities() {
+    if (entity_cands_.empty() || jd_.name() == "rules") return;
+    if (entity_total_ > opt_.max_judge_pairs)
+      res_.warnings.push_back("too many entity pairs for the judge (" + std::to_string(entity_total_) +
+                              "); only the first " + std::to_string(opt_.max_judge_pairs) + " asked");
     std::vector<Question> qs;
-    for (auto& [g, p] : entity_cands) {
+    for (auto& [g, p] : entity_cands_) {
       Question q;
       q.kind = QuestionKind::Entity;
-      q.column = opt.primary_name;
-      q.description = opt.primary_description;
-      q.query_type = opt.query_type;
-      q.pred = {text_of(cell_at(pred, p, opt.primary_pred_col))};
-      q.gold = {text_of(gold.rows[g][opt.primary_gold_col])};
+      q.column = opt_.primary_name;
+      q.description = opt_.primary_description;
+      q.query_type = opt_.query_type;
+      q.pred = {text_of(pcell(p, opt_.primary_pred_col))};
+      q.gold = {text_of(gcell(g, opt_.primary_gold_col))};
       qs.push_back(std::move(q));
     }
-    res.judge_questions += qs.size();
-    auto ans = jd.ask(qs);
-    for (size_t i = 0; i < entity_cands.size(); ++i) {
-      auto [g, p] = entity_cands[i];
-      if (!gused[g] && !pused[p] && ans[i].answered && ans[i].yes) pair_up(g, p);
-    }
+    ask_pairs(entity_cands_, qs);
   }
-  // Leftover groups (aggregation): normalised key equality, then the judge.
-  if (opt.group_keys_semantic) {
-    auto norm_key = [&](const auto& t, size_t row, bool is_gold) {
-      std::string k;
-      for (auto& ks : keys) {
-        int c = is_gold ? ks.gold_col : ks.pred_col;
-        k += (c >= 0 ? judge::normalize_for_compare(text_of(cell_at(t, row, c))) : std::string()) + '\x1f';
-      }
-      return k;
-    };
+
+  // Leftover groups (aggregation): normalised key equality.
+  void pair_normalised_keys() {
     std::unordered_map<std::string, std::vector<size_t>> free_pred;
-    for (size_t p = 0; p < pred.size(); ++p)
-      if (!pused[p]) free_pred[norm_key(pred, p, false)].push_back(p);
-    for (size_t g = 0; g < gold.size(); ++g) {
-      if (gused[g]) continue;
-      auto it = free_pred.find(norm_key(gold, g, true));
+    for (size_t p = 0; p < pred_.size(); ++p)
+      if (!pused_[p]) free_pred[key_of(pred_, p, false, true)].push_back(p);
+    for (size_t g = 0; g < gold_.size(); ++g) {
+      if (gused_[g]) continue;
+      auto it = free_pred.find(key_of(gold_, g, true, true));
       if (it == free_pred.end()) continue;
       for (size_t p : it->second)
-        if (!pused[p]) {
+        if (!pused_[p]) {
           pair_up(g, p);
           break;
         }
     }
-    if (jd.name() != "rules" && !keys.empty()) {
-      std::vector<std::pair<size_t, size_t>> cands;  // the first max_judge_pairs, the rest only counted
-      std::vector<size_t> free_p;
-      for (size_t p = 0; p < pred.size(); ++p)
-        if (!pused[p]) free_p.push_back(p);
-      size_t total = 0;
-      for (size_t g = 0; g < gold.size(); ++g) {
-        if (gused[g]) continue;
-        total += free_p.size();
-        for (size_t k = 0; k < free_p.size() && cands.size() < opt.max_judge_pairs; ++k) cands.emplace_back(g, free_p[k]);
-      }
-      if (total > opt.max_judge_pairs)
-        res.warnings.push_back("too many unmatched group pairs for the judge (" + std::to_string(total) +
-                               "); only the first " + std::to_string(opt.max_judge_pairs) + " asked");
-      if (!cands.empty()) {
-        std::vector<Question> qs;
-        std::string cols;
-        for (auto& ks : keys) cols += (cols.empty() ? "" : ", ") + ks.name;
-        for (auto& [g, p] : cands) {
-          Question q;
-          q.kind = QuestionKind::GroupKey;
-          q.column = cols;
-          q.query_type = opt.query_type;
-          for (auto& ks : keys) {
-            q.gold.push_back(ks.gold_col >= 0 ? text_of(gold.rows[g][ks.gold_col]) : "");
-            q.pred.push_back(ks.pred_col >= 0 ? text_of(cell_at(pred, p, ks.pred_col)) : "");
-          }
-          qs.push_back(std::move(q));
-        }
-        res.judge_questions += qs.size();
-        auto ans = jd.ask(qs);
-        for (size_t i = 0; i < cands.size(); ++i) {
-          auto [g, p] = cands[i];
-          if (!gused[g] && !pused[p] && ans[i].answered && ans[i].yes) pair_up(g, p);
-        }
-      }
-    }
   }
+
+  // Leftover groups, then the judge on their key values.
+  void judge_group_keys() {
+    std::vector<std::pair<size_t, size_t>> cands;  // the first max_judge_pairs, the rest only counted
+    std::vector<size_t> free_p;
+    for (size_t p = 0; p < pred_.size(); ++p)
+      if (!pused_[p]) free_p.push_back(p);
+    size_t total = 0;
+    for (size_t g = 0; g < gold_.size(); ++g) {
+      if (gused_[g]) continue;
+      total += free_p.size();
+      for (size_t k = 0; k < free_p.size() && cands.size() < opt_.max_judge_pairs; ++k) cands.emplace_back(g, free_p[k]);
+    }
+    if (total > opt_.max_judge_pairs)
+      res_.warnings.push_back("too many unmatched group pairs for the judge (" + std::to_string(total) +
+                              "); only the first " + std::to_string(opt_.max_judge_pairs) + " asked");
+    if (cands.empty()) return;
+    std::vector<Question> qs;
+    std::string cols;
+    for (auto& ks : keys_) cols += (cols.empty() ? "" : ", ") + ks.name;
+    for (auto& [g, p] : cands) {
+      Question q;
+      q.kind = QuestionKind::GroupKey;
+      q.column = cols;
+      q.query_type = opt_.query_type;
+      for (auto& ks : keys_) {
+        q.gold.push_back(ks.gold_col >= 0 ? text_of(gcell(g, ks.gold_col)) : "");
+        q.pred.push_back(ks.pred_col >= 0 ? text_of(pcell(p, ks.pred_col)) : "");
+      }
+      qs.push_back(std::move(q));
+    }
+    ask_pairs(cands, qs);
+  }
+
   // The plan lists matched rows in ID order: key values compared as numbers when both are numbers
   // (2 before 10), numbers before text, text by its canonical form; rows of one id in gold order.
-  {
+  void sort_pairs() {
     struct Order {
       std::vector<std::string> parts;
       std::vector<std::optional<double>> nums;
     };
     std::unordered_map<size_t, Order> order;
-    for (auto& pr : pairs) {
+    for (auto& pr : pairs_) {
       Order& o = order[pr.first];
-      o.parts = split(gkeys[pr.first], "\x1f");
+      o.parts = split(gkeys_[pr.first], "\x1f");
       for (auto& p : o.parts) {
         auto d = parse_double(p);
         o.nums.push_back(d && !std::isnan(*d) ? d : std::nullopt);
@@ -326,93 +353,96 @@ MatchResult match(const Table& gold, const Pred& pred, const std::vector<KeySpec
       }
       return a < b;
     };
-    std::sort(pairs.begin(), pairs.end(), key_less);
+    std::sort(pairs_.begin(), pairs_.end(), key_less);
   }
-  res.pairs = pairs;
-  size_t unmatched_g = gold.size() - pairs.size(), unmatched_p = pred.size() - pairs.size();
-  if (unmatched_g) res.warnings.push_back(std::to_string(unmatched_g) + " gold row(s) have no match in the result");
-  if (unmatched_p) res.warnings.push_back(std::to_string(unmatched_p) + " result row(s) have no match in the gold");
 
-  // ---- cells ----
-  res.columns.resize(columns.size());
-  res.cells.assign(columns.size(), std::vector<CellScore>(pairs.size()));
+  // A cell the rules cannot decide, left to the judge (multi-value cells keep their bookkeeping).
   struct Pending {
     size_t col, pair;
-    size_t matched = 0, np = 0, ng = 0;  // multi-value bookkeeping
+    size_t matched = 0, np = 0, ng = 0;
   };
-  std::vector<Question> qs;
-  std::vector<Pending> pending;
-  for (size_t c = 0; c < columns.size(); ++c) {
-    const ColumnSpec& cs = columns[c];
-    res.columns[c].name = cs.name;
-    res.columns[c].kind = cs.kind;
-    if (cs.pred_col < 0 || cs.gold_col < 0) continue;  // missing column: every cell 0
-    for (size_t k = 0; k < pairs.size(); ++k) {
-      tick.tick();
-      const Value& gv = gold.rows[pairs[k].first][cs.gold_col];
-      const Value& pv = cell_at(pred, pairs[k].second, cs.pred_col);
-      CellScore& out = res.cells[c][k];
-      if (cs.kind == CellKind::Multi) {
-        auto gi = judge::split_multi(text_of(gv), opt.multi_sep);
-        auto pi = judge::split_multi(text_of(pv), opt.multi_sep);
-        if (gi.empty() && pi.empty()) {
-          out = {1, 1};
-          continue;
-        }
-        if (gi.empty() || pi.empty()) continue;
-        std::vector<char> gu(gi.size(), 0), pu(pi.size(), 0);
-        size_t m = 0;
-        for (size_t a = 0; a < pi.size(); ++a) {
-          tick.tick(gi.size());
-          std::string pn = judge::normalize_for_compare(pi[a]);
-          for (size_t b = 0; b < gi.size(); ++b)
-            if (!gu[b] && judge::normalize_for_compare(gi[b]) == pn) {
-              gu[b] = pu[a] = 1;
-              ++m;
-              break;
-            }
-        }
-        out = {double(m) / pi.size(), double(m) / gi.size()};
-        if (m < pi.size() && m < gi.size()) {
-          Question q;
-          q.kind = QuestionKind::MultiCount;
-          q.column = cs.name;
-          q.description = cs.description;
-          q.query_type = opt.query_type;
-          for (size_t a = 0; a < pi.size(); ++a)
-            if (!pu[a]) q.pred.push_back(pi[a]);
-          for (size_t b = 0; b < gi.size(); ++b)
-            if (!gu[b]) q.gold.push_back(gi[b]);
-          qs.push_back(std::move(q));
-          pending.push_back({c, k, m, pi.size(), gi.size()});
-        }
-        continue;
-      }
-      if (auto s = rule_cell_score(cs.kind, pv, gv, opt.float_tolerance)) {
-        out = {*s, *s};
-        continue;
-      }
-      Question q;
-      q.kind = QuestionKind::Cell;
-      q.column = cs.name;
-      q.description = cs.description;
-      q.query_type = opt.query_type;
-      q.pred = {text_of(pv)};
-      q.gold = {text_of(gv)};
-      qs.push_back(std::move(q));
-      pending.push_back({c, k});
+
+  // A multi-value cell: items matched one-to-one after normalisation; the rest to the judge to count.
+  void score_multi(size_t c, size_t k, const Value& gv, const Value& pv) {
+    const ColumnSpec& cs = columns_[c];
+    CellScore& out = res_.cells[c][k];
+    auto gi = judge::split_multi(text_of(gv), opt_.multi_sep);
+    auto pi = judge::split_multi(text_of(pv), opt_.multi_sep);
+    if (gi.empty() && pi.empty()) {
+      out = {1, 1};
+      return;
     }
+    if (gi.empty() || pi.empty()) return;
+    std::vector<char> gu(gi.size(), 0), pu(pi.size(), 0);
+    size_t m = 0;
+    for (size_t a = 0; a < pi.size(); ++a) {
+      tick_.tick(gi.size());
+      std::string pn = judge::normalize_for_compare(pi[a]);
+      for (size_t b = 0; b < gi.size(); ++b)
+        if (!gu[b] && judge::normalize_for_compare(gi[b]) == pn) {
+          gu[b] = pu[a] = 1;
+          ++m;
+          break;
+        }
+    }
+    out = {double(m) / pi.size(), double(m) / gi.size()};
+    if (m >= pi.size() || m >= gi.size()) return;
+    Question q;
+    q.kind = QuestionKind::MultiCount;
+    q.column = cs.name;
+    q.description = cs.description;
+    q.query_type = opt_.query_type;
+    for (size_t a = 0; a < pi.size(); ++a)
+      if (!pu[a]) q.pred.push_back(pi[a]);
+    for (size_t b = 0; b < gi.size(); ++b)
+      if (!gu[b]) q.gold.push_back(gi[b]);
+    qs_.push_back(std::move(q));
+    pending_.push_back({c, k, m, pi.size(), gi.size()});
   }
-  if (!qs.empty()) {
-    res.judge_questions += qs.size();
-    auto ans = jd.ask(qs);
-    for (size_t i = 0; i < pending.size(); ++i) {
-      auto& pd = pending[i];
-      CellScore& out = res.cells[pd.col][pd.pair];
-      res.columns[pd.col].judged++;
+
+  void score_cell(size_t c, size_t k) {
+    const ColumnSpec& cs = columns_[c];
+    const Value& gv = gcell(pairs_[k].first, cs.gold_col);
+    const Value pv = pcell(pairs_[k].second, cs.pred_col);
+    if (cs.kind == CellKind::Multi) return score_multi(c, k, gv, pv);
+    if (auto s = rule_cell_score(cs.kind, pv, gv, opt_.float_tolerance)) {
+      res_.cells[c][k] = {*s, *s};
+      return;
+    }
+    Question q;
+    q.kind = QuestionKind::Cell;
+    q.column = cs.name;
+    q.description = cs.description;
+    q.query_type = opt_.query_type;
+    q.pred = {text_of(pv)};
+    q.gold = {text_of(gv)};
+    qs_.push_back(std::move(q));
+    pending_.push_back({c, k});
+  }
+
+  void score_cells() {
+    res_.columns.resize(columns_.size());
+    res_.cells.assign(columns_.size(), std::vector<CellScore>(pairs_.size()));
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      const ColumnSpec& cs = columns_[c];
+      res_.columns[c].name = cs.name;
+      res_.columns[c].kind = cs.kind;
+      if (cs.pred_col < 0 || cs.gold_col < 0) continue;  // missing column: every cell 0
+      for (size_t k = 0; k < pairs_.size(); ++k) {
+        tick_.tick();
+        score_cell(c, k);
+      }
+    }
+    if (qs_.empty()) return;
+    res_.judge_questions += qs_.size();
+    auto ans = jd_.ask(qs_);
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      auto& pd = pending_[i];
+      CellScore& out = res_.cells[pd.col][pd.pair];
+      res_.columns[pd.col].judged++;
       if (!ans[i].answered) continue;
-      if (qs[i].kind == QuestionKind::MultiCount) {
-        size_t extra = std::min({ans[i].count, qs[i].pred.size(), qs[i].gold.size()});
+      if (qs_[i].kind == QuestionKind::MultiCount) {
+        size_t extra = std::min({ans[i].count, qs_[i].pred.size(), qs_[i].gold.size()});
         size_t m = pd.matched + extra;
         out = {double(m) / pd.np, double(m) / pd.ng};
       } else if (ans[i].yes) {
@@ -420,43 +450,65 @@ MatchResult match(const Table& gold, const Pred& pred, const std::vector<KeySpec
       }
     }
   }
-  // ---- metrics ----
-  bool both_empty = gold.size() == 0 && pred.size() == 0;
-  double sp = 0, sr = 0, sf = 0;
-  for (size_t c = 0; c < columns.size(); ++c) {
-    auto& cr = res.columns[c];
-    for (auto& cell : res.cells[c]) {
-      cr.sum_p += cell.p;
-      cr.sum_r += cell.r;
+
+  void metrics() {
+    const size_t ng = gold_.size(), np = pred_.size(), nm = pairs_.size();
+    const bool both_empty = ng == 0 && np == 0;
+    double sp = 0, sr = 0, sf = 0;
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      auto& cr = res_.columns[c];
+      for (auto& cell : res_.cells[c]) {
+        cr.sum_p += cell.p;
+        cr.sum_r += cell.r;
+      }
+      if (both_empty) {
+        cr.precision = cr.recall = cr.f1 = 1.0;
+      } else {
+        cr.precision = np ? cr.sum_p / np : 0.0;
+        cr.recall = ng ? cr.sum_r / ng : 0.0;
+        cr.f1 = f1_of(cr.precision, cr.recall);
+      }
+      sp += cr.precision;
+      sr += cr.recall;
+      sf += cr.f1;
     }
     if (both_empty) {
-      cr.precision = cr.recall = cr.f1 = 1.0;
+      res_.row_precision = res_.row_recall = res_.row_f1 = 1.0;
     } else {
-      cr.precision = pred.size() ? cr.sum_p / pred.size() : 0.0;
-      cr.recall = gold.size() ? cr.sum_r / gold.size() : 0.0;
-      cr.f1 = f1_of(cr.precision, cr.recall);
+      res_.row_precision = np ? double(nm) / np : 0.0;
+      res_.row_recall = ng ? double(nm) / ng : 0.0;
+      res_.row_f1 = f1_of(res_.row_precision, res_.row_recall);
     }
-    sp += cr.precision;
-    sr += cr.recall;
-    sf += cr.f1;
+    const size_t nc = columns_.size();
+    res_.macro_precision = nc ? sp / nc : res_.row_precision;
+    res_.macro_recall = nc ? sr / nc : res_.row_recall;
+    res_.macro_f1 = nc ? sf / nc : res_.row_f1;
   }
-  if (both_empty) {
-    res.row_precision = res.row_recall = res.row_f1 = 1.0;
-  } else {
-    res.row_precision = pred.size() ? double(pairs.size()) / pred.size() : 0.0;
-    res.row_recall = gold.size() ? double(pairs.size()) / gold.size() : 0.0;
-    res.row_f1 = f1_of(res.row_precision, res.row_recall);
-  }
-  if (!columns.empty()) {
-    res.macro_precision = sp / columns.size();
-    res.macro_recall = sr / columns.size();
-    res.macro_f1 = sf / columns.size();
-  } else {
-    res.macro_precision = res.row_precision;
-    res.macro_recall = res.row_recall;
-    res.macro_f1 = res.row_f1;
-  }
-  return res;
+
+  const Table& gold_;
+  const Pred& pred_;
+  const std::vector<KeySpec>& keys_;
+  const std::vector<ColumnSpec>& columns_;
+  const MatchOptions& opt_;
+  judge::Judge& jd_;
+  DeadlineTicker tick_;
+  MatchResult res_;
+  std::vector<std::string> gkeys_, gorder_;
+  RowGroups ggroups_, pgroups_;
+  std::vector<char> gused_, pused_;
+  std::vector<std::pair<size_t, size_t>> pairs_;
+  // entity questions collected across groups: (gold row, pred row), and how many there were
+  std::vector<std::pair<size_t, size_t>> entity_cands_;
+  size_t entity_total_ = 0;
+  std::vector<Question> qs_;
+  std::vector<Pending> pending_;
+};
+
+template <class Pred>
+MatchResult match(const Table& gold, const Pred& pred, const std::vector<KeySpec>& keys,
+                  const std::vector<ColumnSpec>& columns, const MatchOptions& opt, judge::Judge& jd,
+                  const Deadline& deadline) {
+  return Matcher<Pred>(gold, pred, keys, columns, opt, jd, deadline).run();
 }
 
 }  // namespace

@@ -135,6 +135,203 @@ QueryEval Evaluator::missing_result(DuckConn& conn, const std::string& sql, std:
   return ev;
 }
 
+namespace {
+
+// The result's columns, each taken at most once, by case-insensitive header.
+class ColumnPicker {
+ public:
+  explicit ColumnPicker(const TextTable& pr) {
+    for (auto& h : pr.columns) headers_.push_back(to_lower(h));
+    used_.assign(headers_.size(), 0);
+  }
+  int take(const std::string& want) {
+    std::string w = to_lower(want);
+    for (size_t c = 0; c < headers_.size(); ++c)
+      if (!used_[c] && headers_[c] == w) {
+        used_[c] = 1;
+        return static_cast<int>(c);
+      }
+    return -1;
+  }
+  // The first candidate the result has.
+  int take_first(const std::vector<std::string>& cands) {
+    for (auto& c : cands)
+      if (int k; !c.empty() && (k = take(c)) >= 0) return k;
+    return -1;
+  }
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<char> used_;
+};
+
+// The result headers an injected id key (id, or <table>_id in a join) may have.
+std::vector<std::string> id_candidates(const std::string& n, const QueryShape& shape) {
+  std::vector<std::string> cands;
+  if (n == "id") {
+    cands = {"id", "file_name", "filename", "file_id", "doc_id"};
+    if (shape.tables.size() == 1) {
+      std::string t = to_lower(shape.tables[0].name);
+      for (const std::string& c : {t + ".id", t + ".file_name", t + ".filename"}) cands.push_back(c);
+    }
+  } else {
+    std::string t = n.substr(0, n.size() - 3);
+    cands = {t + ".id", t + ".file_name", t + ".filename", t + "_id"};
+    for (auto& tr : shape.tables)
+      if (iequals(tr.name, t) && !tr.alias.empty()) cands.push_back(tr.alias + ".id");
+  }
+  return cands;
+}
+
+// Id keys first, so that attribute columns do not take them. A key column the result lacks goes to
+// `missing`: its rows cannot be matched (never read as NULL keys, which would match the gold's id-less
+// rows or NULL groups).
+void map_id_keys(QueryEval& ev, const GoldPlan& plan, const Table& gold, ColumnPicker& pick,
+                 std::vector<std::string>& missing) {
+  for (auto& n : plan.injected) {
+    KeySpec k;
+    k.name = n;
+    k.is_id = true;
+    k.gold_col = gold.find_column(n);
+    const std::vector<std::string> cands = id_candidates(n, plan.shape);
+    k.pred_col = pick.take_first(cands);
+    if (k.pred_col < 0) missing.push_back("'" + n + "' (looked for " + join(cands, ", ") + ")");
+    ev.keys.push_back(k);
+  }
+}
+
+// The result column of each select item (-1: none), by alias, name, qualified name, expression text.
+std::vector<int> map_select_items(const Dataset& ds, const GoldPlan& plan, const Table& gold, ColumnPicker& pick) {
+  const QueryShape& shape = plan.shape;
+  std::vector<int> item_pred(shape.select.size(), -1);
+  for (size_t i = 0; i < shape.select.size(); ++i) {
+    const SelectItem& it = shape.select[i];
+    std::vector<std::string> cands;
+    if (!it.alias.empty()) cands.push_back(it.alias);
+    cands.push_back(plan.item_names[i]);
+    if (it.column && it.is_plain_column) {
+      if (!it.column->table.empty()) cands.push_back(it.column->table + "." + it.column->column);
+      cands.push_back(table_of(ds, shape, *it.column) + "." + it.column->column);
+      cands.push_back(it.column->column);
+    }
+    cands.push_back(it.expr_text);
+    cands.push_back(gold.columns[plan.item_gold_col[i]]);
+    cands.push_back(it.output_name);
+    item_pred[i] = pick.take_first(cands);
+    if (item_pred[i] < 0 && it.column) {  // pandas de-duplicated names: age_1, age_2
+      for (int k = 1; k <= 3 && item_pred[i] < 0; ++k) item_pred[i] = pick.take(it.column->column + "_" + std::to_string(k));
+    }
+  }
+  return item_pred;
+}
+
+// Keys for aggregation: the non-aggregate select items (the GROUP BY columns). Returns which items.
+std::vector<char> map_group_keys(QueryEval& ev, const GoldPlan& plan, const std::vector<int>& item_pred,
+                                 std::vector<std::string>& missing) {
+  const QueryShape& shape = plan.shape;
+  std::vector<char> is_key(shape.select.size(), 0);
+  for (size_t i = 0; i < shape.select.size(); ++i) {
+    if (shape.select[i].is_agg) continue;
+    is_key[i] = 1;
+    KeySpec k;
+    k.name = plan.item_names[i];
+    k.gold_col = plan.item_gold_col[i];
+    k.pred_col = item_pred[i];
+    if (k.pred_col < 0) missing.push_back("'" + k.name + "' (a GROUP BY column)");
+    ev.keys.push_back(k);
+  }
+  for (auto& g : shape.group_by) {
+    bool selected = std::any_of(shape.select.begin(), shape.select.end(), [&](auto& it) {
+      return !it.is_agg && it.column && iequals(it.column->column, g.column);
+    });
+    if (!selected) ev.warnings.push_back("GROUP BY column '" + g.qualified() + "' is not selected; groups keyed by the selected columns");
+  }
+  return is_key;
+}
+
+// How the cells of a scored column are compared: its aggregate, else its attribute's value type.
+CellKind cell_kind(const SelectItem& it, const ColumnSpec& cs, const Table& gold) {
+  if (it.is_agg) {
+    bool text = std::any_of(gold.rows.begin(), gold.rows.end(), [&](const Row& r) { return r[cs.gold_col].kind == Kind::Text; });
+    return text ? CellKind::Str : CellKind::Aggregate;  // MIN/MAX over text
+  }
+  if (cs.value_type == "int") return CellKind::Int;
+  if (cs.value_type == "float") return CellKind::Float;
+  if (cs.value_type == "multi_str") return CellKind::Multi;
+  return CellKind::Str;
+}
+
+// The scored columns: every select item but the keys, stop names and plain id columns.
+void map_scored_columns(QueryEval& ev, const Dataset& ds, const GoldPlan& plan, const Table& gold,
+                        const std::vector<int>& item_pred, const std::vector<char>& is_key) {
+  const QueryShape& shape = plan.shape;
+  for (size_t i = 0; i < shape.select.size(); ++i) {
+    const SelectItem& it = shape.select[i];
+    const std::string& name = plan.item_names[i];
+    if (is_key[i] || is_stop_name(name) || (it.column && it.is_plain_column && iequals(it.column->column, "id"))) {
+      ev.skipped.push_back(name);
+      continue;
+    }
+    ColumnSpec cs;
+    cs.name = name;
+    cs.gold_col = plan.item_gold_col[i];
+    cs.pred_col = item_pred[i];
+    if (const Attribute* a = it.column ? attribute_of(ds, shape, *it.column) : nullptr) {
+      cs.description = a->description;
+      cs.value_type = a->value_type;
+    }
+    if (it.is_agg) cs.agg = it.agg;
+    cs.kind = cell_kind(it, cs, gold);
+    if (cs.pred_col < 0) ev.warnings.push_back("result.csv has no column for '" + name + "' (scored 0)");
+    ev.columns.push_back(cs);
+  }
+}
+
+// The primary key for multi-entity documents: --primary-key when it names a select column, else the
+// first non-aggregate select column that is not a stop name.
+int pick_primary(QueryEval& ev, const EvalOptions& opt, const GoldPlan& plan) {
+  const QueryShape& shape = plan.shape;
+  int pick = -1;
+  if (!opt.primary_key.empty()) {
+    const std::string& pk = opt.primary_key;
+    for (size_t i = 0; i < shape.select.size() && pick < 0; ++i) {
+      const SelectItem& it = shape.select[i];
+      if (iequals(plan.item_names[i], pk) || iequals(it.output_name, pk) ||
+          (it.column && (iequals(it.column->column, pk) || iequals(it.column->qualified(), pk))))
+        pick = static_cast<int>(i);
+    }
+    if (pick < 0) ev.warnings.push_back("--primary-key '" + pk + "' is not a select column; default used");
+  }
+  if (pick < 0)
+    for (size_t i = 0; i < shape.select.size() && pick < 0; ++i)
+      if (!is_stop_name(plan.item_names[i]) && !shape.select[i].is_agg) pick = static_cast<int>(i);
+  return pick;
+}
+
+MatchOptions match_options(QueryEval& ev, const Dataset& ds, const EvalOptions& opt, const GoldPlan& plan,
+                           const std::vector<int>& item_pred) {
+  const QueryShape& shape = plan.shape;
+  MatchOptions mo;
+  mo.query_type = to_string(shape.type);
+  mo.group_keys_semantic = shape.type == QueryType::Aggregation;
+  mo.float_tolerance = opt.float_tolerance;
+  mo.multi_sep = opt.multi_sep;
+  if (shape.type == QueryType::Aggregation) return mo;
+  const int pick = pick_primary(ev, opt, plan);
+  if (pick < 0) return mo;
+  ev.primary_key = plan.item_names[pick];
+  mo.primary_name = ev.primary_key;
+  mo.primary_gold_col = plan.item_gold_col[pick];
+  mo.primary_pred_col = item_pred[pick];
+  if (shape.select[pick].column)
+    if (auto* a = attribute_of(ds, shape, *shape.select[pick].column)) mo.primary_description = a->description;
+  return mo;
+}
+
+}  // namespace
+
+// gold (memoised) → result columns mapped to keys and scored columns → rows matched and cells scored
+// (evaluate_match) → the query's outcome.
 QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, TextTable pred) {
   QueryEval ev;
   ev.judge_name = judge_.name();
@@ -146,170 +343,25 @@ QueryEval Evaluator::evaluate_table(DuckConn& conn, const std::string& sql, Text
     return ev;
   }
   const GoldPlan& plan = ev.gold->plan;
-  const QueryShape& shape = plan.shape;
   const Table& gold = ev.gold->table;
-  TextTable& pr = ev.pred;
-
-  // ---- map result columns ----
-  std::vector<std::string> headers;
-  for (auto& h : pr.columns) headers.push_back(to_lower(h));
-  std::vector<char> used(headers.size(), 0);
-  auto take = [&](const std::string& want) -> int {
-    std::string w = to_lower(want);
-    for (size_t c = 0; c < headers.size(); ++c)
-      if (!used[c] && headers[c] == w) {
-        used[c] = 1;
-        return static_cast<int>(c);
-      }
-    return -1;
-  };
-  // A key column the result lacks: its rows cannot be matched (never read as NULL keys, which would
-  // match the gold's id-less rows or NULL groups).
+  const bool aggregation = plan.shape.type == QueryType::Aggregation;
+  ColumnPicker pick(ev.pred);
   std::vector<std::string> missing_keys;
-  // id keys first so that attribute columns do not take them
-  if (shape.type != QueryType::Aggregation) {
-    for (auto& n : plan.injected) {
-      KeySpec k;
-      k.name = n;
-      k.is_id = true;
-      k.gold_col = gold.find_column(n);
-      std::vector<std::string> cands;
-      if (n == "id") {
-        cands = {"id", "file_name", "filename", "file_id", "doc_id"};
-        if (shape.tables.size() == 1) {
-          std::string t = to_lower(shape.tables[0].name);
-          for (const std::string& c : {t + ".id", t + ".file_name", t + ".filename"}) cands.push_back(c);
-        }
-      } else {
-        std::string t = n.substr(0, n.size() - 3);
-        cands = {t + ".id", t + ".file_name", t + ".filename", t + "_id"};
-        for (auto& tr : shape.tables)
-          if (iequals(tr.name, t) && !tr.alias.empty()) cands.push_back(tr.alias + ".id");
-      }
-      for (auto& c : cands)
-        if ((k.pred_col = take(c)) >= 0) break;
-      if (k.pred_col < 0) missing_keys.push_back("'" + n + "' (looked for " + join(cands, ", ") + ")");
-      ev.keys.push_back(k);
-    }
-  }
-  std::vector<int> item_pred(shape.select.size(), -1);
-  for (size_t i = 0; i < shape.select.size(); ++i) {
-    const SelectItem& it = shape.select[i];
-    std::vector<std::string> cands;
-    if (!it.alias.empty()) cands.push_back(it.alias);
-    cands.push_back(plan.item_names[i]);
-    if (it.column && it.is_plain_column) {
-      if (!it.column->table.empty()) cands.push_back(it.column->table + "." + it.column->column);
-      std::string t = table_of(ds_, shape, *it.column);
-      cands.push_back(t + "." + it.column->column);
-      cands.push_back(it.column->column);
-    }
-    cands.push_back(it.expr_text);
-    cands.push_back(gold.columns[plan.item_gold_col[i]]);
-    cands.push_back(it.output_name);
-    for (auto& c : cands)
-      if (!c.empty() && (item_pred[i] = take(c)) >= 0) break;
-    if (item_pred[i] < 0 && it.column) {  // pandas de-duplicated names: age_1, age_2
-      for (int k = 1; k <= 3 && item_pred[i] < 0; ++k) item_pred[i] = take(it.column->column + "_" + std::to_string(k));
-    }
-  }
-  // ---- keys for aggregation: the non-aggregate select items (the GROUP BY columns) ----
-  std::vector<char> is_key(shape.select.size(), 0);
-  if (shape.type == QueryType::Aggregation) {
-    for (size_t i = 0; i < shape.select.size(); ++i) {
-      if (shape.select[i].is_agg) continue;
-      is_key[i] = 1;
-      KeySpec k;
-      k.name = plan.item_names[i];
-      k.gold_col = plan.item_gold_col[i];
-      k.pred_col = item_pred[i];
-      if (k.pred_col < 0) missing_keys.push_back("'" + k.name + "' (a GROUP BY column)");
-      ev.keys.push_back(k);
-    }
-    for (auto& g : shape.group_by) {
-      bool selected = std::any_of(shape.select.begin(), shape.select.end(), [&](auto& it) {
-        return !it.is_agg && it.column && iequals(it.column->column, g.column);
-      });
-      if (!selected) ev.warnings.push_back("GROUP BY column '" + g.qualified() + "' is not selected; groups keyed by the selected columns");
-    }
-  }
-  // ---- scored columns ----
-  for (size_t i = 0; i < shape.select.size(); ++i) {
-    const SelectItem& it = shape.select[i];
-    const std::string& name = plan.item_names[i];
-    if (is_key[i]) {
-      ev.skipped.push_back(name);
-      continue;
-    }
-    if (is_stop_name(name) || (it.column && it.is_plain_column && iequals(it.column->column, "id"))) {
-      ev.skipped.push_back(name);
-      continue;
-    }
-    ColumnSpec cs;
-    cs.name = name;
-    cs.gold_col = plan.item_gold_col[i];
-    cs.pred_col = item_pred[i];
-    const Attribute* a = it.column ? attribute_of(ds_, shape, *it.column) : nullptr;
-    if (a) {
-      cs.description = a->description;
-      cs.value_type = a->value_type;
-    }
-    if (it.is_agg) {
-      cs.kind = CellKind::Aggregate;
-      cs.agg = it.agg;
-      bool text = std::any_of(gold.rows.begin(), gold.rows.end(),
-                              [&](const Row& r) { return r[cs.gold_col].kind == Kind::Text; });
-      if (text) cs.kind = CellKind::Str;  // MIN/MAX over text
-    } else if (cs.value_type == "int") {
-      cs.kind = CellKind::Int;
-    } else if (cs.value_type == "float") {
-      cs.kind = CellKind::Float;
-    } else if (cs.value_type == "multi_str") {
-      cs.kind = CellKind::Multi;
-    } else {
-      cs.kind = CellKind::Str;
-    }
-    if (cs.pred_col < 0) ev.warnings.push_back("result.csv has no column for '" + name + "' (scored 0)");
-    ev.columns.push_back(cs);
-  }
+  if (!aggregation) map_id_keys(ev, plan, gold, pick, missing_keys);
+  const std::vector<int> item_pred = map_select_items(ds_, plan, gold, pick);
+  const std::vector<char> is_key =
+      aggregation ? map_group_keys(ev, plan, item_pred, missing_keys) : std::vector<char>(plan.shape.select.size(), 0);
+  map_scored_columns(ev, ds_, plan, gold, item_pred, is_key);
   if (!missing_keys.empty()) {
     std::string what = "result.csv has no column for key " + join(missing_keys, ", ");
-    if (pr.size() > 0) {
+    if (ev.pred.size() > 0) {
       mark_unscored(ev, kResultError, what + "; its rows cannot be matched to the gold rows");
       return ev;
     }
     ev.warnings.push_back(what + " (the result has no rows)");
   }
-  // ---- primary key for multi-entity documents ----
-  MatchOptions mo;
-  mo.query_type = to_string(shape.type);
-  mo.group_keys_semantic = shape.type == QueryType::Aggregation;
-  mo.float_tolerance = opt_.float_tolerance;
-  mo.multi_sep = opt_.multi_sep;
-  if (shape.type != QueryType::Aggregation) {
-    int pick = -1;
-    if (!opt_.primary_key.empty()) {
-      for (size_t i = 0; i < shape.select.size() && pick < 0; ++i) {
-        const SelectItem& it = shape.select[i];
-        if (iequals(plan.item_names[i], opt_.primary_key) || iequals(it.output_name, opt_.primary_key) ||
-            (it.column && (iequals(it.column->column, opt_.primary_key) || iequals(it.column->qualified(), opt_.primary_key))))
-          pick = static_cast<int>(i);
-      }
-      if (pick < 0) ev.warnings.push_back("--primary-key '" + opt_.primary_key + "' is not a select column; default used");
-    }
-    if (pick < 0)
-      for (size_t i = 0; i < shape.select.size() && pick < 0; ++i)
-        if (!is_stop_name(plan.item_names[i]) && !shape.select[i].is_agg) pick = static_cast<int>(i);
-    if (pick >= 0) {
-      ev.primary_key = plan.item_names[pick];
-      mo.primary_name = ev.primary_key;
-      mo.primary_gold_col = plan.item_gold_col[pick];
-      mo.primary_pred_col = item_pred[pick];
-      if (shape.select[pick].column)
-        if (auto* a = attribute_of(ds_, shape, *shape.select[pick].column)) mo.primary_description = a->description;
-    }
-  }
-  ev.match = evaluate_match(gold, pr, ev.keys, ev.columns, mo, judge_);
+  const MatchOptions mo = match_options(ev, ds_, opt_, plan, item_pred);
+  ev.match = evaluate_match(gold, ev.pred, ev.keys, ev.columns, mo, judge_);
   if (ev.match.multi_entity && !ev.primary_key.empty())
     ev.warnings.push_back("multi-entity rows matched inside each id by primary key '" + ev.primary_key + "'");
   for (auto& w : ev.match.warnings) ev.warnings.push_back(w);

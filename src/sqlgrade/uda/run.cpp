@@ -9,7 +9,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/uda/judge/llm_trace.hpp"
 #include "sqlgrade/core/fs.hpp"
-#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/duckdb_pool.hpp"
 #include "sqlgrade/uda/driver.hpp"
@@ -181,7 +181,7 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
     Evaluator evaluator(ds, opt.eval, jd);
     DuckPool pool([&ds] { return ds.connect(); });
     Progress progress("uda " + ds.name(), jobs.size(), opt.progress);
-    parallel_for(jobs.size(), resolve_jobs(opt.jobs), [&](size_t i) {
+    exec::for_each(jobs.size(), resolve_jobs(opt.jobs), &progress, [&](size_t i) {
       RunJob& job = jobs[i];
       RunEntry e = entry_for(ds.name(), job.item);
       e.path = job.path;
@@ -212,7 +212,7 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
         }
       }
       sum.queries[i] = e;
-    }, &progress);
+    });
     progress.finish();
     write_file_atomic(root / "summary.json", summary_json(sum).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     write_file_atomic(root / "summary.csv", summary_csv(sum));
@@ -240,7 +240,7 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
     DuckPool pool([&ds] { return ds.connect(); });
     fs::path root = out_root / ds.name();
     Progress progress(std::string(with_gold ? "gold " : "prepare ") + ds.name(), items.size(), opt.progress);
-    parallel_for(items.size(), resolve_jobs(opt.jobs), [&](size_t i) {
+    exec::for_each(items.size(), resolve_jobs(opt.jobs), &progress, [&](size_t i) {
       const QueryItem& item = items[i];
       RunEntry e = entry_for(ds.name(), item);
       auto conn = pool.lease();
@@ -267,7 +267,7 @@ std::vector<DatasetSummary> prepare_datasets(const fs::path& dataset_dir, const 
         }
       }
       sum.queries[i] = e;
-    }, &progress);
+    });
     progress.finish();
     if (with_gold) {
       sum.load_notes = ds.load_notes();
