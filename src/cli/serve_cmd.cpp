@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/json.hpp"
@@ -42,7 +43,7 @@ void require_dir(const std::string& d, const char* flag) {
 
 void run_serve(ServeArgs& a) {
   using namespace sqlgrade::serve;
-  require_dir(a.so.db_dir, "--db-dir");
+  require_dir(a.so.db_dir, "--db");
   if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
   if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
   if (!a.so.verifier.spider2_gold_dir.empty()) require_dir(a.so.verifier.spider2_gold_dir, "--spider2-gold-dir");
@@ -162,7 +163,7 @@ void register_serve_bounds(CLI::App* s, ServeArgs& a) {
 void register_serve_command(CLI::App& app) {
   auto sa = std::make_shared<ServeArgs>();
   auto* s = app.add_subcommand("serve", "HTTP/JSON reward server (NeMo Gym spider2_lite compatible)");
-  s->add_option("--db-dir", sa->so.db_dir, "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite")->required();
+  sqlgrade::cli::add_db(s, sa->so.db_dir, "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite", "--db-dir")->required();
   s->add_option("--port", sa->http.port, "TCP port (0 = any free port, printed on stdout)")
       ->default_val(8000)
       ->check(sqlgrade::cli::bounded("port"));
@@ -172,9 +173,7 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--max-queue", sa->so.max_queue, "verifies waiting for a slot before 503")
       ->default_val(64)
       ->check(sqlgrade::cli::bounded("max_queue"));
-  s->add_option("--timeout", sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")
-      ->default_val(30.0)
-      ->check(sqlgrade::cli::bounded("timeout"));
+  sqlgrade::cli::add_timeout(s, sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
   s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
   s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");
@@ -229,6 +228,7 @@ void register_serve_command(CLI::App& app) {
               "</think>; an unclosed <think> is no SQL)");
   s->add_flag("--log-requests", sa->log_requests, "one line per request on stderr");
   s->callback([sa] { run_serve(*sa); });
+  sqlgrade::cli::example(s, "sqlgrade serve --db spider2-lite/databases --spider2-gold-dir spider2-lite/gold --port 8000");
 
   auto ea = std::make_shared<ExtractArgs>();
   auto* e = app.add_subcommand("extract-sql", "extract the SQL from a model answer (stdin) as NeMo Gym does");
@@ -242,4 +242,5 @@ void register_serve_command(CLI::App& app) {
   e->add_flag("--jsonl", ea->jsonl,
               "stdin is JSONL (a string, or an object with `response`/`model_output`); prints one JSON per line");
   e->callback([ea] { run_extract(*ea); });
+  sqlgrade::cli::example(e, "sqlgrade extract-sql < model_answer.txt");
 }

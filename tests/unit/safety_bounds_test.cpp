@@ -125,7 +125,7 @@ TEST(SafetyBounds, HelpListsEveryNumericFlagWithItsBound) {
     EXPECT_FALSE(f.range.empty()) << joined(f.command) << " " << f.flag << " (" << f.type
                                   << ") has no bound from the table (cli::bounded)";
   }
-  for (const char* f : {"spider --timeout", "spider --jobs", "bird --meta_time_out", "bird --num_cpus", "spider2 --timeout",
+  for (const char* f : {"spider --timeout", "spider --jobs", "bird --timeout", "bird --jobs", "spider2 --timeout",
                         "serve --timeout", "serve --gold-timeout", "serve --request-timeout", "serve --port",
                         "serve --max-rows", "uda eval --llm-timeout", "uda run --gold-timeout", "diff --confidence",
                         "report --bootstrap", " --max-input-mb"})

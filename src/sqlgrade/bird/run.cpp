@@ -341,6 +341,7 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
         if (pred_of[gi] < 0) pred_of[gi] = static_cast<int>(e);
     }
   }
+  rr.extra_preds = extra.size();
   if (!extra.empty())
     warn("EXTRA predictions: " + std::to_string(extra.size()) + " keys match no question and are ignored (" +
          preview_list(extra) + ")");

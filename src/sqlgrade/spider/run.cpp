@@ -137,9 +137,11 @@ void read_and_pair(Run& run, const std::vector<std::vector<Line>>& ggroups, bool
     if (plines.size() < gl.size())
       run.warnings.push_back(opt.pred + ": " + std::to_string(plines.size()) + " prediction line(s) for " +
                              std::to_string(gl.size()) + " gold examples; the missing ones score 0");
-    else if (plines.size() > gl.size())
+    else if (plines.size() > gl.size()) {
+      run.extra_preds = plines.size() - gl.size();
       run.warnings.push_back(opt.pred + ": " + std::to_string(plines.size() - gl.size()) +
                              " extra prediction line(s) after the last gold example ignored");
+    }
   } else {
     auto pgroups = group_lines(praw);
     while (pgroups.size() > ggroups.size() && pgroups.back().empty()) pgroups.pop_back();
@@ -156,9 +158,11 @@ void read_and_pair(Run& run, const std::vector<std::vector<Line>>& ggroups, bool
       if (p.size() < g.size())
         run.warnings.push_back(opt.pred + ": interaction " + std::to_string(i + 1) + " has " + std::to_string(p.size()) +
                                " prediction(s) for " + std::to_string(g.size()) + " gold turns; the missing ones score 0");
-      else if (p.size() > g.size())
+      else if (p.size() > g.size()) {
+        run.extra_preds += p.size() - g.size();
         run.warnings.push_back(opt.pred + ": interaction " + std::to_string(i + 1) + ": " +
                                std::to_string(p.size() - g.size()) + " extra prediction(s) ignored");
+      }
     }
   }
   if (opt.shard_count > 0) {
