@@ -63,6 +63,7 @@ void collect(const std::vector<std::string>& command, std::vector<NumericFlag>& 
       in_subcommands = true;
       continue;
     }
+    if (in_subcommands && (line.empty() || line[0] != ' ')) in_subcommands = false;  // the help's footer (its example)
     if (in_subcommands) {
       if (line.size() > 2 && line[0] == ' ' && line[1] == ' ' && line[2] != ' ') {
         std::string name = line.substr(2, line.find(' ', 2) - 2);
