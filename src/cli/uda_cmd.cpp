@@ -112,6 +112,46 @@ std::string score_line(const std::string& acc_json) {
   return buf;
 }
 
+// `uda eval`: one query.
+void register_uda_eval(CLI::App* uda) {
+  auto f = std::make_shared<CommonFlags>();
+  struct EvalFlags {
+    std::string dataset, dataset_dir, query_root = "Query", sql_file, result_csv, output_dir, task;
+    int query_id = 0;
+    bool quiet = false;
+  };
+  auto e = std::make_shared<EvalFlags>();
+  auto* c = uda->add_subcommand("eval", "evaluate one query's result.csv");
+  c->add_option("--dataset", e->dataset, "dataset name, resolved as <query-root>/<name>");
+  c->add_option("--query-root", e->query_root, "folder holding the datasets")->capture_default_str();
+  c->add_option("--dataset-dir", e->dataset_dir, "dataset folder (instead of --dataset)");
+  c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)")->required();
+  c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file")->check(cli::bounded("query_id"));
+  c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)");
+  c->add_option("--output-dir", e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)");
+  c->add_option("--task", e->task, "task name (informational)");
+  c->add_flag("--quiet,-q", e->quiet, "print only the score (macro precision, recall, F1), not acc.json");
+  add_common(c, *f, true);
+  cli::example(c, "sqlgrade uda eval --dataset-dir UDA-Bench/Query/Art --sql-file runs/Art/Select/select_queries/1/sql.json -q");
+  c->callback([=] {
+    apply_common(*f);
+    QueryOptions q;
+    q.dataset_dir = e->dataset_dir, q.dataset = e->dataset, q.query_root = e->query_root;
+    q.sql_file = e->sql_file, q.query_id = e->query_id, q.result_csv = e->result_csv, q.output_dir = e->output_dir;
+    q.run = f->run, q.judge = judge_options(*f);
+    check_cli_outputs(*f, e->dataset_dir.empty() ? (fs::path(e->query_root) / e->dataset).string() : e->dataset_dir,
+                      {{e->sql_file, "--sql-file"}, {e->result_csv, "--result-csv"}}, "");
+    const QueryReport r = evaluate_query(q);
+    if (!e->quiet) std::printf("%s\n", r.acc_json.c_str());
+    else std::printf("%s\n", score_line(r.acc_json).c_str());
+    if (!r.judge_summary.empty() && !e->quiet) std::fprintf(stderr, "%s\n", r.judge_summary.c_str());
+    if (!r.ok) {
+      std::fprintf(stderr, "sqlgrade: %s\n", cli::first_line(r.reason).c_str());
+      throw cli::Exit{1};
+    }
+  });
+}
+
 }  // namespace
 
 void register_uda_command(CLI::App& app) {
@@ -146,45 +186,8 @@ void register_uda_command(CLI::App& app) {
                         " --dataset-dir UDA-Bench/Query --out runs/" + (with_gold ? " --as-result" : ""));
   }
 
-  // eval (one query)
-  {
-    auto f = std::make_shared<CommonFlags>();
-    struct EvalFlags {
-      std::string dataset, dataset_dir, query_root = "Query", sql_file, result_csv, output_dir, task;
-      int query_id = 0;
-      bool quiet = false;
-    };
-    auto e = std::make_shared<EvalFlags>();
-    auto* c = uda->add_subcommand("eval", "evaluate one query's result.csv");
-    c->add_option("--dataset", e->dataset, "dataset name, resolved as <query-root>/<name>");
-    c->add_option("--query-root", e->query_root, "folder holding the datasets")->capture_default_str();
-    c->add_option("--dataset-dir", e->dataset_dir, "dataset folder (instead of --dataset)");
-    c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)")->required();
-    c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file")->check(cli::bounded("query_id"));
-    c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)");
-    c->add_option("--output-dir", e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)");
-    c->add_option("--task", e->task, "task name (informational)");
-    c->add_flag("--quiet,-q", e->quiet, "print only the score (macro precision, recall, F1), not acc.json");
-    add_common(c, *f, true);
-    cli::example(c, "sqlgrade uda eval --dataset-dir UDA-Bench/Query/Art --sql-file runs/Art/Select/select_queries/1/sql.json -q");
-    c->callback([=] {
-      apply_common(*f);
-      QueryOptions q;
-      q.dataset_dir = e->dataset_dir, q.dataset = e->dataset, q.query_root = e->query_root;
-      q.sql_file = e->sql_file, q.query_id = e->query_id, q.result_csv = e->result_csv, q.output_dir = e->output_dir;
-      q.run = f->run, q.judge = judge_options(*f);
-      check_cli_outputs(*f, e->dataset_dir.empty() ? (fs::path(e->query_root) / e->dataset).string() : e->dataset_dir,
-                        {{e->sql_file, "--sql-file"}, {e->result_csv, "--result-csv"}}, "");
-      const QueryReport r = evaluate_query(q);
-      if (!e->quiet) std::printf("%s\n", r.acc_json.c_str());
-      else std::printf("%s\n", score_line(r.acc_json).c_str());
-      if (!r.judge_summary.empty() && !e->quiet) std::fprintf(stderr, "%s\n", r.judge_summary.c_str());
-      if (!r.ok) {
-        std::fprintf(stderr, "sqlgrade: %s\n", cli::first_line(r.reason).c_str());
-        throw cli::Exit{1};
-      }
-    });
-  }
+  register_uda_eval(uda);
+
 
   // run (whole datasets)
   {
