@@ -92,6 +92,15 @@ inline void make_sqlite(const fs::path& db, const std::string& script) {
   ASSERT_EQ(rc, SQLITE_OK) << msg;
 }
 
+// The "shop" Spider database with two shops and three items (dir/db/shop/shop.sqlite) and its
+// tables.json (dir/tables.json): the fixture of the small Spider CLI tests.
+inline void make_shop_spider(const fs::path& dir) {
+  make_sqlite(dir / "db" / "shop" / "shop.sqlite",
+              std::string(kShopSchemaSql) + "INSERT INTO shop VALUES (1,'Oslo'),(2,'Rome');"
+                                            "INSERT INTO item VALUES (1,'pen',1.5,1),(2,'cup',3.0,2),(3,'hat',7.25,1);");
+  spit(dir / "tables.json", kShopTablesJson);
+}
+
 // FNV-1a 64 of a file's bytes (to prove a database was not modified).
 inline std::string file_hash(const fs::path& p) {
   std::string s = slurp(p);

@@ -91,6 +91,7 @@ struct Run {
   PairBy pair_by_used = PairBy::Index;
   std::vector<Instance> items;
   std::vector<std::string> warnings;  // one line each (the CLI prints them on stderr)
+  size_t extra_preds = 0;              // prediction keys paired with no question (ignored; --require-all refuses them)
   double wall_seconds = 0;
   // Gold queries this run executed: each distinct (db, gold SQL) once — none that an earlier system of
   // the same evaluate_many already ran, nor any of a (db, gold, prediction) an earlier one checked.

@@ -114,6 +114,7 @@ struct Run {
   size_t n_interactions = 0;
   Scores scores;
   std::vector<std::string> warnings;  // one line each (the CLI prints them on stderr)
+  size_t extra_preds = 0;  // prediction lines paired with no gold example (ignored; --require-all refuses them)
   std::string started_at;  // ISO 8601 UTC
   double wall_s = 0;
 };

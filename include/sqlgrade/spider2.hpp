@@ -97,6 +97,9 @@ struct Run {
   std::vector<Instance> items;  // sorted by instance_id
   size_t n_gold_ids = 0;
   size_t n_pred_ids = 0;
+  // Gold ids (of the shard) without a prediction file, and prediction files whose id is no gold id
+  // (--require-all refuses both).
+  size_t n_missing = 0, n_unpaired = 0;
   std::string started_at;  // UTC, ISO 8601 (evaluate / evaluate_many)
   double wall_s = 0;       // of the whole pass (shared by the systems of evaluate_many)
   size_t n_executed = 0;   // sql mode: distinct (database, SQL) executions of the whole pass

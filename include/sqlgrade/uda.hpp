@@ -129,8 +129,9 @@ struct PrepareOptions {
 // Writes sql.json (and gold_result.csv) for every statement; one entry per statement (status error
 // with the reason when the gold fails).
 std::vector<DatasetSummary> prepare(const PrepareOptions& opt);
-// What `uda prepare` / `uda gold` print.
-std::string render_prepare_text(const std::vector<DatasetSummary>& sums, bool with_gold);
+// What `uda prepare` / `uda gold` print: `gold` one line per gold error, its reason cut after the
+// engine message's first sentence unless full_errors (`--list-errors`).
+std::string render_prepare_text(const std::vector<DatasetSummary>& sums, bool with_gold, bool full_errors = false);
 
 // ---- `uda eval`: one query ----
 struct QueryOptions {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "multi_pred.hpp"
 #include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
@@ -21,7 +22,7 @@ struct BirdArgs {
   std::vector<std::string> preds;
   std::string metric = "ex", pair_by = "auto", output_log_path, json_out, json_dir, shard;
   std::string mode_gt, mode_predict, difficulty;  // accepted for compatibility, unused (as officially)
-  bool quiet = false, no_progress = false;
+  bool quiet = false, no_progress = false, require_all = false;
 };
 
 struct SubsetArgs {
@@ -42,10 +43,10 @@ void run_bird(BirdArgs& a) {
   auto p = bird::parse_pair_by(a.pair_by);
   if (!p) throw InputError("--pair-by", "unknown value '" + a.pair_by + "' (auto, index, question_id, position)");
   if (a.preds.empty() || a.opt.ground_truth_path.empty() || a.opt.db_root_path.empty())
-    throw InputError("bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required");
+    throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, --ground_truth_path, --db_root_path)");
   a.opt.metric = *m;
   a.opt.pair_by = *p;
-  if (a.no_progress) a.opt.progress = 0;
+  if (a.no_progress || a.quiet) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path");
   const auto vopt = cli::verify_options(a.verify, a.opt.num_cpus, a.no_progress);
@@ -64,12 +65,9 @@ void run_bird(BirdArgs& a) {
     }
     check_outputs_spare_inputs(out, in);
   }
-  bool quiet = a.quiet;
   const size_t n = a.preds.size();
-  auto runs = bird::evaluate_many(a.opt, a.preds, [quiet, n, &a](size_t k, const std::string& w) {
-    if (quiet) return;
-    if (n > 1) std::fprintf(stderr, "sqlgrade: warning: %s: %s\n", a.preds[k].c_str(), w.c_str());
-    else std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
+  auto runs = bird::evaluate_many(a.opt, a.preds, [&a](size_t k, const std::string& w) {
+    if (!a.quiet) cli::warn(a.preds[k], w);  // names the prediction file, also for one system
   });
   if (!a.output_log_path.empty()) {  // appended to: each system's block, in order
     std::string log;
@@ -90,10 +88,20 @@ void run_bird(BirdArgs& a) {
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);
-  if (!a.verify.on) return;
-  const auto reps = verify::verify_bird(runs, a.preds, vopt);
-  cli::print_verify(reps);
-  cli::write_verified_records(json_paths, held, reps, vopt);
+  if (a.verify.on) {
+    const auto reps = verify::verify_bird(runs, a.preds, vopt);
+    cli::print_verify(reps);
+    cli::write_verified_records(json_paths, held, reps, vopt);
+  }
+  if (a.require_all) {
+    std::vector<cli::Pairing> pairing;
+    for (size_t k = 0; k < n; ++k) {
+      size_t missing = 0;
+      for (const auto& it : runs[k].items) missing += it.has_pred ? 0 : 1;
+      pairing.push_back({a.preds[k], runs[k].items.size(), missing, runs[k].extra_preds});
+    }
+    cli::enforce_require_all(pairing);
+  }
 }
 
 void run_subset(SubsetArgs& a) {
@@ -124,20 +132,16 @@ void register_bird_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bird", "BIRD execution accuracy (EX), Soft-F1, EM+F1, VES and R-VES (official flags)");
   cmd->require_subcommand(0, 1);
   auto& o = args->opt;
-  cmd->add_option("--predicted_sql_path", args->preds,
+  cmd->add_option("--pred,--predicted_sql_path", args->preds,
                   "prediction JSON {\"0\": \"SQL\\t----- bird -----\\tdb_id\"} (or a folder with --data_mode); "
                   "repeat for several systems graded in one pass");
-  cmd->add_option("--ground_truth_path", o.ground_truth_path, "gold file, one SQL<TAB>db_id per line (or a folder)");
-  cmd->add_option("--db_root_path", o.db_root_path, "folder with <db_id>/<db_id>.sqlite");
+  cmd->add_option("--gold,--ground_truth_path", o.ground_truth_path, "gold file, one SQL<TAB>db_id per line (or a folder)");
+  sqlgrade::cli::add_db(cmd, o.db_root_path, "database folder: <db_id>/<db_id>.sqlite", "--db_root_path");
   cmd->add_option("--diff_json_path", o.diff_json_path, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");
   cmd->add_option("--metric", args->metric, "ex | soft-f1 | em-f1 | ves | r-ves")->capture_default_str();
-  cmd->add_option("--num_cpus", o.num_cpus, "worker threads (0 = all cores)")
-      ->capture_default_str()
-      ->check(sqlgrade::cli::bounded("jobs"));
-  cmd->add_option("--meta_time_out", o.meta_time_out, "seconds per prediction query")
-      ->capture_default_str()
-      ->check(sqlgrade::cli::bounded("timeout"));
-  cmd->add_option("--gold_time_out", o.gold_time_out, "seconds per gold query (default: --meta_time_out)")
+  sqlgrade::cli::add_jobs(cmd, o.num_cpus, "--num_cpus");
+  sqlgrade::cli::add_timeout(cmd, o.meta_time_out, "seconds per prediction query", "--meta_time_out")->capture_default_str();
+  cmd->add_option("--gold-timeout,--gold_time_out", o.gold_time_out, "seconds per gold query (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
   cmd->add_option("--sql_dialect", o.sql_dialect, "SQLite (MySQL/PostgreSQL are not supported)")->capture_default_str();
   cmd->add_option("--output_log_path", args->output_log_path, "append the Mini-Dev log block to this file");
@@ -155,7 +159,8 @@ void register_bird_command(CLI::App& app) {
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
   cmd->add_option("--json-dir", args->json_dir, "several systems: one run record per prediction file, DIR/<name>.json");
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question_id; see sqlgrade merge)");
-  cmd->add_flag("--quiet", args->quiet, "do not print warnings");
+  sqlgrade::cli::add_quiet(cmd, args->quiet);
+  sqlgrade::cli::add_require_all(cmd, args->require_all);
   cmd->add_flag("--no-progress", args->no_progress, "never draw a progress bar");
   sqlgrade::cli::add_verify_flags(cmd, args->verify, true);
 
@@ -173,6 +178,7 @@ void register_bird_command(CLI::App& app) {
   sub->add_option("--rows", sargs->opt.rows, "example rows per table in the schema prompt")->check(sqlgrade::cli::bounded("example_rows"));
   sub->add_flag("--keep-sqlite-sequence", sargs->opt.keep_sqlite_sequence, "do not skip sqlite_sequence");
   sub->callback([sargs] { run_subset(*sargs); });
+  sqlgrade::cli::example(sub, "sqlgrade bird subset --data train.json --db works_cycles.sqlite --out subset/");
 
   auto pargs = std::make_shared<SchemaArgs>();
   auto* sp = cmd->add_subcommand("schema-prompt", "print the subset recipe's schema prompt of a database");
@@ -184,6 +190,9 @@ void register_bird_command(CLI::App& app) {
     std::fwrite(s.data(), 1, s.size(), stdout);
   });
 
+  sqlgrade::cli::example(sp, "sqlgrade bird schema-prompt --db dev_databases/california_schools/california_schools.sqlite --rows 3");
+  sqlgrade::cli::example(cmd, "sqlgrade bird --pred predict_mini_dev.json --gold mini_dev_sqlite_gold.sql --db dev_databases "
+                              "--diff_json_path mini_dev_sqlite.jsonl --metric ex");
   cmd->callback([args, sub, sp] {
     if (sub->parsed() || sp->parsed()) return;
     run_bird(*args);

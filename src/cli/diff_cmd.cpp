@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/runs.hpp"
 
@@ -44,4 +45,5 @@ void register_diff_command(CLI::App& app) {
   cmd->add_option("--list", args->opt.list, "regressions/improvements listed (default 20; 0 = all)")->check(sqlgrade::cli::bounded("list"));
   cmd->add_flag("--common", args->opt.common, "runs with different instance ids: compare the shared ones");
   cmd->callback([args]() { run_diff(*args); });
+  sqlgrade::cli::example(cmd, "sqlgrade diff baseline.json candidate.json --agree exec,exact --list 10");
 }

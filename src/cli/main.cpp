@@ -7,8 +7,11 @@
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -36,8 +39,14 @@ int main(int argc, char** argv) {
 #define SQLGRADE_COMMAND(name) register_##name##_command(app);
 #include "sqlgrade_commands.inc"
 #undef SQLGRADE_COMMAND
+  sqlgrade::cli::example(&app, "sqlgrade spider --gold dev_gold.sql --pred pred.sql --db database --table tables.json --etype all");
   try {
-    app.parse(argc, argv);
+    // Both spellings of every flag (--db-root-path / --db_root_path) and "did you mean" (flags.hpp);
+    // the run records keep the command line as typed (invocation()).
+    std::vector<std::string> args = sqlgrade::cli::resolve_spellings(app, {argv + 1, argv + argc});
+    std::vector<char*> resolved{argv[0]};
+    for (auto& a : args) resolved.push_back(a.data());
+    app.parse(static_cast<int>(resolved.size()), resolved.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     // One line naming the flag ("sqlgrade: --timeout: must be ...; got nan"), exit 2, like every

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/runs.hpp"
@@ -32,8 +33,8 @@ void run_merge(const MergeArgs& a) {
   sqlgrade::check_outputs_spare_inputs({{a.output, "--output"}}, in);
   const sqlgrade::runs::Merged m = sqlgrade::runs::merge_files(a.parts, sqlgrade::cli::invocation());
   sqlgrade::write_file_atomic(a.output, m.record);
-  if (!a.quiet && m.summary_text) std::fwrite(m.summary_text->data(), 1, m.summary_text->size(), stdout);
-  std::fprintf(stderr, "sqlgrade: merged %zu shards, %zu instances into %s\n", m.parts, m.instances, a.output.c_str());
+  if (m.summary_text) std::fwrite(m.summary_text->data(), 1, m.summary_text->size(), stdout);
+  if (!a.quiet) std::fprintf(stderr, "sqlgrade: merged %zu shards, %zu instances into %s\n", m.parts, m.instances, a.output.c_str());
 }
 
 }  // namespace
@@ -43,6 +44,7 @@ void register_merge_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("merge", "merge the shards of one run (graded with --shard i/n) into one run record");
   cmd->add_option("PARTS", args->parts, "run records of shards 1/n … n/n")->required();
   cmd->add_option("-o,--output", args->output, "run record to write")->required();
-  cmd->add_flag("--quiet", args->quiet, "do not print the recomputed summary");
+  sqlgrade::cli::add_quiet(cmd, args->quiet);
   cmd->callback([args]() { run_merge(*args); });
+  sqlgrade::cli::example(cmd, "sqlgrade merge part1.json part2.json part3.json -o run.json");
 }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/runs.hpp"
 
@@ -36,4 +37,5 @@ void register_report_command(CLI::App& app) {
   cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)")->check(sqlgrade::cli::bounded("seed"));
   cmd->add_flag("--common", args->opt.common, "runs with different instance ids: keep the shared ones");
   cmd->callback([args]() { run_report(*args); });
+  sqlgrade::cli::example(cmd, "sqlgrade report baseline.json candidate.json -o report.html");
 }

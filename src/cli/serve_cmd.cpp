@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/json.hpp"
@@ -45,8 +46,8 @@ void run_serve(ServeArgs& a) {
   // Any one database folder is enough (a BIRD-only job needs no Spider 2.0 databases); a benchmark
   // whose folder is missing is refused per request (RewardServer::db_path).
   if (a.so.db_dir.empty() && a.so.spider_db_dir.empty() && a.so.bird_db_dir.empty())
-    throw sqlgrade::InputError("", "serve needs a database folder: --db-dir, --spider-db-dir or --bird-db-dir");
-  if (!a.so.db_dir.empty()) require_dir(a.so.db_dir, "--db-dir");
+    throw sqlgrade::InputError("", "serve needs a database folder: --db (--db-dir), --spider-db-dir or --bird-db-dir");
+  if (!a.so.db_dir.empty()) require_dir(a.so.db_dir, "--db");
   if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
   if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
   if (!a.so.verifier.spider2_gold_dir.empty()) require_dir(a.so.verifier.spider2_gold_dir, "--spider2-gold-dir");
@@ -168,9 +169,10 @@ static void register_extract_command(CLI::App& app);
 void register_serve_command(CLI::App& app) {
   auto sa = std::make_shared<ServeArgs>();
   auto* s = app.add_subcommand("serve", "HTTP/JSON reward server (NeMo Gym spider2_lite compatible)");
-  s->add_option("--db-dir", sa->so.db_dir,
-                "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite (the default of the other folders; at least one "
-                "of --db-dir, --spider-db-dir, --bird-db-dir)");
+  sqlgrade::cli::add_db(s, sa->so.db_dir,
+                        "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite (the default of the other folders; at least "
+                        "one of --db, --spider-db-dir, --bird-db-dir)",
+                        "--db-dir");
   s->add_option("--port", sa->http.port, "TCP port (0 = any free port, printed on stdout)")
       ->default_val(8000)
       ->check(sqlgrade::cli::bounded("port"));
@@ -180,9 +182,7 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--max-queue", sa->so.max_queue, "verifies waiting for a slot before 503")
       ->default_val(64)
       ->check(sqlgrade::cli::bounded("max_queue"));
-  s->add_option("--timeout", sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")
-      ->default_val(30.0)
-      ->check(sqlgrade::cli::bounded("timeout"));
+  sqlgrade::cli::add_timeout(s, sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
   s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
   s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");
@@ -237,6 +237,7 @@ void register_serve_command(CLI::App& app) {
               "</think>; an unclosed <think> is no SQL)");
   s->add_flag("--log-requests", sa->log_requests, "one line per request on stderr");
   s->callback([sa] { run_serve(*sa); });
+  sqlgrade::cli::example(s, "sqlgrade serve --db spider2-lite/databases --spider2-gold-dir spider2-lite/gold --port 8000");
   register_extract_command(app);
 }
 
@@ -253,4 +254,5 @@ static void register_extract_command(CLI::App& app) {
   e->add_flag("--jsonl", ea->jsonl,
               "stdin is JSONL (a string, or an object with `response`/`model_output`); prints one JSON per line");
   e->callback([ea] { run_extract(*ea); });
+  sqlgrade::cli::example(e, "sqlgrade extract-sql < model_answer.txt");
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "multi_pred.hpp"
 #include "verify_flags.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -23,7 +24,7 @@ struct Spider2Args {
   std::string json_out, json_dir;
   std::string temp_dir;
   bool sql_debug = false;
-  bool no_progress = false;
+  bool no_progress = false, quiet = false, require_all = false;
   double max_result_mb = 64;
   sqlgrade::cli::VerifyFlags verify;
 };
@@ -56,7 +57,7 @@ void run_spider2(const Spider2Args& a) {
   s2::Options opt = a.opt;
   opt.mode = a.mode == "sql" ? s2::Mode::Sql : s2::Mode::ExecResult;
   opt.result_dir = a.result_dirs.front();
-  if (a.no_progress) opt.progress = 0;
+  if (a.no_progress || a.quiet) opt.progress = 0;
   opt.max_result_bytes = static_cast<size_t>(a.max_result_mb * double(size_t(1) << 20));
   const std::vector<std::string> jsons = json_paths(a);
   if (!a.json_dir.empty()) sqlgrade::OutputDir::check(a.json_dir);
@@ -66,7 +67,7 @@ void run_spider2(const Spider2Args& a) {
   if (a.verify.on && opt.mode != s2::Mode::Sql) throw sqlgrade::InputError("--verify", "needs --mode sql");
   const std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
   if (!a.json_dir.empty()) sqlgrade::OutputDir created(a.json_dir);  // created when missing, never a symlink
-  if (runs.size() > 1) {
+  if (runs.size() > 1 && !a.quiet) {
     size_t n = 0;
     for (auto& r : runs) n += r.items.size();
     std::fprintf(stderr, "sqlgrade: %zu systems, %zu instances graded, %zu distinct (db, SQL) executed\n", runs.size(), n,
@@ -87,10 +88,17 @@ void run_spider2(const Spider2Args& a) {
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
-  if (!a.verify.on) return;
-  const auto reps = sqlgrade::verify::verify_spider2(runs, vopt);
-  sqlgrade::cli::print_verify(reps);
-  sqlgrade::cli::write_verified_records(jsons, held, reps, vopt);
+  if (a.verify.on) {
+    const auto reps = sqlgrade::verify::verify_spider2(runs, vopt);
+    sqlgrade::cli::print_verify(reps);
+    sqlgrade::cli::write_verified_records(jsons, held, reps, vopt);
+  }
+  if (a.require_all) {
+    std::vector<sqlgrade::cli::Pairing> pairing;
+    for (size_t i = 0; i < runs.size(); ++i)
+      pairing.push_back({a.result_dirs[i], runs[i].items.size() + runs[i].n_missing, runs[i].n_missing, runs[i].n_unpaired});
+    sqlgrade::cli::enforce_require_all(pairing);
+  }
 }
 
 }  // namespace
@@ -101,19 +109,17 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--mode", a->mode, "sql: run <id>.sql on the local SQLite databases; exec_result: compare <id>.csv")
       ->check(CLI::IsMember({"sql", "exec_result"}))
       ->capture_default_str();
-  sub->add_option("--result_dir", a->result_dirs,
+  sub->add_option("--pred,--result_dir", a->result_dirs,
                   "folder of predictions (<id>.sql or <id>.csv); repeat it to grade several systems in one pass")
       ->required()
       ->take_last()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_option("--gold_dir", a->opt.gold_dir, "folder with spider2lite_eval.jsonl and exec_result/")->required();
-  sub->add_option("--db_dir", a->opt.db_dir, "sql mode: folder of <db>.sqlite (default <gold_dir>/../databases)");
+  sub->add_option("--gold,--gold_dir", a->opt.gold_dir, "folder with spider2lite_eval.jsonl and exec_result/")->required();
+  sqlgrade::cli::add_db(sub, a->opt.db_dir, "sql mode: folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
   sub->add_option("--meta", a->opt.meta_path, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)");
-  sub->add_option("--max_workers", a->opt.max_workers, "worker threads (default: all cores)")
-      ->check(sqlgrade::cli::bounded("jobs"));
-  sub->add_option("--timeout", a->opt.timeout_s, "per-query timeout in seconds (the official flag is unused; this one is real)")
-      ->capture_default_str()
-      ->check(sqlgrade::cli::bounded("timeout"));
+  sqlgrade::cli::add_jobs(sub, a->opt.max_workers, "--max_workers");
+  sqlgrade::cli::add_timeout(sub, a->opt.timeout_s, "per-query timeout in seconds (the official flag is unused; this one is real)")
+      ->capture_default_str();
   sub->add_option("--max-result-mb", a->max_result_mb,
                   "result size cap per prediction, MiB: a sql-mode result (as the CSV text the official script writes) "
                   "or an exec_result CSV file larger than this scores 0 (\"result too large\")")
@@ -128,6 +134,9 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--temp_dir", a->temp_dir, "accepted for compatibility (unused)");
   sub->add_flag("--is_sql_debug", a->sql_debug, "accepted for compatibility (unused)");
   sub->add_flag("--no-progress", a->no_progress, "never draw a progress bar");
+  sqlgrade::cli::add_quiet(sub, a->quiet);
+  sqlgrade::cli::add_require_all(sub, a->require_all);
   sqlgrade::cli::add_verify_flags(sub, a->verify, true);
   sub->callback([a]() { run_spider2(*a); });
+  sqlgrade::cli::example(sub, "sqlgrade spider2 --mode exec_result --pred results/ --gold spider2-lite/gold");
 }

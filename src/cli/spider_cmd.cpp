@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "multi_pred.hpp"
 #include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
@@ -20,7 +21,7 @@ struct SpiderArgs {
   sqlgrade::spider::Options opt;
   std::vector<std::string> preds;
   std::string etype = "exec", compat = "test-suite", json_out, json_dir, shard;
-  bool quiet = false, no_progress = false;
+  bool quiet = false, no_progress = false, summary_only = false, require_all = false;
   sqlgrade::cli::VerifyFlags verify;
 };
 
@@ -35,7 +36,7 @@ void run_spider_cmd(SpiderArgs& a) {
   a.opt.compat = parse_compat(a.compat);
   if (a.opt.gold.empty() || a.preds.empty() || a.opt.db_dir.empty())
     throw InputError("spider", "--gold, --pred and --db are required");
-  if (a.no_progress) a.opt.progress = 0;
+  if (a.no_progress || a.quiet) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred");
   {  // no output may replace an input (a prediction, the gold, tables.json, a database)
@@ -49,11 +50,16 @@ void run_spider_cmd(SpiderArgs& a) {
   a.opt.pred = a.preds[0];
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
   std::vector<std::string> held(runs.size());  // --verify: records written once the search is done
+  std::vector<cli::Pairing> pairing;
   for (size_t k = 0; k < runs.size(); ++k) {
     const Run& run = runs[k];
     if (!a.quiet)
-      for (const auto& w : run.warnings) std::fprintf(stderr, "sqlgrade: warning: %s\n", w.c_str());
-    std::string out = render_text(run);
+      for (const auto& w : run.warnings) cli::warn(a.preds[k], w, a.opt.gold);
+    size_t missing = 0;
+    for (const auto& ex : run.examples) missing += ex.has_pred ? 0 : 1;
+    pairing.push_back({a.preds[k], run.examples.size(), missing, run.extra_preds});
+    // --summary-only: the score table without the official per-example dump before it.
+    std::string out = a.summary_only ? render_table(run) : render_text(run);
     if (runs.size() > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k]) + out;
     if (!json_paths[k].empty()) {
       if (a.verify.on) held[k] = render_json(run, cli::invocation());
@@ -62,10 +68,12 @@ void run_spider_cmd(SpiderArgs& a) {
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);
-  if (!a.verify.on) return;
-  const auto reps = verify::verify_spider(runs, a.preds, vopt);
-  cli::print_verify(reps);
-  cli::write_verified_records(json_paths, held, reps, vopt);
+  if (a.verify.on) {
+    const auto reps = verify::verify_spider(runs, a.preds, vopt);
+    cli::print_verify(reps);
+    cli::write_verified_records(json_paths, held, reps, vopt);
+  }
+  if (a.require_all) cli::enforce_require_all(pairing);
 }
 
 void run_parse_cmd(ParseArgs& a) {
@@ -99,20 +107,22 @@ void register_spider_command(CLI::App& app) {
   cmd->add_option("--gold", args->opt.gold, "gold file: SQL<TAB>db_id per line (blank lines separate interactions)");
   cmd->add_option("--pred", args->preds,
                   "predictions: one SQL per line (text after a TAB is ignored); repeat for several systems graded in one pass");
-  cmd->add_option("--db", args->opt.db_dir, "database folder: <db>/<db_id>/<db_id>.sqlite (+ test-suite variants)");
+  sqlgrade::cli::add_db(cmd, args->opt.db_dir, "database folder: <db>/<db_id>/<db_id>.sqlite (+ test-suite variants)");
   cmd->add_option("--table", args->opt.table, "tables.json (foreign keys; needed for match/all and --compat spider)");
   cmd->add_option("--etype", args->etype, "match, exec or all (default exec, as test-suite)");
   cmd->add_flag("--plug_value", args->opt.plug_value, "test-suite: fill gold values into the prediction's slots");
   cmd->add_flag("--keep_distinct", args->opt.keep_distinct, "test-suite: keep DISTINCT when executing");
   cmd->add_flag("--progress_bar_for_each_datapoint", args->opt.progress_each, "show a progress bar");
   cmd->add_option("--compat", args->compat, "spider (taoyds/spider evaluation.py) or test-suite (default)");
-  cmd->add_option("--timeout", args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)")
-      ->check(sqlgrade::cli::bounded("timeout"));
-  cmd->add_option("--jobs,-j", args->opt.jobs, "worker threads (default: all cores)")->check(sqlgrade::cli::bounded("jobs"));
+  sqlgrade::cli::add_timeout(cmd, args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)");
+  sqlgrade::cli::add_jobs(cmd, args->opt.jobs);
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
   cmd->add_option("--json-dir", args->json_dir, "several --pred: one run record per prediction file, DIR/<name>.json");
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question index; see sqlgrade merge)");
-  cmd->add_flag("--quiet,-q", args->quiet, "no warnings on stderr");
+  sqlgrade::cli::add_quiet(cmd, args->quiet);
+  cmd->add_flag("--summary-only", args->summary_only,
+                "print only the score table (not the official per-example mismatch dump of --etype match/all)");
+  sqlgrade::cli::add_require_all(cmd, args->require_all);
   cmd->add_flag("--no-progress", args->no_progress, "never show a progress bar");
   sqlgrade::cli::add_verify_flags(cmd, args->verify, true);
 
@@ -123,6 +133,8 @@ void register_spider_command(CLI::App& app) {
   parse->add_option("--output,-o", pargs->output, "output file (default: stdout)");
   parse->add_option("--compat", pargs->compat, "LIMIT handling: spider (default, as the dataset) or test-suite");
   parse->callback([pargs] { run_parse_cmd(*pargs); });
+  sqlgrade::cli::example(parse, "sqlgrade spider parse --table tables.json -i queries.tsv -o parsed.json");
+  sqlgrade::cli::example(cmd, "sqlgrade spider --gold dev_gold.sql --pred pred.sql --db database --table tables.json --etype all --summary-only");
 
   cmd->callback([args, parse] {
     if (parse->parsed()) return;

@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "multi_pred.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
@@ -29,7 +32,7 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
   c->add_option("--attributes-file", f.attributes_file, "attributes JSON (default: <dataset>/*_attributes.json)");
   c->add_option("--gt-dir", f.gt_dir, "folder with the gold CSV tables (default: the dataset folder)");
   c->add_option("--table-map", f.table_map, "JSON {sql_table: {\"csv\": \"File.csv\", \"attributes\": \"key\"}} overriding name resolution");
-  c->add_option("--jobs,-j", f.run.jobs, "worker threads (default: all cores)")->check(cli::bounded("jobs"));
+  cli::add_jobs(c, f.run.jobs);
   c->add_option("--memory-limit", f.run.dataset.memory_limit,
                 "DuckDB memory limit for the gold tables and queries, e.g. 2GB, 512MiB")
       ->capture_default_str()
@@ -97,71 +100,94 @@ void check_cli_outputs(const CommonFlags& f, const std::string& dataset_dir, con
 
 void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
+// `uda eval -q`: the statement's score on one line, from its acc.json — the macro precision, recall and
+// F1 that `uda run` averages; a statement not scored reads "status error" (it counts 0).
+std::string score_line(const std::string& acc_json) {
+  const nlohmann::json j = nlohmann::json::parse(acc_json, nullptr, false);
+  auto num = [&j](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
+  if (!j.is_object() || j.value("status", std::string()) != "ok")
+    return "precision 0.0000 recall 0.0000 f1 0.0000 (status error)";
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "precision %.4f recall %.4f f1 %.4f", num("macro_precision"), num("macro_recall"), num("macro_f1"));
+  return buf;
+}
+
+// `uda eval`: one query.
+void register_uda_eval(CLI::App* uda) {
+  auto f = std::make_shared<CommonFlags>();
+  struct EvalFlags {
+    std::string dataset, dataset_dir, query_root = "Query", sql_file, result_csv, output_dir, task;
+    int query_id = 0;
+    bool quiet = false;
+  };
+  auto e = std::make_shared<EvalFlags>();
+  auto* c = uda->add_subcommand("eval", "evaluate one query's result.csv");
+  c->add_option("--dataset", e->dataset, "dataset name, resolved as <query-root>/<name>");
+  c->add_option("--query-root", e->query_root, "folder holding the datasets")->capture_default_str();
+  c->add_option("--dataset-dir", e->dataset_dir, "dataset folder (instead of --dataset)");
+  c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)")->required();
+  c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file")->check(cli::bounded("query_id"));
+  c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)");
+  c->add_option("--output-dir", e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)");
+  c->add_option("--task", e->task, "task name (informational)");
+  c->add_flag("--quiet,-q", e->quiet, "print only the score (macro precision, recall, F1), not acc.json");
+  add_common(c, *f, true);
+  cli::example(c, "sqlgrade uda eval --dataset-dir UDA-Bench/Query/Art --sql-file runs/Art/Select/select_queries/1/sql.json -q");
+  c->callback([=] {
+    apply_common(*f);
+    QueryOptions q;
+    q.dataset_dir = e->dataset_dir, q.dataset = e->dataset, q.query_root = e->query_root;
+    q.sql_file = e->sql_file, q.query_id = e->query_id, q.result_csv = e->result_csv, q.output_dir = e->output_dir;
+    q.run = f->run, q.judge = judge_options(*f);
+    check_cli_outputs(*f, e->dataset_dir.empty() ? (fs::path(e->query_root) / e->dataset).string() : e->dataset_dir,
+                      {{e->sql_file, "--sql-file"}, {e->result_csv, "--result-csv"}}, "");
+    const QueryReport r = evaluate_query(q);
+    if (!e->quiet) std::printf("%s\n", r.acc_json.c_str());
+    else std::printf("%s\n", score_line(r.acc_json).c_str());
+    if (!r.judge_summary.empty() && !e->quiet) std::fprintf(stderr, "%s\n", r.judge_summary.c_str());
+    if (!r.ok) {
+      std::fprintf(stderr, "sqlgrade: %s\n", cli::first_line(r.reason).c_str());
+      throw cli::Exit{1};
+    }
+  });
+}
+
 }  // namespace
 
 void register_uda_command(CLI::App& app) {
   auto* uda = app.add_subcommand("uda", "UDA-Bench / OpenQuest accuracy of SQL-over-documents extraction");
   uda->require_subcommand(1);
+  cli::example(uda, "sqlgrade uda run --dataset-dir UDA-Bench/Query --results runs/");
 
   // prepare / gold
   for (bool with_gold : {false, true}) {
     auto f = std::make_shared<CommonFlags>();
     auto dataset_dir = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
+    auto list_errors = std::make_shared<bool>(false);
     auto* c = uda->add_subcommand(with_gold ? "gold" : "prepare",
                                   with_gold ? "write each statement's gold_result.csv (and sql.json) into the per-query folders"
                                             : "split the query files into per-query folders with sql.json");
     c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
     c->add_option("--out", *out, "output root: <out>/<Dataset>/<Task>/<file stem>/<n>/")->required();
     add_common(c, *f, false);
-    if (with_gold)
+    if (with_gold) {
       c->add_flag("--as-result", f->run.gold_as_result,
                   "also write result.csv = the gold result with file-name ids (a perfect system, for checks and benchmarks)");
+      c->add_flag("--list-errors", *list_errors, "print each gold error's whole message (default: its first sentence)");
+    }
     c->callback([=] {
       apply_common(*f);
       PrepareOptions p;
       p.dataset_dir = *dataset_dir, p.out = *out, p.with_gold = with_gold, p.run = f->run;
-      print(render_prepare_text(prepare(p), with_gold));
+      print(render_prepare_text(prepare(p), with_gold, *list_errors));
     });
+    cli::example(c, std::string("sqlgrade uda ") + (with_gold ? "gold" : "prepare") +
+                        " --dataset-dir UDA-Bench/Query --out runs/" + (with_gold ? " --as-result" : ""));
   }
 
-  // eval (one query)
-  {
-    auto f = std::make_shared<CommonFlags>();
-    struct EvalFlags {
-      std::string dataset, dataset_dir, query_root = "Query", sql_file, result_csv, output_dir, task;
-      int query_id = 0;
-      bool quiet = false;
-    };
-    auto e = std::make_shared<EvalFlags>();
-    auto* c = uda->add_subcommand("eval", "evaluate one query's result.csv");
-    c->add_option("--dataset", e->dataset, "dataset name, resolved as <query-root>/<name>");
-    c->add_option("--query-root", e->query_root, "folder holding the datasets")->capture_default_str();
-    c->add_option("--dataset-dir", e->dataset_dir, "dataset folder (instead of --dataset)");
-    c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)")->required();
-    c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file")->check(cli::bounded("query_id"));
-    c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)");
-    c->add_option("--output-dir", e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)");
-    c->add_option("--task", e->task, "task name (informational)");
-    c->add_flag("--quiet,-q", e->quiet, "do not print acc.json");
-    add_common(c, *f, true);
-    c->callback([=] {
-      apply_common(*f);
-      QueryOptions q;
-      q.dataset_dir = e->dataset_dir, q.dataset = e->dataset, q.query_root = e->query_root;
-      q.sql_file = e->sql_file, q.query_id = e->query_id, q.result_csv = e->result_csv, q.output_dir = e->output_dir;
-      q.run = f->run, q.judge = judge_options(*f);
-      check_cli_outputs(*f, e->dataset_dir.empty() ? (fs::path(e->query_root) / e->dataset).string() : e->dataset_dir,
-                        {{e->sql_file, "--sql-file"}, {e->result_csv, "--result-csv"}}, "");
-      const QueryReport r = evaluate_query(q);
-      if (!e->quiet) std::printf("%s\n", r.acc_json.c_str());
-      if (!r.judge_summary.empty()) std::fprintf(stderr, "%s\n", r.judge_summary.c_str());
-      if (!r.ok) {
-        std::fprintf(stderr, "sqlgrade: %s\n", cli::first_line(r.reason).c_str());
-        throw cli::Exit{1};
-      }
-    });
-  }
+  register_uda_eval(uda);
+
 
   // run (whole datasets)
   {
@@ -182,6 +208,7 @@ void register_uda_command(CLI::App& app) {
     c->add_option("--shard", *shard,
                   "grade only shard i of n (\"i/n\", split by statement path; summary.json/.csv cover that shard; see `sqlgrade merge`)");
     add_common(c, *f, true);
+    cli::example(c, "sqlgrade uda run --dataset-dir UDA-Bench/Query --results runs/ --json uda.json");
     c->callback([=] {
       apply_common(*f);
       cli::apply_shard(*shard, f->run.shard_index, f->run.shard_count);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "flags.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "verify_flags.hpp"
@@ -67,8 +68,7 @@ void finish(const VerifyArgs& a, const std::vector<sqlgrade::verify::SystemRepor
 
 void common(CLI::App* c, VerifyArgs& a) {
   sqlgrade::cli::add_verify_flags(c, a.flags, false);
-  c->add_option("--jobs,-j", a.jobs, "worker threads (default: all cores)")
-      ->check(sqlgrade::cli::bounded("jobs"));
+  sqlgrade::cli::add_jobs(c, a.jobs);
   c->add_option("--json", a.flags.json_out, "also write the report as JSON (counterexamples included)");
   c->add_flag("--no-progress", a.no_progress, "never show a progress bar");
 }
@@ -88,7 +88,7 @@ void run_spider(VerifyArgs& a) {
 void run_bird(VerifyArgs& a) {
   using namespace sqlgrade;
   if (a.preds.empty() || a.bird.ground_truth_path.empty() || a.bird.db_root_path.empty())
-    throw InputError("verify bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required");
+    throw InputError("verify bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, --ground_truth_path, --db_root_path)");
   auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
   a.bird.metric = bird::Metric::Ex;
   a.bird.num_cpus = a.jobs;
@@ -99,7 +99,8 @@ void run_bird(VerifyArgs& a) {
 
 void run_spider2(VerifyArgs& a) {
   using namespace sqlgrade;
-  if (a.preds.empty() || a.spider2.gold_dir.empty()) throw InputError("verify spider2", "--result_dir and --gold_dir are required");
+  if (a.preds.empty() || a.spider2.gold_dir.empty())
+    throw InputError("verify spider2", "--pred and --gold are required (official names: --result_dir, --gold_dir)");
   auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
   a.spider2.mode = spider2::Mode::Sql;
   a.spider2.max_workers = a.jobs;
@@ -110,7 +111,7 @@ void run_spider2(VerifyArgs& a) {
 
 struct AuditArgs {
   sqlgrade::verify::AuditOptions opt;
-  std::string json_out;
+  std::string json_out, db;  // --db: the database folder of whichever benchmark
 };
 
 void register_audit(CLI::App& app) {
@@ -118,26 +119,24 @@ void register_audit(CLI::App& app) {
   auto* c = app.add_subcommand("audit", "gold audit: failing and nondeterministic golds, affected predictions, denominators");
   c->add_option("--benchmark", a->opt.benchmark, "spider, bird or spider2")->required();
   c->add_option("--gold", a->opt.gold, "spider: gold file (SQL<TAB>db_id)");
-  c->add_option("--db", a->opt.db_dir, "spider: database folder");
+  sqlgrade::cli::add_db(c, a->db, "database folder of the benchmark (spider, bird: <db_id>/<db_id>.sqlite; spider2: <db>.sqlite, "
+                                  "default <gold_dir>/../databases)", "--db_root_path,--db_dir");
   c->add_option("--table", a->opt.table, "spider: tables.json (optional)");
   c->add_option("--ground_truth_path", a->opt.bird_gold, "bird: gold file");
-  c->add_option("--db_root_path", a->opt.bird_db_root, "bird: database folder");
   c->add_option("--diff_json_path", a->opt.bird_diff, "bird: difficulty file (optional)");
   c->add_option("--gold_dir", a->opt.spider2_gold_dir, "spider2: gold folder");
-  c->add_option("--db_dir", a->opt.spider2_db_dir, "spider2: database folder (default <gold_dir>/../databases)");
   c->add_option("--meta", a->opt.spider2_meta, "spider2: spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
   c->add_option("--pred", a->opt.preds, "predictions graded against the golds (spider: files; bird: JSON); repeatable");
-  c->add_option("--jobs,-j", a->opt.jobs, "worker threads (default: all cores)")
-      ->check(sqlgrade::cli::bounded("jobs"));
-  c->add_option("--timeout", a->opt.timeout_s, "per-query timeout in seconds (default 30)")
-      ->check(sqlgrade::cli::bounded("timeout"));
+  sqlgrade::cli::add_jobs(c, a->opt.jobs);
+  sqlgrade::cli::add_timeout(c, a->opt.timeout_s, "per-query timeout in seconds (default 30)");
   c->add_option("--json", a->json_out, "also write the audit as JSON");
   c->callback([a] {
     using namespace sqlgrade;
-    const auto& o = a->opt;
+    auto& o = a->opt;
+    (o.benchmark == "bird" ? o.bird_db_root : o.benchmark == "spider2" ? o.spider2_db_dir : o.db_dir) = a->db;
     if (o.benchmark == "spider" && (o.gold.empty() || o.db_dir.empty())) throw InputError("audit", "--gold and --db are required");
     if (o.benchmark == "bird" && (o.bird_gold.empty() || o.bird_db_root.empty()))
-      throw InputError("audit", "--ground_truth_path and --db_root_path are required");
+      throw InputError("audit", "--ground_truth_path and --db are required");
     if (o.benchmark == "spider2" && o.spider2_gold_dir.empty()) throw InputError("audit", "--gold_dir is required");
     auto rep = verify::audit(o);
     if (!a->json_out.empty()) write_file_atomic(a->json_out, verify::render_audit_json(rep));
@@ -145,6 +144,7 @@ void register_audit(CLI::App& app) {
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
   });
+  sqlgrade::cli::example(c, "sqlgrade audit --benchmark spider --gold dev_gold.sql --db database --pred pred.sql");
 }
 
 }  // namespace
@@ -156,30 +156,31 @@ void register_verify_command(CLI::App& app) {
   auto* sp = cmd->add_subcommand("spider", "Spider dev/test (test-suite rule): the files of `sqlgrade spider`");
   sp->add_option("--gold", a->spider.gold, "gold file: SQL<TAB>db_id per line");
   sp->add_option("--pred", a->preds, "predictions, one SQL per line; repeat for several systems");
-  sp->add_option("--db", a->spider.db_dir, "database folder <db>/<db_id>/<db_id>.sqlite");
+  sqlgrade::cli::add_db(sp, a->spider.db_dir, "database folder <db>/<db_id>/<db_id>.sqlite");
   sp->add_option("--table", a->spider.table, "tables.json (optional)");
   sp->add_flag("--keep_distinct", a->spider.keep_distinct, "keep DISTINCT when executing (test-suite flag)");
-  sp->add_option("--timeout", a->spider.timeout_s, "per-query timeout of the grading, seconds (default 30)")
-      ->check(sqlgrade::cli::bounded("timeout"));
+  sqlgrade::cli::add_timeout(sp, a->spider.timeout_s, "per-query timeout of the grading, seconds (default 30)");
   common(sp, *a);
   sp->callback([a] { run_spider(*a); });
+  sqlgrade::cli::example(sp, "sqlgrade verify spider --gold dev_gold.sql --pred pred.sql --db database --verify-budget 5");
   auto* bd = cmd->add_subcommand("bird", "BIRD / Mini-Dev (EX set rule): the files of `sqlgrade bird`");
-  bd->add_option("--predicted_sql_path", a->preds, "prediction JSON; repeat for several systems");
-  bd->add_option("--ground_truth_path", a->bird.ground_truth_path, "gold file, SQL<TAB>db_id per line");
-  bd->add_option("--db_root_path", a->bird.db_root_path, "database folder");
+  bd->add_option("--pred,--predicted_sql_path", a->preds, "prediction JSON; repeat for several systems");
+  bd->add_option("--gold,--ground_truth_path", a->bird.ground_truth_path, "gold file, SQL<TAB>db_id per line");
+  sqlgrade::cli::add_db(bd, a->bird.db_root_path, "database folder", "--db_root_path");
   bd->add_option("--diff_json_path", a->bird.diff_json_path, "difficulty file (optional)");
-  bd->add_option("--meta_time_out", a->bird.meta_time_out, "per-query timeout of the grading, seconds (default 30)")
-      ->check(sqlgrade::cli::bounded("timeout"));
+  sqlgrade::cli::add_timeout(bd, a->bird.meta_time_out, "per-query timeout of the grading, seconds (default 30)", "--meta_time_out");
   common(bd, *a);
   bd->callback([a] { run_bird(*a); });
+  sqlgrade::cli::example(bd, "sqlgrade verify bird --pred predict_mini_dev.json --gold mini_dev_sqlite_gold.sql --db dev_databases");
   auto* s2 = cmd->add_subcommand("spider2", "Spider 2.0-Lite sql mode (column-vector rule): the files of `sqlgrade spider2`");
-  s2->add_option("--result_dir", a->preds, "folder of <id>.sql; repeat for several systems");
-  s2->add_option("--gold_dir", a->spider2.gold_dir, "gold folder (spider2lite_eval.jsonl, exec_result/, sql/)");
-  s2->add_option("--db_dir", a->spider2.db_dir, "folder of <db>.sqlite (default <gold_dir>/../databases)");
+  s2->add_option("--pred,--result_dir", a->preds, "folder of <id>.sql; repeat for several systems");
+  s2->add_option("--gold,--gold_dir", a->spider2.gold_dir, "gold folder (spider2lite_eval.jsonl, exec_result/, sql/)");
+  sqlgrade::cli::add_db(s2, a->spider2.db_dir, "folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
   s2->add_option("--meta", a->spider2.meta_path, "spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
-  s2->add_option("--timeout", a->spider2.timeout_s, "per-query timeout of the grading, seconds (default 60)")
-      ->check(sqlgrade::cli::bounded("timeout"));
+  sqlgrade::cli::add_timeout(s2, a->spider2.timeout_s, "per-query timeout of the grading, seconds (default 60)");
   common(s2, *a);
   s2->callback([a] { run_spider2(*a); });
+  sqlgrade::cli::example(s2, "sqlgrade verify spider2 --pred sql_predictions/ --gold spider2-lite/gold");
+  sqlgrade::cli::example(cmd, "sqlgrade verify spider --gold dev_gold.sql --pred pred.sql --db database");
   register_audit(app);
 }

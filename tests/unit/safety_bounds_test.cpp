@@ -63,6 +63,7 @@ void collect(const std::vector<std::string>& command, std::vector<NumericFlag>& 
       in_subcommands = true;
       continue;
     }
+    if (in_subcommands && (line.empty() || line[0] != ' ')) in_subcommands = false;  // the help's footer (its example)
     if (in_subcommands) {
       if (line.size() > 2 && line[0] == ' ' && line[1] == ' ' && line[2] != ' ') {
         std::string name = line.substr(2, line.find(' ', 2) - 2);
@@ -125,7 +126,7 @@ TEST(SafetyBounds, HelpListsEveryNumericFlagWithItsBound) {
     EXPECT_FALSE(f.range.empty()) << joined(f.command) << " " << f.flag << " (" << f.type
                                   << ") has no bound from the table (cli::bounded)";
   }
-  for (const char* f : {"spider --timeout", "spider --jobs", "bird --meta_time_out", "bird --num_cpus", "spider2 --timeout",
+  for (const char* f : {"spider --timeout", "spider --jobs", "bird --timeout", "bird --jobs", "spider2 --timeout",
                         "serve --timeout", "serve --gold-timeout", "serve --request-timeout", "serve --port",
                         "serve --max-rows", "uda eval --llm-timeout", "uda run --gold-timeout", "diff --confidence",
                         "report --bootstrap", " --max-input-mb"})

@@ -17,13 +17,9 @@ struct Fixture {
   TempDir dir;
   std::string db_dir, tables, gold;
   Fixture() {
+    make_shop_spider(dir.path);
     db_dir = (dir / "db").string();
-    make_sqlite(dir / "db" / "shop" / "shop.sqlite",
-                std::string(kShopSchemaSql) +
-                "INSERT INTO shop VALUES (1,'Oslo'),(2,'Rome');"
-                "INSERT INTO item VALUES (1,'pen',1.5,1),(2,'cup',3.0,2),(3,'hat',7.25,1);");
     tables = (dir / "tables.json").string();
-    spit(tables, kShopTablesJson);
     gold = (dir / "gold.sql").string();
     spit(gold,
          "SELECT name FROM item WHERE price > 2\tshop\n"

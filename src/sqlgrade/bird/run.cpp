@@ -343,6 +343,7 @@ void pair_predictions(Grading& g) {
   std::vector<std::string> extra = mode == PairBy::Position ? pair_by_position(g)
                                    : mode == PairBy::Index  ? pair_by_index(g)
                                                             : pair_by_question_id(g);
+  g.rr.extra_preds = extra.size();
   if (!extra.empty())
     g.warn("EXTRA predictions: " + std::to_string(extra.size()) + " keys match no question and are ignored (" +
            preview_list(extra) + ")");

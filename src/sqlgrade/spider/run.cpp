@@ -129,9 +129,11 @@ struct Pairing {
     if (plines.size() < gl.size())
       run.warnings.push_back(pred + ": " + std::to_string(plines.size()) + " prediction line(s) for " +
                              std::to_string(gl.size()) + " gold examples; the missing ones score 0");
-    else if (plines.size() > gl.size())
+    else if (plines.size() > gl.size()) {
+      run.extra_preds = plines.size() - gl.size();
       run.warnings.push_back(pred + ": " + std::to_string(plines.size() - gl.size()) +
                              " extra prediction line(s) after the last gold example ignored");
+    }
   }
 
   // SParC/CoSQL: blank-line separated interactions, paired turn by turn.
@@ -152,9 +154,11 @@ struct Pairing {
       if (p.size() < g.size())
         run.warnings.push_back(opt.pred + ": interaction " + std::to_string(i + 1) + " has " + std::to_string(p.size()) +
                                " prediction(s) for " + std::to_string(g.size()) + " gold turns; the missing ones score 0");
-      else if (p.size() > g.size())
+      else if (p.size() > g.size()) {
+        run.extra_preds += p.size() - g.size();
         run.warnings.push_back(opt.pred + ": interaction " + std::to_string(i + 1) + ": " +
                                std::to_string(p.size() - g.size()) + " extra prediction(s) ignored");
+      }
     }
   }
 };

@@ -365,10 +365,14 @@ void list_jobs(Batch& b) {
       if (f.size() <= ext.size() || f.compare(f.size() - ext.size(), ext.size(), ext) != 0) continue;
       ++rr.n_pred_ids;
       std::string id = f.substr(0, f.size() - ext.size());
-      if (b.entries.count(id) && (!shard || runs::in_shard(id, *shard))) ids.push_back(id);
+      if (!b.entries.count(id)) ++rr.n_unpaired;
+      else if (!shard || runs::in_shard(id, *shard)) ids.push_back(id);
     }
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (const auto& e : b.entries)
+      if (!shard || runs::in_shard(e.first, *shard)) ++rr.n_missing;
+    rr.n_missing -= ids.size();
     rr.items.resize(ids.size());
     for (size_t k = 0; k < ids.size(); ++k) {
       rr.items[k].instance_id = ids[k];

@@ -84,7 +84,26 @@ std::string query_sql(const fs::path& sqlf, int query_id) {
 }
 
 // The statements not scored: each with its reason (list), or one count line.
-std::string render_errors(const std::vector<DatasetSummary>& sums, bool list) {
+// The readable head of an error: up to the end of the engine message's first sentence, at most 200
+// bytes (DuckDB appends every candidate overload and the query text, hundreds of bytes more).
+std::string short_reason(const std::string& reason) {
+  size_t start = reason.find("Error: ");
+  start = start == std::string::npos ? 0 : start + 7;
+  size_t end = reason.size();
+  for (const char* stop : {". ", "! ", "? "}) {
+    const size_t at = reason.find(stop, start);
+    if (at != std::string::npos) end = std::min(end, at + 1);
+  }
+  if (end > 200) {
+    end = 200;
+    while (end > 0 && (static_cast<unsigned char>(reason[end]) & 0xC0) == 0x80) --end;  // not inside a UTF-8 sequence
+    return reason.substr(0, end) + "...";
+  }
+  return reason.substr(0, end);
+}
+
+// list: one line per statement not scored; full: its whole reason, else short_reason.
+std::string render_errors(const std::vector<DatasetSummary>& sums, bool list, bool full = true) {
   std::string out;
   char buf[512];
   SummaryCounts t;
@@ -94,7 +113,7 @@ std::string render_errors(const std::vector<DatasetSummary>& sums, bool list) {
       if (list && q.status != "ok") {
         std::string kind = q.error_kind;  // printf's %-14s
         if (kind.size() < 14) kind.resize(14, ' ');
-        out += kind + " " + q.path + ": " + q.reason + "\n";
+        out += kind + " " + q.path + ": " + (full ? q.reason : short_reason(q.reason)) + "\n";
       }
     }
   if (!list && t.statements != t.scored) {
@@ -137,16 +156,17 @@ std::vector<DatasetSummary> prepare(const PrepareOptions& opt) {
   return prepare_datasets(opt.dataset_dir, opt.out, opt.with_gold, opt.run);
 }
 
-std::string render_prepare_text(const std::vector<DatasetSummary>& sums, bool with_gold) {
+std::string render_prepare_text(const std::vector<DatasetSummary>& sums, bool with_gold, bool full_errors) {
   size_t n = 0, bad = 0;
   for (auto& s : sums)
     for (auto& q : s.queries) {
       ++n;
       if (q.status != "ok") ++bad;
     }
-  std::string out = with_gold ? render_errors(sums, true) : std::string();
+  std::string out = with_gold ? render_errors(sums, true, full_errors) : std::string();
   out += std::to_string(n) + " statements in " + std::to_string(sums.size()) + " dataset(s)";
   if (with_gold) out += ", " + std::to_string(n - bad) + " gold results, " + std::to_string(bad) + " gold errors";
+  if (with_gold && bad > 0 && !full_errors) out += " (whole messages: --list-errors or gold_summary.json)";
   return out + "\n";
 }
 

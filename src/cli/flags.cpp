@@ -1,0 +1,173 @@
+// The shared flag vocabulary, both spellings of every flag, and "did you mean" (flags.hpp).
+#include "flags.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <optional>
+
+#include "cli_common.hpp"
+#include "sqlgrade/errors.hpp"
+
+namespace sqlgrade::cli {
+
+namespace {
+
+std::string names(const std::string& canonical, const std::string& official) {
+  return official.empty() ? canonical : canonical + "," + official;
+}
+
+// Hyphen and underscore are one character to the lookup: "db_root_path" and "db-root-path".
+std::string spelling_key(std::string s) {
+  std::replace(s.begin(), s.end(), '_', '-');
+  return s;
+}
+
+std::vector<const CLI::App*> subcommands_of(const CLI::App* a) {
+  return a->get_subcommands(std::function<bool(const CLI::App*)>{});
+}
+
+// The long names (without "--") known where `path` ends: its own and, through fallthrough, its parents'.
+std::vector<std::string> long_names(const std::vector<const CLI::App*>& path) {
+  std::vector<std::string> out;
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    for (const CLI::Option* o : (*it)->get_options())
+      for (const auto& n : o->get_lnames()) out.push_back(n);
+    if (!(*it)->get_fallthrough()) break;
+  }
+  return out;
+}
+
+// The option a long name reaches on `path` (for "does it take a value").
+const CLI::Option* option_named(const std::vector<const CLI::App*>& path, const std::string& name) {
+  for (auto it = path.rbegin(); it != path.rend(); ++it)
+    for (const CLI::Option* o : (*it)->get_options())
+      for (const auto& n : o->get_lnames())
+        if (n == name) return o;
+  return nullptr;
+}
+
+// The candidate closest to `typed` when it is close enough to be what was meant: a distance of at most
+// 1 for short names, 2 up to 6 characters, 3 beyond (keys compared, so "_" and "-" do not count).
+std::optional<std::string> closest(const std::string& typed, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  size_t best_d = 0;
+  const std::string t = spelling_key(typed);
+  const size_t limit = t.size() <= 3 ? 1 : t.size() <= 6 ? 2 : 3;
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(t, spelling_key(c));
+    if (d <= limit && (!best || d < best_d)) best = c, best_d = d;
+  }
+  return best;
+}
+
+// "uda eval" ("" at the top): the error then reads "sqlgrade: uda eval: unknown flag ...".
+std::string path_name(const std::vector<const CLI::App*>& path) {
+  std::string s;
+  for (size_t k = 1; k < path.size(); ++k) s += (k > 1 ? " " : "") + path[k]->get_name();
+  return s;
+}
+
+}  // namespace
+
+CLI::Option* add_db(CLI::App* c, std::string& dir, const std::string& what, const std::string& official) {
+  return c->add_option(names("--db", official), dir, what);
+}
+
+CLI::Option* add_jobs(CLI::App* c, int& jobs, const std::string& official) {
+  return c->add_option(names("--jobs,-j", official), jobs, "worker threads (default: all cores)")->check(bounded("jobs"));
+}
+
+CLI::Option* add_timeout(CLI::App* c, double& seconds, const std::string& what, const std::string& official) {
+  return c->add_option(names("--timeout", official), seconds, what)->check(bounded("timeout"));
+}
+
+CLI::Option* add_quiet(CLI::App* c, bool& quiet) {
+  return c->add_flag("--quiet,-q", quiet, "nothing on stderr but errors (no warnings, no progress bar); the result is still printed");
+}
+
+CLI::Option* add_require_all(CLI::App* c, bool& require_all) {
+  return c->add_flag("--require-all", require_all,
+                     "exit 1 when predictions are missing, truncated or unpaired (they score 0 either way)");
+}
+
+void enforce_require_all(const std::vector<Pairing>& systems) {
+  bool failed = false;
+  for (const Pairing& p : systems) {
+    if (p.missing == 0 && p.unpaired == 0) continue;
+    std::fflush(stdout);
+    std::fprintf(stderr, "sqlgrade: --require-all: %s: %zu of %zu gold questions without a prediction, %zu unpaired prediction(s)\n",
+                 p.file.c_str(), p.missing, p.golds, p.unpaired);
+    failed = true;
+  }
+  if (failed) throw Exit{1};
+}
+
+void example(CLI::App* c, const std::string& command_line) { c->footer("Example:\n  " + command_line); }
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  const size_t n = a.size(), m = b.size();
+  std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
+  for (size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (size_t i = 1; i <= n; ++i)
+    for (size_t j = 1; j <= m; ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+
+std::vector<std::string> resolve_spellings(const CLI::App& app, std::vector<std::string> args) {
+  std::vector<const CLI::App*> path{&app};
+  bool value_next = false;  // the word after a flag that takes a value is that value
+  for (auto& arg : args) {
+    if (arg == "--") break;  // positionals follow
+    const bool takes_word = value_next;
+    value_next = false;
+    if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
+      const size_t eq = arg.find('=');
+      const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      const std::vector<std::string> known = long_names(path);
+      const std::string* hit = nullptr;
+      for (const auto& k : known)
+        if (k == name) hit = &k;
+      for (const auto& k : known)
+        if (!hit && spelling_key(k) == spelling_key(name)) hit = &k;
+      if (hit) {
+        if (*hit != name) arg = "--" + *hit + (eq == std::string::npos ? "" : arg.substr(eq));
+        const CLI::Option* o = option_named(path, *hit);
+        value_next = eq == std::string::npos && o && o->get_type_size() != 0;
+        continue;
+      }
+      if (auto near = closest(name, known))
+        throw InputError(path_name(path), "unknown flag --" + name + " (did you mean --" + *near + "?)");
+      continue;  // CLI11 reports it
+    }
+    if (takes_word || arg.empty() || arg[0] == '-') continue;
+    const CLI::App* here = path.back();
+    const auto subs = subcommands_of(here);
+    auto sub = std::find_if(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->check_name(arg); });
+    if (sub != subs.end()) {
+      path.push_back(*sub);
+      continue;
+    }
+    // A word where only a subcommand may stand (no positional arguments here).
+    if (subs.empty() || !here->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty()) continue;
+    std::vector<std::string> sub_names;
+    for (const CLI::App* s : subs) sub_names.push_back(s->get_name());
+    if (auto near = closest(arg, sub_names))
+      throw InputError(path_name(path), "unknown subcommand '" + arg + "' (did you mean '" + *near + "'?)");
+  }
+  return args;
+}
+
+void warn(const std::string& file, const std::string& text, const std::string& other) {
+  auto starts_with = [&text](const std::string& f) { return !f.empty() && text.compare(0, f.size(), f) == 0; };
+  if (file.empty() || starts_with(file) || starts_with(other))
+    std::fprintf(stderr, "sqlgrade: warning: %s\n", text.c_str());
+  else
+    std::fprintf(stderr, "sqlgrade: warning: %s: %s\n", file.c_str(), text.c_str());
+}
+
+}  // namespace sqlgrade::cli

@@ -1,0 +1,49 @@
+#pragma once
+// The flag vocabulary shared by every subcommand (docs/cli.md "Flags"): one name and one meaning for
+// the database folder, worker threads, the per-query timeout, quiet output; the official scripts'
+// names stay as aliases. Also: both spellings of a flag (hyphen or underscore), "did you mean" on a
+// mistyped flag or subcommand, and the example every `--help` ends with.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace sqlgrade::cli {
+
+// "--db" plus the official script's name ("--db_root_path", "--db_dir"), when it has another one.
+CLI::Option* add_db(CLI::App* c, std::string& dir, const std::string& what, const std::string& official = "");
+// "--jobs,-j" (+ official alias): worker threads, 0 = all cores, bounded by the table's "jobs" row.
+CLI::Option* add_jobs(CLI::App* c, int& jobs, const std::string& official = "");
+// "--timeout" (+ official alias): seconds per query, bounded by the table's "timeout" row.
+CLI::Option* add_timeout(CLI::App* c, double& seconds, const std::string& what, const std::string& official = "");
+// "--quiet,-q": nothing on stderr but errors (no warnings, no progress bar); the result is still printed.
+CLI::Option* add_quiet(CLI::App* c, bool& quiet);
+// "--require-all": exit 1 when predictions are missing, truncated or unpaired.
+CLI::Option* add_require_all(CLI::App* c, bool& require_all);
+
+// --require-all, after the output: one line per system whose predictions are missing (a gold question
+// without one: absent, blank, the file cut short) or unpaired (one no gold question takes), then exit 1.
+struct Pairing {
+  std::string file;
+  size_t golds = 0, missing = 0, unpaired = 0;
+};
+void enforce_require_all(const std::vector<Pairing>& systems);
+
+// The example a subcommand's `--help` ends with (a test walks every subcommand and checks).
+void example(CLI::App* c, const std::string& command_line);
+
+// Flag names as typed → as registered, within the subcommand they follow: `--db-root-path` and
+// `--db_root_path` both reach `--db_root_path`, `--no_progress` reaches `--no-progress`. A flag no
+// subcommand on the path knows, or a word where a subcommand is required, that is close to a known
+// name (edit distance) throws sqlgrade::InputError "unknown flag --tiemout (did you mean --timeout?)".
+// args excludes argv[0].
+std::vector<std::string> resolve_spellings(const CLI::App& app, std::vector<std::string> args);
+
+// Optimal-string-alignment distance (a transposition counts 1): the "did you mean" measure.
+size_t edit_distance(const std::string& a, const std::string& b);
+
+// A warning line on stderr naming the file it is about: "sqlgrade: warning: FILE: text", unless the
+// text already starts with that file's name or with `other` (the gold file, shared by the systems).
+void warn(const std::string& file, const std::string& text, const std::string& other = "");
+
+}  // namespace sqlgrade::cli
