@@ -176,6 +176,10 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
       }
       // A prediction with more rows than the gold can never be equivalent: stop reading there.
       ExecResult pr = run_pred(db, cand, gr.table.rows.size(), timeout_s);
+      if (opt_.keep_rows && db == dbs.front() && &cand == &p) {  // what the drill-down shows
+        v.gold_rows = first_rows(gr.table);
+        if (pr.ok()) v.pred_rows = first_rows(pr.table);
+      }
       switch (pr.status) {
         case ExecStatus::Ok: break;
         case ExecStatus::Timeout:

@@ -28,6 +28,7 @@ struct ExecOptions {
   // can enumerate |values|^slots candidates for hours). <= 0 means "timeout_s". When spent, the
   // item scores 0 and is reported as a timeout.
   double plug_budget_s = 0;
+  bool keep_rows = false;  // fill ExecVerdict::gold_rows / pred_rows (first database, the prediction as given)
 };
 
 struct ExecItem {
@@ -46,6 +47,7 @@ struct ExecVerdict {
   bool gold_error = false; // the gold itself failed / timed out on some database
   bool timeout = false;    // the prediction hit the deadline
   double seconds = 0;      // wall time spent on this item
+  ResultRows gold_rows, pred_rows;  // ExecOptions::keep_rows: first rows on the first database
 };
 
 // Where gold results come from: given the database file, the final gold query and a function that

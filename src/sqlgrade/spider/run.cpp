@@ -22,6 +22,7 @@
 #include "sqlgrade/spider/exec_evaluator.hpp"
 #include "sqlgrade/spider/hardness.hpp"
 #include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/questions.hpp"
 #include "sqlgrade/spider/rebuild.hpp"
 #include "sqlgrade/spider/schema.hpp"
 #include "sqlgrade/spider/sql_json.hpp"
@@ -200,6 +201,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
   // The original Spider exec metric compares rebuilt structures, which need the foreign keys.
   const bool need_table = do_match || !ts;
   if (need_table && opt.table.empty()) throw InputError("", "--table is required for this --etype/--compat");
+  const std::optional<Questions> texts = load_questions(opt);  // before grading: a bad file is exit 2 at once
   if (opt.shard_count > 0 && (opt.shard_index < 1 || opt.shard_index > opt.shard_count))
     throw InputError("--shard", "shard index must be in 1.." + std::to_string(opt.shard_count));
 
@@ -327,6 +329,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
       eo.keep_distinct = opt.keep_distinct;
       eo.timeout_s = opt.timeout_s;
       eo.compat = Compat::TestSuite;
+      eo.keep_rows = opt.keep_rows;
       ExecEvaluator ev(opt.db_dir, eo);
       // A verdict depends only on (db, gold, prediction): each distinct triple is checked once, however
       // many examples or systems share it.
@@ -355,6 +358,8 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
         ex.exec_timeout = verdicts[item].timeout;
         ex.exec_gold_error = verdicts[item].gold_error;
         ex.exec_seconds = verdicts[item].seconds;
+        ex.gold_rows = verdicts[item].gold_rows;
+        ex.pred_rows = verdicts[item].pred_rows;
       }
     } else {
       // Original Spider exec (spec §1.14): one DB file, default text factory (invalid UTF-8 is an
@@ -402,6 +407,10 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
             std::string path = path_of(ex);
             auto pr = get(path, ex.pred_sql);
             auto gr = get(path, ex.gold_sql);
+            if (opt.keep_rows) {
+              if (gr->ok()) ex.gold_rows = first_rows(gr->table);
+              if (pr->ok()) ex.pred_rows = first_rows(pr->table);
+            }
             if (!pr->ok()) {
               ex.exec = 0;
               ex.exec_timeout = pr->status == ExecStatus::Timeout;
@@ -433,6 +442,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
     }
   }
 
+  attach_questions(texts, out);
   const double wall = now_s() - t_start;
   for (auto& run : out) {
     aggregate(run);
