@@ -27,10 +27,10 @@ std::string metric_row(const std::string& name, const MetricDiff& m, size_t w, d
   std::string ci = m.n ? interval_text(scale * m.ci.lo, scale * m.ci.hi, dig) : "";
   std::string bc = m.mcnemar ? fmt::format("{}/{}", m.mcnemar->b, m.mcnemar->c) : "-";
   std::string p = m.mcnemar ? pvalue_text(m.mcnemar->p) : "-";
-  if (m.mcnemar && m.p_holm) p += " (" + pvalue_text(*m.p_holm) + ")";
+  const std::string holm = m.mcnemar && m.p_holm ? " (" + pvalue_text(*m.p_holm) + ")" : "";
   if (!m.n) return pad_right(name, w) + fmt::format("{:>6}   (no instance has this metric in both runs)\n", 0);
-  return pad_right(name, w) + fmt::format("{:>6} {:>8} {:>8} {:>9}   {:<20} {:>11} {:>8}\n", m.n, fixed_text(scale * m.mean_a, dig),
-                                          fixed_text(scale * m.mean_b, dig), signed_text(scale * m.ci.delta, dig), ci, bc, p);
+  return pad_right(name, w) + fmt::format("{:>6} {:>8} {:>8} {:>9}   {:<20} {:>11} {:>8}{}\n", m.n, fixed_text(scale * m.mean_a, dig),
+                                          fixed_text(scale * m.mean_b, dig), signed_text(scale * m.ci.delta, dig), ci, bc, p, holm);
 }
 
 std::string change_list(const char* title, const std::vector<Change>& list, const DiffResult& d, MetricKind kind, size_t limit) {
