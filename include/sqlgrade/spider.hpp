@@ -70,7 +70,7 @@ struct Options {
   // Example for the run record; the CLI sets it when a record is written.
   bool keep_rows = false;
   // dev.json (a JSON array with "question" per gold line, in order) for the record's question text;
-  // empty: dev.json beside the gold file when its length and db_ids match the gold's, else none.
+  // empty and keep_rows: dev.json beside the gold file when its db_ids match the gold's, else none.
   std::string questions;
   // --shard i/n: grade only the questions whose id (0-based question index) has
   // shard_of(id, n) == i - 1 (docs/comparing-runs.md §5). shard_count 0 = everything.

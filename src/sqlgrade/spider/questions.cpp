@@ -17,6 +17,9 @@ namespace fs = std::filesystem;
 std::optional<Questions> load_questions(const Options& opt) {
   Questions q;
   q.given = !opt.questions.empty();
+  // Found beside the gold: only read when a record is written (keep_rows), so that plain grading does
+  // not parse Spider dev's 4 MB dev.json for nothing.
+  if (!q.given && !opt.keep_rows) return std::nullopt;
   q.path = q.given ? opt.questions : (fs::path(opt.gold).parent_path() / "dev.json").string();
   std::error_code ec;
   if (!q.given && !fs::is_regular_file(q.path, ec)) return std::nullopt;

@@ -15,8 +15,9 @@ struct Questions {
   std::vector<std::pair<std::string, std::string>> items;  // (question, db_id) per gold line
 };
 
-// Reads Options::questions (InputError naming the file when it is not such an array) or, without it,
-// dev.json in the gold file's folder (nothing when absent or unreadable as such).
+// Reads Options::questions (InputError naming the file when it is not such an array) or, without it
+// and when a record is wanted (Options::keep_rows), dev.json in the gold file's folder (nothing when
+// absent or unreadable as such).
 std::optional<Questions> load_questions(const Options& opt);
 
 // Sets Example::question of every run from q by question index. When an index is missing from q or
