@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "sqlgrade/result_rows.hpp"
+
 namespace sqlgrade::bird {
 
 enum class Metric { Ex, SoftF1, EmF1, Ves, RVes };
@@ -47,6 +49,7 @@ std::optional<PairBy> parse_pair_by(const std::string& s);  // auto|index|questi
 // The official flags (plus sqlgrade's own: pair_by, answer_json, max_rows, progress).
 struct Options {
   std::string predicted_sql_path, ground_truth_path, db_root_path, diff_json_path;
+  std::string name;       // the system's label in the run record (--name); empty: the prediction's file name
   std::string data_mode;  // non-empty: original layout (folders + predict_<mode>.json / <mode>_gold.sql)
   Metric metric = Metric::Ex;
   PairBy pair_by = PairBy::Auto;
@@ -57,6 +60,7 @@ struct Options {
   std::string sql_dialect = "SQLite";
   bool answer_json = false;    // predictions are model outputs holding {"answer": "<SQL>"}
   size_t max_rows = 1'000'000;
+  bool keep_rows = false;      // keep the first rows of both results in each Instance (for the run record)
   int progress = -1;           // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
   // --shard i/n: grade only the questions whose id (Instance::id) has shard_of(id, n) == i - 1
   // (docs/comparing-runs.md §5). shard_count 0 = everything.
@@ -70,6 +74,7 @@ struct Instance {
   long long question_id = -1;  // from the question file, when present
   std::string db_id;           // the database actually used
   std::string difficulty;
+  std::string question;        // from the question file ("question", then "Evidence: …"), else ""
   std::string key;             // the prediction key paired with this question ("" if none)
   std::string pred_sql, gold_sql;
   bool has_pred = false;
@@ -81,6 +86,7 @@ struct Instance {
   std::string reason;          // engine message or explanation when status != ok
   double pred_seconds = 0, gold_seconds = 0;
   size_t pred_rows = 0, gold_rows = 0;
+  ResultRows gold_first, pred_first;  // with Options::keep_rows: the first rows of both results
 };
 
 // A whole evaluation.

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/result_rows.hpp"
+
 namespace sqlgrade::spider {
 
 // What to evaluate: exact set match, execution, or both (the official --etype).
@@ -55,6 +57,7 @@ struct Options {
   std::string pred;    // one SQL per line (text after a TAB is ignored)
   std::string db_dir;  // <db_dir>/<db_id>/<db_id>.sqlite (+ test-suite variants beside it)
   std::string table;   // tables.json (needed for match/all and for --compat spider)
+  std::string name;    // the system's label in the run record (--name); empty: the prediction's file name
   Etype etype = Etype::Exec;
   Compat compat = Compat::TestSuite;
   bool plug_value = false;     // test-suite: fill gold values into the prediction's slots
@@ -63,6 +66,12 @@ struct Options {
   double timeout_s = 30;       // per query; a prediction past it scores 0
   int jobs = 0;                // worker threads; 0 = all cores
   int progress = -1;           // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
+  // Keep the first rows of the gold and predicted results (test-suite: on <db_id>.sqlite) in each
+  // Example for the run record; the CLI sets it when a record is written.
+  bool keep_rows = false;
+  // dev.json (a JSON array with "question" per gold line, in order) for the record's question text;
+  // empty and keep_rows: dev.json beside the gold file when its db_ids match the gold's, else none.
+  std::string questions;
   // --shard i/n: grade only the questions whose id (0-based question index) has
   // shard_of(id, n) == i - 1 (docs/comparing-runs.md §5). shard_count 0 = everything.
   int shard_index = 0, shard_count = 0;
@@ -88,6 +97,8 @@ struct Example {
   std::string exec_reason;
   bool exec_timeout = false, exec_gold_error = false;
   double parse_seconds = 0, exec_seconds = 0;
+  std::string question;                 // from Options::questions (or dev.json beside the gold), else ""
+  ResultRows gold_rows, pred_rows;      // with Options::keep_rows: the first rows of both results
 };
 
 // Averages of one hardness level (or turn) as the official table prints them.

@@ -27,6 +27,7 @@ enum class Mode { Sql, ExecResult };
 struct Options {
   Mode mode = Mode::Sql;
   std::string result_dir;
+  std::string name;       // the system's label in the run record (--name); empty: the result folder's name
   std::string gold_dir;   // spider2lite_eval.jsonl and exec_result/
   std::string db_dir;     // sql mode: <db_dir>/<db>.sqlite; default <gold_dir>/../databases
   std::string meta_path;  // spider2-lite.jsonl; default <gold_dir>/../spider2-lite.jsonl

@@ -160,6 +160,7 @@ QueryReport evaluate_query(const QueryOptions& opt);
 struct Options {
   std::string dataset_dir;  // Query/<Dataset>, or Query/ for every dataset
   std::string results;      // <results>/<Dataset>/<Task>/<file stem>/<n>/result.csv
+  std::string name;         // the system's label in the run record (--name); empty: the results folder's name
   RunOptions run;
   JudgeOptions judge;
 };

@@ -116,6 +116,7 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
   sqlgrade_native::check_bound("jobs", jobs, "jobs");
   o.plug_value = plug_value, o.keep_distinct = keep_distinct, o.timeout_s = timeout, o.jobs = jobs;
   o.progress = 0;
+  o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   auto r = evaluate_released([&] { return sp::evaluate(o); },
                              [](const sp::Run& run) { return Rendered{sp::render_text(run), sp::render_json(run)}; });
   const bool partial = o.etype != sp::Etype::Exec;
@@ -181,6 +182,7 @@ py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, s
   o.metric = *m, o.pair_by = *p, o.num_cpus = jobs, o.meta_time_out = timeout, o.gold_time_out = gold_timeout;
   o.repeat = repeat, o.sql_dialect = std::move(sql_dialect), o.answer_json = answer_json, o.max_rows = max_rows;
   o.progress = 0;
+  o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   struct BirdRendered {
     bd::Summary sum;
     std::string text, json, log;

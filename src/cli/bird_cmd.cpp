@@ -19,7 +19,7 @@ namespace {
 struct BirdArgs {
   sqlgrade::cli::VerifyFlags verify;
   sqlgrade::bird::Options opt;
-  std::vector<std::string> preds;
+  std::vector<std::string> preds, names;
   std::string metric = "ex", pair_by = "auto", output_log_path, json_out, json_dir, shard;
   std::string mode_gt, mode_predict, difficulty;  // accepted for compatibility, unused (as officially)
   bool quiet = false, no_progress = false, require_all = false;
@@ -48,10 +48,12 @@ void run_bird(BirdArgs& a) {
   a.opt.pair_by = *p;
   if (a.no_progress || a.quiet) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
-  auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path");
+  const auto labels = cli::system_labels(a.preds, a.names, "--predicted_sql_path");
+  auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path", a.names);
   const auto vopt = cli::verify_options(a.verify, a.opt.num_cpus, a.no_progress);
   if (a.verify.on && a.opt.metric != bird::Metric::Ex) throw InputError("--verify", "needs --metric ex");
   a.opt.predicted_sql_path = a.preds[0];
+  a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   {  // no output (a record, the log) may replace an input (a prediction, the gold, a database)
     std::vector<IoPath> out = cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir");
     if (!a.output_log_path.empty()) out.push_back({a.output_log_path, "--output_log_path"});
@@ -78,9 +80,10 @@ void run_bird(BirdArgs& a) {
   }
   std::vector<std::string> held(runs.size());  // --verify: records written once the search is done
   for (size_t k = 0; k < runs.size(); ++k) {
-    const auto& res = runs[k];
+    auto& res = runs[k];
+    res.opt.name = labels[k];
     std::string out = bird::render_text(res);
-    if (n > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k]) + out;
+    if (n > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k], a.names.empty() ? "" : labels[k]) + out;
     if (!json_paths[k].empty()) {
       if (a.verify.on) held[k] = bird::render_json(res, cli::invocation());
       else write_file_atomic(json_paths[k], bird::render_json(res, cli::invocation()));
@@ -135,6 +138,9 @@ void register_bird_command(CLI::App& app) {
   cmd->add_option("--pred,--predicted_sql_path", args->preds,
                   "prediction JSON {\"0\": \"SQL\\t----- bird -----\\tdb_id\"} (or a folder with --data_mode); "
                   "repeat for several systems graded in one pass");
+  cmd->add_option("--name", args->names,
+                  "the system's name in the run record, headers, diff and report; one per --predicted_sql_path, in order "
+                  "(default: the file name, with its folders when two systems share it)");
   cmd->add_option("--gold,--ground_truth_path", o.ground_truth_path, "gold file, one SQL<TAB>db_id per line (or a folder)");
   sqlgrade::cli::add_db(cmd, o.db_root_path, "database folder: <db_id>/<db_id>.sqlite", "--db_root_path");
   cmd->add_option("--diff_json_path", o.diff_json_path, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");

@@ -20,7 +20,7 @@ namespace {
 struct Spider2Args {
   std::string mode = "sql";
   sqlgrade::spider2::Options opt;
-  std::vector<std::string> result_dirs;
+  std::vector<std::string> result_dirs, names;
   std::string json_out, json_dir;
   std::string temp_dir;
   bool sql_debug = false;
@@ -43,7 +43,7 @@ std::vector<std::string> json_paths(const Spider2Args& a) {
   for (size_t i = 0; i < a.result_dirs.size(); ++i) {
     std::filesystem::path p(a.result_dirs[i]);
     if (!p.has_filename()) p = p.parent_path();
-    std::string name = p.filename().string();
+    std::string name = a.names.empty() ? p.filename().string() : sqlgrade::cli::file_safe(a.names[i]);
     if (name.empty() || name == "." || name == "..") throw sqlgrade::InputError(a.result_dirs[i], "--json-dir needs a result folder with a name");
     if (!names.insert(name).second)
       throw sqlgrade::InputError(a.result_dirs[i], "two result folders named '" + name + "' would write the same " + name + ".json in --json-dir");
@@ -59,13 +59,19 @@ void run_spider2(const Spider2Args& a) {
   opt.result_dir = a.result_dirs.front();
   if (a.no_progress || a.quiet) opt.progress = 0;
   opt.max_result_bytes = static_cast<size_t>(a.max_result_mb * double(size_t(1) << 20));
+  // --name is checked before the run; default labels after it (evaluate_many refuses one folder given
+  // twice with its own message, naming the outputs that would collide).
+  std::vector<std::string> labels;
+  if (!a.names.empty()) labels = sqlgrade::cli::system_labels(a.result_dirs, a.names, "--result_dir");
   const std::vector<std::string> jsons = json_paths(a);
   if (!a.json_dir.empty()) sqlgrade::OutputDir::check(a.json_dir);
   for (const auto& j : jsons)
     if (!j.empty()) opt.also_written.push_back(j);  // checked against the inputs before the run
   const auto vopt = sqlgrade::cli::verify_options(a.verify, opt.max_workers, a.no_progress);
   if (a.verify.on && opt.mode != s2::Mode::Sql) throw sqlgrade::InputError("--verify", "needs --mode sql");
-  const std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
+  std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
+  if (labels.empty()) labels = sqlgrade::cli::system_labels(a.result_dirs, {}, "--result_dir");
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].opt.name = labels[i];
   if (!a.json_dir.empty()) sqlgrade::OutputDir created(a.json_dir);  // created when missing, never a symlink
   if (runs.size() > 1 && !a.quiet) {
     size_t n = 0;
@@ -84,7 +90,7 @@ void run_spider2(const Spider2Args& a) {
     }
     // Several systems: each table (byte-identical to grading that folder alone) under a header.
     std::string out = s2::render_text(run);
-    if (runs.size() > 1) out = (i ? "\n" : "") + sqlgrade::cli::system_header(a.result_dirs[i]) + out;
+    if (runs.size() > 1) out = (i ? "\n" : "") + sqlgrade::cli::system_header(a.result_dirs[i], a.names.empty() ? "" : labels[i]) + out;
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
@@ -114,6 +120,9 @@ void register_spider2_command(CLI::App& app) {
       ->required()
       ->take_last()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("--name", a->names,
+                  "the system's name in the run record, headers, diff and report; one per --result_dir, in order "
+                  "(default: the folder's name, with its parents when two systems share it)");
   sub->add_option("--gold,--gold_dir", a->opt.gold_dir, "folder with spider2lite_eval.jsonl and exec_result/")->required();
   sqlgrade::cli::add_db(sub, a->opt.db_dir, "sql mode: folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
   sub->add_option("--meta", a->opt.meta_path, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)");

@@ -19,7 +19,7 @@ namespace {
 
 struct SpiderArgs {
   sqlgrade::spider::Options opt;
-  std::vector<std::string> preds;
+  std::vector<std::string> preds, names;
   std::string etype = "exec", compat = "test-suite", json_out, json_dir, shard;
   bool quiet = false, no_progress = false, summary_only = false, require_all = false;
   sqlgrade::cli::VerifyFlags verify;
@@ -38,7 +38,8 @@ void run_spider_cmd(SpiderArgs& a) {
     throw InputError("spider", "--gold, --pred and --db are required");
   if (a.no_progress || a.quiet) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
-  auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred");
+  const auto labels = cli::system_labels(a.preds, a.names, "--pred");
+  auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred", a.names);
   {  // no output may replace an input (a prediction, the gold, tables.json, a database)
     std::vector<IoPath> in{{a.opt.gold, "--gold"}, {a.opt.table, "--table"}, {a.opt.db_dir, "--db", {".sqlite"}}};
     for (const auto& p : a.preds) in.push_back({p, "--pred"});
@@ -48,11 +49,13 @@ void run_spider_cmd(SpiderArgs& a) {
   if (a.verify.on && (a.opt.etype == Etype::Match || a.opt.compat != Compat::TestSuite))
     throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
   a.opt.pred = a.preds[0];
+  a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
   std::vector<std::string> held(runs.size());  // --verify: records written once the search is done
   std::vector<cli::Pairing> pairing;
   for (size_t k = 0; k < runs.size(); ++k) {
-    const Run& run = runs[k];
+    Run& run = runs[k];
+    run.opt.name = labels[k];
     if (!a.quiet)
       for (const auto& w : run.warnings) cli::warn(a.preds[k], w, a.opt.gold);
     size_t missing = 0;
@@ -60,7 +63,7 @@ void run_spider_cmd(SpiderArgs& a) {
     pairing.push_back({a.preds[k], run.examples.size(), missing, run.extra_preds});
     // --summary-only: the score table without the official per-example dump before it.
     std::string out = a.summary_only ? render_table(run) : render_text(run);
-    if (runs.size() > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k]) + out;
+    if (runs.size() > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k], a.names.empty() ? "" : labels[k]) + out;
     if (!json_paths[k].empty()) {
       if (a.verify.on) held[k] = render_json(run, cli::invocation());
       else write_file_atomic(json_paths[k], render_json(run, cli::invocation()));
@@ -107,6 +110,11 @@ void register_spider_command(CLI::App& app) {
   cmd->add_option("--gold", args->opt.gold, "gold file: SQL<TAB>db_id per line (blank lines separate interactions)");
   cmd->add_option("--pred", args->preds,
                   "predictions: one SQL per line (text after a TAB is ignored); repeat for several systems graded in one pass");
+  cmd->add_option("--name", args->names,
+                  "the system's name in the run record, headers, diff and report; one per --pred, in order "
+                  "(default: the file name, with its folders when two systems share it)");
+  cmd->add_option("--questions", args->opt.questions,
+                  "dev.json: question text for the run record (default: dev.json beside --gold when it matches)");
   sqlgrade::cli::add_db(cmd, args->opt.db_dir, "database folder: <db>/<db_id>/<db_id>.sqlite (+ test-suite variants)");
   cmd->add_option("--table", args->opt.table, "tables.json (foreign keys; needed for match/all and --compat spider)");
   cmd->add_option("--etype", args->etype, "match, exec or all (default exec, as test-suite)");

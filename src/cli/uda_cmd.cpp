@@ -197,6 +197,7 @@ void register_uda_command(CLI::App& app) {
     auto verbose = std::make_shared<bool>(false);
     auto require_all = std::make_shared<bool>(false);
     auto json_out = std::make_shared<std::string>();
+    auto name = std::make_shared<std::string>();
     auto* c = uda->add_subcommand("run", "evaluate every statement of the datasets against <results>/<Dataset>/<Task>/<stem>/<n>/result.csv; summary per dataset");
     c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
     c->add_option("--results", *results, "results root holding <Dataset>/<Task>/<file stem>/<n>/result.csv")->required();
@@ -204,6 +205,7 @@ void register_uda_command(CLI::App& app) {
     c->add_flag("--require-all", *require_all,
                 "exit 1 when a statement with a gold result has no result.csv or an unusable one (it scores 0 either way)");
     c->add_option("--json", *json_out, "also write the run record (docs/run-record.schema.json) to FILE");
+    c->add_option("--name", *name, "the system's name in the run record, diff and report (default: the --results folder's name)");
     auto shard = std::make_shared<std::string>();
     c->add_option("--shard", *shard,
                   "grade only shard i of n (\"i/n\", split by statement path; summary.json/.csv cover that shard; see `sqlgrade merge`)");
@@ -213,7 +215,7 @@ void register_uda_command(CLI::App& app) {
       apply_common(*f);
       cli::apply_shard(*shard, f->run.shard_index, f->run.shard_count);
       Options o;
-      o.dataset_dir = *dataset_dir, o.results = *results, o.run = f->run, o.judge = judge_options(*f);
+      o.dataset_dir = *dataset_dir, o.results = *results, o.name = *name, o.run = f->run, o.judge = judge_options(*f);
       check_cli_outputs(*f, *dataset_dir, {{*results, "--results", {"result.csv", "sql.json"}}}, *json_out);
       const Run run = evaluate(o);
       if (!json_out->empty()) write_file_atomic(*json_out, render_json(run, o, cli::invocation()));

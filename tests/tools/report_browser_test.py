@@ -15,6 +15,8 @@ Screenshots go to --out; set SQLGRADE_SCREENSHOT_DIR=docs/img to refresh the com
 Exit 77 (ctest: skipped) when chromium or chromedriver is missing.
 """
 import argparse
+import csv
+import io
 import json
 import os
 import random
@@ -38,6 +40,11 @@ def sqlgrade(*args):
     return r.stdout
 
 
+# Long names and ids, as real runs have them (the layout must hold at 1280 and 1920 px).
+BASE = "baseline-model-gpt-4o-2024-08-06-few-shot-temperature-0.2-with-schema-linking"
+NEW = "new-model-qwen2.5-coder-32b-instruct-self-consistency-8-samples-with-execution-guided-decoding"
+
+
 def envelope(system, instances):
     return {"schema": "sqlgrade-run", "schema_version": 1, "tool": {"name": "sqlgrade", "version": "0.1.0"},
             "command": ["sqlgrade", "toy", "--pred", system], "benchmark": "toy", "system": system,
@@ -56,10 +63,10 @@ def synthetic(tmp):
     golds = ["SELECT name FROM singer", "SELECT a FROM t JOIN u ON t.id = u.id", "SELECT c, count(*) FROM t GROUP BY c",
              "SELECT x FROM t WHERE y IN (SELECT y FROM u)", "SELECT a FROM t ORDER BY b LIMIT 3", "SELECT a FROM t UNION SELECT a FROM u"]
     runs = []
-    for system in ("baseline-model", "new-model"):
+    for system in (BASE, NEW):
         insts = []
         for i in range(150):
-            exec_ = 1 if rnd.random() < (0.55 if system == "baseline-model" else 0.7) else 0
+            exec_ = 1 if rnd.random() < (0.55 if system == BASE else 0.7) else 0
             inst = {"id": str(i), "scores": {"exec": exec_, "f1": round(rnd.random(), 3)},
                     "category": {"hardness": ["easy", "medium", "hard"][i % 3]},
                     "question": f"Question number {i}?", "gold_sql": golds[i % len(golds)],
@@ -77,22 +84,24 @@ def synthetic(tmp):
     runs[1][23]["pred_sql"] = "SELECT '" + HOSTILE + "'"
     runs[1][23]["failure_reason"] = HOSTILE
     files = []
-    for system, insts in zip(("baseline-model", "new-model"), runs):
+    for system, insts in zip((BASE, NEW), runs):
         path = os.path.join(tmp, system + ".json")
         with open(path, "w", encoding="utf-8") as f:
             json.dump(envelope(system, insts), f)
         files.append(path)
-    return files, [envelope(s, i) for s, i in zip(("baseline-model", "new-model"), runs)]
+    return files, [envelope(s, i) for s, i in zip((BASE, NEW), runs)]
 
 
-def expected_counts(a, b):
-    """Filter counts computed from the records (independently of the page's script)."""
+def expected_counts(a, b, metric=None):
+    """Filter counts computed from the records (independently of the page's script), on one metric:
+    failed = the compared run scores 0 on it (below 1 for a continuous metric), whatever the others."""
     ia, ib = a["instances"], b["instances"]
-    p = a["primary_metric"]
+    p = metric or a["primary_metric"]
+    binary = next(m["kind"] for m in a["metrics"] if m["name"] == p) == "binary"
     counts = {"all": len(ia), "failed": 0, "regressed": 0, "improved": 0, "different": 0}
     for x, y in zip(ia, ib):
         sa, sb = x["scores"].get(p), y["scores"].get(p)
-        counts["failed"] += bool(y.get("failure_reason") is not None or sb == 0)
+        counts["failed"] += sb is not None and (sb == 0 if binary else sb < 1)
         if sa is not None and sb is not None:
             counts["regressed"] += sb < sa
             counts["improved"] += sb > sa
@@ -113,7 +122,13 @@ def console_errors(b):
     return [e for e in b.console() if e.get("level") == "SEVERE"]
 
 
-def check_filters(b, counts, label):
+def set_select(b, css, value):
+    b.js("const s = document.querySelector(arguments[0]); s.value = arguments[1]; s.dispatchEvent(new Event('change'));", css, value)
+
+
+def check_filters(b, counts, label, metric=None, distinct=4):
+    if metric:
+        set_select(b, "#inst-metric", metric)
     seen = {}
     for f in ("all", "failed", "regressed", "improved", "different"):
         b.click(b.find(f'button[data-filter="{f}"]'))
@@ -124,7 +139,80 @@ def check_filters(b, counts, label):
         button = b.text(b.find(f'button[data-filter="{f}"]'))
         check(button.endswith(f"({counts[f]})"), f"{label}: button '{button}' shows the count")
         seen[f] = matching
-    check(len(set(seen.values())) >= 4, f"{label}: the filters change the visible rows ({seen})")
+    check(len(set(seen.values())) >= distinct, f"{label}: the filters change the visible rows ({seen})")
+    b.click(b.find('button[data-filter="all"]'))
+    return seen
+
+
+LAYOUT_JS = """
+const out = {overflow: document.documentElement.scrollWidth - window.innerWidth, problems: []};
+const W = window.innerWidth;
+// Every header cell shows its whole text (nothing clipped under a neighbour) and lies inside the window.
+for (const th of document.querySelectorAll('#instances thead th, table.category-table thead th, #runs-table thead th')) {
+  const r = th.getBoundingClientRect();
+  if (th.scrollWidth > th.clientWidth + 1) out.problems.push('clipped header: ' + th.textContent);
+  if (r.right > W + 0.5 || r.width < 8) out.problems.push('header outside the window: ' + th.textContent + ' ' + r.right);
+}
+// Header cells of one row never overlap.
+for (const tr of document.querySelectorAll('thead tr')) {
+  const cells = Array.from(tr.children).map((c) => c.getBoundingClientRect());
+  for (let i = 1; i < cells.length; i++) if (cells[i].left < cells[i - 1].right - 0.5) out.problems.push('overlapping headers in ' + tr.closest('table').id);
+}
+// Every run's column of the instance table and of each category table is visible.
+out.runHeads = Array.from(document.querySelectorAll('#instances thead th[data-col^=run]')).map((th) => th.getBoundingClientRect().right <= W);
+out.catHeads = Array.from(document.querySelectorAll('table.category-table thead th.run-head')).map((th) => th.getBoundingClientRect().right <= W);
+// Ids wrap rather than being cut.
+for (const td of document.querySelectorAll('#instances td.id')) if (td.scrollWidth > td.clientWidth + 1) out.problems.push('cut id ' + td.textContent);
+// Axis labels of the charts stay inside their SVG.
+for (const svg of document.querySelectorAll('.chart svg')) {
+  const s = svg.getBoundingClientRect();
+  for (const t of svg.querySelectorAll('text')) {
+    const r = t.getBoundingClientRect();
+    if (r.left < s.left - 0.5 || r.bottom > s.bottom + 0.5) out.problems.push('clipped axis label ' + t.textContent);
+  }
+}
+return out;
+"""
+
+
+def check_layout(b, label, n_runs, shots=None, name=None):
+    """At 1280 and 1920 px: no sideways page scroll, no clipped or overlapping header, every run's column visible."""
+    for width in (1280, 1920):
+        b.set_viewport(width, 900)
+        b.js("window.scrollTo(0, 0)")
+        r = b.js(LAYOUT_JS)
+        check(r["overflow"] <= 0, f"{label} @{width}px: the page does not scroll sideways (overflow {r['overflow']} px)")
+        check(not r["problems"], f"{label} @{width}px: headers, ids and axis labels fit ({r['problems'][:5]})")
+        check(len(r["runHeads"]) == n_runs and all(r["runHeads"]), f"{label} @{width}px: every run's instance column is visible {r['runHeads']}")
+        check(all(r["catHeads"]) and len(r["catHeads"]) % n_runs == 0, f"{label} @{width}px: every run's category column is visible")
+        if shots and name:
+            b.screenshot(os.path.join(shots, f"{name}-{width}.png"))
+    b.set_viewport(1280, 900)
+
+
+def check_sort_and_export(b, rec_a, label):
+    """Sorting by id (natural order, both directions) and by a run's score; CSV export of the rows shown."""
+    ids = lambda: [b.js("return arguments[0].getAttribute('data-id')", {webdriver.ELEMENT: e}) for e in b.find_all("#instances tbody tr.inst")]
+    b.click(b.find('#instances th[data-col="id"]'))
+    asc = ids()
+    b.click(b.find('#instances th[data-col="id"]'))
+    desc = ids()
+    key = lambda s: [int(t) if t.isdigit() else t for t in __import__("re").split(r"(\d+)", s)]
+    all_ids = sorted((i["id"] for i in rec_a["instances"]), key=key)
+    check(asc == all_ids[:len(asc)], f"{label}: sorting by id gives the natural order")
+    check(desc == list(reversed(all_ids))[:len(desc)], f"{label}: a second click reverses it")
+    b.click(b.find('#instances th[data-col="run0"]'))
+    prim = rec_a["primary_metric"]
+    by_id = {i["id"]: i["scores"].get(prim) for i in rec_a["instances"]}
+    scores = [by_id[i] for i in ids()]
+    check(scores == sorted(scores), f"{label}: sorting by the first run's column orders its {prim} scores")
+    b.click(b.find('button[data-filter="failed"]'))
+    matching = int(b.js("return document.getElementById('instances').getAttribute('data-matching')"))
+    b.click(b.find("#inst-export"))
+    text = b.js("return window.sqlgradeLastCsv")
+    rows = list(csv.reader(io.StringIO(text)))
+    check(len(rows) == matching + 1, f"{label}: the CSV holds the {matching} filtered rows and a header ({len(rows)} lines)")
+    check(all(f"{r}:{m['name']}" in rows[0] for r in [rec_a["system"]] for m in rec_a["metrics"]), f"{label}: CSV columns of every metric")
     b.click(b.find('button[data-filter="all"]'))
 
 
@@ -142,12 +230,27 @@ def test_synthetic(b, tmp, out):
     errors = console_errors(b)
     check(not errors, f"synthetic: no console errors {errors}")
     check(b.js("return window.__pwned === undefined"), "synthetic: hostile text did not run")
-    check(b.js("return document.title") == "toy: baseline-model vs new-model", "synthetic: title")
+    check(b.js("return document.title") == f"toy: {BASE} vs {NEW}", "synthetic: title")
     check(len(b.find_all("#categories svg rect")) == 6, "synthetic: one bar per run and hardness")
     check(len(b.find_all("#comparison table.comparison tbody tr")) == 2 + 3, "synthetic: comparison rows (2 metrics, 3 categories)")
     check(len(b.find_all("#feature-table tbody tr")) == 6, "synthetic: six SQL feature rows (5 features + none)")
+    check_layout(b, "synthetic", 2)
     counts = expected_counts(*recs)
-    check_filters(b, counts, "synthetic")
+    on_exec = check_filters(b, counts, "synthetic")
+    # f1 is continuous: every score is below 1 (all "failed") and differs, so three distinct counts.
+    on_f1 = check_filters(b, expected_counts(*recs, "f1"), "synthetic (f1)", "f1", distinct=3)
+    check(on_exec["failed"] != on_f1["failed"], "synthetic: Failed depends on the metric chosen")
+    set_select(b, "#inst-metric", "exec")
+    check_sort_and_export(b, recs[0], "synthetic")
+    texts = b.js("return Array.from(document.querySelectorAll('#comparison td')).map(e => e.textContent)")
+    check(not any("-0.0000" in t for t in texts), "synthetic: no -0.0000 in the comparison")
+    sig_ci = b.js("return Array.from(document.querySelectorAll('#comparison tr.sig td:nth-child(6)')).map(e => e.textContent)")
+    check(all("[0.0000" not in t and "+0.0000," not in t and "-0.0000]" not in t and ", 0.0000]" not in t for t in sig_ci),
+          f"synthetic: no highlighted interval reads as touching 0 ({sig_ci})")
+    check_against_diff(b, files, "synthetic", "--bootstrap", "500")
+    holm = b.js("return document.querySelectorAll('#comparison .holm-note').length")
+    check(holm >= 1, "synthetic: the per-category tests note the number of comparisons (Holm)")
+    check(b.js("return document.querySelectorAll('.card .ci').length") == 2, "synthetic: each headline has an interval")
     # Show more: 150 instances, pages of 100.
     check(visible_rows(b) == 100, "synthetic: first page of 100 rows")
     b.click(b.find("#inst-more"))
@@ -178,6 +281,48 @@ def test_synthetic(b, tmp, out):
     return html
 
 
+def check_against_diff(b, files, label, *args):
+    """The comparison table shows exactly the strings `sqlgrade diff` prints (one rounding rule)."""
+    text = sqlgrade("diff", *files, "--list", "0", *args)
+    page = b.js("return Array.from(document.querySelectorAll('#comparison table.comparison')[0].querySelectorAll('tbody tr'))"
+                ".map(tr => Array.from(tr.children).map(td => td.textContent))")
+    for row in page:
+        metric = row[0].rstrip(" *")
+        line = next((l for l in text.splitlines() if l.split() and l.split()[0] == metric), None)
+        check(line is not None, f"{label}: diff prints the row of {metric}")
+        if line is None:
+            continue
+        for cell in row[1:6] + row[7:8]:
+            if cell not in ("–",):
+                check(cell in line, f"{label}: '{cell}' ({metric}) is what diff prints: {line.strip()}")
+
+
+def test_bird_scale(b, tmp, out):
+    """BIRD on the official table's 0-100 scale in the headline, tables and comparisons."""
+    files, recs = synthetic(tmp)
+    bird = []
+    for f, r in zip(files, recs):
+        r = json.loads(json.dumps(r))
+        r["benchmark"] = "bird"
+        for m in r["metrics"]:
+            if m["name"] == "exec":
+                m["name"] = "ex"
+        r["primary_metric"] = "ex"
+        for i in r["instances"]:
+            i["scores"]["ex"] = i["scores"].pop("exec")
+        path = f.replace(".json", ".bird.json")
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(r, fh)
+        bird.append((path, r))
+    html = os.path.join(out, "bird-report.html")
+    sqlgrade("report", *[p for p, _ in bird], "-o", html)
+    b.open(html)
+    mean = sum(i["scores"]["ex"] for i in bird[0][1]["instances"]) / len(bird[0][1]["instances"])
+    big = b.js("return document.querySelector('.card .big').textContent")
+    check(big == f"{100 * mean:.2f}", f"bird: headline in percent ({big} vs {100 * mean:.2f})")
+    check_against_diff(b, [p for p, _ in bird], "bird")
+
+
 def test_uda(b, tmp, out):
     rec = envelope("uda-system", [])
     rec["benchmark"] = "uda"
@@ -185,9 +330,13 @@ def test_uda(b, tmp, out):
     rec["primary_metric"] = "f1"
     rec["category_axes"] = []
     for i, (ds, task) in enumerate([("Player", "Select"), ("Player", "Agg"), ("Art", "Filter")]):
-        rec["instances"].append({"id": f"{ds}/{task}/q/{i}", "scores": {"f1": 0.5 + i / 10}, "category": {"dataset": ds, "task": task},
+        rec["instances"].append({"id": f"{ds}/{task}/{task.lower()}_queries_with_a_long_file_name/{i}", "scores": {"f1": 0.5 + i / 10}, "category": {"dataset": ds, "task": task},
                                  "gold_sql": "SELECT name FROM player", "pred_sql": None,
-                                 "columns": {"name": {"precision": 1, "recall": 0.5, "f1": 0.667}, "team": {"precision": 0.2, "recall": 0.4, "f1": 0.267}}})
+                                 "columns": {"name": {"precision": 1, "recall": 0.5, "f1": 0.667}, "team": {"precision": 0.2, "recall": 0.4, "f1": 0.267}},
+                                 "rows": {"gold": [["Ann", "Bulls"]], "pred": [["Ann", "Lakers"]], "gold_columns": ["name", "team"],
+                                          "pred_columns": ["name", "team"], "truncated": False},
+                                 "detail": {"cells": {"columns": ["name", "team"], "pairs_total": 1,
+                                                      "pairs": [{"gold": ["Ann", "Bulls"], "pred": ["Ann", "Lakers"], "p": [1, 0], "r": [1, 0]}]}}})
     path = os.path.join(tmp, "uda.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(rec, f)
@@ -199,30 +348,60 @@ def test_uda(b, tmp, out):
     check(len(b.find_all("#features")) == 0, "uda: no SQL-feature section")
     check(b.js("return document.querySelector('button[data-filter=regressed]').disabled") is True, "uda: one run: Regressed disabled")
     detail = open_first_row(b)
-    check(len(b.js("return Array.from(arguments[0].querySelectorAll('table')).map(t => t.rows.length)", {webdriver.ELEMENT: detail})) == 1,
-          "uda: drill-down shows the per-column table")
+    check(len(b.find_all("#instances tr.detail table.col-scores")) == 1, "uda: drill-down shows the per-column table")
+    check("no prediction" not in b.text(detail), "uda: a submitted result is never called 'no prediction'")
+    verdicts = b.js("return Array.from(document.querySelectorAll('#instances tr.detail .cell-table td.cell')).map(td => td.className)")
+    check(verdicts == ["cell pass", "cell fail"], f"uda: cells side by side with their verdicts ({verdicts})")
+    check("Lakers" in b.text(detail) and "Bulls" in b.text(detail), "uda: gold and submitted cells shown")
+    check(b.js("return document.querySelectorAll('.card .ci').length") == 1, "uda: a single run's headline has an interval")
+    check_layout(b, "uda", 1)
+
+
+SPIDER_SYSTEMS = [("C3 (GPT-3.5)", "c3sql_gpt35/pred.txt"), ("DAIL-SQL (GPT-4)", "dail-sql_gpt4/pred.txt"),
+                  ("DIN-SQL (GPT-4)", "din-sql_gpt4/pred.derived.sql"), ("Graphix-3B + PICARD", "graphix-3b_picard/pred.sql"),
+                  ("RESDSQL-3B", "resdsql-3b/pred.sql")]
+BIRD_SYSTEMS = [("GPT-4 (KG)", "official_baselines_sql_output_kg/predict_mini_dev_gpt-4_sqlite.json"),
+                ("GPT-3.5-turbo (KG)", "official_baselines_sql_output_kg/predict_mini_dev_gpt-35-turbo_sqlite.json")]
+
+
+def data_root():
+    return os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA", "")
 
 
 def spider_runs(tmp):
-    """Two real Spider dev systems as run records, or None without the data."""
-    data = os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA", "")
+    """The five real Spider dev systems, graded in one pass by the CLI with --name (records as the CLI
+    writes them: questions from dev.json beside the gold, first result rows); None without the data."""
+    data = data_root()
     sp = os.path.join(data, "spider")
-    systems = ["c3sql_gpt35", "dail-sql_gpt4"]
-    if not all(os.path.exists(os.path.join(data, "preds", "spider_dev", s, "pred.txt")) for s in systems) or not os.path.isdir(sp):
+    preds = [os.path.join(data, "preds", "spider_dev", p) for _, p in SPIDER_SYSTEMS]
+    if not all(os.path.exists(p) for p in preds) or not os.path.isdir(sp):
         return None
-    out = []
-    for s in systems:
-        pred = os.path.join(data, "preds", "spider_dev", s, "pred.txt")
-        raw, text = os.path.join(tmp, s + ".spider.json"), os.path.join(tmp, s + ".txt")
-        with open(text, "w") as f:
-            f.write(sqlgrade("spider", "--gold", os.path.join(sp, "dev_gold.sql"), "--pred", pred, "--db", os.path.join(sp, "database"),
-                             "--table", os.path.join(sp, "tables.json"), "--etype", "all", "--json", raw, "--quiet", "--no-progress"))
-        rec = os.path.join(tmp, s + ".run.json")
-        subprocess.run([sys.executable, os.path.join(SRC, "tests", "tools", "spider_json_to_run.py"), raw, rec,
-                        "--gold", os.path.join(sp, "dev_gold.sql"), "--pred", pred, "--table", os.path.join(sp, "tables.json"),
-                        "--dev", os.path.join(sp, "dev.json"), "--system", s, "--text", text], check=True)
-        out.append(rec)
-    return out
+    out = os.path.join(tmp, "spider-records")
+    args = ["spider", "--gold", os.path.join(sp, "dev_gold.sql"), "--db", os.path.join(sp, "database"),
+            "--table", os.path.join(sp, "tables.json"), "--etype", "all", "--json-dir", out, "--quiet", "--no-progress"]
+    for (name, _), p in zip(SPIDER_SYSTEMS, preds):
+        args += ["--pred", p, "--name", name]
+    text = sqlgrade(*args)
+    check(all(f"==> {name} (" in text for name, _ in SPIDER_SYSTEMS), "spider: each system's table is headed by its name")
+    return [os.path.join(out, name.replace(" ", "_").replace("(", "_").replace(")", "_").replace("+", "_") + ".json")
+            for name, _ in SPIDER_SYSTEMS]
+
+
+def bird_runs(tmp):
+    """Two BIRD Mini-Dev baselines graded by the CLI with --name; None without the data."""
+    data = data_root()
+    preds = [os.path.join(data, "preds", "bird_minidev", p) for _, p in BIRD_SYSTEMS]
+    gold = os.path.join(data, "bird", "minidev", "mini_dev_sqlite_gold.sql")
+    qfile = os.path.join(data, "expected", "bird", "inputs", "minidev.mini_dev_sqlite.jsonl")
+    if not all(os.path.exists(p) for p in preds + [gold, qfile]):
+        return None
+    out = os.path.join(tmp, "bird-records")
+    args = ["bird", "--ground_truth_path", gold, "--db_root_path", os.path.join(data, "bird", "dev_databases"),
+            "--diff_json_path", qfile, "--json-dir", out, "--quiet", "--no-progress"]
+    for (name, _), p in zip(BIRD_SYSTEMS, preds):
+        args += ["--predicted_sql_path", p, "--name", name]
+    sqlgrade(*args)
+    return [os.path.join(out, name.replace(" ", "_").replace("(", "_").replace(")", "_") + ".json") for name, _ in BIRD_SYSTEMS]
 
 
 def test_spider(b, tmp, out, shots):
@@ -231,11 +410,23 @@ def test_spider(b, tmp, out, shots):
         print("skip spider part: Spider data not found (set SQLGRADE_DATA)")
         return False
     recs = [json.load(open(f, encoding="utf-8")) for f in files]
+    check([r["system"] for r in recs] == [n for n, _ in SPIDER_SYSTEMS], "spider: the records carry the --name of each system")
+    first = recs[0]["instances"][0]
+    check(first.get("question", "").startswith("How many singers"), f"spider: questions from dev.json ({first.get('question')})")
+    check(first.get("rows", {}).get("gold") is not None, "spider: records keep the first gold rows")
+    check(any((i.get("time_s") or 0) > 0 for i in recs[0]["instances"]), "spider: per-instance times are measured")
     html = os.path.join(out, "spider-report.html")
     sqlgrade("report", *files, "-o", html)
     b.open(html)
     check(not console_errors(b), "spider: no console errors")
-    check_filters(b, expected_counts(*recs), "spider")
+    check(b.js("return document.title") == "spider: " + " vs ".join(n for n, _ in SPIDER_SYSTEMS), "spider: title from the names")
+    check_layout(b, "spider", len(files))
+    set_select(b, "#inst-compare", "1")  # DAIL-SQL against C3, as in the README
+    on_exec = check_filters(b, expected_counts(recs[0], recs[1], "exec"), "spider (exec)", "exec")
+    on_exact = check_filters(b, expected_counts(recs[0], recs[1], "exact"), "spider (exact)", "exact")
+    check(on_exec["failed"] != on_exact["failed"], "spider: failed exec and failed exact are different filters")
+    set_select(b, "#inst-metric", "exec")
+    check_against_diff(b, files[:2], "spider")
     b.js("window.scrollTo(0, 0)")
     b.screenshot(os.path.join(shots, "report-overview.png"))
     b.screenshot(os.path.join(shots, "report-comparison.png"), b.find("#comparison"))
@@ -244,10 +435,32 @@ def test_spider(b, tmp, out, shots):
     detail = open_first_row(b)
     check("SELECT" in b.js("return arguments[0].querySelector('pre.sql.gold').textContent", {webdriver.ELEMENT: detail}),
           "spider: drill-down shows the gold SQL")
+    check(len(b.find_all("#instances tr.detail .rows-wrap table")) >= 2, "spider: drill-down shows gold and predicted rows")
+    check(b.js("return arguments[0].querySelector('.question') !== null", {webdriver.ELEMENT: detail}), "spider: drill-down shows the question")
     b.js("document.getElementById('instance-section').scrollIntoView()")
     b.screenshot(os.path.join(shots, "report-instances.png"))
     check(not console_errors(b), "spider: no console errors after interaction")
     return True
+
+
+def test_bird(b, tmp, out, shots):
+    files = bird_runs(tmp)
+    if not files:
+        print("skip BIRD part: BIRD Mini-Dev data not found (set SQLGRADE_DATA)")
+        return
+    recs = [json.load(open(f, encoding="utf-8")) for f in files]
+    check(all(i.get("question") for i in recs[0]["instances"]), "bird: every instance has its question")
+    html = os.path.join(out, "bird-minidev-report.html")
+    sqlgrade("report", *files, "-o", html)
+    b.open(html)
+    check(not console_errors(b), "bird: no console errors")
+    check_layout(b, "bird", len(files))
+    total = recs[0]["summary"]["total"]["score"]
+    big = b.js("return document.querySelector('.card .big').textContent")
+    check(big == f"{total:.2f}", f"bird: headline {big} is the official table's total {total:.2f}")
+    check_against_diff(b, files, "bird")
+    b.js("window.scrollTo(0, 0)")
+    b.screenshot(os.path.join(shots, "report-bird.png"))
 
 
 def main():
@@ -265,6 +478,8 @@ def main():
         synthetic_html = test_synthetic(b, tmp, args.out)
         test_uda(b, tmp, args.out)
         test_verified(b, tmp, args.out, CLI, console_errors)  # --verify records: Refuted filter, drill-down
+        test_bird_scale(b, tmp, args.out)
+        test_bird(b, tmp, args.out, shots)
         if not test_spider(b, tmp, args.out, shots):
             b.open(synthetic_html)
             b.screenshot(os.path.join(shots, "report-overview.png"))

@@ -104,6 +104,17 @@ def bootstrap(xa, xb, resamples, seed, confidence):
     return sum(d) / n, quantile7(means, tail), quantile7(means, 1 - tail)
 
 
+def holm(ps):
+    """Holm's step-down adjustment written from the paper's procedure (Holm 1979): reject in order of
+    increasing p while p_(j) <= alpha / (m - j + 1); the adjusted p-value of the k-th smallest is the
+    smallest alpha at which it is rejected, i.e. max over j <= k of min(1, (m - j + 1) p_(j))."""
+    m = len(ps)
+    out = [0.0] * m
+    for rank_k, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        out[i] = max(min(1.0, (m - j) * ps[jdx]) for j, jdx in enumerate(sorted(range(m), key=lambda i: ps[i])[:rank_k + 1]))
+    return out
+
+
 def ranks(x):
     order = sorted(range(len(x)), key=lambda i: x[i])
     r = [0.0] * len(x)
@@ -197,6 +208,17 @@ def main():
     for cat in out["by_category"]:
         compare_block(cat["metrics"], [i for i in ids if A[i]["category"]["hardness"] == cat["value"]], f"hardness={cat['value']}")
     check([c["value"] for c in out["by_category"]] == ["easy", "hard", "medium"], "category values in natural order (none declared)")
+    # Multiple comparisons: each binary metric's McNemar tests over the hardness values are one family.
+    for k, name in enumerate(m["metric"] for m in out["overall"]):
+        cells = [cat["metrics"][k] for cat in out["by_category"]]
+        if name == "f1":
+            check(all("mcnemar" not in c for c in cells), "no Holm for a continuous metric")
+            continue
+        expect = holm([c["mcnemar"]["p"] for c in cells])
+        for c, e in zip(cells, expect):
+            check(c["mcnemar"]["family"] == len(cells), f"{name}: family of {len(cells)} tests")
+            close(c["mcnemar"]["p_holm"], e, f"{name}: Holm-adjusted p", 1e-12)
+        check(any(e > c["mcnemar"]["p"] for c, e in zip(cells, expect)), f"{name}: the correction changes some p-value")
 
     reg = sorted(i for i in ids if A[i]["scores"]["exec"] > B[i]["scores"]["exec"])
     imp = sorted(i for i in ids if A[i]["scores"]["exec"] < B[i]["scores"]["exec"])

@@ -113,6 +113,11 @@ class Browser:
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
 
+    def set_viewport(self, width, height):
+        """Emulate a viewport of exactly width x height CSS pixels (DevTools' device metrics override)."""
+        self._s("POST", "/goog/cdp/execute", {"cmd": "Emulation.setDeviceMetricsOverride",
+                                              "params": {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}})
+
     def close(self):
         try:
             if getattr(self, "session", None):

@@ -142,3 +142,32 @@ TEST(RunsBenchmarksData, BirdMiniDevShardsAndSystems) {
                 "bird minidev " + metric);
   }
 }
+
+// Issue 22: BIRD records carry the question (and evidence) from the question file, the first rows of
+// both results and the --name of each system.
+TEST(RunsBenchmarks, BirdNamesQuestionsAndRows) {
+  BirdFx f;
+  std::string d;
+  for (int i = 0; i < 15; ++i)
+    d += "{\"question_id\": " + std::to_string(i == 9 ? 95 : 100 - i) + ", \"db_id\": \"d1\", \"difficulty\": \"simple\", " +
+         "\"question\": \"How many rows up to " + std::to_string(i % 5) + "?\", \"evidence\": \"" + (i ? "" : "ids count") + "\"}\n";
+  spit(f.diff, d);
+  auto b = f.base("ex");
+  b.insert(b.end(), {"--predicted_sql_path", f.pred_a, "--name", "A", "--predicted_sql_path", f.pred_b, "--name", "B",
+                     "--json-dir", (f.t / "recs").string()});
+  CliResult r = run_cli(b);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("==> A (" + f.pred_a + ") <==\n"), std::string::npos) << r.out;
+  json a = json::parse(slurp(f.t / "recs" / "A.json"));
+  EXPECT_EQ(a["system"], "A");
+  for (const auto& in : a["instances"]) {
+    if (in["id"] != "100") continue;  // gold index 0: ids <= 0 → no rows; the evidence follows the question
+    EXPECT_EQ(in["question"], "How many rows up to 0?\nEvidence: ids count");
+    EXPECT_EQ(in["rows"]["gold"], json::array());
+    EXPECT_EQ(in["rows"]["gold_columns"], json::array({"id", "name"}));
+  }
+  for (const auto& in : a["instances"]) {
+    if (in["id"] != "98") continue;  // gold index 2: two rows (1,'a'), (2,'b')
+    EXPECT_EQ(in["rows"]["gold"], json::parse(R"([["1","a"],["2","b"]])")) << in.dump();
+  }
+}

@@ -144,3 +144,82 @@ TEST(RunsBenchmarks, SpiderFlagErrors) {
     EXPECT_EQ(r.out, "") << bad;
   }
 }
+
+// Issue 22: runs are named (--name, one per --pred, in order; else the file name, with its folder when
+// two systems share it), records carry the question (--questions or dev.json beside the gold), the first
+// rows of both results and measured times.
+TEST(RunsBenchmarks, SpiderNamesQuestionsAndRows) {
+  SpiderFx f;
+  auto b = f.base("test-suite");
+  json dev = json::array();
+  for (int i = 0; i < 12; ++i) dev.push_back({{"question", "Question " + std::to_string(i) + "?"}, {"db_id", "shop"}});
+  spit(f.dir / "questions.json", dev.dump());
+  auto named = b;
+  named.insert(named.end(), {"--pred", f.pred_a, "--name", "Model A/v1", "--pred", f.pred_b, "--name", "Model B",
+                             "--questions", (f.dir / "questions.json").string(), "--json-dir", (f.dir / "named").string()});
+  CliResult r = run_cli(named);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("==> Model A/v1 (" + f.pred_a + ") <==\n"), std::string::npos);
+  EXPECT_NE(r.out.find("==> Model B (" + f.pred_b + ") <==\n"), std::string::npos);
+  json a = json::parse(slurp(f.dir / "named" / "Model_A_v1.json"));  // the name made a file name
+  json bj = json::parse(slurp(f.dir / "named" / "Model_B.json"));
+  EXPECT_EQ(a["system"], "Model A/v1");
+  EXPECT_EQ(bj["system"], "Model B");
+  EXPECT_EQ(a["instances"][3]["question"], "Question 3?");
+  const json& rows = a["instances"][1]["rows"];  // gold count(*) FROM item = 4, sys_a count(*) FROM shop = 3
+  EXPECT_EQ(rows["gold"], json::array({json::array({"4"})})) << rows.dump();
+  EXPECT_EQ(rows["pred"], json::array({json::array({"3"})})) << rows.dump();
+  EXPECT_EQ(rows["gold_total"], 1);
+  EXPECT_EQ(rows["truncated"], false);
+  EXPECT_EQ(a["instances"][0]["rows"]["gold_columns"], json::array({"name"}));
+  double time = 0;
+  for (const auto& in : a["instances"]) time += in.value("time_s", 0.0);
+  EXPECT_GT(time, 0) << "per-instance times are measured";
+
+  // Without --name: the file names; two files of one name get their folder.
+  fs::create_directories(f.dir / "x");
+  fs::create_directories(f.dir / "y");
+  fs::copy_file(f.pred_a, f.dir / "x" / "pred.txt");
+  fs::copy_file(f.pred_b, f.dir / "y" / "pred.txt");
+  auto plain = b;
+  plain.insert(plain.end(), {"--pred", (f.dir / "x" / "pred.txt").string(), "--pred", (f.dir / "y" / "pred.txt").string(),
+                             "--json-dir", (f.dir / "plain").string()});
+  r = run_cli(plain);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(slurp(f.dir / "plain" / "x__pred.json"))["system"], "x/pred.txt");
+  EXPECT_EQ(json::parse(slurp(f.dir / "plain" / "y__pred.json"))["system"], "y/pred.txt");
+
+  // dev.json beside the gold is found; rows only when a record is written (nothing else changes).
+  spit(f.dir / "dev.json", dev.dump());
+  auto found = b;
+  found.insert(found.end(), {"--pred", f.pred_a, "--json", (f.dir / "found.json").string()});
+  r = run_cli(found);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json fj = json::parse(slurp(f.dir / "found.json"));
+  EXPECT_EQ(fj["system"], "sys_a.sql");
+  EXPECT_EQ(fj["instances"][11]["question"], "Question 11?");
+}
+
+TEST(RunsBenchmarks, SpiderNameErrors) {
+  SpiderFx f;
+  auto b = f.base("test-suite");
+  auto few = b;
+  few.insert(few.end(), {"--pred", f.pred_a, "--pred", f.pred_b, "--name", "only-one"});
+  CliResult r = run_cli(few);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--name: 1 name(s) for 2 --pred"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  auto twice = b;
+  twice.insert(twice.end(), {"--pred", f.pred_a, "--name", "same", "--pred", f.pred_b, "--name", "same"});
+  r = run_cli(twice);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("given twice"), std::string::npos) << r.err;
+  // A questions file that does not match the gold: one line naming it, exit 2, nothing printed.
+  spit(f.dir / "bad.json", R"([{"question": "q", "db_id": "other"}])");
+  auto bad = b;
+  bad.insert(bad.end(), {"--pred", f.pred_a, "--questions", (f.dir / "bad.json").string()});
+  r = run_cli(bad);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}

@@ -5,6 +5,7 @@
 #include "runs_support.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/diff.hpp"
+#include "sqlgrade/runs/format.hpp"
 #include "sqlgrade/runs/terminal.hpp"
 #include "sqlgrade/core/text.hpp"
 
@@ -186,4 +187,24 @@ TEST(RunsDiff, CliTableJsonAndHostileText) {
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
   EXPECT_NE(bad.err.find("gold input \"gold\" differs"), std::string::npos);
   EXPECT_EQ(bad.out, "");
+}
+
+// One rounding rule for `diff` and the report (issue 22): ties of the binary value go to the nearest
+// even digit as fmt does (0.03125 is exact in binary: 0.0312, where JavaScript's toFixed gave 0.0313),
+// no "-0.0000", and an interval that excludes 0 never prints an endpoint of 0.
+TEST(RunsFormat, OneRoundingRule) {
+  EXPECT_EQ(sqlgrade::runs::pvalue_text(0.03125), "0.0312");
+  EXPECT_EQ(sqlgrade::runs::pvalue_text(0.00005), "<0.0001");
+  EXPECT_EQ(sqlgrade::runs::fixed_text(-0.00001), "0.0000");
+  EXPECT_EQ(sqlgrade::runs::signed_text(-0.00001), "0.0000");
+  EXPECT_EQ(sqlgrade::runs::signed_text(0.0145), "+0.0145");
+  EXPECT_EQ(sqlgrade::runs::interval_text(0.0000207, 0.29687), "[+0.000021, +0.2969]");
+  EXPECT_EQ(sqlgrade::runs::interval_text(-0.1, -0.00004), "[-0.1000, -0.000040]");
+  EXPECT_EQ(sqlgrade::runs::interval_text(0, 0.2), "[0.0000, +0.2000]");
+  EXPECT_EQ(sqlgrade::runs::interval_text(1e-17, 0.2), "[0.0000, +0.2000]");  // floating-point noise is 0
+  EXPECT_TRUE(sqlgrade::runs::excludes_zero(0.0000207, 0.3));
+  EXPECT_FALSE(sqlgrade::runs::excludes_zero(1e-17, 0.3));
+  EXPECT_EQ(sqlgrade::runs::display_scale("bird", "ex"), 100);
+  EXPECT_EQ(sqlgrade::runs::display_scale("bird", "ves"), 1);
+  EXPECT_EQ(sqlgrade::runs::display_scale("spider", "exec"), 1);
 }

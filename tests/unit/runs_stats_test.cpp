@@ -150,3 +150,17 @@ TEST(RunsStats, BootstrapWidthMatchesTheNormalApproximation) {
   BootstrapCI w = paired_bootstrap(a, b, {4000, 42, 0.99});
   EXPECT_NEAR((w.hi - w.lo) / 2, 2.575829 * se, 0.08 * 2.575829 * se);
 }
+
+TEST(RunsStats, HolmByHand) {
+  // Sorted 0.005, 0.01, 0.03, 0.04 (m = 4): 4 x 0.005 = 0.02, 3 x 0.01 = 0.03, 2 x 0.03 = 0.06,
+  // 1 x 0.04 = 0.04 raised to the running maximum 0.06; returned in the input order.
+  const std::vector<double> adj = holm_adjust({0.01, 0.04, 0.03, 0.005});
+  ASSERT_EQ(adj.size(), 4u);
+  EXPECT_NEAR(adj[0], 0.03, 1e-15);
+  EXPECT_NEAR(adj[1], 0.06, 1e-15);
+  EXPECT_NEAR(adj[2], 0.06, 1e-15);
+  EXPECT_NEAR(adj[3], 0.02, 1e-15);
+  // Capped at 1; a single test is left as it is.
+  EXPECT_EQ(holm_adjust({0.6, 0.7})[0], 1.0);
+  EXPECT_EQ(holm_adjust({0.3})[0], 0.3);
+}

@@ -134,6 +134,10 @@ std::vector<QuestionInfo> load_questions(const std::string& path) {
     if (auto it = o.find("difficulty"); it != o.end() && it->is_string()) q.difficulty = it->get<std::string>();
     if (auto it = o.find("question_id"); it != o.end() && it->is_number_integer()) q.question_id = it->get<long long>();
     if (auto it = o.find("db_id"); it != o.end() && it->is_string()) q.db_id = it->get<std::string>();
+    if (auto it = o.find("question"); it != o.end() && it->is_string()) q.question = it->get<std::string>();
+    // The evidence is part of what the system was asked (BIRD's prompts give it): shown after the question.
+    if (auto it = o.find("evidence"); it != o.end() && it->is_string() && !it->get_ref<const std::string&>().empty())
+      q.question += (q.question.empty() ? "" : "\nEvidence: ") + it->get<std::string>();
     out.push_back(std::move(q));
   };
   std::string_view t = trim_view(text);

@@ -17,6 +17,7 @@ struct GoldItem {
 
 struct QuestionInfo {
   std::string difficulty;  // "" when the file has none for this item
+  std::string question;    // the question text ("question", and "evidence" when present); "" if none
   long long question_id = -1;
   std::string db_id;
 };

@@ -50,7 +50,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   const bool ves = r.metric == Metric::Ves || r.metric == Metric::RVes;
   const std::string primary = score_name(r.metric);
   runs::RunRecord rec = runs::begin_run_record("bird", r.started_at, r.wall_seconds, command);
-  rec.system = std::filesystem::path(opt.predicted_sql_path).filename().string();
+  rec.system = opt.name.empty() ? std::filesystem::path(opt.predicted_sql_path).filename().string() : opt.name;
   rec.metrics.push_back({primary, r.metric == Metric::Ex ? runs::MetricKind::Binary : runs::MetricKind::Continuous,
                          metric_name(r.metric)});
   if (r.metric != Metric::Ex) rec.metrics.push_back({"ex", runs::MetricKind::Binary, "EX (result sets equal)"});
@@ -84,6 +84,8 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
     if (!it.difficulty.empty()) in.category.emplace_back("difficulty", it.difficulty);
     in.category.emplace_back("db", it.db_id);
     in.gold_sql = it.gold_sql;
+    if (!it.question.empty()) in.question = it.question;
+    in.rows = runs::rows_json(it.gold_first, it.pred_first);
     if (it.has_pred || !it.pred_sql.empty()) in.pred_sql = it.pred_sql;
     if (it.status != "ok") in.failure_reason = it.status + (it.reason.empty() ? "" : ": " + it.reason);
     else if (!it.correct) in.failure_reason = "results differ";

@@ -62,6 +62,7 @@ struct Outcome {
   std::string status = "ok", reason;
   double pred_seconds = 0, gold_seconds = 0;
   size_t pred_rows = 0, gold_rows = 0;
+  ResultRows gold_first, pred_first;
 };
 
 std::string failure_status(const char* side, ExecStatus s) {
@@ -71,8 +72,10 @@ std::string failure_status(const char* side, ExecStatus s) {
 // The outcome of one pair of results: a failed gold, then a failed prediction, scores 0 with the engine's
 // message; else EX (result sets equal) and the metric's score (VES/R-VES: left to the timing). The
 // comparison gets what the prediction's deadline left: past it, a "pred_timeout" as for the query.
-Outcome check(Metric m, const ExecResult& g, const ExecResult& p, double pred_timeout_s) {
+Outcome check(Metric m, const ExecResult& g, const ExecResult& p, double pred_timeout_s, bool keep_rows) {
   Outcome o;
+  if (keep_rows && g.ok()) o.gold_first = first_rows(g.table);
+  if (keep_rows && p.ok()) o.pred_first = first_rows(p.table);
   o.pred_seconds = p.seconds;
   o.gold_seconds = g.seconds;
   o.pred_rows = p.table.rows.size();
@@ -110,6 +113,8 @@ void apply(Instance& it, const Outcome& o) {
   it.gold_seconds = o.gold_seconds;
   it.pred_rows = o.pred_rows;
   it.gold_rows = o.gold_rows;
+  it.gold_first = o.gold_first;
+  it.pred_first = o.pred_first;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -159,6 +164,7 @@ struct SharedCache {
   exec::GoldMemo<ExecResult> gold;
   exec::VerdictMemo<Outcome> outcomes{MemoBounds{SIZE_MAX, 64u << 20}, [](const std::string& key, const Outcome& o) {
     return key.size() + sizeof(Outcome) + heap_bytes(o.status) + heap_bytes(o.reason) +
+           heap_bytes(o.gold_first) + heap_bytes(o.pred_first) +
            exec::VerdictMemo<Outcome>::entry_bookkeeping();
   }};
 };
@@ -420,6 +426,7 @@ void build_instances(Grading& g) {
     it.db_id = g.gold[i].db_id;
     if (i < g.questions.size()) {
       it.difficulty = g.questions[i].difficulty;
+      it.question = g.questions[i].question;
       it.question_id = g.questions[i].question_id;
     }
     read_prediction(g, i, it, pp);
@@ -497,7 +504,7 @@ void grade(Grading& g, SharedCache& cache, const Limits& pred_lim, const Limits&
       [&](const exec::Item& w) { return SqlitePool::lease(w.db, sopt)->execute(w.gold, gold_lim); },
       [&](const exec::Item& w) { return SqlitePool::lease(w.db, sopt)->execute(w.pred, pred_lim); },
       [&](const exec::Item& w, const ExecResult& gr, const ExecResult& pr) {
-        Outcome o = check(opt.metric, gr, pr, pred_lim.timeout_s);
+        Outcome o = check(opt.metric, gr, pr, pred_lim.timeout_s, opt.keep_rows);
         if (ves && o.correct) time_pair(o, *SqlitePool::lease(w.db, sopt), w, opt, pred_lim, gold_lim);
         return o;
       }};

@@ -1,11 +1,13 @@
 #pragma once
 // A query result or a loaded CSV: column names and rows of typed cells.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sqlgrade/core/value.hpp"
+#include "sqlgrade/result_rows.hpp"
 
 namespace sqlgrade {
 
@@ -65,5 +67,16 @@ size_t vector_heap_bytes(const std::vector<T>& v) {
   return v.capacity() ? v.capacity() * sizeof(T) + kMallocHeader : 0;
 }
 size_t heap_bytes(const Table& t);
+
+// The first rows of a result for a run record (include/sqlgrade/result_rows.hpp): at most
+// kResultRowsKept rows and kResultColumnsKept columns, each cell's text (Value::to_string) cut at
+// kResultCellBytes on a UTF-8 boundary with "…" appended.
+ResultRows first_rows(const Table& t);
+ResultRows first_rows(const TextTable& t);
+// A cell's text for a record: kResultCellBytes at most (cut on a UTF-8 boundary, then "…"); nullopt
+// for NULL; a blob as Python's bytes repr.
+std::string cut_cell(std::string s);
+std::optional<std::string> cell_text(const Value& v);
+size_t heap_bytes(const ResultRows& r);
 
 }  // namespace sqlgrade

@@ -25,6 +25,20 @@ std::string run_label(const NamedRun& r) {
   return std::filesystem::path(r.file).stem().string();
 }
 
+std::vector<std::string> run_labels(const std::vector<NamedRun>& runs) {
+  std::vector<std::string> out;
+  for (const auto& r : runs) out.push_back(run_label(r));
+  auto shared = [&](size_t k) { return std::count(out.begin(), out.end(), out[k]) > 1; };
+  std::vector<char> dup(out.size());
+  for (size_t k = 0; k < out.size(); ++k) dup[k] = shared(k);
+  for (size_t k = 0; k < out.size(); ++k)
+    if (dup[k]) out[k] += " (" + std::filesystem::path(runs[k].file).stem().string() + ")";
+  for (size_t k = 0; k < out.size(); ++k) dup[k] = shared(k);
+  for (size_t k = 0; k < out.size(); ++k)
+    if (dup[k]) out[k] += " #" + std::to_string(k + 1);
+  return out;
+}
+
 void check_same_gold(const NamedRun& a, const NamedRun& b) {
   if (a.run->benchmark != b.run->benchmark)
     throw InputError(b.file, "benchmark \"" + b.run->benchmark + "\" differs from " + a.file + "'s \"" + a.run->benchmark +

@@ -34,5 +34,8 @@ std::vector<MetricDef> common_metrics(const RunRecord& a, const RunRecord& b);
 
 // Label of a run for display: its system, else the file's stem.
 std::string run_label(const NamedRun& r);
+// Labels of runs shown together (diff, report): run_label, and where two runs would share one (records
+// written before --name all say "pred.txt") "label (record file's stem)", then "label #k" if still equal.
+std::vector<std::string> run_labels(const std::vector<NamedRun>& runs);
 
 }  // namespace sqlgrade::runs

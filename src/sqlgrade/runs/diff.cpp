@@ -53,12 +53,31 @@ std::string change_text(const Instance& a) {
   return a.pred_sql.value_or("");
 }
 
+// Multiple comparisons: each binary metric's McNemar tests over the values of one axis (by_category
+// from `first` on) form one family, adjusted with Holm's procedure.
+void holm_per_family(std::vector<CategoryDiff>& cats, size_t first, const std::vector<MetricDef>& metrics) {
+  if (cats.size() - first < 2) return;
+  for (size_t k = 0; k < metrics.size(); ++k) {
+    if (metrics[k].kind != MetricKind::Binary) continue;
+    std::vector<double> ps;
+    for (size_t c = first; c < cats.size(); ++c) {
+      const auto& mc = cats[c].metrics[k].mcnemar;
+      ps.push_back(mc ? mc->p : 1.0);
+    }
+    const std::vector<double> adj = holm_adjust(ps);
+    for (size_t c = first; c < cats.size(); ++c) {
+      cats[c].metrics[k].p_holm = adj[c - first];
+      cats[c].metrics[k].family = adj.size();
+    }
+  }
+}
+
 }  // namespace
 
 DiffResult diff_runs(const NamedRun& a, const NamedRun& b, const DiffOptions& opt) {
   Aligned al = align_runs(a, b, opt.common_only);
   DiffResult d;
-  d.file_a = a.file, d.file_b = b.file, d.label_a = run_label(a), d.label_b = run_label(b);
+  d.file_a = a.file, d.file_b = b.file, d.label_a = run_labels({a, b})[0], d.label_b = run_labels({a, b})[1];
   d.benchmark = a.run->benchmark;
   d.n_a = a.run->instances.size(), d.n_b = b.run->instances.size(), d.n_aligned = al.pairs.size();
   d.only_a = al.only_a, d.only_b = al.only_b, d.notes = al.notes, d.gold_checked = al.gold_checked;
@@ -88,6 +107,7 @@ DiffResult diff_runs(const NamedRun& a, const NamedRun& b, const DiffOptions& op
       for (const auto& m : metrics) c.metrics.push_back(compare_metric(sub[i], m, m.name == d.primary, opt.bootstrap));
       d.by_category.push_back(std::move(c));
     }
+    holm_per_family(d.by_category, d.by_category.size() - shown.values.size(), metrics);
     if (shown.omitted_values) d.notes.push_back(shown.note(axis));
   }
   for (const auto& [ia, ib] : al.pairs) {
@@ -128,6 +148,7 @@ Json metric_diff_json(const MetricDiff& m) {
   j["bootstrap"] = Json{{"lo", m.ci.lo}, {"hi", m.ci.hi}, {"confidence", m.ci.confidence},
                         {"resamples", m.ci.resamples}, {"seed", m.ci.seed}};
   if (m.mcnemar) j["mcnemar"] = Json{{"b", m.mcnemar->b}, {"c", m.mcnemar->c}, {"p", m.mcnemar->p}};
+  if (m.mcnemar && m.p_holm) j["mcnemar"]["p_holm"] = *m.p_holm, j["mcnemar"]["family"] = m.family;
   return j;
 }
 

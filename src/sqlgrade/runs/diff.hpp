@@ -25,6 +25,10 @@ struct MetricDiff {
   double mean_a = 0, mean_b = 0;
   BootstrapCI ci;                 // of mean(B - A)
   std::optional<McNemar> mcnemar;  // binary metrics
+  // Per-category rows: McNemar's p after Holm's correction over the values of the axis (one family per
+  // axis and metric), set when the axis has two or more values.
+  std::optional<double> p_holm;
+  size_t family = 0;  // the number of tests in that family
 };
 
 struct CategoryDiff {

@@ -4,15 +4,14 @@
 #include <algorithm>
 
 #include "sqlgrade/runs/diff.hpp"
+#include "sqlgrade/runs/format.hpp"
 #include "sqlgrade/runs/terminal.hpp"
 
 namespace sqlgrade::runs {
 
 namespace {
 
-std::string num(double v) { return fmt::format("{:.4f}", v); }
-std::string signed_num(double v) { return fmt::format("{:+.4f}", v); }
-std::string pvalue(double p) { return p < 0.0001 ? "<0.0001" : fmt::format("{:.4f}", p); }
+std::string num(double v) { return fixed_text(v); }
 std::string score(double v, MetricKind k) { return k == MetricKind::Binary ? fmt::format("{:.0f}", v) : fmt::format("{:.3f}", v); }
 
 constexpr size_t kMaxName = 24;
@@ -22,13 +21,16 @@ std::string header(const std::string& title, size_t w, double confidence) {
                                            fmt::format("{:g}% CI", 100 * confidence), "b/c", "p");
 }
 
-std::string metric_row(const std::string& name, const MetricDiff& m, size_t w) {
-  std::string ci = m.n ? "[" + signed_num(m.ci.lo) + ", " + signed_num(m.ci.hi) + "]" : "";
+// scale: the benchmark's printed scale (display_scale: BIRD in percent, 2 decimals there).
+std::string metric_row(const std::string& name, const MetricDiff& m, size_t w, double scale) {
+  const int dig = scale == 1 ? 4 : 2;
+  std::string ci = m.n ? interval_text(scale * m.ci.lo, scale * m.ci.hi, dig) : "";
   std::string bc = m.mcnemar ? fmt::format("{}/{}", m.mcnemar->b, m.mcnemar->c) : "-";
-  std::string p = m.mcnemar ? pvalue(m.mcnemar->p) : "-";
+  std::string p = m.mcnemar ? pvalue_text(m.mcnemar->p) : "-";
+  const std::string holm = m.mcnemar && m.p_holm ? " (" + pvalue_text(*m.p_holm) + ")" : "";
   if (!m.n) return pad_right(name, w) + fmt::format("{:>6}   (no instance has this metric in both runs)\n", 0);
-  return pad_right(name, w) + fmt::format("{:>6} {:>8} {:>8} {:>9}   {:<20} {:>11} {:>8}\n", m.n, num(m.mean_a), num(m.mean_b),
-                                          signed_num(m.ci.delta), ci, bc, p);
+  return pad_right(name, w) + fmt::format("{:>6} {:>8} {:>8} {:>9}   {:<20} {:>11} {:>8}{}\n", m.n, fixed_text(scale * m.mean_a, dig),
+                                          fixed_text(scale * m.mean_b, dig), signed_text(scale * m.ci.delta, dig), ci, bc, p, holm);
 }
 
 std::string change_list(const char* title, const std::vector<Change>& list, const DiffResult& d, MetricKind kind, size_t limit) {
@@ -79,21 +81,28 @@ std::string render_diff_text(const DiffResult& d, size_t list_limit) {
   w = std::min(w, 2 * kMaxName);
 
   o += header("Overall", w, d.bootstrap.confidence);
-  for (const auto& m : d.overall) o += metric_row(terminal_safe(m.metric, kMaxName) + (m.primary ? " *" : ""), m, w);
+  for (const auto& m : d.overall)
+    o += metric_row(terminal_safe(m.metric, kMaxName) + (m.primary ? " *" : ""), m, w, display_scale(d.benchmark, m.metric));
   for (size_t i = 0; i < d.by_category.size();) {
     const std::string& axis = d.by_category[i].axis;
     size_t j = i;
     while (j < d.by_category.size() && d.by_category[j].axis == axis) ++j;
     for (size_t k = 0; k < d.overall.size(); ++k) {
       o += "\n" + header(category_title(d.overall[k].metric, axis), w, d.bootstrap.confidence);
-      for (size_t c = i; c < j; ++c) o += metric_row("  " + terminal_safe(d.by_category[c].value, kMaxName - 2), d.by_category[c].metrics[k], w);
+      for (size_t c = i; c < j; ++c)
+        o += metric_row("  " + terminal_safe(d.by_category[c].value, kMaxName - 2), d.by_category[c].metrics[k], w,
+                        display_scale(d.benchmark, d.overall[k].metric));
+      if (d.overall[k].kind == MetricKind::Binary && j - i > 1)
+        o += fmt::format("  ({} tests in this table; in parentheses the p-value after Holm's correction for {} comparisons)\n",
+                         j - i, j - i);
     }
     i = j;
   }
   o += fmt::format(
       "\n* primary metric; delta = B - A.\n{:g}% CI: paired bootstrap of the mean difference ({} resamples, seed {}, "
-      "percentile interval).\np: McNemar's exact test (binary metrics); b = A right & B wrong, c = A wrong & B right.\n\n",
-      100 * d.bootstrap.confidence, d.bootstrap.resamples, d.bootstrap.seed);
+      "percentile interval).\np: McNemar's exact test (binary metrics); b = A right & B wrong, c = A wrong & B right.\n{}\n",
+      100 * d.bootstrap.confidence, d.bootstrap.resamples, d.bootstrap.seed,
+      d.benchmark == "bird" ? "ex, soft_f1, em_f1: in percent (0-100), as BIRD's official table prints them.\n" : "");
 
   MetricKind pk = MetricKind::Binary;
   for (const auto& m : d.overall)

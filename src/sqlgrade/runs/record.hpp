@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "sqlgrade/result_rows.hpp"
+
 namespace sqlgrade::runs {
 
 using Json = nlohmann::ordered_json;
@@ -130,6 +132,10 @@ enum class HashInputs { None, Files, FilesAndFolders };
 InputRef input_ref(const std::string& role, const std::string& side, const std::string& path,
                    HashInputs hash = HashInputs::FilesAndFolders);
 std::string sqlite_version();
+// An instance's `rows` from the first rows of both results (either may be absent): "gold"/"pred" with
+// their columns and totals, "truncated" when a side holds fewer rows or columns than its result. Null
+// when neither side has rows.
+Json rows_json(const ResultRows& gold, const ResultRows& pred);
 Machine this_machine();
 std::string utc_now_iso8601();
 

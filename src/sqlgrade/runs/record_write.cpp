@@ -165,4 +165,25 @@ InputRef input_ref(const std::string& role, const std::string& side, const std::
 
 std::string sqlite_version() { return sqlite3_libversion(); }
 
+Json rows_json(const ResultRows& gold, const ResultRows& pred) {
+  if (!gold.present && !pred.present) return Json();
+  Json r = Json::object();
+  bool truncated = false;
+  for (const auto& [side, rr] : {std::pair<std::string, const ResultRows*>{"gold", &gold}, {"pred", &pred}}) {
+    if (!rr->present) continue;
+    Json rows = Json::array();
+    for (const auto& row : rr->rows) {
+      Json cells = Json::array();
+      for (const auto& c : row) cells.push_back(c ? Json(*c) : Json(nullptr));
+      rows.push_back(std::move(cells));
+    }
+    r[side] = std::move(rows);
+    r[side + "_columns"] = rr->columns;
+    r[side + "_total"] = rr->total_rows;
+    truncated = truncated || rr->cut();
+  }
+  r["truncated"] = truncated;
+  return r;
+}
+
 }  // namespace sqlgrade::runs

@@ -131,4 +131,18 @@ Correlation correlation(const std::vector<double>& x, const std::vector<double>&
   return c;
 }
 
+std::vector<double> holm_adjust(const std::vector<double>& p) {
+  const size_t m = p.size();
+  std::vector<size_t> order(m);
+  for (size_t i = 0; i < m; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return p[x] < p[y]; });
+  std::vector<double> out(m);
+  double running = 0;
+  for (size_t k = 0; k < m; ++k) {
+    running = std::max(running, std::min(1.0, static_cast<double>(m - k) * p[order[k]]));
+    out[order[k]] = running;
+  }
+  return out;
+}
+
 }  // namespace sqlgrade::runs

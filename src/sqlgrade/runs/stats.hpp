@@ -59,6 +59,11 @@ BootstrapCI paired_bootstrap(const std::vector<double>& a, const std::vector<dou
 // Type-7 quantile of sorted values (p in [0, 1]).
 double quantile_sorted(const std::vector<double>& sorted, double p);
 
+// Holm's step-down adjustment of m p-values (one family of tests): with the p-values sorted ascending,
+// p_adj(i) = min(1, max over j <= i of (m - j + 1) p(j)); returned in the input order. Holm (1979),
+// "A simple sequentially rejective multiple test procedure", Scand. J. Statist. 6:65-70.
+std::vector<double> holm_adjust(const std::vector<double>& p);
+
 // Agreement of two binary metrics over the same instances: the 2x2 table (n11: both 1, n10: x=1
 // y=0, n01, n00), observed agreement po, and Cohen's kappa = (po - pe) / (1 - pe) with
 // pe = px*py + (1-px)(1-py); kappa is undefined (nullopt) when pe = 1.

@@ -158,6 +158,10 @@ int ExecEvaluator::check_candidate(const Candidates& c, const std::string& cand,
     }
     // A prediction with more rows than the gold can never be equivalent: stop reading there.
     ExecResult pr = run_pred(db, cand, gr.table.rows.size(), c.timeout_s);
+    if (opt_.keep_rows && db == c.dbs.front() && &cand == c.given) {  // what the drill-down shows
+      v.gold_rows = first_rows(gr.table);
+      if (pr.ok()) v.pred_rows = first_rows(pr.table);
+    }
     switch (pr.status) {
       case ExecStatus::Ok: break;
       case ExecStatus::Timeout:
@@ -213,7 +217,7 @@ ExecVerdict ExecEvaluator::evaluate(const ExecItem& item, const GoldSource& gold
   const bool order_matters = prepared.order_matters;
   const std::vector<std::string> dbs = db_paths(item.db_id);
 
-  const Candidates run{dbs, g, gold, timeout_s, order_matters};
+  const Candidates run{dbs, g, gold, timeout_s, order_matters, &p};
   bool failed = false;  // the last candidate's prediction raised an error
   auto try_candidate = [&](const std::string& cand, std::string* why) { return check_candidate(run, cand, v, why, &failed); };
 

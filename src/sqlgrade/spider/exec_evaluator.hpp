@@ -28,6 +28,7 @@ struct ExecOptions {
   // can enumerate |values|^slots candidates for hours). <= 0 means "timeout_s". When spent, the
   // item scores 0 and is reported as a timeout.
   double plug_budget_s = 0;
+  bool keep_rows = false;  // fill ExecVerdict::gold_rows / pred_rows (first database, the prediction as given)
 };
 
 struct ExecItem {
@@ -47,6 +48,7 @@ struct ExecVerdict {
   bool timeout = false;    // the prediction hit the deadline
   bool pred_failed = false; // the prediction is empty or raised an error (on the first candidate's first failing database)
   double seconds = 0;      // wall time spent on this item
+  ResultRows gold_rows, pred_rows;  // ExecOptions::keep_rows: first rows on the first database
 };
 
 // Where gold results come from: given the database file, the final gold query and a function that
@@ -89,6 +91,7 @@ class ExecEvaluator {
     const GoldSource& gold;
     double timeout_s;
     bool order_matters;
+    const std::string* given = nullptr;  // the prediction as given (not a plug_value variant): its rows are kept
   };
   int check_candidate(const Candidates& c, const std::string& cand, ExecVerdict& v, std::string* why, bool* failed);
   struct Impl;

@@ -38,7 +38,7 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
   const bool ts = opt.compat == Compat::TestSuite;
   const bool do_match = opt.etype != Etype::Exec, do_exec = opt.etype != Etype::Match;
   runs::RunRecord r = runs::begin_run_record("spider", run.started_at, run.wall_s, command);
-  r.system = std::filesystem::path(opt.pred).filename().string();
+  r.system = opt.name.empty() ? std::filesystem::path(opt.pred).filename().string() : opt.name;
   if (do_exec) r.metrics.push_back({"exec", runs::MetricKind::Binary, "Execution accuracy"});
   if (do_match) r.metrics.push_back({"exact", runs::MetricKind::Binary, "Exact set match"});
   r.primary_metric = do_exec ? "exec" : "exact";
@@ -70,7 +70,9 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
     }
     in.category.emplace_back("db", e.db_id);
     in.gold_sql = e.gold_sql;
+    if (!e.question.empty()) in.question = e.question;
     if (e.has_pred) in.pred_sql = e.pred_sql;
+    in.rows = runs::rows_json(e.gold_rows, e.pred_rows);
     if (std::string f = failure_of(e, do_match, do_exec); !f.empty()) in.failure_reason = f;
     in.time_s = e.parse_seconds + e.exec_seconds;
     Json d{{"interaction", e.interaction}, {"turn", e.turn}, {"gold_line", e.gold_line}, {"pred_line", e.pred_line},

@@ -20,6 +20,7 @@
 #include "sqlgrade/spider/exec_evaluator.hpp"
 #include "sqlgrade/spider/hardness.hpp"
 #include "sqlgrade/spider/parser.hpp"
+#include "sqlgrade/spider/questions.hpp"
 #include "sqlgrade/spider/rebuild.hpp"
 #include "sqlgrade/spider/schema.hpp"
 #include "sqlgrade/spider/sql_json.hpp"
@@ -214,6 +215,7 @@ struct Batch {
   std::unordered_map<std::string, std::shared_ptr<DbInfo>> dbs;
   std::vector<std::pair<size_t, size_t>> slots;  // (system, example)
   std::vector<Parsed> parsed;                    // per slot
+  std::optional<Questions> texts;                // question texts for the records (--questions, dev.json)
   Example& at(size_t s) { return runs[slots[s].first].examples[slots[s].second]; }
   std::string db_path(const std::string& db_id) const {
     return (fs::path(opt.db_dir) / db_id / (db_id + ".sqlite")).string();
@@ -226,9 +228,10 @@ Batch make_batch(const Options& opt) {
   // The original Spider exec metric compares rebuilt structures, which need the foreign keys.
   const bool need_table = do_match || !ts;
   if (need_table && opt.table.empty()) throw InputError("", "--table is required for this --etype/--compat");
+  const std::optional<Questions> texts = load_questions(opt);  // before grading: a bad file is exit 2 at once
   if (opt.shard_count > 0 && (opt.shard_index < 1 || opt.shard_index > opt.shard_count))
     throw InputError("--shard", "shard index must be in 1.." + std::to_string(opt.shard_count));
-  return Batch{opt, ts, do_match, opt.etype != Etype::Match, need_table, resolve_jobs(opt.jobs), {}, {}, {}, {}};
+  return Batch{opt, ts, do_match, opt.etype != Etype::Match, need_table, resolve_jobs(opt.jobs), {}, {}, {}, {}, texts};
 }
 
 // Reads the gold once and pairs every prediction file with it: one Run per system, then the slots.
@@ -389,6 +392,7 @@ std::vector<Outcome> exec_test_suite(Batch& b, Progress& progress) {
   eo.keep_distinct = b.opt.keep_distinct;
   eo.timeout_s = b.opt.timeout_s;
   eo.compat = Compat::TestSuite;
+  eo.keep_rows = b.opt.keep_rows;
   ExecEvaluator ev(b.opt.db_dir, eo);
   exec::VerdictMemo<ExecVerdict> verdicts;
   return exec::run_each<Outcome>(b.slots.size(), b.jobs, &progress, [&](size_t i) -> Outcome {
@@ -426,6 +430,10 @@ class SpiderExec {
     std::string path = b_.db_path(ex.db_id);
     auto pr = result(path, ex.pred_sql);
     auto gr = result(path, ex.gold_sql);
+    if (b_.opt.keep_rows) {  // what the record's drill-down shows
+      if (gr->ok()) v.gold_rows = first_rows(gr->table);
+      if (pr->ok()) v.pred_rows = first_rows(pr->table);
+    }
     if (!pr->ok()) {
       v.timeout = pr->status == ExecStatus::Timeout;
       v.reason = std::string("prediction: ") + to_string(pr->status) + ": " + pr->error;
@@ -477,6 +485,8 @@ void execute_all(Batch& b) {
     ex.exec_timeout = v.timeout;
     ex.exec_gold_error = v.gold_error;
     ex.exec_seconds = v.seconds;
+    ex.gold_rows = v.gold_rows;
+    ex.pred_rows = v.pred_rows;
   }
 }
 
@@ -509,6 +519,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
     execute_all(b);
     warn_exec(b);
   }
+  attach_questions(b.texts, b.runs);
   const double wall = now_s() - t_start;
   for (auto& run : b.runs) {
     aggregate(run);

@@ -255,7 +255,7 @@ runs::SummaryOut summarize_record(const runs::RunRecord& rec) {
 std::string render_json(const Run& r, const std::vector<std::string>& command) {
   const Options& opt = r.opt;
   runs::RunRecord rec = runs::begin_run_record("spider2", r.started_at, r.wall_s, command);
-  rec.system = basename_of(opt.result_dir);
+  rec.system = opt.name.empty() ? basename_of(opt.result_dir) : opt.name;
   rec.metrics.push_back({"ex", runs::MetricKind::Binary, "Execution accuracy (evaluate.py)"});
   if (opt.v2) {
     rec.metrics.push_back({"v2_score", runs::MetricKind::Binary, "v2 data score (column and row F1 = 1)"});

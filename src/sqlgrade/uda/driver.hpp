@@ -111,7 +111,16 @@ nlohmann::ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt);
 std::string acc_file_text(const nlohmann::ordered_json& acc);
 struct AccJson {
   nlohmann::ordered_json json;  // acc_json()
+  // For the run record's drill-down (record_view): the first rows of the gold and of the result as
+  // submitted, and the first matched pairs' scored cells side by side with their scores.
+  ResultRows gold_first, pred_first;
+  nlohmann::json cells;
 };
+// The record's view of one evaluated statement (fills AccJson's gold_first, pred_first, cells):
+// cells = {"columns": [...], "pairs": [{"gold": [...], "pred": [...], "p": [...], "r": [...]}],
+// "pairs_total": n}, at most kResultRowsKept pairs and kResultColumnsKept columns, cells cut as
+// first_rows cuts them.
+void record_view(const QueryEval& ev, AccJson& out);
 // Writes acc.json (`acc_text`: acc_file_text of acc_json(ev, …)), gold_result.csv, matched_result.csv
 // and matched_gold_result.csv into out_dir.
 void write_query_outputs(const fs::path& out_dir, const QueryEval& ev, const std::string& acc_text);

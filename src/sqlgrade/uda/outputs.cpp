@@ -1,5 +1,6 @@
 // UDA driver, per-query outputs: acc.json and the three CSVs (gold, matched gold, matched result),
 // replaced as one folder.
+#include <algorithm>
 #include <fstream>
 #include <thread>
 #include <unistd.h>
@@ -72,6 +73,34 @@ ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt) {
   j["gold_sql"] = ev.gold->plan.gold_sql;
   j["sqlgrade_version"] = SQLGRADE_VERSION;
   return j;
+}
+
+void record_view(const QueryEval& ev, AccJson& out) {
+  const bool gold_ok = ev.gold && ev.gold->error.empty();
+  if (gold_ok) out.gold_first = first_rows(ev.gold->table);
+  if (ev.error_kind.empty() || ev.pred.width() > 0) out.pred_first = first_rows(ev.pred);
+  if (!gold_ok || ev.match.pairs.empty() || ev.match.cells.size() != ev.match.columns.size()) return;
+  nlohmann::json cols = nlohmann::json::array(), pairs = nlohmann::json::array();
+  const size_t n_cols = std::min(ev.columns.size(), std::min(ev.match.columns.size(), kResultColumnsKept));
+  for (size_t c = 0; c < n_cols; ++c) cols.push_back(ev.match.columns[c].name);
+  for (size_t k = 0; k < ev.match.pairs.size() && k < kResultRowsKept; ++k) {
+    const auto [g, p] = ev.match.pairs[k];
+    nlohmann::json gold = nlohmann::json::array(), pred = nlohmann::json::array(), sp = nlohmann::json::array(),
+                   sr = nlohmann::json::array();
+    for (size_t c = 0; c < n_cols; ++c) {
+      const ColumnSpec& spec = ev.columns[c];
+      const auto gt = spec.gold_col >= 0 ? cell_text(ev.gold->table.rows[g][static_cast<size_t>(spec.gold_col)]) : std::nullopt;
+      gold.push_back(gt ? nlohmann::json(*gt) : nlohmann::json(nullptr));
+      if (spec.pred_col >= 0 && !ev.pred.is_null(p, static_cast<size_t>(spec.pred_col)))
+        pred.push_back(cut_cell(std::string(ev.pred.text(p, static_cast<size_t>(spec.pred_col)))));
+      else
+        pred.push_back(nullptr);
+      const CellScore& cs = ev.match.cells[c][k];
+      sp.push_back(cs.p), sr.push_back(cs.r);
+    }
+    pairs.push_back({{"gold", gold}, {"pred", pred}, {"p", sp}, {"r", sr}});
+  }
+  out.cells = {{"columns", cols}, {"pairs", pairs}, {"pairs_total", ev.match.pairs.size()}};
 }
 
 std::string acc_file_text(const ordered_json& acc) {

@@ -76,7 +76,7 @@ std::string render_json(const Run& run, const Options& opt, const std::vector<st
   {
     fs::path p(opt.results);
     if (!p.has_filename()) p = p.parent_path();
-    rec.system = p.filename().string();
+    rec.system = opt.name.empty() ? p.filename().string() : opt.name;
   }
   rec.metrics = {{"macro_f1", runs::MetricKind::Continuous, "Macro F1 over the scored columns"},
                  {"macro_precision", runs::MetricKind::Continuous, "Macro precision"},
@@ -139,6 +139,8 @@ std::string render_json(const Run& run, const Options& opt, const std::vector<st
         d["columns"] = kinds;
         for (const char* k : {"rows", "used_keys", "skipped_columns", "warnings", "mode", "judge", "tolerances"})
           d[k] = acc->at(k);
+        if (!e.acc->cells.is_null()) d["cells"] = e.acc->cells;  // the report's side-by-side cells
+        x.rows = runs::rows_json(e.acc->gold_first, e.acc->pred_first);
       }
       x.detail = std::move(d);
       rec.instances.push_back(std::move(x));

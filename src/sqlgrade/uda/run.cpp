@@ -199,7 +199,9 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
                                         : evaluator.missing_result(*conn, job.sql, "no result.csv in " + e.path);
       ev.warnings.insert(ev.warnings.begin(), job.notes.begin(), job.notes.end());
       fill_entry(e, ev);
-      auto acc = std::make_shared<const AccJson>(AccJson{acc_json(ev, opt.eval)});
+      auto view = std::make_shared<AccJson>(AccJson{acc_json(ev, opt.eval), {}, {}, {}});
+      record_view(ev, *view);
+      std::shared_ptr<const AccJson> acc = view;
       e.acc = acc;
       std::error_code fec;
       if (fs::is_directory(job.folder, fec)) {  // statements without a folder get no acc_result/

@@ -7,6 +7,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/categories.hpp"
 #include "sqlgrade/runs/diff.hpp"
+#include "sqlgrade/runs/format.hpp"
 #include "sqlgrade/runs/html/report.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
@@ -20,10 +21,46 @@ namespace {
 
 Json nullable(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
 
-Json run_json(const NamedRun& nr, const std::vector<MetricDef>& metrics) {
+// The numbers of one comparison row as the page prints them: formatted here with diff's rule
+// (format.hpp) on the benchmark's scale, so that the page and `sqlgrade diff` agree digit for digit.
+Json metric_texts(const MetricDiff& m, double scale) {
+  Json j = metric_diff_json(m);
+  const int dig = scale == 1 ? 4 : 2;
+  Json t{{"a", fixed_text(scale * m.mean_a, dig)}, {"b", fixed_text(scale * m.mean_b, dig)},
+         {"delta", signed_text(scale * m.ci.delta, dig)}, {"ci", m.n ? interval_text(scale * m.ci.lo, scale * m.ci.hi, dig) : "–"},
+         {"sig", m.n > 0 && excludes_zero(m.ci.lo, m.ci.hi)}};
+  if (m.mcnemar) t["p"] = pvalue_text(m.mcnemar->p);
+  if (m.mcnemar && m.p_holm) t["p_holm"] = pvalue_text(*m.p_holm), t["family"] = m.family;
+  j["text"] = std::move(t);
+  return j;
+}
+
+// A single run's mean with a percentile bootstrap interval (the same resampling as diff's, of the
+// scores themselves): the headline of a run shown alone still says how precise it is.
+Json headline_json(const RunRecord& r, const MetricDef& m, const BootstrapOptions& boot, bool with_ci) {
+  std::vector<double> v;
+  for (const auto& in : r.instances)
+    if (const double* x = in.score(m.name)) v.push_back(*x);
+  if (v.empty()) return Json{{"n", 0}, {"mean", nullptr}, {"text", "–"}};
+  const double scale = display_scale(r.benchmark, m.name);
+  const int dig = scale == 1 ? 4 : 2;
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / static_cast<double>(v.size());
+  Json j{{"n", v.size()}, {"mean", mean}, {"text", fixed_text(scale * mean, dig)}};
+  if (with_ci) {
+    const BootstrapCI ci = paired_bootstrap(std::vector<double>(v.size(), 0.0), v, boot);
+    j["lo"] = ci.lo, j["hi"] = ci.hi;
+    j["ci_text"] = "[" + fixed_text(scale * ci.lo, dig) + ", " + fixed_text(scale * ci.hi, dig) + "]";
+  }
+  return j;
+}
+
+Json run_json(const NamedRun& nr, const std::string& label, const std::vector<MetricDef>& metrics, const std::string& primary,
+              const BootstrapOptions& boot) {
   const RunRecord& r = *nr.run;
   Json j;
-  j["label"] = run_label(nr);
+  j["label"] = label;
   j["file"] = nr.file;
   j["system"] = r.system;
   j["benchmark"] = r.benchmark;
@@ -43,10 +80,7 @@ Json run_json(const NamedRun& nr, const std::vector<MetricDef>& metrics) {
   for (const auto& in : r.inputs) ins.push_back(Json{{"role", in.role}, {"path", in.path}, {"sha256", nullable(in.sha256)}});
   j["inputs"] = std::move(ins);
   Json head = Json::object();
-  for (const auto& m : metrics) {
-    Mean mean = mean_of(r, m.name);
-    head[m.name] = Json{{"n", mean.n}, {"mean", mean.n ? Json(mean.mean) : Json(nullptr)}};
-  }
+  for (const auto& m : metrics) head[m.name] = headline_json(r, m, boot, m.name == primary);
   j["headline"] = std::move(head);
   j["summary_text"] = nullable(r.summary_text);
   j["warnings"] = r.warnings;
@@ -65,6 +99,8 @@ Json instance_run_json(const Instance& in) {
   if (!in.rows.is_null()) j["rows"] = in.rows;
   if (!in.columns.is_null()) j["cols"] = in.columns;
   if (const Json* v = verify_detail(in)) j["verify"] = *v;  // --verify records (report_verify.js)
+  // UDA: the first matched rows' scored cells, gold and submitted side by side with their scores.
+  if (in.detail.is_object() && in.detail.contains("cells") && in.detail["cells"].is_object()) j["cells"] = in.detail["cells"];
   return j;
 }
 
@@ -174,6 +210,47 @@ std::vector<char> listed_instances(const std::vector<const Instance*>& ids,
   return listed;
 }
 
+// The breakdown by SQL feature of the gold query: per feature, each run's instance count and mean.
+Json features_json(const std::map<std::string, std::vector<double>>& feat_sum, const std::map<std::string, std::vector<size_t>>& feat_n,
+                   size_t n_runs) {
+  Json rows = Json::array();
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& fi : sql_features()) order.emplace_back(fi.name, fi.label);
+  order.emplace_back("none", "None of these");
+  for (const auto& [name, label] : order) {
+    auto it = feat_n.find(name);
+    if (it == feat_n.end()) continue;
+    Json means = Json::array(), counts = Json::array();
+    for (size_t k = 0; k < n_runs; ++k) {
+      counts.push_back(it->second[k]);
+      means.push_back(it->second[k] ? Json(feat_sum.at(name)[k] / static_cast<double>(it->second[k])) : Json(nullptr));
+    }
+    rows.push_back(Json{{"feature", name}, {"label", label}, {"n", std::move(counts)}, {"means", std::move(means)}});
+  }
+  return rows;
+}
+
+// Each run against the first: diff's statistics, formatted as diff prints them (metric_texts).
+Json comparisons_json(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
+  const RunRecord& base = *runs.front().run;
+  Json comps = Json::array();
+  for (size_t k = 1; k < runs.size(); ++k) {
+    DiffOptions o;
+    o.bootstrap = opt.bootstrap, o.common_only = opt.common_only;
+    DiffResult dr = diff_runs(runs.front(), runs[k], o);
+    Json overall = Json::array(), cats = Json::array();
+    for (const auto& m : dr.overall) overall.push_back(metric_texts(m, display_scale(base.benchmark, m.metric)));
+    for (const auto& c : dr.by_category) {
+      Json ms = Json::array();
+      for (const auto& m : c.metrics) ms.push_back(metric_texts(m, display_scale(base.benchmark, m.metric)));
+      cats.push_back(Json{{"axis", c.axis}, {"value", c.value}, {"metrics", std::move(ms)}});
+    }
+    comps.push_back(Json{{"a", 0}, {"b", k}, {"overall", std::move(overall)}, {"by_category", std::move(cats)},
+                         {"regressed", dr.regressions.size()}, {"improved", dr.improvements.size()}, {"notes", dr.notes}});
+  }
+  return comps;
+}
+
 }  // namespace
 
 Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
@@ -195,10 +272,11 @@ Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
   if (std::none_of(metrics.begin(), metrics.end(), [&](const MetricDef& m) { return m.name == primary; })) primary = metrics.front().name;
 
   Json d;
+  const std::vector<std::string> labels = run_labels(runs);
   std::string title = opt.title;
   if (title.empty()) {
     title = base.benchmark + ":";
-    for (size_t k = 0; k < runs.size(); ++k) title += (k ? " vs " : " ") + run_label(runs[k]);
+    for (size_t k = 0; k < runs.size(); ++k) title += (k ? " vs " : " ") + labels[k];
   }
   d["title"] = title;
   d["generated_by"] = std::string("sqlgrade ") + SQLGRADE_VERSION;
@@ -209,7 +287,10 @@ Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
   for (const auto& m : metrics) ms.push_back(Json{{"name", m.name}, {"kind", to_string(m.kind)}, {"label", m.label}});
   d["metrics"] = std::move(ms);
   Json rs = Json::array();
-  for (const auto& r : runs) rs.push_back(run_json(r, metrics));
+  for (size_t k = 0; k < runs.size(); ++k) rs.push_back(run_json(runs[k], labels[k], metrics, primary, opt.bootstrap));
+  Json scale = Json::object();
+  for (const auto& m : metrics) scale[m.name] = display_scale(base.benchmark, m.name);
+  d["scale"] = std::move(scale);
   d["runs"] = std::move(rs);
 
   // Instances: the baseline's ids (shared ids only with --common), natural order.
@@ -266,38 +347,11 @@ Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
                           ", those whose " + primary + " differs between the runs first, then in id order";
   d["instances"] = std::move(insts);
 
-  if (any_gold_sql) {
-    Json rows = Json::array();
-    std::vector<std::pair<std::string, std::string>> order;
-    for (const auto& fi : sql_features()) order.emplace_back(fi.name, fi.label);
-    order.emplace_back("none", "None of these");
-    for (const auto& [name, label] : order) {
-      auto it = feat_n.find(name);
-      if (it == feat_n.end()) continue;
-      Json means = Json::array(), counts = Json::array();
-      for (size_t k = 0; k < runs.size(); ++k) {
-        counts.push_back(it->second[k]);
-        means.push_back(it->second[k] ? Json(feat_sum[name][k] / static_cast<double>(it->second[k])) : Json(nullptr));
-      }
-      rows.push_back(Json{{"feature", name}, {"label", label}, {"n", std::move(counts)}, {"means", std::move(means)}});
-    }
-    d["features"] = std::move(rows);
-  } else {
-    d["features"] = nullptr;
-  }
+  d["features"] = any_gold_sql ? features_json(feat_sum, feat_n, runs.size()) : Json(nullptr);
 
   d["axes"] = category_axes(runs, base, metrics);
 
-  Json comps = Json::array();
-  for (size_t k = 1; k < runs.size(); ++k) {
-    DiffOptions o;
-    o.bootstrap = opt.bootstrap, o.common_only = opt.common_only;
-    DiffResult dr = diff_runs(runs.front(), runs[k], o);
-    Json c = diff_to_json(dr);
-    comps.push_back(Json{{"a", 0}, {"b", k}, {"overall", c["overall"]}, {"by_category", c["by_category"]},
-                         {"regressed", dr.regressions.size()}, {"improved", dr.improvements.size()}, {"notes", c["notes"]}});
-  }
-  d["comparisons"] = std::move(comps);
+  d["comparisons"] = comparisons_json(runs, opt);
   d["bootstrap"] = Json{{"resamples", opt.bootstrap.resamples}, {"seed", opt.bootstrap.seed}, {"confidence", opt.bootstrap.confidence}};
   d["uda_columns"] = uda_columns(runs);
   return d;

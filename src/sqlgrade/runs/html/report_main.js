@@ -16,18 +16,23 @@ function headlineSection() {
   const cards = RUNS.map((r, k) => {
     const h = r.headline[PRIMARY];
     const others = METRICS.filter((m) => m.name !== PRIMARY)
-      .map((m) => el('div', { class: 'small' }, `${m.name}: ${fmt(r.headline[m.name].mean)}`));
+      .map((m) => el('div', { class: 'small' }, `${m.name}: ${r.headline[m.name].text}`));
     return el('div', { class: 'card' },
       el('div', { class: 'name' }, swatch(k), r.label),
-      el('div', { class: 'big', title: `${PRIMARY} over ${h.n} instances` }, fmt(h.mean)),
+      el('div', { class: 'big', title: `${PRIMARY} over ${h.n} instances` }, h.text),
+      h.ci_text ? el('div', { class: 'small ci' }, `${Math.round(D.bootstrap.confidence * 100)}% CI ${h.ci_text}`) : null,
       el('div', { class: 'small muted' }, `${PRIMARY} · ${h.n} instances`), ...others);
   });
   const head = ['', 'run', num('instances'), ...METRICS.map((m) => num(m.name + (m.name === PRIMARY ? ' *' : ''))),
-                'started', num('wall s'), 'sqlgrade'];
+                num(`${PRIMARY} ${Math.round(D.bootstrap.confidence * 100)}% CI`), 'started', num('wall s'), 'sqlgrade'];
   const rows = RUNS.map((r, k) => [el('span', {}, swatch(k)), r.label, num(r.n),
-    ...METRICS.map((m) => num(fmt(r.headline[m.name].mean))), r.started_at, num(fmt(r.wall_s, 1)), r.tool_version]);
+    ...METRICS.map((m) => num(r.headline[m.name].text)), num(r.headline[PRIMARY].ci_text || '–'), r.started_at,
+    num(fmt(r.wall_s, 1)), r.tool_version]);
+  const scaled = METRICS.filter((m) => D.scale[m.name] !== 1).map((m) => m.name);
   return section('Headline', 'headline', el('div', { class: 'cards' }, ...cards), table(head, rows, { id: 'runs-table' }),
-    el('p', { class: 'small muted' }, '* primary metric. Means over the instances that have the metric.'));
+    el('p', { class: 'small muted' }, '* primary metric. Means over the instances that have the metric; the interval is a ' +
+      `percentile bootstrap of the mean (${D.bootstrap.resamples} resamples, seed ${D.bootstrap.seed}).` +
+      (scaled.length ? ` ${scaled.join(', ')}: in percent (0–100), as the official table prints them.` : '')));
 }
 
 function categorySection() {
@@ -43,9 +48,10 @@ function categorySection() {
       if (axis.note) body.append(el('p', { class: 'small' }, 'Note: ' + axis.note));
       const values = axis.rows.map((r) => r.value);
       const series = RUNS.map((run, k) => ({ label: run.label, color: color(k), values: axis.rows.map((r) => r.runs[k][metric]) }));
-      const chart = values.length <= 40 ? barChart(values, series, { title: `${metric} by ${axis.name}` }) : null;
-      const head = [axis.name, ...RUNS.flatMap((r) => [num(`n · ${r.label}`), num(`${metric} · ${r.label}`)])];
-      const rows = axis.rows.map((row) => [row.value, ...row.runs.flatMap((c) => [num(c.count), num(fmt(c[metric]))])]);
+      const chart = values.length <= 40 ? barChart(values, series, { title: `${metric} by ${axis.name}`, scale: D.scale[metric] }) : null;
+      // One count column (the runs are aligned by id: the same instances in every run), one score per run.
+      const head = [axis.name, num('n'), ...RUNS.map((r, k) => ({ v: el('span', {}, swatch(k), r.label), cls: 'num run-head', title: `${metric} · ${r.label}` }))];
+      const rows = axis.rows.map((row) => [row.value, num(row.runs[0].count), ...row.runs.map((c) => num(fmtMetric(c[metric], metric)))]);
       const t = table(head, rows, { class: 'category-table' });
       body.append(chart ? el('div', { class: 'side' }, chart, t) : t);
     }
@@ -64,20 +70,25 @@ function comparisonSection() {
     out.push(el('p', { class: 'small muted' }, `${c.regressed} regressed, ${c.improved} improved on ${PRIMARY}.`));
     for (const n of c.notes) out.push(el('p', { class: 'small' }, 'Note: ' + n));
     out.push(table(COMPARISON_HEAD, c.overall.map((m) => comparisonCells(m.metric + (m.primary ? ' *' : ''), m)), { class: 'comparison' }));
-    if (c.by_category.length) {
-      const rows = c.by_category.map((cat) => {
-        const m = cat.metrics.find((x) => x.primary) || cat.metrics[0];
-        return comparisonCells(`${cat.axis}: ${cat.value}`, m);
-      });
-      out.push(el('h4', { text: `${PRIMARY} by category` }));
-      out.push(table(COMPARISON_HEAD, rows, { class: 'comparison' }));
+    const axes = [...new Set(c.by_category.map((cat) => cat.axis))];
+    for (const axis of axes) {
+      const cats = c.by_category.filter((cat) => cat.axis === axis);
+      const pick = (cat) => cat.metrics.find((x) => x.primary) || cat.metrics[0];
+      const holm = cats.some((cat) => pick(cat).text.p_holm);
+      out.push(el('h4', { text: `${PRIMARY} by ${axis}` }));
+      out.push(table(holm ? COMPARISON_HEAD_HOLM : COMPARISON_HEAD, cats.map((cat) => comparisonCells(cat.value, pick(cat), holm)),
+        { class: 'comparison', 'data-axis': axis }));
+      if (holm)
+        out.push(el('p', { class: 'small muted holm-note' }, `${cats.length} tests in this table: with ${cats.length} comparisons ` +
+          'some p-values fall below 0.05 by chance alone. Holm p: McNemar\u2019s p after Holm\u2019s correction over this table ' +
+          '(controls the chance of any false finding at the level chosen).'));
     }
   }
   const bs = D.bootstrap;
   out.push(el('p', { class: 'small muted' },
-    `Δ = B − A. 95% CI: paired percentile bootstrap of the mean difference (${bs.resamples} resamples, seed ${bs.seed}). ` +
+    `Δ = B − A. ${Math.round(bs.confidence * 100)}% CI: paired percentile bootstrap of the mean difference (${bs.resamples} resamples, seed ${bs.seed}). ` +
     'McNemar: exact two-sided test on the discordant pairs (b = A right & B wrong, c = A wrong & B right), binary metrics only. ' +
-    'Highlighted rows: the interval excludes 0.'));
+    'Highlighted rows: the interval excludes 0 (an endpoint near 0 gets the digits it needs). The numbers are those of `sqlgrade diff`.'));
   return section('Comparison', 'comparison', ...out);
 }
 
@@ -85,10 +96,10 @@ function featureSection() {
   if (!D.features || !D.features.length) return null;
   const groups = D.features.map((f) => f.label);
   const series = RUNS.map((r, k) => ({ label: r.label, color: color(k), values: D.features.map((f) => f.means[k]) }));
-  const head = ['feature of the gold SQL', num('n'), ...RUNS.map((r) => num(`${PRIMARY} · ${r.label}`))];
-  const rows = D.features.map((f) => [f.label, num(f.n[0]), ...f.means.map((v) => num(fmt(v)))]);
+  const head = ['feature of the gold SQL', num('n'), ...RUNS.map((r, k) => ({ v: el('span', {}, swatch(k), r.label), cls: 'num run-head', title: `${PRIMARY} · ${r.label}` }))];
+  const rows = D.features.map((f) => [f.label, num(f.n[0]), ...f.means.map((v) => num(fmtMetric(v, PRIMARY)))]);
   return section('By SQL feature', 'features', legend(RUNS),
-    el('div', { class: 'side' }, barChart(groups, series, { title: `${PRIMARY} by SQL feature` }), table(head, rows, { id: 'feature-table' })),
+    el('div', { class: 'side' }, barChart(groups, series, { title: `${PRIMARY} by SQL feature`, scale: D.scale[PRIMARY] }), table(head, rows, { id: 'feature-table' })),
     el('p', { class: 'small muted' }, 'Features of the gold query (an instance may have several): JOIN (or FROM a, b), ' +
       'GROUP BY/HAVING, nested SELECT (subquery, derived table, CTE), ORDER BY/LIMIT, UNION/INTERSECT/EXCEPT.'));
 }
@@ -107,28 +118,102 @@ const INST = D.instances;
 const HAY = INST.map((i) => [i.id, i.q, i.gold, ...i.runs.flatMap((r) => [r.pred, r.fail])]
   .filter((x) => x !== null && x !== undefined).join('\n').toLowerCase());
 const PAGE = 100;
-const state = { filter: 'all', search: '', cmp: RUNS.length > 1 ? 1 : 0, limit: PAGE };
+const IS_UDA = D.benchmark === 'uda';
+const state = { filter: 'all', metric: PRIMARY, search: '', cmp: RUNS.length > 1 ? 1 : 0, limit: PAGE, sort: null, dir: 1 };
 
-const prim = (inst, k) => { const v = inst.runs[k].s[PRIMARY]; return v === undefined ? null : v; };
-function failed(inst, k) { const r = inst.runs[k]; return r.fail !== null || r.s[PRIMARY] === 0; }
-// Any score differs (predictions almost always differ in their text, so that says little).
-function different(inst, a, b) {
-  const ra = inst.runs[a], rb = inst.runs[b];
-  return METRICS.some((m) => ra.s[m.name] !== rb.s[m.name]);
-}
+// Scores of one metric (the metric selector): the filters never mix metrics (a row correct on
+// execution but not an exact match is "failed" for exact only).
+const score = (inst, k, m) => { const v = inst.runs[k].s[m]; return v === undefined ? null : v; };
+const isFail = (v, m) => v !== null && (KIND[m] === 'binary' ? v === 0 : v < 1);
 const FILTERS = {
   all: () => true,
-  failed: (i) => failed(i, state.cmp),
-  regressed: (i) => { const a = prim(i, 0), b = prim(i, state.cmp); return a !== null && b !== null && b < a; },
-  improved: (i) => { const a = prim(i, 0), b = prim(i, state.cmp); return a !== null && b !== null && b > a; },
-  different: (i) => different(i, 0, state.cmp),
+  failed: (i) => isFail(score(i, state.cmp, state.metric), state.metric),
+  regressed: (i) => { const a = score(i, 0, state.metric), b = score(i, state.cmp, state.metric); return a !== null && b !== null && b < a; },
+  improved: (i) => { const a = score(i, 0, state.metric), b = score(i, state.cmp, state.metric); return a !== null && b !== null && b > a; },
+  different: (i) => METRICS.some((m) => i.runs[0].s[m.name] !== i.runs[state.cmp].s[m.name]),
 };
-const FILTER_LABELS = { all: 'All', failed: 'Failed', regressed: 'Regressed', improved: 'Improved', different: 'Different' };
-addVerifyFilters(FILTERS, FILTER_LABELS);  // report_verify.js: 'Refuted' when a run was verified
+const EXTRA_FILTER_LABELS = {};
+addVerifyFilters(FILTERS, EXTRA_FILTER_LABELS);  // report_verify.js: 'Refuted' when a run was verified
+const filterLabel = (f) => EXTRA_FILTER_LABELS[f] || ({ all: 'All', failed: KIND[state.metric] === 'binary' ? `Failed ${state.metric}` : `${state.metric} < 1`,
+  regressed: `Regressed ${state.metric}`, improved: `Improved ${state.metric}`, different: 'Any score differs' })[f];
+
+// Table columns: key, header, sort key, cell.
+function instanceColumns() {
+  const cols = [
+    { key: 'id', head: 'id', cls: 'c-id', sort: (i) => i.id, natural: true, cell: (i) => el('td', { class: 'id' }, i.id) },
+    { key: 'cat', head: 'category', cls: 'c-cat', sort: (i) => Object.values(i.cat).join(' '), cell: (i) => el('td', {}, Object.values(i.cat).join(' · ')) },
+    { key: 'text', head: 'question / gold SQL', cls: 'c-text', sort: (i) => i.q || i.gold || '',
+      cell: (i) => el('td', { title: shorten(i.q || i.gold, 400) }, shorten(i.q || i.gold, 160)) },
+  ];
+  RUNS.forEach((r, k) => cols.push({
+    key: `run${k}`, head: el('span', { title: r.label }, swatch(k), r.label), cls: 'c-score', run: k,
+    sort: (i) => score(i, k, state.metric),
+    cell: (i) => el('td', { class: 'scores' }, ...METRICS.filter((m) => i.runs[k].s[m.name] !== undefined).map((m) => {
+      const v = i.runs[k].s[m.name];
+      return el('span', { class: `score ${isFail(v, m.name) ? 'fail' : 'pass'}${m.name === state.metric ? ' sel' : ''}`, title: `${m.name} = ${v}` },
+        `${m.name} ${fmtScore(v, m.kind)}`);
+    })),
+  }));
+  cols.push({ key: 'fail', head: 'failure (compared run)', cls: 'c-fail', sort: (i) => i.runs[state.cmp].fail || '',
+    cell: (i) => el('td', { title: i.runs[state.cmp].fail || '' }, shorten(i.runs[state.cmp].fail || '', 80)) });
+  return cols;
+}
+
+function compareValues(a, b, natural) {
+  if (a === null || a === undefined) return b === null || b === undefined ? 0 : 1;  // missing last
+  if (b === null || b === undefined) return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return natural ? String(a).localeCompare(String(b), 'en', { numeric: true }) : String(a).localeCompare(String(b));
+}
+
+// CSV of the rows that pass the filter and search: RFC 4180 quoting; a text cell starting with
+// = + - @ or a tab gets a leading ' so that a spreadsheet does not run it as a formula.
+function csvOf(rows) {
+  const q = (v) => {
+    if (v === null || v === undefined) return '';
+    let s = String(v);
+    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = "'" + s;
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const axes = [...new Set(rows.flatMap((i) => Object.keys(i.cat)))];
+  const head = ['id', ...axes, 'question', 'gold_sql'];
+  RUNS.forEach((r) => { for (const m of METRICS) head.push(`${r.label}:${m.name}`); head.push(`${r.label}:pred`, `${r.label}:failure`); });
+  const lines = [head.map(q).join(',')];
+  for (const i of rows) {
+    const cells = [i.id, ...axes.map((a) => i.cat[a]), i.q, i.gold];
+    i.runs.forEach((r) => { for (const m of METRICS) cells.push(r.s[m.name]); cells.push(r.pred, r.fail); });
+    lines.push(cells.map(q).join(','));
+  }
+  return lines.join('\r\n') + '\r\n';
+}
+
+function predBlock(r, k) {
+  if (r.pred !== null) return el('pre', { class: 'sql pred' }, r.pred);
+  // UDA: the prediction is the submitted result table (shown with the rows below), not SQL.
+  if (IS_UDA) return el('p', { class: 'muted' }, r.rows && r.rows.pred ? 'Submitted result: see the table below.' : 'Submitted result (no rows kept in the record).');
+  return el('p', { class: 'muted' }, 'no prediction');
+}
+
+// UDA: each matched row's scored cells, the gold value over the submitted one, with the cell's
+// precision/recall as scored (1/1 correct, 0/0 wrong, anything else partial).
+function cellTable(cells, k) {
+  const verdict = (p, r) => (p === 1 && r === 1 ? 'pass' : p === 0 && r === 0 ? 'fail' : 'partial');
+  const head = ['row', ...cells.columns];
+  const rows = cells.pairs.map((pair, i) => [String(i + 1), ...cells.columns.map((_, c) => {
+    const cls = verdict(pair.p[c], pair.r[c]);
+    return { v: el('div', {},
+      el('div', { class: 'cell-gold', title: 'gold' }, pair.gold[c] === null ? 'NULL' : pair.gold[c]),
+      el('div', { class: 'cell-pred', title: 'submitted' }, pair.pred[c] === null ? 'NULL' : pair.pred[c]),
+      el('div', { class: 'cell-score small' }, `${cls === 'pass' ? '\u2713' : cls === 'fail' ? '\u2717' : '~'} P ${fmt(pair.p[c], 2)} R ${fmt(pair.r[c], 2)}`)),
+      cls: `cell ${cls}` };
+  })]);
+  return el('div', {}, el('h4', {}, swatch(k), `Cells — ${RUNS[k].label}: gold over submitted, first ${cells.pairs.length} of ${cells.pairs_total} matched rows`),
+    table(head, rows, { class: 'cell-table' }));
+}
 
 function detail(inst) {
   const box = el('div', {});
-  if (inst.q) box.append(el('h4', { text: 'Question' }), el('div', { class: 'question' }, inst.q));
+  if (inst.q) box.append(el('h4', { text: IS_UDA ? 'Query' : 'Question' }), el('div', { class: 'question' }, inst.q));
   const cats = Object.entries(inst.cat).map(([k, v]) => `${k}: ${v}`);
   if (inst.feat) cats.push('features: ' + inst.feat.join(', '));
   if (cats.length) box.append(el('div', { class: 'small muted' }, cats.join(' · ')));
@@ -136,25 +221,27 @@ function detail(inst) {
   inst.runs.forEach((r, k) => {
     const scores = METRICS.filter((m) => r.s[m.name] !== undefined).map((m) => `${m.name} ${fmtScore(r.s[m.name], m.kind)}`);
     const bits = [scores.join(' · ')];
-    if (r.t !== null) bits.push(`${fmt(r.t, 3)} s`);
-    box.append(el('h4', {}, swatch(k), `Predicted SQL — ${RUNS[k].label}`), el('div', { class: 'small' }, bits.join(' · ')));
+    if (r.t !== null) bits.push(fmtTime(r.t));
+    box.append(el('h4', {}, swatch(k), `${IS_UDA ? 'Result' : 'Predicted SQL'} — ${RUNS[k].label}`), el('div', { class: 'small' }, bits.join(' · ')));
     if (r.fail !== null) box.append(el('div', { class: 'small fail' }, r.fail));
-    box.append(r.pred !== null ? el('pre', { class: 'sql pred' }, r.pred) : el('p', { class: 'muted' }, 'no prediction'));
+    box.append(predBlock(r, k));
   });
   const withRows = inst.runs.map((r, k) => [r, k]).filter(([r]) => r.rows);
   if (withRows.length) {
     const wrap = el('div', { class: 'rows-wrap' });
     const [r0] = withRows[0];
-    if (r0.rows.gold) wrap.append(el('div', {}, el('h4', { text: 'Gold result (first rows)' }), resultTable(r0.rows.gold_columns, r0.rows.gold)));
+    const total = (t) => (t === undefined || t === null ? '' : ` of ${t}`);
+    if (r0.rows.gold) wrap.append(el('div', {}, el('h4', { text: `Gold result (first ${r0.rows.gold.length}${total(r0.rows.gold_total)} rows)` }), resultTable(r0.rows.gold_columns, r0.rows.gold)));
     for (const [r, k] of withRows)
-      if (r.rows.pred) wrap.append(el('div', {}, el('h4', {}, swatch(k), `Predicted result — ${RUNS[k].label}`), resultTable(r.rows.pred_columns, r.rows.pred)));
+      if (r.rows.pred) wrap.append(el('div', {}, el('h4', {}, swatch(k), `${IS_UDA ? 'Submitted' : 'Predicted'} result — ${RUNS[k].label} (first ${r.rows.pred.length}${total(r.rows.pred_total)} rows)`), resultTable(r.rows.pred_columns, r.rows.pred)));
     box.append(wrap);
-    if (withRows.some(([r]) => r.rows.truncated)) box.append(el('p', { class: 'small muted' }, 'Results truncated to their first rows.'));
+    if (withRows.some(([r]) => r.rows.truncated)) box.append(el('p', { class: 'small muted' }, 'Results cut to their first rows (and columns); long cells end with …'));
   }
+  inst.runs.forEach((r, k) => { if (r.cells) box.append(cellTable(r.cells, k)); });
   inst.runs.forEach((r, k) => {
     if (!r.cols) return;
     const rows = Object.entries(r.cols).map(([c, v]) => [c, num(fmt(v.precision)), num(fmt(v.recall)), num(fmt(v.f1))]);
-    box.append(el('h4', {}, swatch(k), `Columns — ${RUNS[k].label}`), table(['column', num('P'), num('R'), num('F1')], rows));
+    box.append(el('h4', {}, swatch(k), `Columns — ${RUNS[k].label}`), table(['column', num('P'), num('R'), num('F1')], rows, { class: 'col-scores' }));
   });
   box.append(...verifyDetail(inst));  // report_verify.js
   return box;
@@ -163,6 +250,10 @@ function detail(inst) {
 function instanceSection() {
   const buttons = {};
   const controls = el('div', { class: 'controls' });
+  const metricSel = el('select', { id: 'inst-metric' }, ...METRICS.map((m) =>
+    el('option', { value: m.name, selected: m.name === PRIMARY ? 'selected' : null }, m.name)));
+  metricSel.addEventListener('change', () => { state.metric = metricSel.value; state.limit = PAGE; render(); });
+  controls.append(el('label', {}, 'Metric ', metricSel));
   for (const f of Object.keys(FILTERS)) {
     const b = el('button', { type: 'button', 'data-filter': f });
     b.addEventListener('click', () => { state.filter = f; state.limit = PAGE; render(); });
@@ -177,42 +268,58 @@ function instanceSection() {
     sel.addEventListener('change', () => { state.cmp = Number(sel.value); render(); });
     controls.append(el('label', {}, `Compare ${RUNS[0].label} with `, sel));
   }
+  const exportBtn = el('button', { type: 'button', id: 'inst-export' }, 'Export CSV');
+  controls.append(exportBtn);
   const count = el('div', { id: 'inst-count', class: 'small muted' });
-  const head = ['id', 'category', 'question / gold SQL', ...RUNS.map((r) => `${PRIMARY} · ${r.label}`), 'failure'];
-  const tbl = table(head, [], { id: 'instances' });
-  tbl.prepend(el('colgroup', {}, el('col', { class: 'c-id' }), el('col', { class: 'c-cat' }), el('col', { class: 'c-text' }),
-    ...RUNS.map(() => el('col', { class: 'c-score' })), el('col', { class: 'c-fail' })));
-  const tbody = tbl.querySelector('tbody');
+  const cols = instanceColumns();
+  const ths = cols.map((c) => {
+    const th = el('th', { 'data-col': c.key, class: 'sortable', title: 'Sort by this column (click again to reverse)' }, c.head);
+    th.addEventListener('click', () => {
+      state.dir = state.sort === c.key ? -state.dir : 1;
+      state.sort = c.key;
+      render();
+    });
+    return th;
+  });
+  const tbody = el('tbody', {});
+  const tbl = el('table', { id: 'instances' }, el('colgroup', {}, ...cols.map((c) => el('col', { class: c.cls }))),
+    el('thead', {}, el('tr', {}, ...ths)), tbody);
   const more = el('button', { type: 'button', class: 'more', id: 'inst-more' }, 'Show more');
   more.addEventListener('click', () => { state.limit += PAGE; render(); });
+  let matching = [];
+  exportBtn.addEventListener('click', () => {
+    const text = csvOf(matching);
+    exportBtn.setAttribute('data-rows', String(matching.length));
+    window.sqlgradeLastCsv = text;  // read by the browser test
+    const a = el('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })), download: `${D.benchmark}-instances.csv` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  });
 
   function render() {
     for (const [f, b] of Object.entries(buttons)) {
       const n = INST.filter(FILTERS[f]).length;
-      b.textContent = `${FILTER_LABELS[f]} (${n})`;
+      b.textContent = `${filterLabel(f)} (${n})`;
       b.classList.toggle('active', state.filter === f);
       b.disabled = RUNS.length < 2 && (f === 'regressed' || f === 'improved' || f === 'different');
     }
     const pass = FILTERS[state.filter];
-    const matching = [];
+    matching = [];
     INST.forEach((inst, i) => { if (pass(inst) && (!state.search || HAY[i].includes(state.search))) matching.push(inst); });
+    if (state.sort) {
+      const c = cols.find((x) => x.key === state.sort);
+      matching.sort((a, b) => state.dir * compareValues(c.sort(a), c.sort(b), c.natural));
+    }
+    ths.forEach((th, i) => th.setAttribute('aria-sort', cols[i].key === state.sort ? (state.dir > 0 ? 'ascending' : 'descending') : 'none'));
     tbody.replaceChildren();
     for (const inst of matching.slice(0, state.limit)) {
-      const shown = state.cmp;
-      const tr = el('tr', { class: 'inst', 'data-id': inst.id },
-        el('td', { title: inst.id }, inst.id),
-        el('td', {}, Object.values(inst.cat).join(' · ')),
-        el('td', { title: shorten(inst.q || inst.gold, 400) }, shorten(inst.q || inst.gold, 160)),
-        ...inst.runs.map((r) => {
-          const v = r.s[PRIMARY];
-          return el('td', { class: v === undefined ? '' : (v > 0 ? 'pass' : 'fail') }, fmtScore(v === undefined ? null : v, KIND[PRIMARY]));
-        }),
-        el('td', { title: inst.runs[shown].fail || '' }, shorten(inst.runs[shown].fail || '', 80)));
+      const tr = el('tr', { class: 'inst', 'data-id': inst.id }, ...cols.map((c) => c.cell(inst)));
       tr.addEventListener('click', () => {
         const next = tr.nextElementSibling;
         if (next && next.classList.contains('detail')) { next.remove(); tr.classList.remove('open'); return; }
         tr.classList.add('open');
-        tr.after(el('tr', { class: 'detail' }, el('td', { class: 'detail-cell', colspan: head.length }, detail(inst))));
+        tr.after(el('tr', { class: 'detail' }, el('td', { class: 'detail-cell', colspan: cols.length }, detail(inst))));
       });
       tbody.append(tr);
     }
@@ -222,11 +329,13 @@ function instanceSection() {
     more.hidden = matching.length <= state.limit;
   }
   render();
-  const legendText = RUNS.length > 1
-    ? `Regressed / Improved: ${PRIMARY} lower / higher in the compared run than in ${RUNS[0].label}. Different: any score ` +
-      'differs. Failed: the compared run has a failure reason or scores 0. Click a row for details.'
-    : `Failed: a failure reason or ${PRIMARY} = 0. Click a row for details.`;
-  return section('Instances', 'instance-section', controls, el('p', { class: 'small muted' }, legendText), count, tbl, more);
+  const legendText = (RUNS.length > 1
+    ? `Filters use the metric chosen: Regressed / Improved: lower / higher in the compared run than in ${RUNS[0].label}; ` +
+      'Failed: the compared run scores 0 on it (below 1 for a continuous metric). Any score differs: on any metric. '
+    : 'Failed: the run scores 0 on the metric chosen (below 1 for a continuous metric). ') +
+    'Each run\u2019s column lists all its scores. Click a header to sort, a row for details; Export CSV saves the rows that match.';
+  return section('Instances', 'instance-section', controls, el('p', { class: 'small muted' }, legendText), count,
+    el('div', { class: 'table-wrap' }, tbl), more);
 }
 
 function detailsSection() {
