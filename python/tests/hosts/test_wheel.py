@@ -47,12 +47,16 @@ def _compiled_repo_files() -> set:
             continue
         cwd = d.split(os.sep + "CMakeFiles" + os.sep)[0]  # where the compiler ran (ccache writes relative paths)
         with open(d, encoding="utf-8", errors="replace") as f:
-            for tok in f.read().replace("\\\n", " ").split():
-                tok = os.path.normpath(os.path.join(cwd, tok.rstrip(":")))
-                if tok.startswith(REPO + os.sep):
-                    rel = os.path.relpath(tok, REPO)
-                    if not rel.startswith(("build", ".deps", ".venv")):
-                        files.add(rel)
+            toks = [os.path.normpath(os.path.join(cwd, t.rstrip(":"))) for t in f.read().replace("\\\n", " ").split()]
+        # toks[0] is the object, toks[1] its source: an object of a source that is gone (a file moved
+        # away since this tree was built) is stale, not part of the build
+        if len(toks) < 2 or not os.path.exists(toks[1]):
+            continue
+        for tok in toks[1:]:
+            if tok.startswith(REPO + os.sep):
+                rel = os.path.relpath(tok, REPO)
+                if not rel.startswith(("build", ".deps", ".venv")):
+                    files.add(rel)
     assert len(files) > 100, f"no dependency files under {build_dir()}: build it first"
     return files
 
