@@ -102,6 +102,33 @@ QueryItem item_from_folder(const std::string& rel) {
 // Every statement of the dataset's query files (whether or not the results tree has a folder for
 // it) and every other folder of the results tree that holds a result.csv or a sql.json. The SQL
 // comes from the folder's sql.json, else from the query file.
+// The regular files under `dir` (symlinked folders not followed, at most 64 levels and 200,000
+// files). Entries that vanish while they are listed are skipped: another process (a shard of the same
+// run, `sqlgrade.ray`) may be writing its outputs into the same results folder, through temporary
+// names renamed into place — a recursive_directory_iterator then failed the whole run with "cannot
+// increment recursive directory iterator: No such file or directory".
+void list_files(const fs::path& dir, int depth, std::vector<fs::path>& out) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end && out.size() < 200000; it.increment(ec)) {
+    std::error_code e;
+    if (it->is_symlink(e)) {
+      if (it->is_regular_file(e)) out.push_back(it->path());
+    } else if (it->is_directory(e)) {
+      if (depth < 64) list_files(it->path(), depth + 1, out);
+    } else if (it->is_regular_file(e)) {
+      out.push_back(it->path());
+    }
+  }
+}
+
+std::vector<fs::path> files_under(const fs::path& dir) {
+  std::vector<fs::path> out;
+  list_files(dir, 0, out);
+  std::sort(out.begin(), out.end());  // the order the jobs are listed in does not depend on the file system
+  return out;
+}
+
 std::vector<RunJob> run_jobs(const fs::path& dataset_dir, const fs::path& root) {
   std::vector<RunJob> jobs;
   std::map<std::string, size_t> by_dir;
@@ -115,16 +142,15 @@ std::vector<RunJob> run_jobs(const fs::path& dataset_dir, const fs::path& root) 
   }
   std::error_code ec;
   if (fs::is_directory(root, ec)) {
-    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
-         it != fs::recursive_directory_iterator(); ++it) {
-      auto name = it->path().filename();
-      if (!it->is_regular_file() || (name != "result.csv" && name != "sql.json")) continue;
-      if (it->path().parent_path().filename() == "acc_result") continue;
-      std::string rel = fs::relative(it->path().parent_path(), root).generic_string();
+    for (const fs::path& path : files_under(root)) {
+      auto name = path.filename();
+      if (name != "result.csv" && name != "sql.json") continue;
+      if (path.parent_path().filename() == "acc_result") continue;
+      std::string rel = fs::relative(path.parent_path(), root).generic_string();
       if (by_dir.count(rel)) continue;
       by_dir[rel] = jobs.size();
       RunJob job;
-      job.folder = it->path().parent_path();
+      job.folder = path.parent_path();
       job.item = item_from_folder(rel);
       job.error = "no sql.json and no statement " + rel + " in the query files";
       jobs.push_back(std::move(job));
