@@ -182,6 +182,8 @@ TEST(RunsMerge, CliWritesAValidRecord) {
 TEST(RunsMerge, DbShardsMergeToTheWholeRunAndAreChecked) {
   RunRecord whole = full_run(240);
   for (size_t i = 0; i < whole.instances.size(); ++i) whole.instances[i].category.emplace_back("db", "db" + std::to_string(i % 12));
+  SummaryOut sum = summarize(whole);  // with the db category
+  whole.summary = sum.summary, whole.summary_text = sum.text;
   auto parts = std::vector<MergeInput>{};
   std::map<std::string, int> shard_of_db;
   for (int i = 1; i <= 3; ++i) {
