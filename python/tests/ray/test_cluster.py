@@ -363,7 +363,8 @@ def test_a_node_without_sqlgrade_is_named(cluster: LocalCluster, big_set, tmp_pa
     uv = uv if os.path.exists(uv) else shutil.which("uv") or "uv"
     lock = os.path.join(os.path.dirname(__file__), "..", "..", "requirements", "dev.lock")
     try:  # from uv's cache (setup filled it): ~2 s, no network
-        subprocess.run([uv, "venv", "-q", bare, "--python", sys.executable], check=True, capture_output=True, timeout=120)
+        subprocess.run([uv, "venv", "-q", bare, "--python", sys.executable], check=True, capture_output=True,
+                       timeout=120)
         subprocess.run([uv, "pip", "install", "-q", "--python", os.path.join(bare, "bin", "python"), "--offline",
                         "-c", lock, f"ray=={ray.__version__}"], check=True, capture_output=True, timeout=300)
     except (OSError, subprocess.SubprocessError) as e:
