@@ -1,6 +1,7 @@
 """sqlgrade.ray on a real two-node Ray cluster of this machine (_local_cluster.py): batch grading equal
-to one process, reward serving with routing and failover, and faults — a worker process and a whole
-node killed in the middle of a batch and of a reward stream. ctest python.ray (label `ray`).
+to one process (shard tasks, and warm graders over batches by database), reward serving with routing
+and failover, and faults — a worker process, a warm grader and a whole node killed in the middle of a
+batch and of a reward stream, and a third node without sqlgrade. ctest python.ray (label `ray`).
 
 Data: Spider dev (SQLGRADE_DATA) and one of its shipped prediction files; skipped without them.
 """
@@ -172,16 +173,21 @@ def _other_benchmark(name: str, tmp: str) -> List[str]:
             "--db_dir", os.path.join(d, "spider2lite", "databases"), "--no-progress"]
 
 
-@pytest.mark.parametrize("name", ["bird", "spider2", "uda"])
-def test_other_benchmarks_merge_like_one_process(cluster: LocalCluster, name: str, tmp_path) -> None:
-    from sqlgrade.ray import grade
+@pytest.mark.parametrize("name,warm", [("bird", False), ("spider2", False), ("uda", False), ("bird", True),
+                                       ("spider2", True)])
+def test_other_benchmarks_merge_like_one_process(cluster: LocalCluster, name: str, warm: bool, tmp_path) -> None:
+    """Shard tasks (2 shards by id) and warm graders (2 batches by database; uda has no in-process record)."""
+    from sqlgrade.ray import grade, grade_warm
 
     cmd = _other_benchmark(name, str(tmp_path))
     if not all(os.path.exists(c) for c in cmd if c.startswith("/")):
         pytest.skip(f"needs the {name} data")
     ref = str(tmp_path / "ref.json")
     subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
-    out = grade(cmd, json_out=str(tmp_path / "ray.json"), address=cluster.address, shards=2, timeout_s=600)
+    if warm:
+        out = grade_warm(cmd, json_out=str(tmp_path / "warm.json"), address=cluster.address, batches=2, timeout_s=600)
+    else:
+        out = grade(cmd, json_out=str(tmp_path / "ray.json"), address=cluster.address, shards=2, timeout_s=600)
     with open(ref, encoding="utf-8") as f:
         _assert_same_run(out["record"], json.load(f))
 
@@ -337,20 +343,6 @@ def test_warm_graders_equal_one_process_survive_a_killed_grader_and_stay_warm(cl
         # Affinity: batch i went to grader (i - 1) mod 2 unless the other grader took it when idle.
         ranks = [i["rank"] for i in pool.infos]
         assert sum(p["rank"] == ranks[(p["index"] - 1) % 2] for p in again["parts"]) >= 2
-
-
-@pytest.mark.parametrize("name", ["bird", "spider2"])
-def test_warm_graders_other_benchmarks(cluster: LocalCluster, name: str, tmp_path) -> None:
-    from sqlgrade.ray import grade_warm
-
-    cmd = _other_benchmark(name, str(tmp_path))
-    if not all(os.path.exists(c) for c in cmd if c.startswith("/")):
-        pytest.skip(f"needs the {name} data")
-    ref = str(tmp_path / "ref.json")
-    subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
-    out = grade_warm(cmd, json_out=str(tmp_path / "warm.json"), address=cluster.address, batches=2, timeout_s=600)
-    with open(ref, encoding="utf-8") as f:
-        _assert_same_run(out["record"], json.load(f))
 
 
 def test_a_node_without_sqlgrade_is_named(cluster: LocalCluster, big_set, tmp_path) -> None:
