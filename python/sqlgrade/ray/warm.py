@@ -272,6 +272,9 @@ class _Schedule:
         deadline = time.monotonic() + timeout_s
         self.dispatch()
         while len(self.parts) < self.n:
+            if not self.inflight:  # cannot happen: an idle live grader always gets a queued batch
+                raise ClusterError(f"batches {sorted(set(range(1, self.n + 1)) - set(self.parts))} of {self.n}: "
+                                   "no grader to send them to")
             ready, _ = ray.wait(list(self.inflight), num_returns=1, timeout=max(0.0, deadline - time.monotonic()))
             if not ready:
                 self.cancel()
@@ -322,8 +325,8 @@ def grade_warm(command: Sequence[str], *, json_out: str, address: Optional[str] 
         pool = GraderPool.start(address, per_node=per_node, connect_timeout_s=connect_timeout_s,
                                 start_timeout_s=min(timeout_s, 120.0), paths=paths)
     try:
-        if not pool.actors:
-            pool.repair()
+        if not own:
+            pool.repair()  # graders lost in an earlier run come back where their node still is
         if not pool.actors:
             raise ClusterError("no sqlgrade grader: the cluster has no node with a CPU")
         n = batches or 2 * len(pool.actors)
