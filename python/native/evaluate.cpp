@@ -99,7 +99,7 @@ py::dict spider_level(const sqlgrade::spider::LevelScores& l, bool partial) {
 
 py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir, std::string table,
                          std::string etype, std::string compat, bool plug_value, bool keep_distinct, double timeout,
-                         int jobs) {
+                         int jobs, int shard_index, int shard_count, std::string shard_by) {
   namespace sp = sqlgrade::spider;
   sp::Options o;
   // The CLI's own checks, with its messages (src/cli/spider_cmd.cpp).
@@ -115,6 +115,7 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
   sqlgrade_native::check_bound("timeout", timeout, "timeout");
   sqlgrade_native::check_bound("jobs", jobs, "jobs");
   o.plug_value = plug_value, o.keep_distinct = keep_distinct, o.timeout_s = timeout, o.jobs = jobs;
+  o.shard_index = shard_index, o.shard_count = shard_count, o.shard_by = std::move(shard_by);  // checked by evaluate
   o.progress = 0;
   o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   auto r = evaluate_released([&] { return sp::evaluate(o); },
@@ -161,7 +162,8 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
 
 py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, std::string diff_json,
                        std::string metric, std::string pair_by, std::string data_mode, int jobs, double timeout,
-                       double gold_timeout, int repeat, std::string sql_dialect, bool answer_json, size_t max_rows) {
+                       double gold_timeout, int repeat, std::string sql_dialect, bool answer_json, size_t max_rows,
+                       int shard_index, int shard_count, std::string shard_by) {
   namespace bd = sqlgrade::bird;
   bd::Options o;
   // The CLI's own checks, with its messages (src/cli/bird_cmd.cpp).
@@ -181,6 +183,7 @@ py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, s
   sqlgrade_native::check_bound("max_rows", static_cast<double>(max_rows), "max_rows");
   o.metric = *m, o.pair_by = *p, o.num_cpus = jobs, o.meta_time_out = timeout, o.gold_time_out = gold_timeout;
   o.repeat = repeat, o.sql_dialect = std::move(sql_dialect), o.answer_json = answer_json, o.max_rows = max_rows;
+  o.shard_index = shard_index, o.shard_count = shard_count, o.shard_by = std::move(shard_by);  // checked by evaluate
   o.progress = 0;
   o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   struct BirdRendered {
@@ -226,7 +229,7 @@ py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, s
 
 py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::string mode, std::string db_dir,
                           std::string meta, int jobs, double timeout, bool strict, bool v2, bool write_outputs,
-                          std::string errors_log) {
+                          std::string errors_log, std::string shard, std::string shard_by) {
   namespace s2 = sqlgrade::spider2;
   s2::Options o;
   if (mode == "sql") o.mode = s2::Mode::Sql;
@@ -237,11 +240,12 @@ py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::str
   sqlgrade_native::check_bound("timeout", timeout, "timeout");
   o.meta_path = std::move(meta), o.max_workers = jobs, o.timeout_s = timeout, o.strict = strict, o.v2 = v2;
   o.errors_log = std::move(errors_log);
+  o.shard = std::move(shard), o.shard_by = std::move(shard_by);  // checked by evaluate
   o.progress = 0;
   auto r = evaluate_released([&] { return s2::evaluate(o); }, [&](const s2::Run& run) {
     if (write_outputs) s2::write_outputs(run);
-    // no items: the CLI writes no --json file
-    return Rendered{s2::render_text(run), run.items.empty() ? std::string() : s2::render_json(run)};
+    // no items: the CLI writes no --json file (but for a shard, as the CLI)
+    return Rendered{s2::render_text(run), run.items.empty() && o.shard.empty() ? std::string() : s2::render_json(run)};
   });
   long correct = 0;
   py::list inst;
@@ -414,14 +418,16 @@ py::dict uda_eval(py::dict q, py::dict args) {
 void sqlgrade_native::register_evaluate(py::module_& m) {
   m.def("spider_evaluate", &spider_evaluate, py::arg("gold"), py::arg("pred"), py::arg("db_dir"), py::arg("table"),
         py::arg("etype"), py::arg("compat"), py::arg("plug_value"), py::arg("keep_distinct"), py::arg("timeout"),
-        py::arg("jobs"), "`sqlgrade spider` in-process (GIL released, nothing printed).");
+        py::arg("jobs"), py::arg("shard_index") = 0, py::arg("shard_count") = 0, py::arg("shard_by") = "",
+        "`sqlgrade spider` in-process (GIL released, nothing printed).");
   m.def("bird_evaluate", &bird_evaluate, py::arg("pred"), py::arg("gold"), py::arg("db_dir"), py::arg("diff_json"),
         py::arg("metric"), py::arg("pair_by"), py::arg("data_mode"), py::arg("jobs"), py::arg("timeout"),
         py::arg("gold_timeout"), py::arg("repeat"), py::arg("sql_dialect"), py::arg("answer_json"),
-        py::arg("max_rows"), "`sqlgrade bird` in-process (GIL released, nothing printed).");
+        py::arg("max_rows"), py::arg("shard_index") = 0, py::arg("shard_count") = 0, py::arg("shard_by") = "",
+        "`sqlgrade bird` in-process (GIL released, nothing printed).");
   m.def("spider2_evaluate", &spider2_evaluate, py::arg("result_dir"), py::arg("gold_dir"), py::arg("mode"),
         py::arg("db_dir"), py::arg("meta"), py::arg("jobs"), py::arg("timeout"), py::arg("strict"), py::arg("v2"),
-        py::arg("write_outputs"), py::arg("errors_log"),
+        py::arg("write_outputs"), py::arg("errors_log"), py::arg("shard") = "", py::arg("shard_by") = "",
         "`sqlgrade spider2` in-process (GIL released, nothing printed; files only with write_outputs).");
   m.def("uda_run", &uda_run, py::arg("dataset_dir"), py::arg("results"), py::arg("list_errors"), py::arg("args"),
         "`sqlgrade uda run` in-process (GIL released, nothing printed).");

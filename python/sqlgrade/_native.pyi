@@ -47,16 +47,18 @@ def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, ma
 # progress bar, and raises InputError with the CLI's one-line message (without "sqlgrade: ").
 
 def spider_evaluate(gold: str, pred: str, db_dir: str, table: str, etype: str, compat: str, plug_value: bool,
-                    keep_distinct: bool, timeout: float, jobs: int) -> Dict[str, Any]:
+                    keep_distinct: bool, timeout: float, jobs: int, shard_index: int = 0, shard_count: int = 0,
+                    shard_by: str = "") -> Dict[str, Any]:
     """`sqlgrade spider` (include/sqlgrade/spider.hpp evaluate + render_text/render_json)."""
 
 def bird_evaluate(pred: str, gold: str, db_dir: str, diff_json: str, metric: str, pair_by: str, data_mode: str,
                   jobs: int, timeout: float, gold_timeout: float, repeat: int, sql_dialect: str, answer_json: bool,
-                  max_rows: int) -> Dict[str, Any]:
+                  max_rows: int, shard_index: int = 0, shard_count: int = 0, shard_by: str = "") -> Dict[str, Any]:
     """`sqlgrade bird` (bird.hpp); also "metric" and "log_block" (the --output_log_path block)."""
 
 def spider2_evaluate(result_dir: str, gold_dir: str, mode: str, db_dir: str, meta: str, jobs: int, timeout: float,
-                     strict: bool, v2: bool, write_outputs: bool, errors_log: str) -> Dict[str, Any]:
+                     strict: bool, v2: bool, write_outputs: bool, errors_log: str, shard: str = "",
+                     shard_by: str = "") -> Dict[str, Any]:
     """`sqlgrade spider2` (spider2.hpp); writes the official output files only with write_outputs."""
 
 def uda_run(dataset_dir: str, results: str, list_errors: bool, args: Dict[str, Any]) -> Dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any, Optional, Union
 import os
 
 from ._bounds import check
-from ._evaluate import BenchmarkRun, call_native, fspath
+from ._evaluate import BenchmarkRun, call_native, fspath, shard_pair
 
 __all__ = ["evaluate", "BirdRun"]
 
@@ -46,7 +46,8 @@ class BirdRun(BenchmarkRun):
 def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Optional[PathLike] = None,
              metric: str = "ex", pair_by: str = "auto", data_mode: Optional[str] = None, jobs: int = 0,
              timeout: float = 30.0, gold_timeout: Optional[float] = None, repeat: int = 100,
-             sql_dialect: str = "SQLite", answer_json: bool = False, max_rows: int = 1_000_000) -> BirdRun:
+             sql_dialect: str = "SQLite", answer_json: bool = False, max_rows: int = 1_000_000,
+             shard: Optional[str] = None, shard_by: str = "id") -> BirdRun:
     """Runs ``sqlgrade bird`` in-process.
 
     Keywords and the CLI flags they stand for: ``pred`` --predicted_sql_path, ``gold``
@@ -54,7 +55,7 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
     (ex | soft-f1 | em-f1 | ves | r-ves), ``pair_by`` --pair-by, ``data_mode`` (original layout),
     ``jobs`` --num_cpus, ``timeout`` --meta_time_out, ``gold_timeout`` --gold_time_out (None: the
     same as ``timeout``), ``repeat``, ``sql_dialect``, ``answer_json`` --answer-json, ``max_rows``
-    --max-rows. The GIL is released while it runs; nothing is printed (warnings are in
+    --max-rows, ``shard`` ("i/n") --shard, ``shard_by`` ("id" | "db") --shard-by. The GIL is released while it runs; nothing is printed (warnings are in
     ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
     """
     check("jobs", jobs), check("timeout", timeout), check("repeat", repeat), check("max_rows", max_rows)
@@ -64,4 +65,4 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
         "bird_evaluate", fspath(pred, "pred"), fspath(gold, "gold"), fspath(db_dir, "db_dir"),
         fspath(diff_json, "diff_json", required=False), str(metric), str(pair_by), data_mode or "", int(jobs),
         float(timeout), -1.0 if gold_timeout is None else float(gold_timeout), int(repeat), str(sql_dialect),
-        bool(answer_json), int(max_rows)))
+        bool(answer_json), int(max_rows), *shard_pair(shard), str(shard_by)))

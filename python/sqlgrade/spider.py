@@ -16,7 +16,7 @@ from typing import Any, Optional, Union
 import os
 
 from ._bounds import check
-from ._evaluate import BenchmarkRun, call_native, fspath
+from ._evaluate import BenchmarkRun, call_native, fspath, shard_pair
 
 __all__ = ["evaluate", "SpiderRun"]
 
@@ -49,11 +49,13 @@ class SpiderRun(BenchmarkRun):
 
 def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optional[PathLike] = None,
              etype: str = "exec", compat: str = "test-suite", plug_value: bool = False, keep_distinct: bool = False,
-             timeout: float = 30, jobs: int = 0) -> SpiderRun:
+             timeout: float = 30, jobs: int = 0, shard: Optional[str] = None, shard_by: str = "id") -> SpiderRun:
     """Runs ``sqlgrade spider --gold --pred --db [--table] --etype --compat ...`` in-process.
 
     The defaults are the CLI's (``etype="exec"``, ``compat="test-suite"``, 30 s per query, all
     cores). ``table`` (tables.json) is needed for ``etype="match"``/``"all"`` and ``compat="spider"``.
+    ``shard="i/n"`` and ``shard_by`` ("id" | "db") are ``--shard``/``--shard-by``: grade one shard, whose
+    record (``run.json``) ``sqlgrade merge`` combines with the others.
     The GIL is released while it runs; nothing is printed (warnings are in ``run.warnings``).
     Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
     """
@@ -61,4 +63,4 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
     return SpiderRun(call_native(
         "spider_evaluate", fspath(gold, "gold"), fspath(pred, "pred"), fspath(db_dir, "db_dir"),
         fspath(table, "table", required=False), str(etype), str(compat), bool(plug_value), bool(keep_distinct),
-        float(timeout), int(jobs)))
+        float(timeout), int(jobs), *shard_pair(shard), str(shard_by)))

@@ -41,12 +41,13 @@ class Spider2Run(BenchmarkRun):
 
 def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: str = "sql", db_dir: Optional[PathLike] = None,
              meta: Optional[PathLike] = None, jobs: int = 0, timeout: float = 60, strict: bool = False,
-             v2: bool = False, write_outputs: bool = False, errors_log: Optional[PathLike] = "errors.log") -> Spider2Run:
+             v2: bool = False, write_outputs: bool = False, errors_log: Optional[PathLike] = "errors.log",
+             shard: Optional[str] = None, shard_by: str = "id") -> Spider2Run:
     """Runs ``sqlgrade spider2 --mode --result_dir --gold_dir ...`` in-process.
 
     ``mode``: ``sql`` (run ``<id>.sql`` on ``db_dir``, default ``<gold_dir>/../databases``) or
     ``exec_result`` (compare ``<id>.csv``); ``meta`` --meta; ``jobs`` --max_workers; ``timeout`` per
-    query; ``strict`` --strict; ``v2`` --v2. ``write_outputs=True`` also writes the official output
+    query; ``strict`` --strict; ``v2`` --v2; ``shard`` ("i/n") --shard; ``shard_by`` ("id" | "db") --shard-by. ``write_outputs=True`` also writes the official output
     files, as the CLI always does (``errors_log``: --errors_log, "" or None = none). The GIL is released
     while it runs; nothing is printed. Raises :class:`sqlgrade.InputError` for unusable inputs.
     """
@@ -54,4 +55,5 @@ def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: str = "sql", db_
     return Spider2Run(call_native(
         "spider2_evaluate", fspath(result_dir, "result_dir"), fspath(gold_dir, "gold_dir"), str(mode),
         fspath(db_dir, "db_dir", required=False), fspath(meta, "meta", required=False), int(jobs), float(timeout),
-        bool(strict), bool(v2), bool(write_outputs), fspath(errors_log, "errors_log", required=False)))
+        bool(strict), bool(v2), bool(write_outputs), fspath(errors_log, "errors_log", required=False),
+        "" if shard is None else str(shard), str(shard_by)))
