@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "sqlgrade/py/number.hpp"
+
 namespace sqlgrade::spider {
 
 namespace {
@@ -77,30 +79,6 @@ bool python_float(std::string_view t, double& out) {
   }
   if (i != n) return false;
   out = std::strtod(clean.c_str(), nullptr);
-  return true;
-}
-
-// Python int(): optional sign, digits with single underscores.
-bool python_int(std::string_view t, long long& out) {
-  size_t i = 0;
-  const size_t n = t.size();
-  bool neg = false;
-  if (i < n && (t[i] == '+' || t[i] == '-')) neg = t[i++] == '-';
-  if (i >= n) return false;
-  long long v = 0;
-  bool last_digit = false;
-  for (; i < n; ++i) {
-    char c = t[i];
-    if (c >= '0' && c <= '9') {
-      if (v < (1LL << 58)) v = v * 10 + (c - '0');  // saturates on absurd sizes
-      last_digit = true;
-    } else if (c == '_' && last_digit && i + 1 < n && t[i + 1] >= '0' && t[i + 1] <= '9') {
-      last_digit = false;
-    } else {
-      return false;
-    }
-  }
-  out = neg ? -v : v;
   return true;
 }
 
@@ -459,7 +437,7 @@ struct Parser {
         sql.limit = 1;
       } else {
         long long x;
-        if (!python_int(v, x)) fail("invalid literal for int(): " + v);
+        if (!py::parse_int_token(v, x)) fail("invalid literal for int(): " + v);
         sql.limit = x;
       }
     }

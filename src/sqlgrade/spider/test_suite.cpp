@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "sqlgrade/py/equality.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
 

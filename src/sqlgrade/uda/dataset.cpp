@@ -12,6 +12,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/core/json.hpp"
+#include "sqlgrade/py/number.hpp"
 
 namespace sqlgrade::uda {
 
@@ -291,7 +292,7 @@ void Dataset::load_table(GoldTable& t, DuckConn& conn) {
         break;
       }
       any = true;
-      std::optional<double> d = declared_numeric ? judge::lenient_number(v.s) : parse_double(v.s);
+      std::optional<double> d = declared_numeric ? judge::lenient_number(v.s) : py::parse_float(v.s);
       if (!d || std::isnan(*d) || std::isinf(*d)) {
         all_int = all_num = false;
         break;
@@ -305,7 +306,7 @@ void Dataset::load_table(GoldTable& t, DuckConn& conn) {
     for (auto& row : rows) {
       Value& v = row[c];
       if (v.is_null()) continue;
-      double d = declared_numeric ? *judge::lenient_number(v.s) : *parse_double(v.s);
+      double d = declared_numeric ? *judge::lenient_number(v.s) : *py::parse_float(v.s);
       v = types[c] == "BIGINT" ? Value::integer(static_cast<int64_t>(d)) : Value::real(d);
     }
   }

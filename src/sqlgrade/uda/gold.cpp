@@ -8,6 +8,8 @@
 #include "sqlgrade/uda/driver_internal.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/number.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::uda {
 
@@ -167,7 +169,7 @@ GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql, const QueryS
   // separators ('383,997') is written plainly, as the numeric cells were loaded.
   gold_sql = rewrite_literals(gold_sql, lit_shape, [](const std::string& v) {
     std::string c = judge::clean_cell(v);
-    if (c.find(',') != std::string::npos && !parse_double(c))
+    if (c.find(',') != std::string::npos && !py::parse_float(c))
       if (auto d = judge::lenient_number(c)) return judge::canonical_number(*d);
     return c;
   });
@@ -222,7 +224,7 @@ Table gold_as_result(const GoldRun& g) {
     std::string& n = t.columns[c];
     n = n.substr(0, n.size() - 2) + "file_name";
     for (auto& r : t.rows)
-      if (!r[c].is_null()) r[c] = Value::text(r[c].to_string() + ".txt");
+      if (!r[c].is_null()) r[c] = Value::text(py::text(r[c]) + ".txt");
   }
   return t;
 }

@@ -15,6 +15,7 @@
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/version.hpp"
 #include "sqlgrade/core/json.hpp"
+#include "sqlgrade/py/number.hpp"
 
 #ifdef SQLGRADE_HAVE_CURL
 #include <curl/curl.h>
@@ -168,7 +169,7 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* ex = static_cast<Exchange*>(user);
   std::string_view line(data, size * n);
   if (starts_with_ci(line, "retry-after:")) {
-    if (auto v = parse_double(trim(line.substr(12))); v && *v >= 0) ex->retry_after = *v;
+    if (auto v = py::parse_float(trim(line.substr(12))); v && *v >= 0) ex->retry_after = *v;
   }
   return size * n;
 }
