@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 int main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
       auto t0 = Clock::now();
       auto res = guarded.execute(q, sqlgrade::Limits{600, 10, 1u << 30});
       best_g = std::min(best_g, std::chrono::duration<double>(Clock::now() - t0).count());
-      ag = res.ok() ? res.table.rows.at(0).at(0).to_string() : res.error;
+      ag = res.ok() ? sqlgrade::py::text(res.table.rows.at(0).at(0)) : res.error;
       t0 = Clock::now();
       sqlite3_stmt* st = nullptr;
       sqlite3_prepare_v2(plain, q.c_str(), -1, &st, nullptr);

@@ -1,4 +1,4 @@
-// py/equality and py::str(Value): Python 3 ==, hash consistency, set()/dict.fromkeys/`in` on tuples,
+// py/equality and py::str(Value) (py/repr): Python 3 ==, hash consistency, set()/dict.fromkeys/`in` on tuples,
 // and str() of sqlite3 values. Expected values are what CPython 3.11 evaluates (e.g. 2**53 + 1 ==
 // 2.0**53 is False, str(b"a'") == 'b"a\'"', float("nan") == float("nan") is False).
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "sqlgrade/py/equality.hpp"
-#include "sqlgrade/py/str.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 using namespace sqlgrade;
 

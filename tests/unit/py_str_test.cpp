@@ -27,6 +27,9 @@ TEST(PyStr, SpaceLenGivesTheCharacterLength) {
 TEST(PyIo, UniversalNewlines) {
   using V = std::vector<std::string>;
   EXPECT_EQ(py::split_lines_universal("a\r\nb\rc\n"), (V{"a", "b", "c"}));
+  // open(path).read(): "\r\n" and a lone "\r" become "\n"; "\n\r" is two line ends.
+  EXPECT_EQ(py::universal_newlines("a\r\nb\rc\n\r"), "a\nb\nc\n\n");
+  EXPECT_EQ(py::universal_newlines("\r\r\n"), "\n\n");
   EXPECT_EQ(py::split_lines_universal("a\n\nb"), (V{"a", "", "b"}));
   EXPECT_EQ(py::split_lines_universal("\r\r\n"), (V{"", ""}));
   EXPECT_EQ(py::split_lines_universal(""), V{});

@@ -21,6 +21,7 @@
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/engine/sqlite_checked.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -71,7 +72,7 @@ struct Guarded {
   std::string eval(const std::string& expr) {
     auto r = db->execute("SELECT typeof(e), hex(e) FROM (SELECT " + expr + " AS e)", Limits{60, 10, 1u << 30});
     if (!r.ok()) return "error:" + r.error;
-    return r.table.rows.at(0).at(0).to_string() + ":" + r.table.rows.at(0).at(1).to_string();
+    return py::text(r.table.rows.at(0).at(0)) + ":" + py::text(r.table.rows.at(0).at(1));
   }
 };
 
@@ -272,17 +273,17 @@ TEST(SafetyBuiltins, SlowCallsStopAtTheDeadline) {
       EXPECT_EQ(r.status, ExecStatus::Timeout) << c.sql.substr(0, 120) << ": " << r.error;
     } else {
       ASSERT_TRUE(r.ok()) << c.sql.substr(0, 120) << ": " << r.error;
-      EXPECT_EQ(r.table.rows.at(0).at(0).to_string(), c.expect) << c.sql.substr(0, 120);
+      EXPECT_EQ(py::text(r.table.rows.at(0).at(0)), c.expect) << c.sql.substr(0, 120);
     }
   }
   std::printf("[safety] slow built-ins: longest run past the %.1f s deadline: %.2f s\n", deadline, worst);
   // The connection is still usable, and short calls still answer.
   auto ok = g.db->execute("SELECT 'abc' LIKE 'A%', instr('abc', 'c'), replace('abc', 'b', 'x'), trim('  a ')", Limits{});
   ASSERT_TRUE(ok.ok()) << ok.error;
-  EXPECT_EQ(ok.table.rows[0][0].to_string(), "1");
-  EXPECT_EQ(ok.table.rows[0][1].to_string(), "3");
-  EXPECT_EQ(ok.table.rows[0][2].to_string(), "axc");
-  EXPECT_EQ(ok.table.rows[0][3].to_string(), "a");
+  EXPECT_EQ(py::text(ok.table.rows[0][0]), "1");
+  EXPECT_EQ(py::text(ok.table.rows[0][1]), "3");
+  EXPECT_EQ(py::text(ok.table.rows[0][2]), "axc");
+  EXPECT_EQ(py::text(ok.table.rows[0][3]), "a");
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "sqlgrade/uda/driver.hpp"
 #include "sqlgrade/uda/dataset.hpp"
 #include "sqlgrade/core/memory.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "test_support.hpp"
 #include "record_views.hpp"
 
@@ -129,7 +130,7 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
       // values stop at the 16 MiB length limit (printf's %c: NULL, no error); the cap below is the byte cap.
       size_t bytes = 0;
       for (auto& row : r.table.rows)
-        for (auto& v : row) bytes += v.to_string().size();
+        for (auto& v : row) bytes += py::text(v).size();
       EXPECT_LE(bytes, size_t(64) << 20) << s.id() << " returned " << bytes << " bytes";
     }
     refused += r.status == ExecStatus::Error;
@@ -140,7 +141,7 @@ TEST(SafetyEngine, SqliteRefusesWritesAndStopsRunawaysInTime) {
   auto ok = conn.execute(adversarial_gold_sql(), lim);
   ASSERT_TRUE(ok.ok()) << ok.error;
   ASSERT_EQ(ok.table.rows.size(), 1u);
-  EXPECT_EQ(ok.table.rows[0][0].to_string(), "p7");
+  EXPECT_EQ(py::text(ok.table.rows[0][0]), "p7");
   EXPECT_EQ(file_hash(db), before);
   expect_no_side_files();
   EXPECT_LT(peak_rss_bytes(), kMemCapMiB << 20) << "peak RSS " << (peak_rss_bytes() >> 20) << " MiB";

@@ -14,6 +14,7 @@
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "test_support.hpp"
 #include "record_views.hpp"
 
@@ -62,7 +63,7 @@ TEST(SafetyFiles, WalModeDatabaseLeavesNoSideFiles) {
     auto r = conn.execute(adversarial_gold_sql(), Limits{});
     ASSERT_TRUE(r.ok()) << r.error;
     ASSERT_EQ(r.table.rows.size(), 1u);
-    EXPECT_EQ(r.table.rows[0][0].to_string(), "p7");
+    EXPECT_EQ(py::text(r.table.rows[0][0]), "p7");
     EXPECT_EQ(names_in(db.parent_path()), before) << "side files while the connection is open";
     // Writes are still refused.
     EXPECT_FALSE(conn.execute("DELETE FROM people", Limits{}).ok());

@@ -12,6 +12,7 @@
 #include "sqlgrade/uda/statements.hpp"
 #include "sqlgrade/core/memory.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -46,14 +47,14 @@ TEST(SafetyRegression, SqliteHugeValuesRefusedWithoutAllocating) {
   ASSERT_TRUE(pc.ok()) << pc.error;
   const Value& len = pc.table.rows.at(0).at(0);  // NULL: printf gave up at the limit
   if (!len.is_null()) {
-    EXPECT_LE(std::stoll(len.to_string()), 64ll << 20);
+    EXPECT_LE(std::stoll(py::text(len)), 64ll << 20);
   }
   // At most a few 64 MiB values were ever alive.
   EXPECT_LT(peak_rss_bytes(), before + (asan_scaled_mib(400) << 20)) << "peak RSS grew by " << ((peak_rss_bytes() - before) >> 20) << " MiB";
   // Values below the cap still work.
   auto ok = db.execute("SELECT length(randomblob(1000000))", Limits{});
   ASSERT_TRUE(ok.ok()) << ok.error;
-  EXPECT_EQ(ok.table.rows[0][0].to_string(), "1000000");
+  EXPECT_EQ(py::text(ok.table.rows[0][0]), "1000000");
 }
 
 // Found by fuzz_extract_sql: a UDA query file whose comment reads "-- Query 44444444444444: ..." made

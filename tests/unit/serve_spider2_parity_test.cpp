@@ -14,6 +14,7 @@
 #include "sqlgrade/core/csv.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/number.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
@@ -32,10 +33,10 @@ struct Instance {
 
 std::string sql_literal(const std::string& cell, char kind, double shift) {
   if (cell.empty()) return "NULL";
-  if (kind == 'i') return std::to_string(*parse_int(cell));
+  if (kind == 'i') return std::to_string(*py::parse_int(cell));
   if (kind == 'f') {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", *parse_double(cell) + shift);
+    std::snprintf(buf, sizeof buf, "%.17g", *py::parse_float(cell) + shift);
     std::string s = buf;
     if (s.find_first_of(".eE") == std::string::npos) s += ".0";
     return s;
@@ -51,9 +52,9 @@ std::string values_query(const CsvData& t, double shift) {
     for (auto& r : t.rows) {
       const std::string& v = c < r.size() ? r[c] : "";
       if (v.empty()) continue;
-      if (kind[c] == 'i' && !parse_int(v)) kind[c] = 'f';
+      if (kind[c] == 'i' && !py::parse_int(v)) kind[c] = 'f';
       if (kind[c] == 'f') {
-        auto d = parse_double(v);
+        auto d = py::parse_float(v);
         if (!d || !std::isfinite(*d)) kind[c] = 's';
       }
     }
@@ -87,8 +88,8 @@ json nemo_gold_result(const std::vector<CsvData>& golds) {
     for (auto& r : g.rows) {
       json row = json::array();
       for (auto& cell : r) {
-        if (auto i = parse_int(cell)) row.push_back(*i);
-        else if (auto d = parse_double(cell); d && std::isfinite(*d)) row.push_back(*d);
+        if (auto i = py::parse_int(cell)) row.push_back(*i);
+        else if (auto d = py::parse_float(cell); d && std::isfinite(*d)) row.push_back(*d);
         else row.push_back(cell);
       }
       rows.push_back(row);

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/spider2/compare_v2.hpp"
 #include "sqlgrade/errors.hpp"
@@ -149,17 +150,17 @@ TEST(Spider2RoundTrip, ToCsvAndBack) {
 }
 
 TEST(Spider2SqlExtraction, OfficialRegex) {
-  EXPECT_EQ(extract_sql_block("text\n```sql\n SELECT 1 \n```\nmore ```sql\nSELECT 2\n```"), "SELECT 1");
-  EXPECT_EQ(extract_sql_block("SELECT 3"), "SELECT 3");
-  EXPECT_EQ(extract_sql_block("```sql\n\n```"), "");
-  EXPECT_EQ(extract_sql_block("```sql SELECT 4```"), "```sql SELECT 4```");  // no newline: whole text
-  EXPECT_EQ(extract_sql_block("```SQL\nSELECT 5\n```"), "```SQL\nSELECT 5\n```");  // case-sensitive
+  EXPECT_EQ(answer::spider2_sql_block("text\n```sql\n SELECT 1 \n```\nmore ```sql\nSELECT 2\n```"), "SELECT 1");
+  EXPECT_EQ(answer::spider2_sql_block("SELECT 3"), "SELECT 3");
+  EXPECT_EQ(answer::spider2_sql_block("```sql\n\n```"), "");
+  EXPECT_EQ(answer::spider2_sql_block("```sql SELECT 4```"), "```sql SELECT 4```");  // no newline: whole text
+  EXPECT_EQ(answer::spider2_sql_block("```SQL\nSELECT 5\n```"), "```SQL\nSELECT 5\n```");  // case-sensitive
 }
 
 TEST(Spider2SqlExtraction, StripIsPythonsStrip) {
   // group(1).strip() removes Unicode whitespace too ("\u00a0SELECT 1\u3000\x1f".strip() == "SELECT 1").
-  EXPECT_EQ(extract_sql_block("```sql\n\xc2\xa0SELECT 1\xe3\x80\x80\x1f\n```"), "SELECT 1");
-  EXPECT_EQ(extract_sql_block("```sql\n\xe2\x80\x8bSELECT 1\n```"), "\xe2\x80\x8bSELECT 1");  // U+200B is not
+  EXPECT_EQ(answer::spider2_sql_block("```sql\n\xc2\xa0SELECT 1\xe3\x80\x80\x1f\n```"), "SELECT 1");
+  EXPECT_EQ(answer::spider2_sql_block("```sql\n\xe2\x80\x8bSELECT 1\n```"), "\xe2\x80\x8bSELECT 1");  // U+200B is not
 }
 
 // ---- --strict ----

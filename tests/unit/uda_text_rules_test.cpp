@@ -8,7 +8,7 @@
 #include "sqlgrade/uda/compare.hpp"
 #include "sqlgrade/uda/judge/judge.hpp"
 #include "sqlgrade/core/text.hpp"
-#include "sqlgrade/core/unicode.hpp"
+#include "sqlgrade/uda/unicode.hpp"
 #include "uda_test_support.hpp"
 
 using namespace sqlgrade;

@@ -8,6 +8,7 @@
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/verify.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
@@ -70,7 +71,7 @@ std::string scalar(const std::string& path, const std::string& sql) {
 TEST(VerifyStrategies, ConstantsComeFromBothQueriesWithTheProjectLexer) {
   auto cs = query_constants("SELECT a FROM t WHERE b = 'x''y' AND c > 10", "SELECT a FROM t WHERE d LIKE '%pa_r%' AND c > 10");
   std::vector<std::string> seen;
-  for (auto& c : cs) seen.push_back(c.value.python_repr() + "/" + c.from);
+  for (auto& c : cs) seen.push_back(py::repr(c.value) + "/" + c.from);
   EXPECT_NE(std::find(seen.begin(), seen.end(), "\"x'y\"/gold"), seen.end()) << testing::PrintToString(seen);
   EXPECT_NE(std::find(seen.begin(), seen.end(), "10/both"), seen.end());
   EXPECT_NE(std::find(seen.begin(), seen.end(), "'par'/pred"), seen.end());  // LIKE pattern without wildcards
@@ -101,7 +102,7 @@ TEST(VerifyStrategies, CandidatesAreDeterministicForASeedAndDifferAcrossSeeds) {
       std::string o = k.strategy;
       for (auto& t : k.rows)
         for (auto& r : t)
-          for (auto& v : r) o += v.python_repr() + ",";
+          for (auto& v : r) o += py::repr(v) + ",";
       return o;
     };
     a += dump(make_candidate(g, r1, i));

@@ -204,6 +204,18 @@ std::optional<std::string> json_answer(std::string_view text, JsonAnswerRule rul
   return rule == JsonAnswerRule::LastKeyStripped ? last_key_answer(text) : whole_fenced_or_last_answer(text);
 }
 
+std::string spider2_sql_block(std::string_view text) {
+  size_t open = text.find("```sql\n");
+  while (open != std::string_view::npos) {
+    size_t body = open + 7;
+    // The lazy group may be empty ("```sql\n\n```"); the closing "\n```" cannot reuse the opening newline.
+    size_t close = text.find("\n```", body);
+    if (close != std::string_view::npos) return py::strip(text.substr(body, close - body));
+    open = text.find("```sql\n", open + 1);
+  }
+  return std::string(text);
+}
+
 std::optional<std::string_view> answer_after_think(std::string_view text) {
   constexpr std::string_view kOpen = "<think>", kClose = "</think>";
   if (size_t close = text.rfind(kClose); close != std::string_view::npos) text.remove_prefix(close + kClose.size());

@@ -60,6 +60,13 @@ bool holds_no_statement(std::string_view sql);
 // says where the text was found. The official CLIs keep their own quirk and do not use this.
 Extracted extract_reward_sql(std::string_view text, const ExtractOptions& opt = {});
 
+// Spider 2.0-Lite's official sql-mode extraction (spider2-lite evaluate.py, spec §4.2):
+// re.search(r"```sql\n(.*?)\n```", text, re.DOTALL) → group(1).strip() (py::strip), else the whole
+// text. The FIRST block, a case-sensitive opener with a newline right after it, the closing fence on a
+// line of its own; no fallback to other blocks. Used by `sqlgrade spider2 --mode sql` and by verify/'s
+// reading of the gold .sql files — not by extract_sql (NeMo Gym's order, above).
+std::string spider2_sql_block(std::string_view text);
+
 // {"answer": "<SQL>"} objects in model output. No official script reads this format; these are
 // sqlgrade's two rules, kept apart because the results of their callers depend on them:
 enum class JsonAnswerRule {

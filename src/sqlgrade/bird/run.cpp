@@ -23,6 +23,8 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/runs/result_rows.hpp"
+#include "sqlgrade/py/number.hpp"
 
 namespace sqlgrade::bird {
 
@@ -48,7 +50,7 @@ std::string preview_list(const std::vector<std::string>& xs, size_t max = 10) {
 }
 
 std::optional<long long> int_key(const std::string& k) {
-  auto v = parse_int(k);
+  auto v = py::parse_int(k);
   if (!v) return std::nullopt;
   return *v;
 }
@@ -74,8 +76,8 @@ std::string failure_status(const char* side, ExecStatus s) {
 // comparison gets what the prediction's deadline left: past it, a "pred_timeout" as for the query.
 Outcome check(Metric m, const ExecResult& g, const ExecResult& p, double pred_timeout_s, bool keep_rows) {
   Outcome o;
-  if (keep_rows && g.ok()) o.gold_first = first_rows(g.table);
-  if (keep_rows && p.ok()) o.pred_first = first_rows(p.table);
+  if (keep_rows && g.ok()) o.gold_first = runs::first_rows(g.table);
+  if (keep_rows && p.ok()) o.pred_first = runs::first_rows(p.table);
   o.pred_seconds = p.seconds;
   o.gold_seconds = g.seconds;
   o.pred_rows = p.table.rows.size();

@@ -9,7 +9,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/py/random.hpp"
-#include "sqlgrade/py/str.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "sqlgrade/core/json.hpp"
 
 namespace sqlgrade::bird {

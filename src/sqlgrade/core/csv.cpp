@@ -5,12 +5,92 @@
 
 namespace sqlgrade {
 
+namespace {
+
+// Python's csv reader (and pandas' C tokenizer) on one record that starts at text[i] (not an empty
+// line): fields split on `sep`, a field opened by '"' runs to the closing quote ('""' is one quote,
+// newlines inside are kept), the record ends at \n, \r\n or \r outside quotes or at the end. Advances
+// i and line_no past it.
+void read_record(std::string_view text, char sep, size_t& i, long& line_no, long row_line, const std::string& name,
+                 std::vector<std::string>& fields, std::vector<bool>& quoted) {
+  const size_t n = text.size();
+  std::string field;
+  bool in_quotes = false, was_quoted = false;
+  while (true) {
+    if (i >= n) {
+      if (in_quotes) throw InputError(name, "unterminated quoted field", row_line);
+      fields.push_back(std::move(field));
+      quoted.push_back(was_quoted);
+      return;
+    }
+    char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < n && text[i + 1] == '"') {
+          field += '"';
+          i += 2;
+        } else {
+          in_quotes = false;
+          ++i;
+        }
+      } else {
+        if (c == '\n') ++line_no;
+        else if (c == '\r' && !(i + 1 < n && text[i + 1] == '\n')) ++line_no;
+        field += c;
+        ++i;
+      }
+      continue;
+    }
+    if (c == '"' && field.empty() && !was_quoted) {
+      in_quotes = was_quoted = true;
+      ++i;
+    } else if (c == sep) {
+      fields.push_back(std::move(field));
+      quoted.push_back(was_quoted);
+      field.clear();
+      was_quoted = false;
+      ++i;
+    } else if (c == '\n' || c == '\r') {
+      i += (c == '\r' && i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
+      ++line_no;
+      fields.push_back(std::move(field));
+      quoted.push_back(was_quoted);
+      return;
+    } else {
+      field += c;  // text after a closing quote is kept literally (lenient, like pandas)
+      ++i;
+    }
+  }
+}
+
+// A data record fitted to the header's width w: missing fields are empty; extra fields are an
+// InputError unless they are all empty and unquoted (allow_trailing_empty: dropped, returns true) or
+// allow_ragged (cut).
+bool fit_to_width(std::vector<std::string>& fields, std::vector<bool>& quoted, size_t w, const CsvOptions& opt,
+                  const std::string& name, long row_line) {
+  bool trailing_dropped = false;
+  if (fields.size() > w) {
+    bool trailing_empty = opt.allow_trailing_empty && w > 0;
+    for (size_t k = w; k < fields.size() && trailing_empty; ++k) trailing_empty = fields[k].empty() && !quoted[k];
+    if (trailing_empty) trailing_dropped = true;
+    else if (!opt.allow_ragged)
+      throw InputError(name, "expected " + std::to_string(w) + " fields, saw " + std::to_string(fields.size()), row_line);
+    fields.resize(w);
+    quoted.resize(w);
+  } else if (fields.size() < w) {
+    fields.resize(w);
+    quoted.resize(w, false);
+  }
+  return trailing_dropped;
+}
+
+}  // namespace
+
 void for_each_csv_record(std::string_view text, const std::string& name, const CsvOptions& opt,
                          const std::function<void(const CsvRecord&)>& on_record) {
   if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
       static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
     text.remove_prefix(3);
-  const char sep = opt.separator;
   size_t i = 0, n = text.size();
   long line_no = 1;
   bool first = opt.header;
@@ -19,8 +99,7 @@ void for_each_csv_record(std::string_view text, const std::string& name, const C
   std::vector<bool> quoted;
   while (i < n) {
     long row_line = line_no;
-    // A completely empty line.
-    if (text[i] == '\n' || text[i] == '\r') {
+    if (text[i] == '\n' || text[i] == '\r') {  // a completely empty line
       size_t adv = (text[i] == '\r' && i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
       i += adv;
       ++line_no;
@@ -30,53 +109,7 @@ void for_each_csv_record(std::string_view text, const std::string& name, const C
     } else {
       fields.clear();
       quoted.clear();
-      std::string field;
-      bool in_quotes = false, was_quoted = false, done = false;
-      while (!done) {
-        if (i >= n) {
-          if (in_quotes) throw InputError(name, "unterminated quoted field", row_line);
-          fields.push_back(std::move(field));
-          quoted.push_back(was_quoted);
-          break;
-        }
-        char c = text[i];
-        if (in_quotes) {
-          if (c == '"') {
-            if (i + 1 < n && text[i + 1] == '"') {
-              field += '"';
-              i += 2;
-            } else {
-              in_quotes = false;
-              ++i;
-            }
-          } else {
-            if (c == '\n') ++line_no;
-            else if (c == '\r' && !(i + 1 < n && text[i + 1] == '\n')) ++line_no;
-            field += c;
-            ++i;
-          }
-          continue;
-        }
-        if (c == '"' && field.empty() && !was_quoted) {
-          in_quotes = was_quoted = true;
-          ++i;
-        } else if (c == sep) {
-          fields.push_back(std::move(field));
-          quoted.push_back(was_quoted);
-          field.clear();
-          was_quoted = false;
-          ++i;
-        } else if (c == '\n' || c == '\r') {
-          i += (c == '\r' && i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
-          ++line_no;
-          fields.push_back(std::move(field));
-          quoted.push_back(was_quoted);
-          done = true;
-        } else {
-          field += c;  // text after a closing quote is kept literally (lenient, like pandas)
-          ++i;
-        }
-      }
+      read_record(text, opt.separator, i, line_no, row_line, name, fields, quoted);
     }
     if (first) {
       width = fields.size();
@@ -84,23 +117,7 @@ void for_each_csv_record(std::string_view text, const std::string& name, const C
       on_record(CsvRecord{fields, quoted, row_line, true, false});
       continue;
     }
-    bool trailing_dropped = false;
-    if (width > 0 || opt.header) {
-      const size_t w = width;
-      if (fields.size() > w) {
-        bool trailing_empty = opt.allow_trailing_empty && w > 0;
-        for (size_t k = w; k < fields.size() && trailing_empty; ++k) trailing_empty = fields[k].empty() && !quoted[k];
-        if (trailing_empty) trailing_dropped = true;
-        else if (!opt.allow_ragged)
-          throw InputError(name, "expected " + std::to_string(w) + " fields, saw " + std::to_string(fields.size()),
-                           row_line);
-        fields.resize(w);
-        quoted.resize(w);
-      } else if (fields.size() < w) {
-        fields.resize(w);
-        quoted.resize(w, false);
-      }
-    }
+    const bool trailing_dropped = (width > 0 || opt.header) && fit_to_width(fields, quoted, width, opt, name, row_line);
     on_record(CsvRecord{fields, quoted, row_line, false, trailing_dropped});
   }
 }

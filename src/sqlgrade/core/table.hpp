@@ -68,15 +68,7 @@ size_t vector_heap_bytes(const std::vector<T>& v) {
 }
 size_t heap_bytes(const Table& t);
 
-// The first rows of a result for a run record (include/sqlgrade/result_rows.hpp): at most
-// kResultRowsKept rows and kResultColumnsKept columns, each cell's text (Value::to_string) cut at
-// kResultCellBytes on a UTF-8 boundary with "…" appended.
-ResultRows first_rows(const Table& t);
-ResultRows first_rows(const TextTable& t);
-// A cell's text for a record: kResultCellBytes at most (cut on a UTF-8 boundary, then "…"); nullopt
-// for NULL; a blob as Python's bytes repr.
-std::string cut_cell(std::string s);
-std::optional<std::string> cell_text(const Value& v);
+// The first rows of a result kept in a run record are runs/result_rows.hpp's (first_rows).
 size_t heap_bytes(const ResultRows& r);
 
 }  // namespace sqlgrade

@@ -1,15 +1,8 @@
 #include "sqlgrade/core/text.hpp"
 
 #include <cctype>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 
 namespace sqlgrade {
-
-static inline bool is_space(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
 
 std::string to_lower(std::string_view s) {
   std::string o(s);
@@ -33,8 +26,8 @@ bool starts_with_ci(std::string_view s, std::string_view p) {
 }
 std::string_view trim_view(std::string_view s) {
   size_t b = 0, e = s.size();
-  while (b < e && is_space(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && is_space(static_cast<unsigned char>(s[e - 1]))) --e;
+  while (b < e && is_ascii_space(s[b])) ++b;
+  while (e > b && is_ascii_space(s[e - 1])) --e;
   return s.substr(b, e - b);
 }
 std::string trim(std::string_view s) { return std::string(trim_view(s)); }
@@ -50,13 +43,13 @@ std::string collapse_ws(std::string_view s) {
   std::string o;
   o.reserve(s.size());
   bool pending = false;
-  for (unsigned char c : s) {
-    if (is_space(c)) {
+  for (char c : s) {
+    if (is_ascii_space(c)) {
       pending = !o.empty();
     } else {
       if (pending) o += ' ';
       pending = false;
-      o += static_cast<char>(c);
+      o += c;
     }
   }
   return o;
@@ -143,48 +136,6 @@ bool is_valid_utf8(std::string_view s) {
     i += n;
   }
   return true;
-}
-
-std::optional<long long> parse_int(std::string_view s) {
-  s = trim_view(s);
-  if (s.empty()) return std::nullopt;
-  size_t b = 0;
-  if (s[0] == '+') b = 1;
-  long long v = 0;
-  auto r = std::from_chars(s.data() + b, s.data() + s.size(), v);
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
-  if (b == 1 && s.size() > 1 && s[1] == '-') return std::nullopt;
-  return v;
-}
-
-std::optional<double> parse_double(std::string_view s) {
-  s = trim_view(s);
-  if (s.empty()) return std::nullopt;
-  std::string low = to_lower(s);
-  std::string_view body = low;
-  bool neg = false;
-  if (body[0] == '+' || body[0] == '-') {
-    neg = body[0] == '-';
-    body.remove_prefix(1);
-  }
-  if (body == "nan") return std::nan("");
-  if (body == "inf" || body == "infinity") return neg ? -INFINITY : INFINITY;
-  // Python float() accepts digits with optional '.', exponent; no hex, no spaces inside.
-  bool digit = false;
-  for (char c : body) {
-    if (std::isdigit(static_cast<unsigned char>(c))) digit = true;
-    else if (c != '.' && c != 'e' && c != '+' && c != '-') return std::nullopt;
-  }
-  if (!digit) return std::nullopt;
-  double v = 0;
-  auto r = std::from_chars(body.data(), body.data() + body.size(), v);
-  if (r.ptr != body.data() + body.size()) return std::nullopt;
-  if (r.ec == std::errc::result_out_of_range) {
-    v = std::strtod(std::string(body).c_str(), nullptr);
-  } else if (r.ec != std::errc()) {
-    return std::nullopt;
-  }
-  return neg ? -v : v;
 }
 
 }  // namespace sqlgrade

@@ -11,7 +11,10 @@ std::string to_lower(std::string_view s);
 std::string to_upper(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);
 bool starts_with_ci(std::string_view s, std::string_view prefix);
-std::string_view trim_view(std::string_view s);  // ASCII whitespace
+// C's isspace() in the "C" locale: space, \t, \n, \v, \f, \r (also pandas' C tokenizer's whitespace).
+// Not Python's str.isspace(), which is py/str.hpp's.
+inline bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+std::string_view trim_view(std::string_view s);  // is_ascii_space
 std::string trim(std::string_view s);
 // Collapse every run of whitespace (space, tab, CR, LF, VT, FF) into one space and trim.
 std::string collapse_ws(std::string_view s);
@@ -24,9 +27,5 @@ std::string first_line(std::string_view msg);
 // Drop bytes that are not part of valid UTF-8 sequences (Python's decode(errors="ignore")).
 std::string utf8_lenient(std::string_view s);
 bool is_valid_utf8(std::string_view s);
-// Parse a whole string as a number (surrounding ASCII whitespace allowed), Python-style:
-// int("12"), float("1e3"), float("nan"), float("inf"). Underscores are not accepted.
-std::optional<long long> parse_int(std::string_view s);
-std::optional<double> parse_double(std::string_view s);
 
 }  // namespace sqlgrade

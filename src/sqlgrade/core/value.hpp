@@ -1,7 +1,8 @@
 #pragma once
 // Typed result cells: NULL, integer, real, text, blob. Engines convert their native types into these
 // (DuckDB HUGEINT/DECIMAL become Int when integral and in range, else Real; DATE/BOOL/TIMESTAMP
-// become their text rendering).
+// become their text rendering). A value's text as Python shows it (repr(), str(), float repr) is
+// py/repr.hpp's: Python behaviour lives in py/, above core.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,22 +27,8 @@ struct Value {
   bool is_number() const { return kind == Kind::Int || kind == Kind::Real; }
   double as_double() const { return kind == Kind::Int ? static_cast<double>(i) : r; }
 
-  // Display text: "" for NULL, decimal for Int, Python repr for Real, the text itself, raw blob bytes.
-  std::string to_string() const;
-  // Python's repr() of the value as it would appear inside a tuple: None, 3, 3.0, 'abc', b'..'.
-  std::string python_repr() const;
-
   bool operator==(const Value& o) const;  // same kind and same content (1 != 1.0 here)
 };
-
-// Python's repr(float): shortest round-trip digits, scientific notation outside 1e-4 <= |x| < 1e16,
-// 'nan', 'inf', '-inf'.
-std::string python_float_repr(double v);
-
-// Python's repr(str): single quotes unless the text contains ' and no ", escapes as CPython does.
-std::string python_str_repr(std::string_view s);
-// Python's repr(bytes): b'...' with \x escapes for control and non-ASCII bytes.
-std::string python_bytes_repr(std::string_view s);
 
 // Hash/equality helpers used by multiset comparisons.
 size_t hash_value(const Value& v);

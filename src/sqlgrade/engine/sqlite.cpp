@@ -12,6 +12,7 @@
 #include "sqlgrade/engine/sqlite_runtime.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade {
 
@@ -312,7 +313,7 @@ ExecResult SqliteDb::execute(std::string_view sql_in, const Limits& limits) {
 std::vector<std::string> SqliteDb::table_names() {
   std::vector<std::string> out;
   auto r = execute("SELECT name FROM sqlite_master WHERE type='table'", Limits{0, 1000000, 1u << 30});
-  for (auto& row : r.table.rows) out.push_back(row[0].to_string());
+  for (auto& row : r.table.rows) out.push_back(py::text(row[0]));
   return out;
 }
 
@@ -320,7 +321,7 @@ std::vector<std::string> SqliteDb::column_names(const std::string& table) {
   std::vector<std::string> out;
   std::string q = "PRAGMA table_info(\"" + replace_all(table, "\"", "\"\"") + "\")";
   auto r = execute(q, Limits{0, 1000000, 1u << 30});
-  for (auto& row : r.table.rows) out.push_back(row[1].to_string());
+  for (auto& row : r.table.rows) out.push_back(py::text(row[1]));
   return out;
 }
 

@@ -406,6 +406,55 @@ void replace_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
 
 // ---------------------------------------------------------------- trim, ltrim, rtrim
 
+// One character of trim's set (its UTF-8 bytes).
+struct TrimChr {
+  const u8* p;
+  size_t len;
+};
+
+// trim with a large set (over 16 characters): characters by first byte (left) and by last byte
+// (right), in set order. A one-byte character always matches where it fits, so nothing after it in its
+// list can ever be the first match. False when the deadline's budget runs out.
+bool trim_indexed(const std::vector<TrimChr>& set, const u8*& in, size_t& n, int flags, Budget& budget) {
+  std::vector<std::vector<uint32_t>> by_first(256), by_last(256);
+  for (uint32_t i = 0; i < set.size(); ++i) {
+    auto& f = by_first[set[i].p[0]];
+    if (f.empty() || set[f.back()].len != 1) f.push_back(i);
+    auto& l = by_last[set[i].p[set[i].len - 1]];
+    if (l.empty() || set[l.back()].len != 1) l.push_back(i);
+  }
+  if (flags & 1) {
+    while (n > 0) {
+      size_t len = 0;
+      const auto& cands = by_first[in[0]];
+      for (uint32_t i : cands)
+        if (set[i].len <= n && std::memcmp(in, set[i].p, set[i].len) == 0) {
+          len = set[i].len;
+          break;
+        }
+      if (budget.spend(cands.size() + 1)) return false;
+      if (len == 0) break;
+      in += len;
+      n -= len;
+    }
+  }
+  if (flags & 2) {
+    while (n > 0) {
+      size_t len = 0;
+      const auto& cands = by_last[in[n - 1]];
+      for (uint32_t i : cands)
+        if (set[i].len <= n && std::memcmp(in + n - set[i].len, set[i].p, set[i].len) == 0) {
+          len = set[i].len;
+          break;
+        }
+      if (budget.spend(cands.size() + 1)) return false;
+      if (len == 0) break;
+      n -= len;
+    }
+  }
+  return true;
+}
+
 // trimFunc: strips, from the left (1), right (2) or both (3), every leading/trailing character that is
 // one of the set's characters (default: a space), trying the set's characters in order at each step.
 void trim_common(sqlite3_context* ctx, int argc, sqlite3_value** argv, int flags) {
@@ -413,11 +462,7 @@ void trim_common(sqlite3_context* ctx, int argc, sqlite3_value** argv, int flags
   const u8* in = sqlite3_value_text(argv[0]);
   if (!in) return;
   size_t n = static_cast<size_t>(sqlite3_value_bytes(argv[0]));
-  struct Chr {
-    const u8* p;
-    size_t len;
-  };
-  std::vector<Chr> set;
+  std::vector<TrimChr> set;
   if (argc == 1) {
     // The default set is one space: strip it directly.
     if (flags & 1)
@@ -441,7 +486,7 @@ void trim_common(sqlite3_context* ctx, int argc, sqlite3_value** argv, int flags
   if (!set.empty() && set.size() <= 16) {
     // A small set: try its characters in order, as SQLite does (at most 16 comparisons per step).
     auto first_match = [&](bool left) -> size_t {
-      for (const Chr& c : set)
+      for (const TrimChr& c : set)
         if (c.len <= n && std::memcmp(left ? in : in + n - c.len, c.p, c.len) == 0) return c.len;
       return 0;
     };
@@ -450,45 +495,8 @@ void trim_common(sqlite3_context* ctx, int argc, sqlite3_value** argv, int flags
     if (flags & 2)
       for (size_t len; n > 0 && (len = first_match(false)) > 0;) n -= len;
   } else if (!set.empty()) {
-    // Characters by first byte (left) and by last byte (right), in set order. A one-byte character
-    // always matches where it fits, so nothing after it in its list can ever be the first match.
-    std::vector<std::vector<uint32_t>> by_first(256), by_last(256);
-    for (uint32_t i = 0; i < set.size(); ++i) {
-      auto& f = by_first[set[i].p[0]];
-      if (f.empty() || set[f.back()].len != 1) f.push_back(i);
-      auto& l = by_last[set[i].p[set[i].len - 1]];
-      if (l.empty() || set[l.back()].len != 1) l.push_back(i);
-    }
     Budget budget(static_cast<Deadline*>(sqlite3_user_data(ctx)));
-    if (flags & 1) {
-      while (n > 0) {
-        size_t len = 0;
-        const auto& cands = by_first[in[0]];
-        for (uint32_t i : cands)
-          if (set[i].len <= n && std::memcmp(in, set[i].p, set[i].len) == 0) {
-            len = set[i].len;
-            break;
-          }
-        if (budget.spend(cands.size() + 1)) return interrupted(ctx);
-        if (len == 0) break;
-        in += len;
-        n -= len;
-      }
-    }
-    if (flags & 2) {
-      while (n > 0) {
-        size_t len = 0;
-        const auto& cands = by_last[in[n - 1]];
-        for (uint32_t i : cands)
-          if (set[i].len <= n && std::memcmp(in + n - set[i].len, set[i].p, set[i].len) == 0) {
-            len = set[i].len;
-            break;
-          }
-        if (budget.spend(cands.size() + 1)) return interrupted(ctx);
-        if (len == 0) break;
-        n -= len;
-      }
-    }
+    if (!trim_indexed(set, in, n, flags, budget)) return interrupted(ctx);
   }
   sqlite3_result_text64(ctx, reinterpret_cast<const char*>(in), n, SQLITE_TRANSIENT, SQLITE_UTF8);
 }

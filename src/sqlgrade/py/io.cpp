@@ -5,6 +5,20 @@
 
 namespace sqlgrade::py {
 
+std::string universal_newlines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r') {
+      out += '\n';
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> split_lines_universal(std::string_view text) {
   std::vector<std::string> lines;
   std::string cur;

@@ -1,10 +1,15 @@
 #pragma once
-// Python text-mode file reading (open(path).readlines() with universal newlines).
+// Python text-mode file reading: open(path) with newline=None (universal newlines), as the official
+// scripts read predictions — Spider's readlines() (spider/) and Spider 2.0's read() of a .sql file
+// (spider2/).
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace sqlgrade::py {
+
+// open(path).read() of `text`: "\r\n" and "\r" read as "\n"; every other byte kept.
+std::string universal_newlines(std::string_view text);
 
 // The lines of `text` as universal newlines see them: "\r\n", "\r" and "\n" each end a line; the
 // terminators are removed; a last line without a terminator is kept; "" gives no lines.

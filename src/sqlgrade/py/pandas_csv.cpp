@@ -17,6 +17,7 @@
 #include "sqlgrade/core/table.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/core/value.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::py {
 
@@ -27,7 +28,7 @@ std::string Cell::py_str() const {
   switch (type) {
     case Type::NaN: return "nan";
     case Type::Int: return std::to_string(i);
-    case Type::Float: return python_float_repr(f);
+    case Type::Float: return float_repr(f);
     case Type::Bool: return i ? "True" : "False";
     case Type::Str: return s;
   }
@@ -58,7 +59,7 @@ void CellView::append_py_str(std::string& out) const {
       out.append(b, r.ptr);
       return;
     }
-    case Cell::Type::Float: out += python_float_repr(f); return;
+    case Cell::Type::Float: out += float_repr(f); return;
     case Cell::Type::Bool: out += i ? "True" : "False"; return;
     case Cell::Type::Str: out += s; return;
   }
@@ -197,12 +198,10 @@ bool is_na_string(std::string_view s) {
   return false;
 }
 
-bool is_space_ascii(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
 // pandas str_to_int64: optional surrounding ASCII whitespace, optional sign, digits only.
 std::optional<int64_t> pd_parse_int(std::string_view s) {
   size_t i = 0, n = s.size();
-  while (i < n && is_space_ascii(s[i])) ++i;
+  while (i < n && is_ascii_space(s[i])) ++i;
   bool neg = false;
   if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
   size_t d0 = i;
@@ -215,7 +214,7 @@ std::optional<int64_t> pd_parse_int(std::string_view s) {
     ++i;
   }
   if (i == d0) return std::nullopt;
-  while (i < n && is_space_ascii(s[i])) ++i;
+  while (i < n && is_ascii_space(s[i])) ++i;
   if (i != n) return std::nullopt;
   if (neg) return acc == 9223372036854775808ULL ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(acc);
   return static_cast<int64_t>(acc);
@@ -225,7 +224,7 @@ std::optional<int64_t> pd_parse_int(std::string_view s) {
 // mantissa; plus the inf/infinity spellings _try_double accepts.
 std::optional<double> pd_parse_double(std::string_view s) {
   size_t i = 0, n = s.size();
-  while (i < n && is_space_ascii(s[i])) ++i;
+  while (i < n && is_ascii_space(s[i])) ++i;
   size_t start = i;
   if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
   size_t digits = 0;
@@ -251,7 +250,7 @@ std::optional<double> pd_parse_double(std::string_view s) {
     if (j > e0) i = j;  // else the exponent is not consumed and the trailing text makes it fail
   }
   size_t num_end = i;
-  while (i < n && is_space_ascii(s[i])) ++i;
+  while (i < n && is_ascii_space(s[i])) ++i;
   if (i != n) return std::nullopt;
   std::string_view num = s.substr(start, num_end - start);
   char small[64];

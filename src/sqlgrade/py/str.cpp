@@ -58,15 +58,4 @@ std::vector<std::string> split(std::string_view s) {
   return out;
 }
 
-std::string str(const Value& v) {
-  switch (v.kind) {
-    case Kind::Null: return "None";
-    case Kind::Int: return std::to_string(v.i);
-    case Kind::Real: return python_float_repr(v.r);
-    case Kind::Text: return v.s;
-    case Kind::Blob: return python_bytes_repr(v.s);
-  }
-  return "";
-}
-
 }  // namespace sqlgrade::py

@@ -15,8 +15,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "sqlgrade/core/value.hpp"
-
 namespace sqlgrade::py {
 
 // str.isspace() of one code point: ASCII \t\n\v\f\r and space, \x1c-\x1f, U+0085, U+00A0, U+1680,
@@ -35,10 +33,5 @@ std::string_view strip_view(std::string_view s);
 
 // str.split() with no argument: the runs of non-whitespace (space_len), empty pieces dropped.
 std::vector<std::string> split(std::string_view s);
-
-// str(x) of a value as Python's sqlite3 returns it: None, int digits, float repr, the text itself,
-// b'...' for bytes. Used by the test-suite's unorder_row sort key (str(x) + str(type(x))) and BIRD's
-// nice_look_table (the subset recipe's schema prompt).
-std::string str(const Value& v);
 
 }  // namespace sqlgrade::py

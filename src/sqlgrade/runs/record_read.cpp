@@ -154,14 +154,48 @@ class Reader {
     return in;
   }
 
+  // The whole record, checked field by field in the schema's order (so the first error is reported).
   RunRecord record(const Json& j) const {
     object(j, "");
     only_keys(j, "", {"schema", "schema_version", "tool", "command", "benchmark", "system", "metrics", "primary_metric",
                       "options", "inputs", "engines", "timeout_s", "machine", "started_at", "wall_s", "shard",
                       "merged_from", "category_axes", "warnings", "summary", "summary_text", "instances"});
+    RunRecord r;
+    header(j, r);
+    r.metrics = metrics(array(field(j, "", "metrics"), "metrics"));
+    r.primary_metric = string(field(j, "", "primary_metric"), "primary_metric", true);
+    if (!r.metric(r.primary_metric)) fail("primary_metric", "\"" + r.primary_metric + "\" is not one of \"metrics\"");
+    r.options = object(field(j, "", "options"), "options");
+    const Json& ins = array(field(j, "", "inputs"), "inputs");
+    for (size_t i = 0; i < ins.size(); ++i) r.inputs.push_back(input(ins[i], "inputs[" + std::to_string(i) + "]"));
+    const Json& eng = object(field(j, "", "engines"), "engines");
+    for (auto it = eng.begin(); it != eng.end(); ++it) r.engines.emplace_back(it.key(), string(*it, "engines." + it.key()));
+    if (const Json* t = optional(j, "timeout_s")) r.timeout_s = number(*t, "timeout_s");
+    r.machine = machine(field(j, "", "machine"));
+    r.started_at = string(field(j, "", "started_at"), "started_at");
+    r.wall_s = number(field(j, "", "wall_s"), "wall_s");
+    if (r.wall_s < 0) fail("wall_s", "must be >= 0");
+    if (const Json* s = optional(j, "shard")) r.shard = shard(*s, "shard");
+    if (const Json* mf = optional(j, "merged_from")) {
+      for (size_t i = 0; i < array(*mf, "merged_from").size(); ++i)
+        r.merged_from.push_back(merged_part((*mf)[i], "merged_from[" + std::to_string(i) + "]"));
+    }
+    if (const Json* ax = optional(j, "category_axes")) {
+      for (size_t i = 0; i < array(*ax, "category_axes").size(); ++i)
+        r.category_axes.push_back(category_axis((*ax)[i], "category_axes[" + std::to_string(i) + "]"));
+    }
+    if (const Json* w = optional(j, "warnings")) r.warnings = strings(*w, "warnings");
+    r.summary = object(field(j, "", "summary"), "summary");
+    r.summary_text = opt_string(j, "", "summary_text");
+    instances(array(field(j, "", "instances"), "instances"), r);
+    return r;
+  }
+
+ private:
+  // "schema", "schema_version", "tool", "command", "benchmark", "system".
+  void header(const Json& j, RunRecord& r) const {
     if (string(field(j, "", "schema"), "schema") != kSchemaName)
       fail("schema", std::string("not a sqlgrade run record (expected \"") + kSchemaName + "\")");
-    RunRecord r;
     long long ver = integer(field(j, "", "schema_version"), "schema_version");
     if (ver != kSchemaVersion)
       fail("schema_version", std::to_string(ver) + " is not supported (this sqlgrade reads version " +
@@ -173,9 +207,11 @@ class Reader {
     r.command = strings(field(j, "", "command"), "command");
     r.benchmark = string(field(j, "", "benchmark"), "benchmark", true);
     r.system = string(field(j, "", "system"), "system");
+  }
 
-    const Json& ms = array(field(j, "", "metrics"), "metrics");
+  std::vector<MetricDef> metrics(const Json& ms) const {
     if (ms.empty()) fail("metrics", "at least one metric is required");
+    std::vector<MetricDef> out;
     std::set<std::string> names;
     for (size_t i = 0; i < ms.size(); ++i) {
       std::string p = "metrics[" + std::to_string(i) + "]";
@@ -189,75 +225,64 @@ class Reader {
       else fail(p + ".kind", "expected \"binary\" or \"continuous\"");
       if (auto l = opt_string(ms[i], p, "label")) m.label = *l;
       if (!names.insert(m.name).second) fail(p + ".name", "metric \"" + m.name + "\" declared twice");
-      r.metrics.push_back(std::move(m));
+      out.push_back(std::move(m));
     }
-    r.primary_metric = string(field(j, "", "primary_metric"), "primary_metric", true);
-    if (!r.metric(r.primary_metric)) fail("primary_metric", "\"" + r.primary_metric + "\" is not one of \"metrics\"");
-    r.options = object(field(j, "", "options"), "options");
+    return out;
+  }
 
-    const Json& ins = array(field(j, "", "inputs"), "inputs");
-    for (size_t i = 0; i < ins.size(); ++i) {
-      std::string p = "inputs[" + std::to_string(i) + "]";
-      object(ins[i], p);
-      only_keys(ins[i], p, {"role", "side", "path", "sha256"});
-      InputRef in;
-      in.role = string(field(ins[i], p, "role"), p + ".role", true);
-      in.side = string(field(ins[i], p, "side"), p + ".side");
-      if (in.side != "gold" && in.side != "pred" && in.side != "other") fail(p + ".side", "expected \"gold\", \"pred\" or \"other\"");
-      in.path = string(field(ins[i], p, "path"), p + ".path");
-      in.sha256 = opt_string(ins[i], p, "sha256");
-      if (in.sha256 && (in.sha256->size() != 64 || in.sha256->find_first_not_of("0123456789abcdef") != std::string::npos))
-        fail(p + ".sha256", "expected 64 lowercase hex digits");
-      r.inputs.push_back(std::move(in));
-    }
-    const Json& eng = object(field(j, "", "engines"), "engines");
-    for (auto it = eng.begin(); it != eng.end(); ++it) r.engines.emplace_back(it.key(), string(*it, "engines." + it.key()));
-    if (const Json* t = optional(j, "timeout_s")) r.timeout_s = number(*t, "timeout_s");
-    const Json& m = object(field(j, "", "machine"), "machine");
+  InputRef input(const Json& v, const std::string& p) const {
+    object(v, p);
+    only_keys(v, p, {"role", "side", "path", "sha256"});
+    InputRef in;
+    in.role = string(field(v, p, "role"), p + ".role", true);
+    in.side = string(field(v, p, "side"), p + ".side");
+    if (in.side != "gold" && in.side != "pred" && in.side != "other") fail(p + ".side", "expected \"gold\", \"pred\" or \"other\"");
+    in.path = string(field(v, p, "path"), p + ".path");
+    in.sha256 = opt_string(v, p, "sha256");
+    if (in.sha256 && (in.sha256->size() != 64 || in.sha256->find_first_not_of("0123456789abcdef") != std::string::npos))
+      fail(p + ".sha256", "expected 64 lowercase hex digits");
+    return in;
+  }
+
+  Machine machine(const Json& v) const {
+    const Json& m = object(v, "machine");
     only_keys(m, "machine", {"host", "os", "cores"});
-    r.machine.host = string(field(m, "machine", "host"), "machine.host");
-    r.machine.os = string(field(m, "machine", "os"), "machine.os");
+    Machine out;
+    out.host = string(field(m, "machine", "host"), "machine.host");
+    out.os = string(field(m, "machine", "os"), "machine.os");
     long long cores = integer(field(m, "machine", "cores"), "machine.cores");
     if (cores < 0) fail("machine.cores", "must be >= 0");
-    r.machine.cores = static_cast<unsigned>(cores);
-    r.started_at = string(field(j, "", "started_at"), "started_at");
-    r.wall_s = number(field(j, "", "wall_s"), "wall_s");
-    if (r.wall_s < 0) fail("wall_s", "must be >= 0");
-    if (const Json* s = optional(j, "shard")) r.shard = shard(*s, "shard");
-    if (const Json* mf = optional(j, "merged_from")) {
-      for (size_t i = 0; i < array(*mf, "merged_from").size(); ++i) {
-        std::string p = "merged_from[" + std::to_string(i) + "]";
-        const Json& e = object((*mf)[i], p);
-        only_keys(e, p, {"path", "sha256", "shard", "host", "started_at", "wall_s", "command"});
-        MergedPart part;
-        part.path = string(field(e, p, "path"), p + ".path");
-        part.sha256 = string(field(e, p, "sha256"), p + ".sha256");
-        if (!part.sha256.empty() && (part.sha256.size() != 64 || part.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
-          fail(p + ".sha256", "expected 64 lowercase hex digits or \"\"");
-        part.shard = shard(field(e, p, "shard"), p + ".shard");
-        part.host = string(field(e, p, "host"), p + ".host");
-        part.started_at = string(field(e, p, "started_at"), p + ".started_at");
-        part.wall_s = number(field(e, p, "wall_s"), p + ".wall_s");
-        part.command = strings(field(e, p, "command"), p + ".command");
-        r.merged_from.push_back(std::move(part));
-      }
-    }
-    if (const Json* ax = optional(j, "category_axes")) {
-      for (size_t i = 0; i < array(*ax, "category_axes").size(); ++i) {
-        std::string p = "category_axes[" + std::to_string(i) + "]";
-        object((*ax)[i], p);
-        only_keys((*ax)[i], p, {"name", "values"});
-        CategoryAxis a;
-        a.name = string(field((*ax)[i], p, "name"), p + ".name", true);
-        if (const Json* vals = optional((*ax)[i], "values")) a.values = strings(*vals, p + ".values");
-        r.category_axes.push_back(std::move(a));
-      }
-    }
-    if (const Json* w = optional(j, "warnings")) r.warnings = strings(*w, "warnings");
-    r.summary = object(field(j, "", "summary"), "summary");
-    r.summary_text = opt_string(j, "", "summary_text");
+    out.cores = static_cast<unsigned>(cores);
+    return out;
+  }
 
-    const Json& insts = array(field(j, "", "instances"), "instances");
+  MergedPart merged_part(const Json& v, const std::string& p) const {
+    const Json& e = object(v, p);
+    only_keys(e, p, {"path", "sha256", "shard", "host", "started_at", "wall_s", "command"});
+    MergedPart part;
+    part.path = string(field(e, p, "path"), p + ".path");
+    part.sha256 = string(field(e, p, "sha256"), p + ".sha256");
+    if (!part.sha256.empty() && (part.sha256.size() != 64 || part.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+      fail(p + ".sha256", "expected 64 lowercase hex digits or \"\"");
+    part.shard = shard(field(e, p, "shard"), p + ".shard");
+    part.host = string(field(e, p, "host"), p + ".host");
+    part.started_at = string(field(e, p, "started_at"), p + ".started_at");
+    part.wall_s = number(field(e, p, "wall_s"), p + ".wall_s");
+    part.command = strings(field(e, p, "command"), p + ".command");
+    return part;
+  }
+
+  CategoryAxis category_axis(const Json& v, const std::string& p) const {
+    object(v, p);
+    only_keys(v, p, {"name", "values"});
+    CategoryAxis a;
+    a.name = string(field(v, p, "name"), p + ".name", true);
+    if (const Json* vals = optional(v, "values")) a.values = strings(*vals, p + ".values");
+    return a;
+  }
+
+  // Every instance, ids unique.
+  void instances(const Json& insts, RunRecord& r) const {
     std::unordered_set<std::string> seen;
     r.instances.reserve(insts.size());
     for (size_t i = 0; i < insts.size(); ++i) {
@@ -265,10 +290,8 @@ class Reader {
       if (!seen.insert(in.id).second) fail("instances[" + std::to_string(i) + "].id", "duplicate id \"" + in.id + "\"");
       r.instances.push_back(std::move(in));
     }
-    return r;
   }
 
- private:
   std::string file_;
 };
 

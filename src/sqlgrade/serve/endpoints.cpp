@@ -6,6 +6,7 @@
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/execute.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "sqlgrade/serve/wire.hpp"
 #include "sqlgrade/verdict.hpp"
@@ -23,7 +24,7 @@ json cell_json(const ExecuteCell& v) {
   switch (v.kind) {
     case CellKind::Null: return nullptr;
     case CellKind::Int: return v.i;
-    case CellKind::Real: return std::isfinite(v.r) ? json(v.r) : json(Value::real(v.r).to_string());
+    case CellKind::Real: return std::isfinite(v.r) ? json(v.r) : json(py::float_repr(v.r));
     case CellKind::Text: return v.s;
     case CellKind::Blob: {  // JSON has no bytes: {"blob_hex": "..."}
       static const char* hex = "0123456789abcdef";
@@ -59,7 +60,7 @@ size_t cell_bytes(const ExecuteCell& v) {
   switch (v.kind) {
     case CellKind::Null: return 4;
     case CellKind::Int: return std::to_string(v.i).size();
-    case CellKind::Real: return std::isfinite(v.r) ? json(v.r).dump().size() : json_text_bytes(Value::real(v.r).to_string());
+    case CellKind::Real: return std::isfinite(v.r) ? json(v.r).dump().size() : json_text_bytes(py::float_repr(v.r));
     case CellKind::Text: return json_text_bytes(v.s);
     case CellKind::Blob: return 2 * v.s.size() + 16;  // {"blob_hex":"..."}
   }

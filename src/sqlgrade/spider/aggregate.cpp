@@ -8,6 +8,45 @@
 
 namespace sqlgrade::spider {
 
+namespace {
+
+constexpr size_t ALL = 4, JOINT = 5;
+
+// evaluation.py's per-level sums of one example's partial scores: acc over the examples whose
+// prediction has the component, rec over those whose gold has it, f1 over all.
+void add_partials(LevelScores& L, const PartialScores& partial) {
+  for (int c = 0; c < C_COUNT; ++c) {
+    const ComponentScore& cs = partial[static_cast<size_t>(c)];
+    auto& P = L.partial[static_cast<size_t>(c)];
+    if (cs.pred_total > 0) {
+      P.acc += cs.score;
+      P.acc_count++;
+    }
+    if (cs.label_total > 0) {
+      P.rec += cs.score;
+      P.rec_count++;
+    }
+    P.f1 += cs.score;
+  }
+}
+
+// Sums to averages (Evaluator.finalize): exec and exact over the level's count; each component's acc
+// and rec over their own counts (0 without any), f1 their harmonic mean (1 when both are 0).
+void finalize_level(LevelScores& L, bool do_exec, bool do_match) {
+  if (L.count == 0) return;
+  if (do_exec) L.exec /= static_cast<double>(L.count);
+  if (!do_match) return;
+  L.exact /= static_cast<double>(L.count);
+  for (auto& P : L.partial) {
+    P.acc = P.acc_count == 0 ? 0.0 : P.acc / static_cast<double>(P.acc_count) * 1.0;
+    P.rec = P.rec_count == 0 ? 0.0 : P.rec / static_cast<double>(P.rec_count) * 1.0;
+    if (P.acc == 0 && P.rec == 0) P.f1 = 1;
+    else P.f1 = 2.0 * P.acc * P.rec / (P.rec + P.acc);
+  }
+}
+
+}  // namespace
+
 void aggregate(Run& run) {
   const Options& opt = run.opt;
   const bool ts = opt.compat == Compat::TestSuite;
@@ -16,7 +55,6 @@ void aggregate(Run& run) {
   run.scores.levels = {};
   run.scores.turns = {};
   Scores& sc = run.scores;
-  const size_t ALL = 4, JOINT = 5;
   std::vector<int> joint_exec(ts ? run.n_interactions : 1, 1), joint_exact(ts ? run.n_interactions : 1, 1);
   size_t n_unparsed = 0;
   for (const auto& ex : run.examples) {
@@ -43,19 +81,7 @@ void aggregate(Run& run) {
       turn.exact += ex.exact;
       for (LevelScores* L : {&sc.levels[h], &sc.levels[ALL]}) {
         L->exact += ex.exact;
-        for (int c = 0; c < C_COUNT; ++c) {
-          const ComponentScore& cs = ex.partial[static_cast<size_t>(c)];
-          auto& P = L->partial[static_cast<size_t>(c)];
-          if (cs.pred_total > 0) {
-            P.acc += cs.score;
-            P.acc_count++;
-          }
-          if (cs.label_total > 0) {
-            P.rec += cs.score;
-            P.rec_count++;
-          }
-          P.f1 += cs.score;
-        }
+        add_partials(*L, ex.partial);
       }
     }
   }
@@ -76,20 +102,7 @@ void aggregate(Run& run) {
     if (do_exec) t.exec /= static_cast<double>(t.count);
     if (do_match) t.exact /= static_cast<double>(t.count);
   }
-  for (size_t li = 0; li < (ts ? 6u : 5u); ++li) {
-    LevelScores& L = sc.levels[li];
-    if (L.count == 0) continue;
-    if (do_exec) L.exec /= static_cast<double>(L.count);
-    if (do_match) {
-      L.exact /= static_cast<double>(L.count);
-      for (auto& P : L.partial) {
-        P.acc = P.acc_count == 0 ? 0.0 : P.acc / static_cast<double>(P.acc_count) * 1.0;
-        P.rec = P.rec_count == 0 ? 0.0 : P.rec / static_cast<double>(P.rec_count) * 1.0;
-        if (P.acc == 0 && P.rec == 0) P.f1 = 1;
-        else P.f1 = 2.0 * P.acc * P.rec / (P.rec + P.acc);
-      }
-    }
-  }
+  for (size_t li = 0; li < (ts ? 6u : 5u); ++li) finalize_level(sc.levels[li], do_exec, do_match);
 }
 
 }  // namespace sqlgrade::spider

@@ -18,6 +18,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/spider/plug_value.hpp"
+#include "sqlgrade/runs/result_rows.hpp"
 
 namespace sqlgrade::spider {
 
@@ -159,8 +160,8 @@ int ExecEvaluator::check_candidate(const Candidates& c, const std::string& cand,
     // A prediction with more rows than the gold can never be equivalent: stop reading there.
     ExecResult pr = run_pred(db, cand, gr.table.rows.size(), c.timeout_s);
     if (opt_.keep_rows && db == c.dbs.front() && &cand == c.given) {  // what the drill-down shows
-      v.gold_rows = first_rows(gr.table);
-      if (pr.ok()) v.pred_rows = first_rows(pr.table);
+      v.gold_rows = runs::first_rows(gr.table);
+      if (pr.ok()) v.pred_rows = runs::first_rows(pr.table);
     }
     switch (pr.status) {
       case ExecStatus::Ok: break;

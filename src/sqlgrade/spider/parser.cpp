@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "sqlgrade/py/number.hpp"
+
 namespace sqlgrade::spider {
 
 namespace {
@@ -77,30 +79,6 @@ bool python_float(std::string_view t, double& out) {
   }
   if (i != n) return false;
   out = std::strtod(clean.c_str(), nullptr);
-  return true;
-}
-
-// Python int(): optional sign, digits with single underscores.
-bool python_int(std::string_view t, long long& out) {
-  size_t i = 0;
-  const size_t n = t.size();
-  bool neg = false;
-  if (i < n && (t[i] == '+' || t[i] == '-')) neg = t[i++] == '-';
-  if (i >= n) return false;
-  long long v = 0;
-  bool last_digit = false;
-  for (; i < n; ++i) {
-    char c = t[i];
-    if (c >= '0' && c <= '9') {
-      if (v < (1LL << 58)) v = v * 10 + (c - '0');  // saturates on absurd sizes
-      last_digit = true;
-    } else if (c == '_' && last_digit && i + 1 < n && t[i + 1] >= '0' && t[i + 1] <= '9') {
-      last_digit = false;
-    } else {
-      return false;
-    }
-  }
-  out = neg ? -v : v;
   return true;
 }
 
@@ -402,6 +380,8 @@ struct Parser {
     ~DepthGuard() { --d; }
   };
 
+  // process_sql.py parse_sql: FROM first (it names the default tables), then SELECT, WHERE, GROUP BY,
+  // HAVING, ORDER BY, LIMIT, and a trailing INTERSECT / UNION / EXCEPT.
   size_t parse_sql(size_t start, Sql& sql) {
     DepthGuard guard(depth);
     size_t idx = start;
@@ -414,74 +394,81 @@ struct Parser {
     size_t from_end = parse_from(start, sql, default_tables);
     parse_select(idx, sql, &default_tables);
     idx = from_end;
-    // WHERE
     if (idx < n && toks[idx] == "where") idx = parse_condition(idx + 1, sql.where, &default_tables);
-    // GROUP BY
-    if (idx < n && toks[idx] == "group") {
-      ++idx;
-      if (at(idx) != "by") fail("assert by");
-      ++idx;
-      while (idx < n && !(is_clause(toks[idx]) || toks[idx] == ")" || toks[idx] == ";")) {
-        ColUnit cu;
-        idx = parse_col_unit(idx, cu, &default_tables);
-        sql.group_by.push_back(cu);
-        if (idx < n && toks[idx] == ",") ++idx;
-        else break;
-      }
-    }
-    // HAVING
+    if (idx < n && toks[idx] == "group") idx = parse_group_by(idx + 1, sql, default_tables);
     if (idx < n && toks[idx] == "having") idx = parse_condition(idx + 1, sql.having, &default_tables);
-    // ORDER BY
-    if (idx < n && toks[idx] == "order") {
-      ++idx;
-      if (at(idx) != "by") fail("assert by");
-      ++idx;
-      sql.has_order = true;
-      sql.order_desc = false;
-      while (idx < n && !(is_clause(toks[idx]) || toks[idx] == ")" || toks[idx] == ";")) {
-        ValUnit vu;
-        idx = parse_val_unit(idx, vu, &default_tables);
-        sql.order_by.push_back(vu);
-        if (idx < n && (toks[idx] == "asc" || toks[idx] == "desc")) {
-          sql.order_desc = toks[idx] == "desc";
-          ++idx;
-        }
-        if (idx < n && toks[idx] == ",") ++idx;
-        else break;
-      }
-    }
-    // LIMIT
-    if (idx < n && toks[idx] == "limit") {
-      idx += 2;
-      const std::string v(at(idx - 1));
-      sql.has_limit = true;
-      if (opt.testsuite_limit) {
-        sql.limit = 1;
-      } else {
-        long long x;
-        if (!python_int(v, x)) fail("invalid literal for int(): " + v);
-        sql.limit = x;
-      }
-    }
+    if (idx < n && toks[idx] == "order") idx = parse_order_by(idx + 1, sql, default_tables);
+    if (idx < n && toks[idx] == "limit") idx = parse_limit(idx + 1, sql);
     while (idx < n && toks[idx] == ";") ++idx;
     if (block) {
       if (at(idx) != ")") fail("assert )");
       ++idx;
     }
     while (idx < n && toks[idx] == ";") ++idx;
-    if (idx < n) {
-      const std::string_view t = toks[idx];
-      std::unique_ptr<Sql>* slot = t == "intersect" ? &sql.intersect
-                                   : t == "union"   ? &sql.union_
-                                   : t == "except"  ? &sql.except_
-                                                    : nullptr;
-      if (slot) {
-        ++idx;
-        *slot = std::make_unique<Sql>();
-        idx = parse_sql(idx, **slot);
-      }
+    return parse_set_operation(idx, sql);
+  }
+
+  // After "group": BY and the column units.
+  size_t parse_group_by(size_t idx, Sql& sql, std::vector<std::string>& default_tables) {
+    if (at(idx) != "by") fail("assert by");
+    ++idx;
+    while (idx < n && !(is_clause(toks[idx]) || toks[idx] == ")" || toks[idx] == ";")) {
+      ColUnit cu;
+      idx = parse_col_unit(idx, cu, &default_tables);
+      sql.group_by.push_back(cu);
+      if (idx < n && toks[idx] == ",") ++idx;
+      else break;
     }
     return idx;
+  }
+
+  // After "order": BY and the value units; the last ASC/DESC seen decides the direction.
+  size_t parse_order_by(size_t idx, Sql& sql, std::vector<std::string>& default_tables) {
+    if (at(idx) != "by") fail("assert by");
+    ++idx;
+    sql.has_order = true;
+    sql.order_desc = false;
+    while (idx < n && !(is_clause(toks[idx]) || toks[idx] == ")" || toks[idx] == ";")) {
+      ValUnit vu;
+      idx = parse_val_unit(idx, vu, &default_tables);
+      sql.order_by.push_back(vu);
+      if (idx < n && (toks[idx] == "asc" || toks[idx] == "desc")) {
+        sql.order_desc = toks[idx] == "desc";
+        ++idx;
+      }
+      if (idx < n && toks[idx] == ",") ++idx;
+      else break;
+    }
+    return idx;
+  }
+
+  // After "limit": int(the next token) (test-suite's version: always 1).
+  size_t parse_limit(size_t idx, Sql& sql) {
+    idx += 1;
+    const std::string v(at(idx - 1));
+    sql.has_limit = true;
+    if (opt.testsuite_limit) {
+      sql.limit = 1;
+    } else {
+      long long x;
+      if (!py::parse_int_token(v, x)) fail("invalid literal for int(): " + v);
+      sql.limit = x;
+    }
+    return idx;
+  }
+
+  // A trailing INTERSECT / UNION / EXCEPT and the query after it.
+  size_t parse_set_operation(size_t idx, Sql& sql) {
+    if (idx >= n) return idx;
+    const std::string_view t = toks[idx];
+    std::unique_ptr<Sql>* slot = t == "intersect" ? &sql.intersect
+                                 : t == "union"   ? &sql.union_
+                                 : t == "except"  ? &sql.except_
+                                                  : nullptr;
+    if (!slot) return idx;
+    ++idx;
+    *slot = std::make_unique<Sql>();
+    return parse_sql(idx, **slot);
   }
 };
 

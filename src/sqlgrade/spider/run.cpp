@@ -27,6 +27,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/memo.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/runs/result_rows.hpp"
 
 namespace sqlgrade::spider {
 
@@ -430,8 +431,8 @@ class SpiderExec {
     auto pr = result(path, ex.pred_sql);
     auto gr = result(path, ex.gold_sql);
     if (b_.opt.keep_rows) {  // what the record's drill-down shows
-      if (gr->ok()) v.gold_rows = first_rows(gr->table);
-      if (pr->ok()) v.pred_rows = first_rows(pr->table);
+      if (gr->ok()) v.gold_rows = runs::first_rows(gr->table);
+      if (pr->ok()) v.pred_rows = runs::first_rows(pr->table);
     }
     if (!pr->ok()) {
       v.timeout = pr->status == ExecStatus::Timeout;

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "sqlgrade/py/equality.hpp"
+#include "sqlgrade/py/repr.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
 
@@ -119,6 +120,91 @@ std::pair<uint64_t, uint64_t> column_fingerprint(const std::vector<Row>& rs, siz
   return {a, b};
 }
 
+// For each gold column, the pred columns that may stand for it. The official code prunes pred column k
+// as a candidate for gold column j only on sampled rows; here a stronger but still sound test is used
+// (a bijection can only succeed if pred column k holds the same multiset — or, with order, the same
+// list — of values as gold column j: the same fingerprint), so the outcome is the same and the search
+// is never factorial in practice. False when some gold column has no candidate.
+bool candidate_columns(const std::vector<Row>& r1, const std::vector<Row>& r2, size_t n, bool order_matters,
+                       DeadlineTicker& tick, std::vector<std::vector<size_t>>& cand) {
+  std::vector<std::pair<uint64_t, uint64_t>> gsig(n), psig(n);
+  for (size_t c = 0; c < n; ++c) {
+    gsig[c] = column_fingerprint(r1, c, order_matters, tick);
+    psig[c] = column_fingerprint(r2, c, order_matters, tick);
+  }
+  cand.assign(n, {});
+  for (size_t j = 0; j < n; ++j) {
+    for (size_t k = 0; k < n; ++k)
+      if (gsig[j] == psig[k]) cand[j].push_back(k);
+    if (cand[j].empty()) return false;
+  }
+  return true;
+}
+
+// Identical pred columns are interchangeable: twin_of[k] is the lowest-index column equal to column k
+// on every row (k itself when there is none).
+std::vector<size_t> twin_columns(const std::vector<Row>& r2, size_t n, DeadlineTicker& tick) {
+  std::vector<size_t> twin_of(n);
+  for (size_t k = 0; k < n; ++k) {
+    twin_of[k] = k;
+    for (size_t m = 0; m < k; ++m) {
+      if (twin_of[m] != m) continue;
+      bool same = true;
+      for (size_t i = 0; i < r2.size() && same; ++i) same = py::equal(r2[i][k], r2[i][m]), tick.tick();
+      if (same) { twin_of[k] = m; break; }
+    }
+  }
+  return twin_of;
+}
+
+// Whether the prediction with its columns permuted (gold column j = pred column perm[j]) equals the
+// gold: row by row with order, else as multisets of rows (the gold's counted once).
+class PermutedEqual {
+ public:
+  PermutedEqual(const std::vector<Row>& r1, const std::vector<Row>& r2, size_t n, bool order_matters, DeadlineTicker& tick)
+      : r1_(r1), r2_(r2), n_(n), order_matters_(order_matters), tick_(tick) {
+    if (order_matters) return;
+    gold_count_.reserve(r1.size() + 1);
+    for (auto& r : r1) {
+      PRow p;
+      p.reserve(n);
+      for (auto& v : r) p.push_back(&v);
+      ++gold_count_[p];
+      tick.tick(n + 1);
+    }
+  }
+
+  bool operator()(const std::vector<size_t>& perm) const {
+    if (order_matters_) {
+      for (size_t i = 0; i < r1_.size(); ++i) {
+        tick_.tick(n_);
+        for (size_t j = 0; j < n_; ++j)
+          if (!py::equal(r1_[i][j], r2_[i][perm[j]])) return false;
+      }
+      return true;
+    }
+    Counts left = gold_count_;
+    PRow p(n_);
+    for (auto& r : r2_) {
+      tick_.tick(n_ + 1);
+      for (size_t j = 0; j < n_; ++j) p[j] = &r[perm[j]];
+      auto it = left.find(p);
+      if (it == left.end() || it->second == 0) return false;
+      --it->second;
+    }
+    return true;
+  }
+
+ private:
+  using Counts = std::unordered_map<PRow, long, PRowHash, PRowEq>;
+  const std::vector<Row>& r1_;
+  const std::vector<Row>& r2_;
+  size_t n_;
+  bool order_matters_;
+  DeadlineTicker& tick_;
+  Counts gold_count_;
+};
+
 }  // namespace
 
 bool result_eq(const Table& gold, const Table& pred, bool order_matters, const Deadline& deadline) {
@@ -130,69 +216,12 @@ bool result_eq(const Table& gold, const Table& pred, bool order_matters, const D
   if (r2[0].size() != n) return false;
   DeadlineTicker tick(deadline);
   if (!quick_rej(r1, r2, order_matters, tick)) return false;
-  const size_t rows = r1.size();
 
-  // Column-permutation search. The official code prunes pred column k as a candidate for gold
-  // column j only on sampled rows; here a stronger but still sound test is used (a bijection can only
-  // succeed if pred column k holds the same multiset — or, with order, the same list — of values as
-  // gold column j: the same fingerprint), so the outcome is the same and the search is never factorial
-  // in practice.
-  std::vector<std::pair<uint64_t, uint64_t>> gsig(n), psig(n);
-  for (size_t c = 0; c < n; ++c) {
-    gsig[c] = column_fingerprint(r1, c, order_matters, tick);
-    psig[c] = column_fingerprint(r2, c, order_matters, tick);
-  }
-  std::vector<std::vector<size_t>> cand(n);
-  for (size_t j = 0; j < n; ++j) {
-    for (size_t k = 0; k < n; ++k)
-      if (gsig[j] == psig[k]) cand[j].push_back(k);
-    if (cand[j].empty()) return false;
-  }
-  // Identical pred columns are interchangeable: only the lowest-index unused one of a group is tried.
-  std::vector<size_t> twin_of(n);
-  for (size_t k = 0; k < n; ++k) {
-    twin_of[k] = k;
-    for (size_t m = 0; m < k; ++m) {
-      if (twin_of[m] != m) continue;
-      bool same = true;
-      for (size_t i = 0; i < rows && same; ++i) same = py::equal(r2[i][k], r2[i][m]), tick.tick();
-      if (same) { twin_of[k] = m; break; }
-    }
-  }
-
-  // Gold multiset (order-insensitive case).
-  std::unordered_map<PRow, long, PRowHash, PRowEq> gold_count;
-  if (!order_matters) {
-    gold_count.reserve(rows + 1);
-    for (auto& r : r1) {
-      PRow p;
-      p.reserve(n);
-      for (auto& v : r) p.push_back(&v);
-      ++gold_count[p];
-      tick.tick(n + 1);
-    }
-  }
-  auto check = [&](const std::vector<size_t>& perm) {
-    if (order_matters) {
-      for (size_t i = 0; i < rows; ++i) {
-        tick.tick(n);
-        for (size_t j = 0; j < n; ++j)
-          if (!py::equal(r1[i][j], r2[i][perm[j]])) return false;
-      }
-      return true;
-    }
-    std::unordered_map<PRow, long, PRowHash, PRowEq> left = gold_count;
-    PRow p(n);
-    for (auto& r : r2) {
-      tick.tick(n + 1);
-      for (size_t j = 0; j < n; ++j) p[j] = &r[perm[j]];
-      auto it = left.find(p);
-      if (it == left.end() || it->second == 0) return false;
-      --it->second;
-    }
-    return true;
-  };
-
+  // Column-permutation search over the candidates, one twin of a group of identical columns at a time.
+  std::vector<std::vector<size_t>> cand;
+  if (!candidate_columns(r1, r2, n, order_matters, tick, cand)) return false;
+  const std::vector<size_t> twin_of = twin_columns(r2, n, tick);
+  const PermutedEqual check(r1, r2, n, order_matters, tick);
   std::vector<size_t> perm(n);
   std::vector<char> used(n, 0);
   std::function<bool(size_t)> search = [&](size_t j) -> bool {

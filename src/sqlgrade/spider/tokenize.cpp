@@ -407,6 +407,45 @@ std::vector<std::string> nltk_word_tokenize(std::string_view text) {
 
 std::vector<std::string> tokenize(std::string_view sql) { return tokenize_list(sql).to_vector(); }
 
+namespace {
+
+// A quoted value of the statement: its code-point offsets (the placeholder's name) and its bytes in
+// the statement, quotes included.
+struct Span {
+  uint32_t cp1, cp2;
+  uint32_t begin, len;
+};
+
+// evaluation.py tokenize: every quoted span of `s` (quotes already all '"', an even number of them)
+// becomes a placeholder "__val_<cp1>_<cp2>__" (Python's code-point offsets) that comes back after
+// tokenizing. Spans are in text order, so their start offsets are sorted. Returns the text to tokenize.
+std::string substitute_values(const std::string& s, std::vector<Span>& vals) {
+  std::string sub;
+  sub.reserve(s.size() + 16);
+  size_t pos = 0, cp = 0, copied = 0;
+  auto advance_cp = [&](size_t to) {
+    for (; pos < to; ++pos)
+      if ((static_cast<unsigned char>(s[pos]) & 0xC0) != 0x80) ++cp;
+  };
+  for (size_t open = s.find('"'); open != std::string::npos;) {
+    size_t close = s.find('"', open + 1);
+    advance_cp(open);
+    size_t cp1 = cp;
+    advance_cp(close);
+    size_t cp2 = cp;
+    sub.append(s, copied, open - copied);
+    sub += "__val_" + std::to_string(cp1) + "_" + std::to_string(cp2) + "__";
+    vals.push_back({static_cast<uint32_t>(cp1), static_cast<uint32_t>(cp2), static_cast<uint32_t>(open),
+                    static_cast<uint32_t>(close - open + 1)});
+    copied = close + 1;
+    open = s.find('"', close + 1);
+  }
+  sub.append(s, copied, std::string::npos);
+  return sub;
+}
+
+}  // namespace
+
 TokenList tokenize_list(std::string_view sql) {
   if (sql.size() >= UINT32_MAX) throw ParseError("statement too long to tokenize (4 GiB or more)");
   std::string s(sql);
@@ -417,38 +456,10 @@ TokenList tokenize_list(std::string_view sql) {
   }
   if (quotes % 2 != 0) throw ParseError("Unexpected quote");
 
-  // Every quoted span becomes a placeholder "__val_<cp1>_<cp2>__" (Python's code-point offsets) and
-  // comes back after tokenizing. Spans are in text order, so their start offsets are sorted.
-  struct Span {
-    uint32_t cp1, cp2;
-    uint32_t begin, len;  // the quoted text in `s`, quotes included
-  };
   std::vector<Span> vals;
   std::string sub;
-  if (quotes == 0) {
-    sub.swap(s);  // no values to restore: `s` is not needed any more
-  } else {
-    sub.reserve(s.size() + 16);
-    size_t pos = 0, cp = 0, copied = 0;
-    auto advance_cp = [&](size_t to) {
-      for (; pos < to; ++pos)
-        if ((static_cast<unsigned char>(s[pos]) & 0xC0) != 0x80) ++cp;
-    };
-    for (size_t open = s.find('"'); open != std::string::npos;) {
-      size_t close = s.find('"', open + 1);
-      advance_cp(open);
-      size_t cp1 = cp;
-      advance_cp(close);
-      size_t cp2 = cp;
-      sub.append(s, copied, open - copied);
-      sub += "__val_" + std::to_string(cp1) + "_" + std::to_string(cp2) + "__";
-      vals.push_back({static_cast<uint32_t>(cp1), static_cast<uint32_t>(cp2), static_cast<uint32_t>(open),
-                      static_cast<uint32_t>(close - open + 1)});
-      copied = close + 1;
-      open = s.find('"', close + 1);
-    }
-    sub.append(s, copied, std::string::npos);
-  }
+  if (quotes == 0) sub.swap(s);  // no values to restore: `s` is not needed any more
+  else sub = substitute_values(s, vals);
 
   TokenList words;
   nltk_into(std::move(sub), words);

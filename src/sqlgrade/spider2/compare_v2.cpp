@@ -16,6 +16,7 @@
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/core/value.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::spider2::v2 {
 
@@ -82,13 +83,13 @@ void append_normalized_value(const CellView& c, std::string& out) {
         return;
       }
       if (std::isinf(c.f)) {
-        out += python_float_repr(c.f);
+        out += py::float_repr(c.f);
         return;
       }
       // Python round(x, 2): correctly rounded from the exact binary value (glibc printf does the same).
       char buf[400];
       std::snprintf(buf, sizeof buf, "%.2f", c.f);
-      out += python_float_repr(std::strtod(buf, nullptr));
+      out += py::float_repr(std::strtod(buf, nullptr));
       return;
     }
     case Cell::Type::Int:

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "sqlgrade/core/value.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::spider2 {
 
@@ -93,15 +94,15 @@ void append_value(std::string& out, const Value& v, K kind) {
     case Kind::Null: break;
     case Kind::Int:
       if (kind == K::Float) {
-        out += python_float_repr(static_cast<double>(v.i));
+        out += py::float_repr(static_cast<double>(v.i));
       } else {
         char b[24];
         out.append(b, std::to_chars(b, b + sizeof b, v.i).ptr);
       }
       break;
-    case Kind::Real: out += python_float_repr(v.r); break;
+    case Kind::Real: out += py::float_repr(v.r); break;
     case Kind::Text: append_field(out, v.s); break;
-    case Kind::Blob: append_field(out, v.python_repr()); break;
+    case Kind::Blob: append_field(out, py::repr(v)); break;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "sqlgrade/core/value.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::spider2 {
 
@@ -41,13 +42,13 @@ std::string format_official(const Run& r, const Options& opt) {
   out += "{";
   for (size_t i = 0; i < r.items.size(); ++i) {
     if (i) out += ", ";
-    out += python_str_repr(r.items[i].instance_id) + ": " + std::to_string(r.items[i].score);
+    out += py::str_repr(r.items[i].instance_id) + ": " + std::to_string(r.items[i].score);
   }
   out += "}\n";
   const size_t c = n_correct(r), n = r.items.size();
-  out += "Final score: " + python_float_repr(static_cast<double>(c) / static_cast<double>(n)) +
+  out += "Final score: " + py::float_repr(static_cast<double>(c) / static_cast<double>(n)) +
          ", Correct examples: " + std::to_string(c) + ", Total examples: " + std::to_string(n) + "\n";
-  out += "Real score: " + python_float_repr(static_cast<double>(c) / kRealTotal) +
+  out += "Real score: " + py::float_repr(static_cast<double>(c) / kRealTotal) +
          ", Correct examples: " + std::to_string(c) + ", Total examples: " + std::to_string(kRealTotal) + "\n";
   if (opt.mode == Mode::Sql) out += "Execution results saved to: " + csv_dir_path(opt) + "\n";
   out += "Correct IDs saved to: " + ids_csv_path(opt) + "\n";
@@ -76,7 +77,7 @@ std::string format_strict(const Run& r) {
   out += "Scored 1 with rows scrambled across columns: " + std::to_string(flagged_correct) + "\n";
   out += "Scored 0 only because of the string-representation sort: " + std::to_string(missed) + "\n";
   if (n)
-    out += "Strict score: " + python_float_repr(static_cast<double>(c - flagged_correct) / static_cast<double>(n)) +
+    out += "Strict score: " + py::float_repr(static_cast<double>(c - flagged_correct) / static_cast<double>(n)) +
            ", Correct examples: " + std::to_string(c - flagged_correct) + ", Total examples: " + std::to_string(n) + "\n";
   return out;
 }

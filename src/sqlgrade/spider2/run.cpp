@@ -8,13 +8,14 @@
 #include <mutex>
 #include <set>
 
+#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
-#include "sqlgrade/py/str.hpp"
+#include "sqlgrade/py/io.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/core/json.hpp"
 
@@ -48,21 +49,6 @@ void for_each_json_line(const std::string& path, F&& f) {
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// Python's text-mode open(): "\r\n" and "\r" read as "\n".
-std::string universal_newlines(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\r') {
-      out += '\n';
-      if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -106,19 +92,6 @@ GoldFiles resolve_gold_files(const std::string& dir, const std::string& id, cons
       g.paths.push_back((fs::path(dir) / f).string());
   }
   return g;
-}
-
-std::string extract_sql_block(const std::string& text) {
-  // Python: re.search(r"```sql\n(.*?)\n```", text, re.DOTALL) -> group(1).strip(); else the text.
-  size_t open = text.find("```sql\n");
-  while (open != std::string::npos) {
-    size_t body = open + 7;
-    // The lazy group may be empty ("```sql\n\n```"); the closing "\n```" cannot reuse the opening newline.
-    size_t close = text.find("\n```", body);
-    if (close != std::string::npos) return py::strip(std::string_view(text).substr(body, close - body));
-    open = text.find("```sql\n", open + 1);
-  }
-  return text;
 }
 
 void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single, const EvalEntry& entry,
@@ -415,7 +388,7 @@ void load_dbs(Batch& b) {
 // mode reads each CSV when it is graded, so that only the workers' frames are in memory at once).
 void resolve_sql(const Batch& b, const std::string& db_dir, Job& j, Instance& it) {
   try {
-    it.pred_sql = extract_sql_block(universal_newlines(read_file(b.pred_path(j))));
+    it.pred_sql = answer::spider2_sql_block(py::universal_newlines(read_file(b.pred_path(j))));
     if (starts_with(j.id, "local")) {
       auto d = b.dbs.find(j.id);
       if (d == b.dbs.end()) throw std::runtime_error("no db for " + j.id + " in spider2-lite.jsonl");

@@ -34,10 +34,6 @@ struct GoldFiles {
 GoldFiles resolve_gold_files(const std::string& exec_result_dir, const std::string& instance_id,
                              const std::vector<std::string>& dir_listing);
 
-// Official sql-mode extraction (§4.2): the stripped inner text of the first "```sql\n...\n```" block,
-// else the whole text.
-std::string extract_sql_block(const std::string& text);
-
 // Evaluate one prediction frame against the instance's golds with the official rule (+ strict, v2).
 // DeadlineExceeded passes through when `deadline` expires (the caller scores a timeout).
 void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single, const EvalEntry& entry,

@@ -13,7 +13,9 @@
 #include <unordered_map>
 
 #include "sqlgrade/core/text.hpp"
-#include "sqlgrade/core/unicode.hpp"
+#include "sqlgrade/uda/unicode.hpp"
+#include "sqlgrade/py/number.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::uda {
 
@@ -45,10 +47,10 @@ bool looks_like_extension(const std::string& ext) {
   return letter;
 }
 
-std::string text_of(const Value& v) { return v.is_null() ? std::string() : judge::clean_cell(v.to_string()); }
+std::string text_of(const Value& v) { return v.is_null() ? std::string() : judge::clean_cell(py::text(v)); }
 
 // NULL, '', only whitespace, or a quoted empty string ("" / '').
-bool empty_cell(const Value& v) { return v.is_null() || unicode::unquote(v.to_string()).empty(); }
+bool empty_cell(const Value& v) { return v.is_null() || unicode::unquote(py::text(v)).empty(); }
 
 std::optional<double> number_of(const Value& v) {
   if (v.kind == Kind::Int) return static_cast<double>(v.i);
@@ -63,12 +65,12 @@ std::optional<double> number_of(const Value& v) {
 
 std::string key_text(const Value& v, bool is_id) {
   if (v.is_null()) return "";
-  std::string s = unicode::unquote(v.to_string());
+  std::string s = unicode::unquote(py::text(v));
   if (is_id) {
     auto slash = s.find_last_of("/\\");
     if (slash != std::string::npos) s = s.substr(slash + 1);
     auto dot = s.find_last_of('.');
-    if (dot != std::string::npos && looks_like_extension(s.substr(dot + 1)) && !parse_double(s)) s = s.substr(0, dot);
+    if (dot != std::string::npos && looks_like_extension(s.substr(dot + 1)) && !py::parse_float(s)) s = s.substr(0, dot);
   }
   return judge::canonical_key(judge::clean_cell(s));
 }
@@ -336,7 +338,7 @@ class Matcher {
       Order& o = order[pr.first];
       o.parts = split(gkeys_[pr.first], "\x1f");
       for (auto& p : o.parts) {
-        auto d = parse_double(p);
+        auto d = py::parse_float(p);
         o.nums.push_back(d && !std::isnan(*d) ? d : std::nullopt);
       }
     }

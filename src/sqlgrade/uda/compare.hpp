@@ -5,7 +5,7 @@
 // Row matching
 //   - by key tuples: `id` (select/filter), `<t>.id` per table (joins), the GROUP BY columns
 //     (aggregation; an aggregate without GROUP BY is one group). Keys are canonicalised: Unicode
-//     folded (NFKC, case folding, accents removed, Unicode whitespace collapsed — core/unicode.hpp),
+//     folded (NFKC, case folding, accents removed, Unicode whitespace collapsed — uda/unicode.hpp),
 //     quotes around a value removed, numbers canonical (1 = 1.0 = 0001), id values that are file
 //     names lose their directory and extension; an empty key matches only an empty key. Every key
 //     must have a result column (the caller makes a result without one unscored, never NULL keys);

@@ -12,6 +12,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/core/json.hpp"
+#include "sqlgrade/py/number.hpp"
 
 namespace sqlgrade::uda {
 
@@ -194,38 +195,46 @@ void Dataset::load_attributes(const fs::path& file) {
   }
 }
 
-void Dataset::load_table(GoldTable& t, DuckConn& conn) {
-  CsvData csv = read_csv_file(t.csv.string());
-  const std::vector<Attribute>* attrs = nullptr;
-  if (!t.attr_key.empty()) attrs = &attrs_[t.attr_key];
-  // keep columns with a real header
-  std::vector<size_t> keep;
-  std::vector<std::string> names;
+namespace {
+
+using Notes = std::vector<std::string>;
+using Attributes = std::vector<Attribute>;
+
+// The columns with a real header (a blank or pandas' "Unnamed: N" header is dropped): their indexes in
+// the CSV and their trimmed names.
+void header_columns(const CsvData& csv, const std::string& file, Notes& notes, std::vector<size_t>& keep,
+                    std::vector<std::string>& names) {
   for (size_t c = 0; c < csv.header.size(); ++c) {
     std::string h = trim(csv.header[c]);
     if (h.empty() || h.rfind("Unnamed", 0) == 0) {
-      notes_.push_back(t.csv.filename().string() + ": dropped column " + std::to_string(c + 1) + " without a header");
+      notes.push_back(file + ": dropped column " + std::to_string(c + 1) + " without a header");
       continue;
     }
     keep.push_back(c);
     names.push_back(h);
   }
-  // plural/singular rename towards attribute names
-  if (attrs) {
-    for (auto& a : *attrs) {
-      bool present = std::any_of(names.begin(), names.end(), [&](auto& n) { return iequals(n, a.name); });
-      if (present) continue;
-      for (auto& n : names) {
-        bool is_attr = std::any_of(attrs->begin(), attrs->end(), [&](auto& b) { return iequals(b.name, n); });
-        if (!is_attr && (iequals(n + "s", a.name) || iequals(n, a.name + "s"))) {
-          notes_.push_back(t.csv.filename().string() + ": column '" + n + "' renamed to attribute '" + a.name + "'");
-          n = a.name;
-          break;
-        }
+}
+
+// A column named as the plural or singular of an attribute that has no column of its own takes the
+// attribute's name (the first such column, unless it is itself an attribute).
+void rename_towards_attributes(std::vector<std::string>& names, const Attributes& attrs, const std::string& file,
+                               Notes& notes) {
+  for (auto& a : attrs) {
+    bool present = std::any_of(names.begin(), names.end(), [&](auto& n) { return iequals(n, a.name); });
+    if (present) continue;
+    for (auto& n : names) {
+      bool is_attr = std::any_of(attrs.begin(), attrs.end(), [&](auto& b) { return iequals(b.name, n); });
+      if (!is_attr && (iequals(n + "s", a.name) || iequals(n, a.name + "s"))) {
+        notes.push_back(file + ": column '" + n + "' renamed to attribute '" + a.name + "'");
+        n = a.name;
+        break;
       }
     }
   }
-  // cells
+}
+
+// The kept cells: an NA token is NULL, anything else cleaned text.
+std::vector<Row> gold_cells(const CsvData& csv, const std::vector<size_t>& keep) {
   std::vector<Row> rows;
   rows.reserve(csv.rows.size());
   for (auto& r : csv.rows) {
@@ -238,22 +247,27 @@ void Dataset::load_table(GoldTable& t, DuckConn& conn) {
     }
     rows.push_back(std::move(row));
   }
-  // id from a file-name column
-  bool has_id = std::any_of(names.begin(), names.end(), [](auto& n) { return iequals(n, "id"); });
-  if (!has_id) {
-    for (size_t c = 0; c < names.size(); ++c) {
-      std::string l = to_lower(names[c]);
-      if (l.find("filename") != std::string::npos || l.find("file_name") != std::string::npos) {
-        names.push_back("id");
-        for (auto& row : rows)
-          row.push_back(row[c].is_null() ? Value::null() : Value::text(file_stem_id(row[c].s)));
-        notes_.push_back(t.csv.filename().string() + ": no id column; id derived from '" + names[c] + "'");
-        break;
-      }
+  return rows;
+}
+
+// Without an id column, the first file-name column gives one (the file's stem).
+void derive_id(std::vector<std::string>& names, std::vector<Row>& rows, const std::string& file, Notes& notes) {
+  if (std::any_of(names.begin(), names.end(), [](auto& n) { return iequals(n, "id"); })) return;
+  for (size_t c = 0; c < names.size(); ++c) {
+    std::string l = to_lower(names[c]);
+    if (l.find("filename") != std::string::npos || l.find("file_name") != std::string::npos) {
+      names.push_back("id");
+      for (auto& row : rows) row.push_back(row[c].is_null() ? Value::null() : Value::text(file_stem_id(row[c].s)));
+      notes.push_back(file + ": no id column; id derived from '" + names[c] + "'");
+      return;
     }
   }
-  // Gold rows without an id, and ids on several rows, are reported once here (gold_summary.json,
-  // summary.json) rather than as a warning on every query that returns them.
+}
+
+// Gold rows without an id, and ids on several rows, are reported once here (gold_summary.json,
+// summary.json) rather than as a warning on every query that returns them.
+void note_ids(const std::vector<std::string>& names, const std::vector<Row>& rows, const std::string& file,
+              Notes& notes) {
   for (size_t c = 0; c < names.size(); ++c) {
     if (!iequals(names[c], "id")) continue;
     size_t no_id = 0;
@@ -262,62 +276,84 @@ void Dataset::load_table(GoldTable& t, DuckConn& conn) {
       if (row[c].is_null() || row[c].s.empty()) ++no_id;
       else seen[judge::canonical_key(row[c].s)]++;
     }
-    std::string file = t.csv.filename().string();
     if (no_id)
-      notes_.push_back(file + ": " + std::to_string(no_id) + " rows without an id (in a result they can only match rows " +
-                       "whose id is empty)");
+      notes.push_back(file + ": " + std::to_string(no_id) + " rows without an id (in a result they can only match rows " +
+                      "whose id is empty)");
     std::vector<std::string> dups;
     for (auto& [id, n] : seen)
       if (n > 1) dups.push_back(id + " (" + std::to_string(n) + " rows)");
     if (!dups.empty())
-      notes_.push_back(file + ": " + std::to_string(dups.size()) + " id(s) on several rows: " + join(dups, ", ") +
-                       " (matched inside each id by the primary key)");
-    break;
+      notes.push_back(file + ": " + std::to_string(dups.size()) + " id(s) on several rows: " + join(dups, ", ") +
+                      " (matched inside each id by the primary key)");
+    return;
   }
-  // types
+}
+
+// The value_type of the attribute named `name` (the last one listed), "" when there is none.
+std::string declared_type(const Attributes* attrs, const std::string& name) {
+  std::string vt;
+  if (attrs)
+    for (auto& a : *attrs)
+      if (iequals(a.name, name)) vt = a.value_type;
+  return vt;
+}
+
+// Column c's SQL type: BIGINT when every non-NULL cell is a whole number (|x| <= 9e15), DOUBLE when
+// every one is a finite number (read leniently — "$1,200", "12%" — when the attribute is declared
+// int or float, else as Python's float()), else VARCHAR; an empty cell keeps the column textual.
+// A numeric column's cells are converted in place.
+std::string type_column(std::vector<Row>& rows, size_t c, bool declared_numeric) {
+  auto number = [&](const std::string& s) { return declared_numeric ? judge::lenient_number(s) : py::parse_float(s); };
+  bool all_int = true, all_num = true, any = false;
+  for (auto& row : rows) {
+    const Value& v = row[c];
+    if (v.is_null()) continue;
+    if (v.s.empty()) {  // whitespace-only cell: keeps the column textual
+      all_int = all_num = false;
+      break;
+    }
+    any = true;
+    std::optional<double> d = number(v.s);
+    if (!d || std::isnan(*d) || std::isinf(*d)) {
+      all_int = all_num = false;
+      break;
+    }
+    if (*d != std::floor(*d) || std::fabs(*d) > 9e15) all_int = false;
+  }
+  if (!any || (!all_int && !all_num)) return "VARCHAR";
+  const std::string type = all_int ? "BIGINT" : "DOUBLE";
+  for (auto& row : rows) {
+    Value& v = row[c];
+    if (v.is_null()) continue;
+    double d = *number(v.s);
+    v = type == "BIGINT" ? Value::integer(static_cast<int64_t>(d)) : Value::real(d);
+  }
+  return type;
+}
+
+}  // namespace
+
+void Dataset::load_table(GoldTable& t, DuckConn& conn) {
+  CsvData csv = read_csv_file(t.csv.string());
+  const std::string file = t.csv.filename().string();
+  const Attributes* attrs = t.attr_key.empty() ? nullptr : &attrs_[t.attr_key];
+  std::vector<size_t> keep;
+  std::vector<std::string> names;
+  header_columns(csv, file, notes_, keep, names);
+  if (attrs) rename_towards_attributes(names, *attrs, file, notes_);
+  std::vector<Row> rows = gold_cells(csv, keep);
+  derive_id(names, rows, file, notes_);
+  note_ids(names, rows, file, notes_);
   std::vector<std::string> types(names.size(), "VARCHAR");
   for (size_t c = 0; c < names.size(); ++c) {
-    std::string vt;
-    if (attrs)
-      for (auto& a : *attrs)
-        if (iequals(a.name, names[c])) vt = a.value_type;
-    bool declared_numeric = vt == "int" || vt == "float";
-    bool all_int = true, all_num = true, any = false;
-    for (auto& row : rows) {
-      const Value& v = row[c];
-      if (v.is_null()) continue;
-      if (v.s.empty()) {  // whitespace-only cell: keeps the column textual
-        all_int = all_num = false;
-        break;
-      }
-      any = true;
-      std::optional<double> d = declared_numeric ? judge::lenient_number(v.s) : parse_double(v.s);
-      if (!d || std::isnan(*d) || std::isinf(*d)) {
-        all_int = all_num = false;
-        break;
-      }
-      if (*d != std::floor(*d) || std::fabs(*d) > 9e15) all_int = false;
-    }
-    if (!any) continue;
-    if (all_int) types[c] = "BIGINT";
-    else if (all_num) types[c] = "DOUBLE";
-    if (types[c] == "VARCHAR") continue;
-    for (auto& row : rows) {
-      Value& v = row[c];
-      if (v.is_null()) continue;
-      double d = declared_numeric ? *judge::lenient_number(v.s) : *parse_double(v.s);
-      v = types[c] == "BIGINT" ? Value::integer(static_cast<int64_t>(d)) : Value::real(d);
-    }
+    const std::string vt = declared_type(attrs, names[c]);
+    types[c] = type_column(rows, c, vt == "int" || vt == "float");
   }
-  for (size_t c = 0; c < names.size(); ++c)
-    if (attrs) {
-      std::string vt;
-      for (auto& a : *attrs)
-        if (iequals(a.name, names[c])) vt = a.value_type;
-      if ((vt == "int" || vt == "float") && types[c] == "VARCHAR")
-        notes_.push_back(t.csv.filename().string() + ": " + vt + " attribute '" + names[c] +
-                         "' has non-numeric cells; loaded as text");
-    }
+  for (size_t c = 0; c < names.size(); ++c) {
+    const std::string vt = declared_type(attrs, names[c]);
+    if (attrs && (vt == "int" || vt == "float") && types[c] == "VARCHAR")
+      notes_.push_back(file + ": " + vt + " attribute '" + names[c] + "' has non-numeric cells; loaded as text");
+  }
   try {
     conn.load_table(t.stem, names, types, rows);
   } catch (const std::exception& e) {

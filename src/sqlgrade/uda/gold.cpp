@@ -8,6 +8,8 @@
 #include "sqlgrade/uda/driver_internal.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/number.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::uda {
 
@@ -107,6 +109,87 @@ json Evaluator::sql_json(DuckConn& conn, const QueryItem& item, const QueryShape
   return j;
 }
 
+namespace {
+
+// The gold runs with its id columns (that a select, filter or join query does not select itself)
+// inserted before the select list, so that rows are matched by id: "id" for one table, "<t>.id" per
+// table for a join. `lit_shape` gets the literal offsets after the insertion point moved by its length
+// (one parse per query). Returns the SQL to run.
+std::string inject_id_columns(const std::string& sql, const QueryShape& shape, GoldPlan& plan, QueryShape& lit_shape) {
+  if (shape.type == QueryType::Aggregation || shape.has_set_operation || shape.select.empty()) return sql;
+  std::string inject;
+  auto selects_name = [&](const std::string& n) {
+    return std::any_of(shape.select.begin(), shape.select.end(), [&](auto& it) { return iequals(it.output_name, n); });
+  };
+  if (shape.tables.size() == 1) {
+    if (!selects_name("id")) {
+      inject += duck_ident(shape.tables[0].ref()) + ".id AS \"id\", ";
+      plan.injected.push_back("id");
+    }
+  } else {
+    for (auto& t : shape.tables) {
+      std::string n = t.name + ".id";
+      if (selects_name(n)) continue;
+      inject += duck_ident(t.ref()) + ".id AS " + duck_ident(n) + ", ";
+      plan.injected.push_back(n);
+    }
+  }
+  if (inject.empty()) return sql;
+  size_t pos = shape.select[0].begin;
+  for (auto& l : lit_shape.literals)
+    if (l.begin >= pos) {
+      l.begin += inject.size();
+      l.end += inject.size();
+    }
+  return insert_before_select_list(sql, shape, inject);
+}
+
+// Literals are cleaned like the cells; a literal that is a number written with thousands
+// separators ('383,997') is written plainly, as the numeric cells were loaded.
+std::string clean_literals(const std::string& sql, const QueryShape& lit_shape) {
+  return rewrite_literals(sql, lit_shape, [](const std::string& v) {
+    std::string c = judge::clean_cell(v);
+    if (c.find(',') != std::string::npos && !py::parse_float(c))
+      if (auto d = judge::lenient_number(c)) return judge::canonical_number(*d);
+    return c;
+  });
+}
+
+// The select items mapped to the gold result's columns (after the injected ids; a star expands to
+// every remaining column) and the names they are reported by (a name selected twice qualified with
+// its table). Returns the error when the column count does not add up.
+std::string map_gold_items(const Dataset& ds, GoldRun& run) {
+  GoldPlan& plan = run.plan;
+  size_t base = plan.injected.size();
+  bool star = std::any_of(plan.shape.select.begin(), plan.shape.select.end(), [](auto& it) { return it.is_star; });
+  if (star) {
+    std::vector<SelectItem> items;
+    for (size_t c = base; c < run.table.width(); ++c) {
+      SelectItem it;
+      it.output_name = it.expr_text = run.table.columns[c];
+      it.column = ColumnRef{"", run.table.columns[c]};
+      it.is_plain_column = true;
+      items.push_back(it);
+    }
+    plan.shape.select = items;
+  }
+  for (size_t i = 0; i < plan.shape.select.size(); ++i) plan.item_gold_col.push_back(static_cast<int>(base + i));
+  if (base + plan.shape.select.size() != run.table.width())
+    return "gold result has " + std::to_string(run.table.width()) + " columns, expected " +
+           std::to_string(base + plan.shape.select.size());
+  std::map<std::string, int> counts;
+  for (auto& it : plan.shape.select) counts[to_lower(it.output_name)]++;
+  for (auto& it : plan.shape.select) {
+    std::string n = it.output_name;
+    if (counts[to_lower(n)] > 1 && it.column && it.alias.empty())
+      n = table_of(ds, plan.shape, *it.column) + "." + it.column->column;
+    plan.item_names.push_back(n);
+  }
+  return "";
+}
+
+}  // namespace
+
 GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql, const QueryShape* parsed) {
   GoldRun run;
   GoldPlan& plan = run.plan;
@@ -131,88 +214,19 @@ GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql, const QueryS
     run.error = "unknown table '" + missing[0] + "' (no gold CSV matches it)";
     return run;
   }
-  // Id columns are inserted before the select list first; literal offsets after the insertion point
-  // move by its length (one parse per query).
-  std::string gold_sql = sql;
   QueryShape lit_shape = shape;
-  if (shape.type != QueryType::Aggregation && !shape.has_set_operation && !shape.select.empty()) {
-    std::string inject;
-    auto selects_name = [&](const std::string& n) {
-      return std::any_of(shape.select.begin(), shape.select.end(), [&](auto& it) { return iequals(it.output_name, n); });
-    };
-    if (shape.tables.size() == 1) {
-      if (!selects_name("id")) {
-        inject += duck_ident(shape.tables[0].ref()) + ".id AS \"id\", ";
-        plan.injected.push_back("id");
-      }
-    } else {
-      for (auto& t : shape.tables) {
-        std::string n = t.name + ".id";
-        if (selects_name(n)) continue;
-        inject += duck_ident(t.ref()) + ".id AS " + duck_ident(n) + ", ";
-        plan.injected.push_back(n);
-      }
-    }
-    if (!inject.empty()) {
-      size_t pos = shape.select[0].begin;
-      gold_sql = insert_before_select_list(sql, shape, inject);
-      for (auto& l : lit_shape.literals)
-        if (l.begin >= pos) {
-          l.begin += inject.size();
-          l.end += inject.size();
-        }
-    }
-  }
-  // Literals are cleaned like the cells; a literal that is a number written with thousands
-  // separators ('383,997') is written plainly, as the numeric cells were loaded.
-  gold_sql = rewrite_literals(gold_sql, lit_shape, [](const std::string& v) {
-    std::string c = judge::clean_cell(v);
-    if (c.find(',') != std::string::npos && !parse_double(c))
-      if (auto d = judge::lenient_number(c)) return judge::canonical_number(*d);
-    return c;
-  });
-  plan.gold_sql = gold_sql;
+  plan.gold_sql = clean_literals(inject_id_columns(sql, shape, plan, lit_shape), lit_shape);
   Limits lim;
   lim.timeout_s = opt_.gold_timeout_s;
   lim.max_rows = 5'000'000;
-  auto r = conn.execute(gold_sql, lim);
+  auto r = conn.execute(plan.gold_sql, lim);
   run.seconds = r.seconds;
   if (!r.ok()) {
     run.error = std::string("gold SQL failed (") + sqlgrade::to_string(r.status) + "): " + collapse_ws(r.error);
     return run;
   }
   run.table = std::move(r.table);
-  // map select items to gold columns
-  size_t base = plan.injected.size();
-  bool star = std::any_of(shape.select.begin(), shape.select.end(), [](auto& it) { return it.is_star; });
-  if (star) {
-    // a star expands to many columns: every non-injected gold column becomes an item
-    QueryShape& s = plan.shape;
-    std::vector<SelectItem> items;
-    for (size_t c = base; c < run.table.width(); ++c) {
-      SelectItem it;
-      it.output_name = it.expr_text = run.table.columns[c];
-      it.column = ColumnRef{"", run.table.columns[c]};
-      it.is_plain_column = true;
-      items.push_back(it);
-    }
-    s.select = items;
-  }
-  for (size_t i = 0; i < plan.shape.select.size(); ++i) plan.item_gold_col.push_back(static_cast<int>(base + i));
-  if (base + plan.shape.select.size() != run.table.width()) {
-    run.error = "gold result has " + std::to_string(run.table.width()) + " columns, expected " +
-                std::to_string(base + plan.shape.select.size());
-    return run;
-  }
-  // reported names; duplicates qualified with their table
-  std::map<std::string, int> counts;
-  for (auto& it : plan.shape.select) counts[to_lower(it.output_name)]++;
-  for (auto& it : plan.shape.select) {
-    std::string n = it.output_name;
-    if (counts[to_lower(n)] > 1 && it.column && it.alias.empty())
-      n = table_of(ds_, plan.shape, *it.column) + "." + it.column->column;
-    plan.item_names.push_back(n);
-  }
+  run.error = map_gold_items(ds_, run);
   return run;
 }
 
@@ -222,7 +236,7 @@ Table gold_as_result(const GoldRun& g) {
     std::string& n = t.columns[c];
     n = n.substr(0, n.size() - 2) + "file_name";
     for (auto& r : t.rows)
-      if (!r[c].is_null()) r[c] = Value::text(r[c].to_string() + ".txt");
+      if (!r[c].is_null()) r[c] = Value::text(py::text(r[c]) + ".txt");
   }
   return t;
 }

@@ -10,6 +10,8 @@
 #include "sqlgrade/uda/judge/llm_trace.hpp"
 #include "sqlgrade/uda/driver.hpp"
 #include "sqlgrade/version.hpp"
+#include "sqlgrade/runs/result_rows.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::uda {
 
@@ -20,7 +22,7 @@ std::string table_to_csv(const Table& t) {
   std::vector<std::optional<std::string>> f;
   for (auto& r : t.rows) {
     f.clear();
-    for (auto& v : r) f.push_back(v.is_null() ? std::nullopt : std::optional<std::string>(v.to_string()));
+    for (auto& v : r) f.push_back(v.is_null() ? std::nullopt : std::optional<std::string>(py::text(v)));
     out += csv_line(f);
   }
   return out;
@@ -77,8 +79,8 @@ ordered_json acc_json(const QueryEval& ev, const EvalOptions& opt) {
 
 void record_view(const QueryEval& ev, AccJson& out) {
   const bool gold_ok = ev.gold && ev.gold->error.empty();
-  if (gold_ok) out.gold_first = first_rows(ev.gold->table);
-  if (ev.error_kind.empty() || ev.pred.width() > 0) out.pred_first = first_rows(ev.pred);
+  if (gold_ok) out.gold_first = runs::first_rows(ev.gold->table);
+  if (ev.error_kind.empty() || ev.pred.width() > 0) out.pred_first = runs::first_rows(ev.pred);
   if (!gold_ok || ev.match.pairs.empty() || ev.match.cells.size() != ev.match.columns.size()) return;
   nlohmann::json cols = nlohmann::json::array(), pairs = nlohmann::json::array();
   const size_t n_cols = std::min(ev.columns.size(), std::min(ev.match.columns.size(), kResultColumnsKept));
@@ -89,10 +91,10 @@ void record_view(const QueryEval& ev, AccJson& out) {
                    sr = nlohmann::json::array();
     for (size_t c = 0; c < n_cols; ++c) {
       const ColumnSpec& spec = ev.columns[c];
-      const auto gt = spec.gold_col >= 0 ? cell_text(ev.gold->table.rows[g][static_cast<size_t>(spec.gold_col)]) : std::nullopt;
+      const auto gt = spec.gold_col >= 0 ? runs::cell_text(ev.gold->table.rows[g][static_cast<size_t>(spec.gold_col)]) : std::nullopt;
       gold.push_back(gt ? nlohmann::json(*gt) : nlohmann::json(nullptr));
       if (spec.pred_col >= 0 && !ev.pred.is_null(p, static_cast<size_t>(spec.pred_col)))
-        pred.push_back(cut_cell(std::string(ev.pred.text(p, static_cast<size_t>(spec.pred_col)))));
+        pred.push_back(runs::cut_cell(std::string(ev.pred.text(p, static_cast<size_t>(spec.pred_col)))));
       else
         pred.push_back(nullptr);
       const CellScore& cs = ev.match.cells[c][k];

@@ -14,6 +14,7 @@
 #include "sqlgrade/engine/duckdb_pool.hpp"
 #include "sqlgrade/uda/driver.hpp"
 #include "sqlgrade/core/json.hpp"
+#include "sqlgrade/py/number.hpp"
 
 namespace sqlgrade::uda {
 
@@ -95,7 +96,7 @@ QueryItem item_from_folder(const std::string& rel) {
   auto parts = split(rel, "/");
   item.task = parts.size() > 0 ? parts[0] : "";
   item.file_stem = parts.size() > 1 ? parts[1] : "";
-  item.stmt.index = parts.size() > 2 ? static_cast<int>(parse_int(parts[2]).value_or(0)) : 0;
+  item.stmt.index = parts.size() > 2 ? static_cast<int>(py::parse_int(parts[2]).value_or(0)) : 0;
   return item;
 }
 

@@ -63,90 +63,112 @@ void apply_comment_metadata(SqlStatement& st, std::string& current_group) {
   st.group = current_group;
 }
 
+// The statements of one .sql file, read left to right: comments before a statement are its
+// comments (their metadata applied by apply_comment_metadata), a comment inside one is a space,
+// quoted text is kept whole ('' doubles a quote), ';' ends a statement.
+class StatementSplitter {
+ public:
+  StatementSplitter(std::string_view text, const std::string& name) : text_(text), name_(name), n_(text.size()) {}
+
+  std::vector<SqlStatement> run() {
+    while (i_ < n_) {
+      char c = text_[i_];
+      bool in_statement = !trim_view(cur_).empty();
+      if (c == '-' && i_ + 1 < n_ && text_[i_ + 1] == '-') {
+        line_comment(in_statement);
+      } else if (c == '/' && i_ + 1 < n_ && text_[i_ + 1] == '*') {
+        block_comment(in_statement);
+      } else if (c == '\'' || c == '"' || c == '`') {
+        quoted(c, in_statement);
+      } else if (c == ';') {
+        flush();
+        ++i_;
+      } else {
+        if (c == '\n') ++line_;
+        if (!in_statement && !std::isspace(static_cast<unsigned char>(c))) start_line_ = line_;
+        cur_ += c;
+        ++i_;
+      }
+    }
+    flush();
+    return std::move(out_);
+  }
+
+ private:
+  void flush() {
+    std::string sql = trim(cur_);
+    if (!sql.empty()) {
+      SqlStatement st;
+      st.index = static_cast<int>(out_.size()) + 1;
+      st.line = start_line_;
+      st.sql = sql;
+      st.comments = pending_comments_;
+      apply_comment_metadata(st, group_);
+      out_.push_back(std::move(st));
+      pending_comments_.clear();
+    }
+    cur_.clear();
+    start_line_ = 0;
+  }
+
+  // "--" to the end of the line.
+  void line_comment(bool in_statement) {
+    size_t e = text_.find('\n', i_);
+    if (e == std::string_view::npos) e = n_;
+    if (!in_statement) pending_comments_.push_back(trim(text_.substr(i_ + 2, e - i_ - 2)));
+    else cur_ += ' ';
+    i_ = e;
+  }
+
+  // "/* ... */"; an unterminated one is an InputError.
+  void block_comment(bool in_statement) {
+    size_t e = text_.find("*/", i_ + 2);
+    if (e == std::string_view::npos) throw InputError(name_, "unterminated /* comment", line_);
+    std::string_view body = text_.substr(i_ + 2, e - i_ - 2);
+    for (char ch : body)
+      if (ch == '\n') ++line_;
+    if (!in_statement) pending_comments_.push_back(trim(body));
+    else cur_ += ' ';
+    i_ = e + 2;
+  }
+
+  // Text quoted with q (' " or `), a doubled quote inside it kept; an unterminated one is an InputError.
+  void quoted(char q, bool in_statement) {
+    if (!in_statement) start_line_ = line_;
+    long lit_line = line_;
+    cur_ += q;
+    ++i_;
+    while (i_ < n_) {
+      char d = text_[i_];
+      if (d == '\n') ++line_;
+      cur_ += d;
+      ++i_;
+      if (d != q) continue;
+      if (i_ < n_ && text_[i_] == q) {
+        cur_ += q;
+        ++i_;
+        continue;
+      }
+      return;
+    }
+    throw InputError(name_, std::string("unterminated quoted text starting with ") + q, lit_line);
+  }
+
+  std::string_view text_;
+  const std::string& name_;
+  size_t n_, i_ = 0;
+  std::vector<SqlStatement> out_;
+  std::vector<std::string> pending_comments_;
+  std::string cur_;
+  long line_ = 1, start_line_ = 0;
+  std::string group_;
+};
+
 }  // namespace
 
 std::vector<SqlStatement> split_sql_statements(std::string_view text, const std::string& name) {
   if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF) text.remove_prefix(3);
-  std::vector<SqlStatement> out;
-  std::vector<std::string> pending_comments;
-  std::string cur;
-  long line = 1, start_line = 0;
-  std::string group;
-  size_t i = 0, n = text.size();
-  auto flush = [&] {
-    std::string sql = trim(cur);
-    if (!sql.empty()) {
-      SqlStatement st;
-      st.index = static_cast<int>(out.size()) + 1;
-      st.line = start_line;
-      st.sql = sql;
-      st.comments = pending_comments;
-      apply_comment_metadata(st, group);
-      out.push_back(std::move(st));
-      pending_comments.clear();
-    }
-    cur.clear();
-    start_line = 0;
-  };
-  while (i < n) {
-    char c = text[i];
-    bool in_statement = !trim_view(cur).empty();
-    if (c == '-' && i + 1 < n && text[i + 1] == '-') {
-      size_t e = text.find('\n', i);
-      if (e == std::string_view::npos) e = n;
-      if (!in_statement) pending_comments.push_back(trim(text.substr(i + 2, e - i - 2)));
-      else cur += ' ';
-      i = e;
-      continue;
-    }
-    if (c == '/' && i + 1 < n && text[i + 1] == '*') {
-      size_t e = text.find("*/", i + 2);
-      if (e == std::string_view::npos) throw InputError(name, "unterminated /* comment", line);
-      std::string_view body = text.substr(i + 2, e - i - 2);
-      for (char ch : body)
-        if (ch == '\n') ++line;
-      if (!in_statement) pending_comments.push_back(trim(body));
-      else cur += ' ';
-      i = e + 2;
-      continue;
-    }
-    if (c == '\'' || c == '"' || c == '`') {
-      if (!in_statement) start_line = line;
-      long lit_line = line;
-      char q = c;
-      cur += c;
-      ++i;
-      bool closed = false;
-      while (i < n) {
-        char d = text[i];
-        if (d == '\n') ++line;
-        cur += d;
-        ++i;
-        if (d == q) {
-          if (i < n && text[i] == q) {
-            cur += q;
-            ++i;
-            continue;
-          }
-          closed = true;
-          break;
-        }
-      }
-      if (!closed) throw InputError(name, std::string("unterminated quoted text starting with ") + q, lit_line);
-      continue;
-    }
-    if (c == ';') {
-      flush();
-      ++i;
-      continue;
-    }
-    if (c == '\n') ++line;
-    if (!in_statement && !std::isspace(static_cast<unsigned char>(c))) start_line = line;
-    cur += c;
-    ++i;
-  }
-  flush();
-  return out;
+  return StatementSplitter(text, name).run();
 }
 
 }  // namespace sqlgrade::uda

@@ -5,6 +5,7 @@
 
 #include "sqlgrade/core/csv.hpp"
 #include "sqlgrade/uda/driver.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::uda {
 
@@ -170,8 +171,8 @@ std::string summary_csv(const DatasetSummary& s) {
   for (auto& q : s.queries)
     out += csv_line(std::vector<std::string>{q.path, q.task, q.file_stem, std::to_string(q.index), q.label, q.category,
                                              q.query_type, q.status, q.error_kind, q.reason,
-                                             python_float_repr(q.macro_precision), python_float_repr(q.macro_recall),
-                                             python_float_repr(q.macro_f1), std::to_string(q.len_gold),
+                                             py::float_repr(q.macro_precision), py::float_repr(q.macro_recall),
+                                             py::float_repr(q.macro_f1), std::to_string(q.len_gold),
                                              std::to_string(q.len_pred), std::to_string(q.matched_rows)});
   return out;
 }

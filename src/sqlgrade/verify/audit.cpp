@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -20,6 +21,7 @@
 #include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/verify.hpp"
+#include "sqlgrade/py/number.hpp"
 
 namespace sqlgrade::verify {
 
@@ -71,7 +73,7 @@ std::optional<LimitProbe> limit_probe(const std::string& sql) {
   std::vector<long long> nums;  // LIMIT n | LIMIT n OFFSET m | LIMIT m, n
   for (const auto& tk : toks)
     if (static_cast<size_t>(tk.ptr - sql.data()) > limit && tk.type == TokType::Number)
-      if (auto v = parse_int(tk.text())) nums.push_back(*v);
+      if (auto v = py::parse_int(tk.text())) nums.push_back(*v);
   if (nums.empty() || nums.size() > 2) return std::nullopt;
   const bool comma_form = sql.find(',', limit) != std::string::npos;
   LimitProbe p;
@@ -227,7 +229,7 @@ AuditReport audit_spider2(const AuditOptions& opt) {
     ++with_db;
     const fs::path sql = fs::path(so.gold_dir) / "sql" / (id + ".sql");
     if (fs::is_regular_file(sql, ec))
-      golds.push_back({id, path, spider2::extract_sql_block(read_file(sql)),
+      golds.push_back({id, path, answer::spider2_sql_block(read_file(sql)),
                        {Rule::Spider2Columns, false, e.condition_cols, e.ignore_order}, {}});
   }
   rep.scoreable = with_db;

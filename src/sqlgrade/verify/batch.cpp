@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -197,7 +198,7 @@ Pending spider2_pending(const spider2::Run& run, const spider2::Instance& it, co
   const fs::path gold_sql = fs::path(o.gold_dir) / "sql" / (it.instance_id + ".sql");
   std::error_code ec;
   if (!fs::is_regular_file(gold_sql, ec)) return p.skip_reason = "no public gold SQL (" + gold_sql.string() + ")", p;
-  p.item.gold_sql = spider2::extract_sql_block(read_file(gold_sql));
+  p.item.gold_sql = answer::spider2_sql_block(read_file(gold_sql));
   auto e = entries.find(it.instance_id);
   if (e == entries.end()) return p.skip_reason = "no eval entry", p;
   auto files = spider2::resolve_gold_files((fs::path(o.gold_dir) / "exec_result").string(), it.instance_id, listing);

@@ -11,6 +11,8 @@
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
+#include "sqlgrade/py/number.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::verify {
 
@@ -50,8 +52,8 @@ void constants_of(const std::string& sql, const std::string& from, std::vector<C
   for (const auto& tok : spider::sqlparse::tokenize(sql)) {
     std::string t(tok.text());
     if (tok.type == TokType::Number) {
-      if (auto i = parse_int(t)) add_constant(out, Value::integer(*i), from);
-      else if (auto d = parse_double(t)) add_constant(out, Value::real(*d), from);
+      if (auto i = py::parse_int(t)) add_constant(out, Value::integer(*i), from);
+      else if (auto d = py::parse_float(t)) add_constant(out, Value::real(*d), from);
     } else if ((tok.type == TokType::StringSingle || tok.type == TokType::StringSymbol) && t.size() >= 2) {
       const std::string quote(1, t[0]);
       std::string body = replace_all(t.substr(1, t.size() - 2), quote + quote, quote);
@@ -185,7 +187,7 @@ struct Builder {
   void set_cell(size_t t, size_t c, const Value& v, const std::string& why) {
     size_t r = rng.below(cand.rows[t].size());
     cand.rows[t][r][c] = v;
-    cand.src[t][r] += "; " + g.schema.tables[t].columns[c].name + " := " + v.python_repr() + " (" + why + ")";
+    cand.src[t][r] += "; " + g.schema.tables[t].columns[c].name + " := " + py::repr(v) + " (" + why + ")";
   }
   void empty_table() {
     auto ts = used_tables();
@@ -210,7 +212,7 @@ struct Builder {
       if (t == SIZE_MAX) return;
       if (!fits(g.schema.tables[t].columns[c], v)) continue;
       set_cell(t, c, v, "constant of " + k.from + (v == k.value ? "" : ", neighbour"));
-      cand.mutations.push_back("constant " + v.python_repr() + " in " + g.schema.tables[t].name + "." +
+      cand.mutations.push_back("constant " + py::repr(v) + " in " + g.schema.tables[t].name + "." +
                                g.schema.tables[t].columns[c].name);
       return;
     }

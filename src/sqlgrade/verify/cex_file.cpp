@@ -9,6 +9,7 @@
 #include "sqlgrade/verify/schema.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/verify.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::verify {
 
@@ -21,7 +22,7 @@ nlohmann::json value_json(const Value& v) {
     case Kind::Int: return v.i;
     case Kind::Real: return v.r;
     case Kind::Text: return v.s;
-    case Kind::Blob: return nlohmann::json{{"blob", v.python_repr()}};
+    case Kind::Blob: return nlohmann::json{{"blob", py::repr(v)}};
   }
   return nullptr;
 }
@@ -44,7 +45,7 @@ std::string build(const Schema& s, const Counterexample& c, ScratchDb& db) {
     if (std::string e = db.insert(r.table, r.columns, r.values); !e.empty()) return "row rejected: " + e;
   db.exec("COMMIT");
   ExecResult ic = db.run("PRAGMA integrity_check", Limits{10, 1000, 1 << 20});
-  if (!ic.ok() || ic.table.rows.size() != 1 || ic.table.rows[0][0].to_string() != "ok") return "integrity_check failed";
+  if (!ic.ok() || ic.table.rows.size() != 1 || py::text(ic.table.rows[0][0]) != "ok") return "integrity_check failed";
   ExecResult fk = db.run("PRAGMA foreign_key_check", Limits{10, 1000, 1 << 20});
   if (s.fk_enforced && (!fk.ok() || !fk.table.rows.empty())) return "foreign_key_check failed";
   return "";

@@ -10,6 +10,7 @@
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
+#include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::verify {
 
@@ -32,8 +33,8 @@ size_t column_index(const TableInfo& t, const std::string& name) {
 void read_columns(SqliteDb& db, TableInfo& t) {
   for (const Row& r : must(db, "PRAGMA table_info(" + q(t.name) + ")").rows) {
     Column c;
-    c.name = r[1].to_string();
-    c.type = r[2].to_string();
+    c.name = py::text(r[1]);
+    c.type = py::text(r[2]);
     c.affinity = affinity_of(c.type);
     c.notnull = r[3].kind == Kind::Int && r[3].i != 0;
     c.pk = r[5].kind == Kind::Int ? static_cast<int>(r[5].i) : 0;
@@ -47,7 +48,7 @@ void read_columns(SqliteDb& db, TableInfo& t) {
   for (const Row& r : must(db, "PRAGMA index_list(" + q(t.name) + ")").rows) {
     if (!(r[2].kind == Kind::Int && r[2].i) || (r.size() > 4 && r[4].kind == Kind::Int && r[4].i)) continue;
     std::vector<size_t> set;
-    for (const Row& ir : must(db, "PRAGMA index_info(" + q(r[1].to_string()) + ")").rows)
+    for (const Row& ir : must(db, "PRAGMA index_info(" + q(py::text(r[1])) + ")").rows)
       if (ir[1].kind == Kind::Int && ir[1].i >= 0) set.push_back(static_cast<size_t>(ir[1].i));
     if (!set.empty() && std::find(t.unique_sets.begin(), t.unique_sets.end(), set) == t.unique_sets.end())
       t.unique_sets.push_back(set);
@@ -66,7 +67,7 @@ void read_rows(SqliteDb& db, TableInfo& t, size_t sample_rows) {
     std::set<std::string> seen;
     for (const Row& r : t.sample) {
       if (r[k].is_null() || t.columns[k].domain.size() >= kDomainCap) continue;
-      if (seen.insert(std::to_string(int(r[k].kind)) + r[k].python_repr()).second) t.columns[k].domain.push_back(r[k]);
+      if (seen.insert(std::to_string(int(r[k].kind)) + py::repr(r[k])).second) t.columns[k].domain.push_back(r[k]);
     }
   }
 }
@@ -108,13 +109,13 @@ void read_foreign_keys(SqliteDb& db, Schema& s) {
     std::map<long long, ForeignKey> by_id;
     for (const Row& r : must(db, "PRAGMA foreign_key_list(" + q(t.name) + ")").rows) {
       ForeignKey& fk = by_id[r[0].i];
-      auto p = at.find(to_lower(r[2].to_string()));
+      auto p = at.find(to_lower(py::text(r[2])));
       fk.parent = p == at.end() ? SIZE_MAX : p->second;
-      fk.columns.push_back(column_index(t, r[3].to_string()));
+      fk.columns.push_back(column_index(t, py::text(r[3])));
       size_t pc = SIZE_MAX;
       if (fk.parent != SIZE_MAX) {
         const TableInfo& pt = s.tables[fk.parent];
-        if (!r[4].is_null()) pc = column_index(pt, r[4].to_string());
+        if (!r[4].is_null()) pc = column_index(pt, py::text(r[4]));
         else if (!pt.unique_sets.empty() && pt.unique_sets[0].size() > fk.parent_columns.size())
           pc = pt.unique_sets[0][fk.parent_columns.size()];
       }
@@ -171,15 +172,15 @@ std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sam
   auto s = std::make_shared<Schema>();
   s->path = db_path;
   for (const Row& r : must(db, "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL").rows) {
-    std::string type = r[0].to_string(), name = r[1].to_string();
+    std::string type = py::text(r[0]), name = py::text(r[1]);
     if (starts_with_ci(name, "sqlite_")) continue;
     if (type == "table") {
       TableInfo t;
       t.name = name;
-      t.create_sql = r[2].to_string();
+      t.create_sql = py::text(r[2]);
       s->tables.push_back(std::move(t));
     } else if (type == "index" || type == "view") {
-      s->after_ddl.push_back(r[2].to_string());  // triggers are left out: they would write on insert
+      s->after_ddl.push_back(py::text(r[2]));  // triggers are left out: they would write on insert
     }
   }
   for (TableInfo& t : s->tables) {

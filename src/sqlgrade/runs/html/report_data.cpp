@@ -251,15 +251,12 @@ Json comparisons_json(const std::vector<NamedRun>& runs, const ReportOptions& op
   return comps;
 }
 
-}  // namespace
+using RunIndex = std::vector<std::unordered_map<std::string, const Instance*>>;
 
-Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
-  if (runs.empty()) throw InputError("report", "no run given");
-  const RunRecord& base = *runs.front().run;
-  // Comparability (benchmark, gold, ids) of every run with the first; throws InputError.
-  for (size_t k = 1; k < runs.size(); ++k) align_runs(runs.front(), runs[k], opt.common_only);
+// The metrics every run declares with the same kind, in the first run's order; InputError when none.
+std::vector<MetricDef> common_metrics(const std::vector<NamedRun>& runs) {
   std::vector<MetricDef> metrics;
-  for (const auto& m : base.metrics) {
+  for (const auto& m : runs.front().run->metrics) {
     bool everywhere = true;
     for (size_t k = 1; k < runs.size(); ++k) {
       const MetricDef* o = runs[k].run->metric(m.name);
@@ -268,17 +265,105 @@ Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
     if (everywhere) metrics.push_back(m);
   }
   if (metrics.empty()) throw InputError(runs.back().file, "no metric in common with " + runs.front().file);
+  return metrics;
+}
+
+// --title, else "<benchmark>: A vs B vs …".
+std::string report_title(const std::vector<NamedRun>& runs, const std::vector<std::string>& labels, const ReportOptions& opt) {
+  if (!opt.title.empty()) return opt.title;
+  std::string title = runs.front().run->benchmark + ":";
+  for (size_t k = 0; k < runs.size(); ++k) title += (k ? " vs " : " ") + labels[k];
+  return title;
+}
+
+// The baseline's instances that every run has (shared ids only with --common), in natural id order.
+std::vector<const Instance*> shared_instances(const std::vector<NamedRun>& runs, const RunIndex& index) {
+  std::vector<const Instance*> ids;
+  for (const auto& in : runs.front().run->instances) {
+    bool everywhere = true;
+    for (size_t k = 1; k < runs.size(); ++k) everywhere = everywhere && index[k].count(in.id);
+    if (everywhere) ids.push_back(&in);
+  }
+  std::sort(ids.begin(), ids.end(), [](const Instance* x, const Instance* y) { return id_less(x->id, y->id); });
+  return ids;
+}
+
+// Per SQL feature of the gold query: each run's sum and count of primary scores.
+struct FeatureScores {
+  std::map<std::string, std::vector<double>> sum;
+  std::map<std::string, std::vector<size_t>> n;
+  bool any_gold_sql = false;
+};
+
+// One instance's row: question, gold SQL (the first run that has one), categories, each run's outcome
+// and, for text-to-SQL, the gold's SQL features (their primary scores added to `feats`).
+Json instance_json(const Instance& b, RunIndex& index, const std::string& primary, bool text_to_sql, FeatureScores& feats) {
+  const size_t n_runs = index.size();
+  Json j;
+  j["id"] = b.id;
+  j["q"] = nullable(b.question);
+  std::optional<std::string> gold = b.gold_sql;
+  for (size_t k = 1; k < n_runs && !gold; ++k) gold = index[k][b.id]->gold_sql;
+  j["gold"] = nullable(gold);
+  Json cat = Json::object();
+  for (const auto& [a, v] : b.category) cat[a] = v;
+  j["cat"] = std::move(cat);
+  Json per = Json::array();
+  for (size_t k = 0; k < n_runs; ++k) per.push_back(instance_run_json(*index[k][b.id]));
+  j["runs"] = std::move(per);
+  if (text_to_sql && gold && !gold->empty()) {
+    feats.any_gold_sql = true;
+    std::vector<std::string> names = feature_names(classify_sql(*gold));
+    if (names.empty()) names.push_back("none");
+    j["feat"] = names;
+    for (const auto& f : names) {
+      auto& s = feats.sum[f];
+      auto& n = feats.n[f];
+      s.resize(n_runs), n.resize(n_runs);
+      for (size_t k = 0; k < n_runs; ++k)
+        if (const double* v = index[k][b.id]->score(primary)) s[k] += *v, ++n[k];
+    }
+  }
+  return j;
+}
+
+// "instances_total", "instances_note" (when some are not listed), "instances" and "features".
+void add_instances(Json& d, const std::vector<NamedRun>& runs, const std::string& primary) {
+  RunIndex index(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k)
+    for (const auto& in : runs[k].run->instances) index[k].emplace(in.id, &in);
+  const std::vector<const Instance*> ids = shared_instances(runs, index);
+  const std::vector<char> listed = listed_instances(ids, index, primary);
+  const bool text_to_sql = runs.front().run->benchmark != "uda";
+  FeatureScores feats;
+  Json insts = Json::array();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    Json j = instance_json(*ids[i], index, primary, text_to_sql, feats);
+    if (listed[i]) insts.push_back(std::move(j));
+  }
+  d["instances_total"] = ids.size();
+  if (insts.size() < ids.size())
+    d["instances_note"] = std::to_string(ids.size() - insts.size()) + " of " + std::to_string(ids.size()) +
+                          " instances are not listed: the page lists at most " + std::to_string(kMaxReportInstances) +
+                          ", those whose " + primary + " differs between the runs first, then in id order";
+  d["instances"] = std::move(insts);
+  d["features"] = feats.any_gold_sql ? features_json(feats.sum, feats.n, runs.size()) : Json(nullptr);
+}
+
+}  // namespace
+
+Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
+  if (runs.empty()) throw InputError("report", "no run given");
+  const RunRecord& base = *runs.front().run;
+  // Comparability (benchmark, gold, ids) of every run with the first; throws InputError.
+  for (size_t k = 1; k < runs.size(); ++k) align_runs(runs.front(), runs[k], opt.common_only);
+  const std::vector<MetricDef> metrics = common_metrics(runs);
   std::string primary = base.primary_metric;
   if (std::none_of(metrics.begin(), metrics.end(), [&](const MetricDef& m) { return m.name == primary; })) primary = metrics.front().name;
 
   Json d;
   const std::vector<std::string> labels = run_labels(runs);
-  std::string title = opt.title;
-  if (title.empty()) {
-    title = base.benchmark + ":";
-    for (size_t k = 0; k < runs.size(); ++k) title += (k ? " vs " : " ") + labels[k];
-  }
-  d["title"] = title;
+  d["title"] = report_title(runs, labels, opt);
   d["generated_by"] = std::string("sqlgrade ") + SQLGRADE_VERSION;
   d["generated_at"] = utc_now_iso8601();
   d["benchmark"] = base.benchmark;
@@ -292,65 +377,8 @@ Json report_data(const std::vector<NamedRun>& runs, const ReportOptions& opt) {
   for (const auto& m : metrics) scale[m.name] = display_scale(base.benchmark, m.name);
   d["scale"] = std::move(scale);
   d["runs"] = std::move(rs);
-
-  // Instances: the baseline's ids (shared ids only with --common), natural order.
-  std::vector<std::unordered_map<std::string, const Instance*>> index(runs.size());
-  for (size_t k = 0; k < runs.size(); ++k)
-    for (const auto& in : runs[k].run->instances) index[k].emplace(in.id, &in);
-  std::vector<const Instance*> ids;
-  for (const auto& in : base.instances) {
-    bool everywhere = true;
-    for (size_t k = 1; k < runs.size(); ++k) everywhere = everywhere && index[k].count(in.id);
-    if (everywhere) ids.push_back(&in);
-  }
-  std::sort(ids.begin(), ids.end(), [](const Instance* x, const Instance* y) { return id_less(x->id, y->id); });
-
-  const std::vector<char> listed = listed_instances(ids, index, primary);
-  const bool text_to_sql = base.benchmark != "uda";
-  bool any_gold_sql = false;
-  Json insts = Json::array();
-  std::map<std::string, std::vector<double>> feat_sum;  // feature → per-run sums
-  std::map<std::string, std::vector<size_t>> feat_n;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const Instance* b = ids[i];
-    Json j;
-    j["id"] = b->id;
-    j["q"] = nullable(b->question);
-    std::optional<std::string> gold = b->gold_sql;
-    for (size_t k = 1; k < runs.size() && !gold; ++k) gold = index[k][b->id]->gold_sql;
-    j["gold"] = nullable(gold);
-    Json cat = Json::object();
-    for (const auto& [a, v] : b->category) cat[a] = v;
-    j["cat"] = std::move(cat);
-    Json per = Json::array();
-    for (size_t k = 0; k < runs.size(); ++k) per.push_back(instance_run_json(*index[k][b->id]));
-    j["runs"] = std::move(per);
-    if (text_to_sql && gold && !gold->empty()) {
-      any_gold_sql = true;
-      std::vector<std::string> names = feature_names(classify_sql(*gold));
-      if (names.empty()) names.push_back("none");
-      j["feat"] = names;
-      for (const auto& f : names) {
-        auto& s = feat_sum[f];
-        auto& n = feat_n[f];
-        s.resize(runs.size()), n.resize(runs.size());
-        for (size_t k = 0; k < runs.size(); ++k)
-          if (const double* v = index[k][b->id]->score(primary)) s[k] += *v, ++n[k];
-      }
-    }
-    if (listed[i]) insts.push_back(std::move(j));
-  }
-  d["instances_total"] = ids.size();
-  if (insts.size() < ids.size())
-    d["instances_note"] = std::to_string(ids.size() - insts.size()) + " of " + std::to_string(ids.size()) +
-                          " instances are not listed: the page lists at most " + std::to_string(kMaxReportInstances) +
-                          ", those whose " + primary + " differs between the runs first, then in id order";
-  d["instances"] = std::move(insts);
-
-  d["features"] = any_gold_sql ? features_json(feat_sum, feat_n, runs.size()) : Json(nullptr);
-
+  add_instances(d, runs, primary);
   d["axes"] = category_axes(runs, base, metrics);
-
   d["comparisons"] = comparisons_json(runs, opt);
   d["bootstrap"] = Json{{"resamples", opt.bootstrap.resamples}, {"seed", opt.bootstrap.seed}, {"confidence", opt.bootstrap.confidence}};
   d["uda_columns"] = uda_columns(runs);

@@ -15,6 +15,7 @@
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/version.hpp"
 #include "sqlgrade/core/json.hpp"
+#include "sqlgrade/py/number.hpp"
 
 #ifdef SQLGRADE_HAVE_CURL
 #include <curl/curl.h>
@@ -168,7 +169,7 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* ex = static_cast<Exchange*>(user);
   std::string_view line(data, size * n);
   if (starts_with_ci(line, "retry-after:")) {
-    if (auto v = parse_double(trim(line.substr(12))); v && *v >= 0) ex->retry_after = *v;
+    if (auto v = py::parse_float(trim(line.substr(12))); v && *v >= 0) ex->retry_after = *v;
   }
   return size * n;
 }
@@ -198,6 +199,85 @@ std::string no_proxy_list() {
   return np;
 }
 
+// One POST of `body` to `url` on the (reset) handle: the reply's body and Retry-After land in `ex`,
+// its HTTP status in `status`, curl's message in `curl_error` when the transfer failed.
+CURLcode post(CURL* h, const LlmConfig& cfg, const std::string& url, const std::string& body, Exchange& ex, long& status,
+              std::string& curl_error) {
+  static const std::string kNoProxy = no_proxy_list();
+  struct curl_slist* headers = nullptr;
+  headers = curl_slist_append(headers, "Content-Type: application/json");
+  headers = curl_slist_append(headers, "Accept: application/json");
+  headers = curl_slist_append(headers, "Expect:");
+  std::string auth;
+  if (!cfg.api_key.empty()) {
+    auth = "Authorization: Bearer " + cfg.api_key;
+    headers = curl_slist_append(headers, auth.c_str());
+  }
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(h, CURLOPT_POST, 1L);
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.c_str());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &ex);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &ex);
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM-based timeouts
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max(1.0, cfg.timeout_s * 1000)));
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::max(1.0, cfg.connect_timeout_s * 1000)));
+  curl_easy_setopt(h, CURLOPT_NOPROXY, kNoProxy.c_str());
+  curl_easy_setopt(h, CURLOPT_USERAGENT, "sqlgrade/" SQLGRADE_VERSION);
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+
+  CURLcode rc = curl_easy_perform(h);
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
+  if (rc != CURLE_OK) curl_error = std::string(curl_easy_strerror(rc)) + (errbuf[0] ? std::string(": ") + errbuf : "");
+  return rc;
+}
+
+// The outcome of one attempt in `r` (ok and content for a chat completion, else the error); whether
+// asking again may help: a transport failure curl calls transient, HTTP 408, 429 or 5xx.
+bool read_attempt(CURLcode rc, const std::string& curl_error, long status, const Exchange& ex, double timeout_s,
+                  ChatReply& r) {
+  if (rc != CURLE_OK) {
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+      char b[64];
+      std::snprintf(b, sizeof b, "no reply within %.3g s (timeout)", timeout_s);
+      r.error = b;
+    } else {
+      r.error = curl_error;
+    }
+    if (ex.too_big) r.error = "response larger than 8 MiB";
+    return retryable_curl(rc) && !ex.too_big;
+  }
+  if (status == 200) {
+    std::string content, err;
+    if (parse_chat_response(ex.body, content, err)) {
+      r.ok = true;
+      r.content = std::move(content);
+      r.error.clear();
+      return false;
+    }
+    r.error = err;  // a 200 that is not a chat completion will not improve by asking again
+    return false;
+  }
+  std::string snippet = collapse_ws(ex.body.substr(0, 300));
+  r.error = "HTTP " + std::to_string(status) + (snippet.empty() ? "" : ": " + snippet);
+  return status == 429 || status == 408 || status >= 500;
+}
+
+// Exponential backoff with up to 25% jitter, at least Retry-After, at most max_backoff_s.
+double backoff_s(const LlmConfig& cfg, int attempt, double retry_after, std::mt19937& rng) {
+  double delay = cfg.backoff_s * std::pow(2.0, attempt);
+  delay += std::uniform_real_distribution<double>(0, delay * 0.25)(rng);
+  if (retry_after >= 0) delay = std::max(delay, retry_after);
+  return std::min(delay, cfg.max_backoff_s);
+}
+
 }  // namespace
 #endif
 
@@ -213,7 +293,6 @@ ChatReply LlmClient::chat(const std::string& system, const std::string& user, in
     return r;
   }
   const std::string body = chat_request_body(cfg_.model, system, user, max_tokens);
-  static const std::string kNoProxy = no_proxy_list();
   thread_local std::mt19937 rng(std::random_device{}());
   for (int attempt = 0; attempt <= cfg_.max_retries; ++attempt) {
     // The slot is taken before the handle, so there are never more handles (= open connections)
@@ -227,74 +306,18 @@ ChatReply LlmClient::chat(const std::string& system, const std::string& user, in
     }
     curl_easy_reset(h);
     Exchange ex;
-    struct curl_slist* headers = nullptr;
-    headers = curl_slist_append(headers, "Content-Type: application/json");
-    headers = curl_slist_append(headers, "Accept: application/json");
-    headers = curl_slist_append(headers, "Expect:");
-    std::string auth;
-    if (!cfg_.api_key.empty()) {
-      auth = "Authorization: Bearer " + cfg_.api_key;
-      headers = curl_slist_append(headers, auth.c_str());
-    }
-    curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.c_str());
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &ex);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &ex);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM-based timeouts
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max(1.0, cfg_.timeout_s * 1000)));
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::max(1.0, cfg_.connect_timeout_s * 1000)));
-    curl_easy_setopt(h, CURLOPT_NOPROXY, kNoProxy.c_str());
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "sqlgrade/" SQLGRADE_VERSION);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-    char errbuf[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-
-    CURLcode rc = curl_easy_perform(h);
     long status = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(headers);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
+    std::string curl_error;
+    CURLcode rc = post(h, cfg_, url_, body, ex, status, curl_error);
     give_handle(h);
     release_slot();
 
     r.attempts = attempt + 1;
     r.http_status = status;
-    bool retry = false;
-    if (rc != CURLE_OK) {
-      if (rc == CURLE_OPERATION_TIMEDOUT)
-      {
-        char b[64];
-        std::snprintf(b, sizeof b, "no reply within %.3g s (timeout)", cfg_.timeout_s);
-        r.error = b;
-      }
-      else
-        r.error = std::string(curl_easy_strerror(rc)) + (errbuf[0] ? std::string(": ") + errbuf : "");
-      if (ex.too_big) r.error = "response larger than 8 MiB";
-      retry = retryable_curl(rc) && !ex.too_big;
-    } else if (status == 200) {
-      std::string content, err;
-      if (parse_chat_response(ex.body, content, err)) {
-        r.ok = true;
-        r.content = std::move(content);
-        r.error.clear();
-        return r;
-      }
-      r.error = err;  // a 200 that is not a chat completion will not improve by asking again
-    } else {
-      std::string snippet = collapse_ws(ex.body.substr(0, 300));
-      r.error = "HTTP " + std::to_string(status) + (snippet.empty() ? "" : ": " + snippet);
-      retry = status == 429 || status == 408 || status >= 500;
-    }
+    bool retry = read_attempt(rc, curl_error, status, ex, cfg_.timeout_s, r);
+    if (r.ok) return r;
     if (!retry || attempt == cfg_.max_retries) break;
-    double delay = cfg_.backoff_s * std::pow(2.0, attempt);
-    delay += std::uniform_real_distribution<double>(0, delay * 0.25)(rng);
-    if (ex.retry_after >= 0) delay = std::max(delay, ex.retry_after);
-    delay = std::min(delay, cfg_.max_backoff_s);
+    double delay = backoff_s(cfg_, attempt, ex.retry_after, rng);
     if (delay > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay));
   }
   if (r.attempts > 1) r.error += " (after " + std::to_string(r.attempts) + " attempts)";

@@ -75,117 +75,64 @@ std::string LlmJudge::disabled_reason() const {
   return disabled_reason_;
 }
 
-std::vector<Answer> LlmJudge::ask(const std::vector<Question>& qs) {
-  const size_t n = qs.size();
-  std::vector<Prompt> prompts(n);
-  std::vector<std::string> keys(n);
-  for (size_t i = 0; i < n; ++i) {
-    prompts[i] = render_prompt(qs[i]);
-    if (opt_.max_tokens > 0) prompts[i].max_tokens = opt_.max_tokens;
-    keys[i] = prompt_key(prompts[i].system, prompts[i].user, prompts[i].max_tokens);
-  }
-  // Claim the questions nobody has asked yet in this run; the others are waited for.
-  std::vector<std::shared_ptr<Slot>> slot(n);
-  std::vector<char> mine(n, 0);
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    for (size_t i = 0; i < n; ++i) {
-      auto& s = memo_[keys[i]];
-      if (!s) {
-        s = std::make_shared<Slot>();
-        mine[i] = 1;
-      }
-      slot[i] = s;
+std::vector<char> LlmJudge::claim(const std::vector<std::string>& keys, std::vector<std::shared_ptr<Slot>>& slot) {
+  std::vector<char> mine(keys.size(), 0);
+  std::lock_guard<std::mutex> lk(mu_);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto& s = memo_[keys[i]];
+    if (!s) {
+      s = std::make_shared<Slot>();
+      mine[i] = 1;
     }
+    slot[i] = s;
   }
-  // Persistent cache first, then calls for what is left.
-  std::vector<size_t> to_call;
-  for (size_t i = 0; i < n; ++i) {
-    if (!mine[i]) continue;
-    if (cache_)
-      if (auto hit = cache_->get(opt_.client.model, keys[i])) {
-        resolve(*slot[i], {true, *hit, "", "cache"});
-        continue;
-      }
-    to_call.push_back(i);
+  return mine;
+}
+
+void LlmJudge::call(const Prompt& prompt, const std::string& key, Slot& slot) {
+  if (gave_up()) {
+    resolve(slot, {false, "", disabled_reason(), "skipped"});
+    return;
   }
-  auto call_one = [&](size_t i) {
-    if (gave_up()) {
-      resolve(*slot[i], {false, "", disabled_reason(), "skipped"});
-      return;
+  // Every claimed slot must be resolved, or threads waiting for it would hang.
+  try {
+    ChatReply r = client_.chat(prompt.system, prompt.user, prompt.max_tokens);
+    note_transport(r.ok, r.error);
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      st_.requests += static_cast<size_t>(r.attempts);
     }
-    // Every claimed slot must be resolved, or threads waiting for it would hang.
-    try {
-      ChatReply r = client_.chat(prompts[i].system, prompts[i].user, prompts[i].max_tokens);
-      note_transport(r.ok, r.error);
-      {
-        std::lock_guard<std::mutex> lk(mu_);
-        st_.requests += static_cast<size_t>(r.attempts);
-      }
-      if (r.ok && cache_) cache_->put(opt_.client.model, keys[i], r.content);
-      resolve(*slot[i], {r.ok, r.ok ? r.content : "", r.ok ? "" : r.error, "call"});
-    } catch (const std::exception& e) {
-      resolve(*slot[i], {false, "", std::string("internal error: ") + e.what(), "call"});
-    }
-  };
+    if (r.ok && cache_) cache_->put(opt_.client.model, key, r.content);
+    resolve(slot, {r.ok, r.ok ? r.content : "", r.ok ? "" : r.error, "call"});
+  } catch (const std::exception& e) {
+    resolve(slot, {false, "", std::string("internal error: ") + e.what(), "call"});
+  }
+}
+
+void LlmJudge::call_all(const std::vector<size_t>& to_call, const std::vector<Prompt>& prompts,
+                        const std::vector<std::string>& keys, const std::vector<std::shared_ptr<Slot>>& slot) {
+  auto call_one = [&](size_t i) { call(prompts[i], keys[i], *slot[i]); };
   size_t threads = std::min<size_t>(to_call.size(), static_cast<size_t>(std::max(1, client_.config().concurrency)));
   if (threads <= 1) {
     for (size_t i : to_call) call_one(i);
-  } else {
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t)
-      pool.emplace_back([&] {
-        for (size_t k; (k = next.fetch_add(1)) < to_call.size();) call_one(to_call[k]);
-      });
-    for (auto& th : pool) th.join();
+    return;
   }
-  // Collect (waiting for questions another thread is asking) and parse.
-  std::vector<Answer> out(n);
-  QueryJudgeCounts qc;
-  qc.questions = n;
-  size_t unparsable = 0, errors = 0, skipped = 0;
-  for (size_t i = 0; i < n; ++i) {
-    Outcome o;
-    {
-      std::unique_lock<std::mutex> lk(slot[i]->m);
-      slot[i]->cv.wait(lk, [&] { return slot[i]->done; });
-      o = slot[i]->out;
-    }
-    std::string source = mine[i] ? o.source : "dedup";
-    if (mine[i]) {
-      if (o.source == "call") ++qc.calls;
-      else if (o.source == "cache") ++qc.cache_hits;
-      if (o.source == "call" && !o.replied) ++errors;
-      if (o.source == "skipped") ++skipped;
-    } else {
-      ++qc.deduplicated;
-    }
-    Answer& a = out[i];
-    std::string error;
-    if (!o.replied) {
-      a.answered = false;
-      a.raw = "no answer: " + o.error;
-      error = o.error;
-    } else {
-      a.raw = o.raw;
-      if (prompts[i].wants_count) {
-        if (auto c = parse_count(o.raw, prompts[i].max_count)) {
-          a.answered = true;
-          a.count = *c;
-        }
-      } else if (auto y = parse_yes_no(o.raw)) {
-        a.answered = true;
-        a.yes = *y;
-      }
-      if (!a.answered) {
-        error = "unparsable reply";
-        if (mine[i]) ++unparsable;
-      }
-    }
-    if (!a.answered) ++qc.failures;
-    if (opt_.log) opt_.log->add(qs[i], a, source, error);
-  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (size_t k; (k = next.fetch_add(1)) < to_call.size();) call_one(to_call[k]);
+    });
+  for (auto& th : pool) th.join();
+}
+
+LlmJudge::Outcome LlmJudge::wait(Slot& slot) {
+  std::unique_lock<std::mutex> lk(slot.m);
+  slot.cv.wait(lk, [&] { return slot.done; });
+  return slot.out;
+}
+
+void LlmJudge::add_counts(const QueryJudgeCounts& qc, size_t errors, size_t skipped, size_t unparsable) {
   {
     std::lock_guard<std::mutex> lk(mu_);
     st_.questions += qc.questions;
@@ -204,6 +151,80 @@ std::vector<Answer> LlmJudge::ask(const std::vector<Question>& qs) {
     t->counts.deduplicated += qc.deduplicated;
     t->counts.failures += qc.failures;
   }
+}
+
+namespace {
+
+// The answer a reply gives: a count (clamped by parse_count) or YES/NO; the error ("unparsable reply",
+// or why there was no reply) when there is none.
+std::string read_reply(const Prompt& prompt, bool replied, const std::string& raw, const std::string& why, Answer& a) {
+  if (!replied) {
+    a.answered = false;
+    a.raw = "no answer: " + why;
+    return why;
+  }
+  a.raw = raw;
+  if (prompt.wants_count) {
+    if (auto c = parse_count(raw, prompt.max_count)) {
+      a.answered = true;
+      a.count = *c;
+    }
+  } else if (auto y = parse_yes_no(raw)) {
+    a.answered = true;
+    a.yes = *y;
+  }
+  return a.answered ? "" : "unparsable reply";
+}
+
+}  // namespace
+
+std::vector<Answer> LlmJudge::ask(const std::vector<Question>& qs) {
+  const size_t n = qs.size();
+  std::vector<Prompt> prompts(n);
+  std::vector<std::string> keys(n);
+  for (size_t i = 0; i < n; ++i) {
+    prompts[i] = render_prompt(qs[i]);
+    if (opt_.max_tokens > 0) prompts[i].max_tokens = opt_.max_tokens;
+    keys[i] = prompt_key(prompts[i].system, prompts[i].user, prompts[i].max_tokens);
+  }
+  // Claim the questions nobody has asked yet in this run; the others are waited for.
+  std::vector<std::shared_ptr<Slot>> slot(n);
+  const std::vector<char> mine = claim(keys, slot);
+  // Persistent cache first, then calls for what is left.
+  std::vector<size_t> to_call;
+  for (size_t i = 0; i < n; ++i) {
+    if (!mine[i]) continue;
+    if (cache_)
+      if (auto hit = cache_->get(opt_.client.model, keys[i])) {
+        resolve(*slot[i], {true, *hit, "", "cache"});
+        continue;
+      }
+    to_call.push_back(i);
+  }
+  call_all(to_call, prompts, keys, slot);
+  // Collect (waiting for questions another thread is asking) and parse.
+  std::vector<Answer> out(n);
+  QueryJudgeCounts qc;
+  qc.questions = n;
+  size_t unparsable = 0, errors = 0, skipped = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Outcome o = wait(*slot[i]);
+    std::string source = mine[i] ? o.source : "dedup";
+    if (mine[i]) {
+      if (o.source == "call") ++qc.calls;
+      else if (o.source == "cache") ++qc.cache_hits;
+      if (o.source == "call" && !o.replied) ++errors;
+      if (o.source == "skipped") ++skipped;
+    } else {
+      ++qc.deduplicated;
+    }
+    Answer& a = out[i];
+    const std::string error = read_reply(prompts[i], o.replied, o.raw, o.error, a);
+    if (o.replied && !a.answered && mine[i]) ++unparsable;
+    if (!a.answered) ++qc.failures;
+    if (opt_.log) opt_.log->add(qs[i], a, source, error);
+  }
+  add_counts(qc, errors, skipped, unparsable);
   return out;
 }
 

@@ -19,11 +19,13 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sqlgrade/uda/judge/judge.hpp"
 #include "sqlgrade/uda/judge/llm_cache.hpp"
 #include "sqlgrade/uda/judge/llm_client.hpp"
 #include "sqlgrade/uda/judge/llm_trace.hpp"
+#include "sqlgrade/uda/judge/prompts.hpp"
 
 namespace sqlgrade::uda::judge {
 
@@ -72,6 +74,15 @@ class LlmJudge : public Judge {
   void resolve(Slot& s, Outcome o);
   bool gave_up() const;
   void note_transport(bool ok, const std::string& error);
+  // The steps of ask(): claim the questions nobody has asked yet in this run (1 = ours to settle),
+  // ask the model for what the persistent cache does not hold (on up to `concurrency` threads), wait
+  // for each question's outcome, and add a round's counts to the run's statistics and the query's trace.
+  std::vector<char> claim(const std::vector<std::string>& keys, std::vector<std::shared_ptr<Slot>>& slot);
+  void call(const Prompt& prompt, const std::string& key, Slot& slot);
+  void call_all(const std::vector<size_t>& to_call, const std::vector<Prompt>& prompts, const std::vector<std::string>& keys,
+                const std::vector<std::shared_ptr<Slot>>& slot);
+  static Outcome wait(Slot& slot);
+  void add_counts(const QueryJudgeCounts& qc, size_t errors, size_t skipped, size_t unparsable);
 
   LlmJudgeOptions opt_;
   LlmClient client_;

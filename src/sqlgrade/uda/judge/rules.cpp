@@ -4,7 +4,9 @@
 
 #include "sqlgrade/uda/judge/judge.hpp"
 #include "sqlgrade/core/text.hpp"
-#include "sqlgrade/core/unicode.hpp"
+#include "sqlgrade/py/str.hpp"
+#include "sqlgrade/uda/unicode.hpp"
+#include "sqlgrade/py/number.hpp"
 
 namespace sqlgrade::uda::judge {
 
@@ -49,7 +51,7 @@ std::string canonical_number(double v) {
 std::optional<double> lenient_number(std::string_view in) {
   std::string s = trim(in);
   if (s.empty()) return std::nullopt;
-  if (auto d = parse_double(s)) return d;
+  if (auto d = py::parse_float(s)) return d;
   // Strip a currency sign, a trailing percent sign, and thousands separators in 1,234,567 form.
   std::string t;
   bool neg = false;
@@ -79,7 +81,7 @@ std::optional<double> lenient_number(std::string_view in) {
   } else {
     t = body;
   }
-  auto d = parse_double(t);
+  auto d = py::parse_float(t);
   if (!d) return std::nullopt;
   return neg ? -*d : *d;
 }
@@ -120,7 +122,7 @@ std::string normalize_for_compare(std::string_view in) {
     // a sign is never punctuation: '-' or '+' starting a number ("-5", "(-0.5)"), but not a hyphen
     // inside a word or between numbers ("COVID-19", "1990-2000")
     if (punct && (c == '-' || c == '+') && (digit_at(i + 1) || (i + 1 < u.size() && u[i + 1] == '.' && digit_at(i + 2))) &&
-        (i == 0 || unicode::is_space(u[i - 1]) || unicode::is_punct(u[i - 1])))
+        (i == 0 || py::is_space(u[i - 1]) || unicode::is_punct(u[i - 1])))
       punct = false;
     out += punct ? U' ' : c;
   }
@@ -129,7 +131,7 @@ std::string normalize_for_compare(std::string_view in) {
 
 std::string canonical_key(std::string_view in) {
   std::string s = unicode::unquote(unicode::fold(in));
-  if (auto v = parse_double(s)) return canonical_number(*v);
+  if (auto v = py::parse_float(s)) return canonical_number(*v);
   return s;
 }
 

@@ -1,16 +1,15 @@
 #pragma once
-// Unicode text folding for comparisons, on top of utf8proc (Debian libutf8proc-dev): no hand-written
-// character tables here. Every function accepts any bytes: a byte that is not part of a valid UTF-8
+// Unicode text folding for UDA-Bench's cell comparisons (sqlgrade's own forms, not an official
+// script's), on top of utf8proc (Debian libutf8proc-dev): no hand-written character tables here. Its
+// whitespace is Python's str.isspace() (py::is_space), which is why it lives in uda/ — above py/ —
+// and not in core/ (core links nothing). UDA is its only user. Every function accepts any bytes: a byte that is not part of a valid UTF-8
 // sequence is read as the Latin-1 character of the same value (so a Latin-1 "Chéret" still folds
 // like the UTF-8 one), nothing throws.
 #include <string>
 #include <string_view>
 
-namespace sqlgrade::unicode {
+namespace sqlgrade::uda::unicode {
 
-// Whitespace as Python's str.isspace() sees it: Unicode Zs/Zl/Zp (U+00A0, U+2009, U+3000, …),
-// TAB, LF, VT, FF, CR, U+001C–U+001F and U+0085.
-bool is_space(char32_t cp);
 // Unicode punctuation (categories Pc Pd Ps Pe Pi Pf Po) and ASCII punctuation/symbols (ispunct).
 bool is_punct(char32_t cp);
 bool is_digit(char32_t cp);  // ASCII 0-9 (after fold, other digits have become ASCII or stay letters)
@@ -19,7 +18,7 @@ bool is_digit(char32_t cp);  // ASCII 0-9 (after fold, other digits have become 
 std::u32string decode(std::string_view s);
 std::string encode(std::u32string_view s);
 
-// Every run of whitespace becomes one ASCII space; both ends trimmed. Other characters are kept
+// Every run of whitespace (py::is_space) becomes one ASCII space; both ends trimmed. Other characters are kept
 // byte for byte (invalid UTF-8 included).
 std::string collapse_space(std::string_view s);
 
@@ -36,4 +35,4 @@ std::string fold(std::string_view s);
 // pair is returned trimmed.
 std::string unquote(std::string_view s);
 
-}  // namespace sqlgrade::unicode
+}  // namespace sqlgrade::uda::unicode

@@ -1,4 +1,4 @@
-#include "sqlgrade/core/unicode.hpp"
+#include "sqlgrade/uda/unicode.hpp"
 
 #include <utf8proc.h>
 
@@ -6,8 +6,9 @@
 #include <cstdlib>
 
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/str.hpp"
 
-namespace sqlgrade::unicode {
+namespace sqlgrade::uda::unicode {
 
 namespace {
 
@@ -48,12 +49,6 @@ bool closes_quote(char32_t cp) {
 }
 
 }  // namespace
-
-bool is_space(char32_t cp) {
-  if (cp < 0x80) return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
-  if (cp == 0x85) return true;
-  return is_category(cp, {UTF8PROC_CATEGORY_ZS, UTF8PROC_CATEGORY_ZL, UTF8PROC_CATEGORY_ZP});
-}
 
 bool is_punct(char32_t cp) {
   if (cp < 0x80) return std::ispunct(static_cast<int>(cp)) != 0;
@@ -103,7 +98,7 @@ std::string collapse_space(std::string_view s) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     char32_t cp = c;
     size_t n = c < 0x80 ? 1 : next_cp(s, i, cp);
-    bool space = n > 0 && is_space(cp);
+    bool space = n > 0 && py::is_space(cp);
     if (n == 0) n = 1;  // an invalid byte is kept as it is
     if (space) {
       pending = !o.empty();
@@ -144,11 +139,11 @@ std::string unquote(std::string_view in) {
   while (e - b >= 2 && opens_quote(u[b]) && closes_quote(u[e - 1])) {
     ++b;
     --e;
-    while (b < e && is_space(u[b])) ++b;
-    while (e > b && is_space(u[e - 1])) --e;
+    while (b < e && py::is_space(u[b])) ++b;
+    while (e > b && py::is_space(u[e - 1])) --e;
   }
   if (b == 0) return s;
   return encode(std::u32string_view(u).substr(b, e - b));
 }
 
-}  // namespace sqlgrade::unicode
+}  // namespace sqlgrade::uda::unicode
