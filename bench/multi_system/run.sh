@@ -3,7 +3,7 @@
 # real systems, and systems derived from one real system each — a fraction of its answers replaced by
 # another real system's, a fraction written in the system's own surface style; fixed seed) graded with
 #   sqlgrade spider --etype all --compat {spider,test-suite} --pred sys001.sql … --pred sysN.sql --json-dir R
-# one process per compat mode, REPEAT times each, beside
+# one process per compat mode, then both modes in one process (--compat both), REPEAT times each, beside
 #   - the floor: spider_exec_floor (bench/spider_exec_floor.cpp) executing every distinct (db, SQL) of
 #     the gold and of all N systems once, on one thread, with the bare SQLite C API — what SQLite itself
 #     needs, whatever grader runs on top;
@@ -72,4 +72,15 @@ for r in $(seq "$REPEAT"); do
   done
   printf 'run %d: both modes, all %d systems, one process per mode: %.2f s wall (target <= 90 s on 2 cores)\n' "$r" \
     "${#PREDS[@]}" "$total"
+  # Both modes in one pass (--compat both): the test-suite pass borrows the spider pass's results.
+  # Without --quiet for its statement counts (last stderr line); its stdout must be the two runs' above.
+  args=(spider --gold "$SP/dev_gold.sql" --db "$SP/database" --table "$SP/tables.json" --etype all --compat both --no-progress)
+  before=$(load)
+  t=$( { time "$CLI" "${args[@]}" "${pflags[@]}" --json-dir "$OUT/records-both" >"$OUT/tables-both.txt" 2>"$OUT/both.err"; } 2>&1 | tail -1)
+  read -r w u s <<<"$t"
+  same=$( { printf '==> --compat spider <==\n'; cat "$OUT/tables-spider.txt"; printf '\n==> --compat test-suite <==\n';
+            cat "$OUT/tables-test-suite.txt"; } | cmp -s - "$OUT/tables-both.txt" && echo identical || echo DIFFERENT)
+  printf 'run %d both modes  %d systems in one pass:    %7.2f s wall, %7.2f s CPU, %d records, output %s to the two runs (load before %s)\n' \
+    "$r" "${#PREDS[@]}" "$w" "$(awk -v u="$u" -v s="$s" 'BEGIN{print u + s}')" "$(ls "$OUT/records-both" | wc -l)" "$same" "$before"
+  echo "           $(grep -- '--compat both:' "$OUT/both.err" | sed 's/^sqlgrade: //')"
 done
