@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, run_cli as run, verdict  # noqa: E402
+from checks import check, report_data, run_cli as run, verdict  # noqa: E402
 
 SUBSET = ["Select/select_queries_player.sql", "Select/select_queries_city.sql", "Agg/agg_queries.sql"]
 # statement -> {id: {column: new value}}: "+N" adds N, "*F" multiplies by F, else the new text; None
@@ -169,12 +169,9 @@ def check_instance(stmt, inst, cols, pairs, per_col, group):
 
 def report_checks(tmp, rec_path, by_id):
     """The report's drill-down shows the record's cells and per-column P/R/F1 (the data it is drawn from)."""
-    html = os.path.join(tmp, "r.html")
-    r = run("report", rec_path, "-o", html)
-    check(r.returncode == 0, f"report exits 0 ({r.stderr.strip()[:200]})")
-    page = open(html, encoding="utf-8").read()
-    start = page.index('<script id="sqlgrade-data"')
-    data = json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])
+    r, data = report_data(rec_path, os.path.join(tmp, "r.html"))
+    if not check(r.returncode == 0, f"report exits 0 ({r.stderr.strip()[:200]})"):
+        return
     shown = {i["id"]: i["runs"][0] for i in data["instances"]}
     check(all(shown.get(k, {}).get("cells") == v["detail"]["cells"] for k, v in by_id.items()),
           "report: each statement's drill-down holds the record's cells and verdicts")

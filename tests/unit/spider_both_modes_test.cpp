@@ -21,56 +21,51 @@ using json = nlohmann::json;
 
 namespace {
 
+// The gold and three systems (C = A's answers in another folder); shop 3's city is 'Lim' + byte 0xE1,
+// not UTF-8 (the strict reading fails, the lenient one drops the byte); shop_v2.sqlite is a second
+// test-suite database, which only test-suite reads.
 struct BothFx {
   TempDir dir;
-  std::string db_dir, tables, gold, pred_a, pred_b, pred_c;
+  std::string db_dir = (dir / "db").string(), tables = (dir / "tables.json").string(),
+              gold = (dir / "gold.sql").string(), pred_a = (dir / "sys_a.sql").string(),
+              pred_b = (dir / "sys_b.sql").string(), pred_c = (dir / "other" / "sys_a.sql").string();
   BothFx() {
-    db_dir = (dir / "db").string();
-    // shop 3's city is 'Lim' + byte 0xE1: not UTF-8 (strict reading fails, lenient drops the byte).
-    make_sqlite(dir / "db" / "shop" / "shop.sqlite",
-                std::string(kShopSchemaSql) +
-                "INSERT INTO shop VALUES (1,'Oslo'),(2,'Rome'),(3,CAST(X'4C696DE1' AS TEXT));"
-                "INSERT INTO item VALUES (1,'pen',1.5,1),(2,'cup',3.0,2),(3,'hat',7.25,1),(4,'mug',3.0,3);");
-    // A second test-suite database: only test-suite runs on it.
+    const std::string answers_a =
+        "SELECT name FROM item WHERE price > 2\n"
+        "SELECT count(*) FROM shop\n"
+        "SELECT city FROM shop ORDER BY city\n"
+        "SELECT name FROM item\n"
+        "SELECT DISTINCT price FROM item\n"
+        "SELECT name, price FROM item ORDER BY price LIMIT 1\n"
+        "SELECT max(price) FROM item WHERE name != 'value'\n"
+        "SELECT city FROM shop WHERE shop_id = 1\n";
+    make_shop_fixture(dir.path,
+                      "INSERT INTO shop VALUES (1,'Oslo'),(2,'Rome'),(3,CAST(X'4C696DE1' AS TEXT));"
+                      "INSERT INTO item VALUES (1,'pen',1.5,1),(2,'cup',3.0,2),(3,'hat',7.25,1),(4,'mug',3.0,3);",
+                      {{"gold.sql",
+                        "SELECT name FROM item WHERE price > 2\tshop\n"
+                        "SELECT count(*) FROM item\tshop\n"
+                        "SELECT city FROM shop ORDER BY city\tshop\n"
+                        "SELECT name FROM item WHERE shop_id = 1\tshop\n"
+                        "SELECT DISTINCT price FROM item\tshop\n"
+                        "SELECT name, price FROM item ORDER BY price DESC LIMIT 1\tshop\n"
+                        "SELECT max(price) FROM item\tshop\n"
+                        "SELECT city FROM shop WHERE shop_id = 1\tshop\n"},
+                       {"sys_a.sql", answers_a},
+                       {"other/sys_a.sql", answers_a},
+                       {"sys_b.sql",
+                        "SELECT name FROM item WHERE price >= 3\n"
+                        "SELECT count(*) FROM item\n"
+                        "SELECT city FROM shop WHERE shop_id < 3 ORDER BY city\n"
+                        "SELECT name FROM item WHERE shop_id = 1\n"
+                        "SELECT price FROM item\n"
+                        "SELECT name, price FROM item ORDER BY price DESC LIMIT 1\n"
+                        "SELECT max(price) FROM item\n"
+                        "\n"}});
     make_sqlite(dir / "db" / "shop" / "shop_v2.sqlite",
                 std::string(kShopSchemaSql) +
                 "INSERT INTO shop VALUES (1,'Oslo'),(2,'Lima');"
                 "INSERT INTO item VALUES (1,'pen',2.5,1),(2,'cup',3.0,2),(3,'hat',1.0,1);");
-    tables = (dir / "tables.json").string();
-    spit(tables, kShopTablesJson);
-    gold = (dir / "gold.sql").string();
-    spit(gold,
-         "SELECT name FROM item WHERE price > 2\tshop\n"
-         "SELECT count(*) FROM item\tshop\n"
-         "SELECT city FROM shop ORDER BY city\tshop\n"
-         "SELECT name FROM item WHERE shop_id = 1\tshop\n"
-         "SELECT DISTINCT price FROM item\tshop\n"
-         "SELECT name, price FROM item ORDER BY price DESC LIMIT 1\tshop\n"
-         "SELECT max(price) FROM item\tshop\n"
-         "SELECT city FROM shop WHERE shop_id = 1\tshop\n");
-    pred_a = (dir / "sys_a.sql").string();
-    spit(pred_a,
-         "SELECT name FROM item WHERE price > 2\n"
-         "SELECT count(*) FROM shop\n"
-         "SELECT city FROM shop ORDER BY city\n"
-         "SELECT name FROM item\n"
-         "SELECT DISTINCT price FROM item\n"
-         "SELECT name, price FROM item ORDER BY price LIMIT 1\n"
-         "SELECT max(price) FROM item WHERE name != 'value'\n"
-         "SELECT city FROM shop WHERE shop_id = 1\n");
-    pred_b = (dir / "sys_b.sql").string();
-    spit(pred_b,
-         "SELECT name FROM item WHERE price >= 3\n"
-         "SELECT count(*) FROM item\n"
-         "SELECT city FROM shop WHERE shop_id < 3 ORDER BY city\n"
-         "SELECT name FROM item WHERE shop_id = 1\n"
-         "SELECT price FROM item\n"
-         "SELECT name, price FROM item ORDER BY price DESC LIMIT 1\n"
-         "SELECT max(price) FROM item\n"
-         "\n");
-    pred_c = (dir / "other" / "sys_a.sql").string();
-    fs::create_directories(dir / "other");
-    spit(pred_c, slurp(pred_a));  // the same answers as system A
   }
   std::vector<std::string> base(const std::string& compat) const {
     return {"spider", "--gold", gold, "--db", db_dir, "--table", tables, "--etype", "all", "--compat", compat,
