@@ -101,6 +101,15 @@ inline void make_shop_spider(const fs::path& dir) {
   spit(dir / "tables.json", kShopTablesJson);
 }
 
+// A Spider fixture folder: dir/db/shop/shop.sqlite with the "shop" schema and `rows` (INSERT
+// statements), dir/tables.json, and each of `files` (name → content) written into dir.
+inline void make_shop_fixture(const fs::path& dir, const std::string& rows,
+                              const std::vector<std::pair<std::string, std::string>>& files) {
+  make_sqlite(dir / "db" / "shop" / "shop.sqlite", std::string(kShopSchemaSql) + rows);
+  spit(dir / "tables.json", kShopTablesJson);
+  for (const auto& [name, content] : files) spit(dir / name, content);
+}
+
 // FNV-1a 64 of a file's bytes (to prove a database was not modified).
 inline std::string file_hash(const fs::path& p) {
   std::string s = slurp(p);

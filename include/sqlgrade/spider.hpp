@@ -13,6 +13,7 @@
 // message naming the file (and line); a bad prediction is a score of 0 with a reason in its Example.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -137,10 +138,29 @@ struct Run {
 // gold line without `SQL<TAB>db_id`, unknown db_id, interaction files whose interaction counts differ).
 Run evaluate(const Options& opt);
 
+// How many statements SQLite ran for one call (all systems): what `--compat both` saves, and the hook
+// by which the tests check that each distinct (database, SQL) ran once.
+struct ExecCounts {
+  uint64_t spider = 0;      // --compat spider: statements executed (each distinct (database, SQL) once)
+  uint64_t test_suite = 0;  // test-suite: statements executed
+  uint64_t lent = 0;        // test-suite: results taken from the spider pass instead (--compat both)
+};
+
 // Several systems (one prediction file each) against the same gold in one pass: gold files, schemas
 // and gold parses are read once, and every distinct execution check (db, gold, prediction) runs once
 // across all systems. opt.pred is ignored; result k is what evaluate() returns for preds[k].
-std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds);
+// counts (optional) receives the statements executed.
+std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds, ExecCounts* counts = nullptr);
+
+// `sqlgrade spider --compat both`: both official scripts' runs in one call (opt.compat ignored).
+// spider[k] / test_suite[k] are what evaluate_many with that compat returns for preds[k]; the
+// test-suite pass borrows the spider pass's results of the same statement on the same database file
+// when they are what its own reading returns (docs/comparing-runs.md §8), and executes the rest.
+struct BothModes {
+  std::vector<Run> spider, test_suite;
+  ExecCounts counts;
+};
+BothModes evaluate_both(const Options& opt, const std::vector<std::string>& preds);
 
 // What the official script prints for this run, byte for byte (the compat chosen in its options).
 std::string render_text(const Run& run);

@@ -4,6 +4,7 @@
 // the dataset's `sql` JSON).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -29,11 +30,82 @@ struct ParseArgs {
   std::string table, input, output, compat = "spider";
 };
 
+// One compat mode's runs: warnings (those not already printed by the other mode of --compat both) on
+// stderr, each system's output (after a "==> FILE <==" header when there are several) on stdout,
+// records written (or held for --verify).
+struct ModeOutput {
+  std::vector<std::string> held;  // --verify: records written once the search is done
+  std::vector<sqlgrade::cli::Pairing> pairing;
+};
+
+ModeOutput emit_runs(const SpiderArgs& a, std::vector<sqlgrade::spider::Run>& runs, const std::vector<std::string>& labels,
+                     const std::vector<std::string>& json_paths, const std::vector<sqlgrade::spider::Run>* printed) {
+  using namespace sqlgrade;
+  ModeOutput m;
+  m.held.resize(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) {
+    spider::Run& run = runs[k];
+    run.opt.name = labels[k];
+    if (!a.quiet)
+      for (const auto& w : run.warnings) {
+        const auto& seen = printed ? (*printed)[k].warnings : std::vector<std::string>{};
+        if (std::find(seen.begin(), seen.end(), w) == seen.end()) cli::warn(a.preds[k], w, a.opt.gold);
+      }
+    size_t missing = 0;
+    for (const auto& ex : run.examples) missing += ex.has_pred ? 0 : 1;
+    m.pairing.push_back({a.preds[k], run.examples.size(), missing, run.extra_preds});
+    // --summary-only: the score table without the official per-example dump before it.
+    std::string out = a.summary_only ? render_table(run) : render_text(run);
+    if (runs.size() > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k], a.names.empty() ? "" : labels[k]) + out;
+    if (!json_paths[k].empty()) {
+      if (a.verify.on) m.held[k] = render_json(run, cli::invocation());
+      else write_file_atomic(json_paths[k], render_json(run, cli::invocation()));
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
+  std::fflush(stdout);
+  return m;
+}
+
+// --compat both: a record path with the mode before its .json extension (run.json → run.spider.json).
+std::string with_mode(const std::string& path, const std::string& mode) {
+  if (path.empty()) return path;
+  const std::string ext = ".json";
+  if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0)
+    return path.substr(0, path.size() - ext.size()) + "." + mode + ext;
+  return path + "." + mode;
+}
+
+// --compat both: each mode's output exactly as its own run prints it, after "==> --compat MODE <==",
+// records with the mode in their name, one line on stderr saying what was executed and borrowed.
+void run_both(SpiderArgs& a, const std::vector<std::string>& labels, const std::vector<std::string>& json_paths) {
+  using namespace sqlgrade;
+  std::vector<std::string> sp_paths, ts_paths;
+  for (const auto& p : json_paths) {
+    sp_paths.push_back(with_mode(p, "spider"));
+    ts_paths.push_back(with_mode(p, "test-suite"));
+  }
+  spider::BothModes both = spider::evaluate_both(a.opt, a.preds);
+  std::fputs("==> --compat spider <==\n", stdout);
+  ModeOutput sp = emit_runs(a, both.spider, labels, sp_paths, nullptr);
+  std::fputs("\n==> --compat test-suite <==\n", stdout);
+  emit_runs(a, both.test_suite, labels, ts_paths, &both.spider);
+  const spider::ExecCounts& c = both.counts;
+  if (!a.quiet && a.opt.etype != spider::Etype::Match)
+    std::fprintf(stderr,
+                 "sqlgrade: --compat both: %llu statements executed (spider pass %llu; test-suite pass %llu more, "
+                 "%llu results borrowed from the spider pass)\n",
+                 static_cast<unsigned long long>(c.spider + c.test_suite), static_cast<unsigned long long>(c.spider),
+                 static_cast<unsigned long long>(c.test_suite), static_cast<unsigned long long>(c.lent));
+  if (a.require_all) cli::enforce_require_all(sp.pairing);
+}
+
 void run_spider_cmd(SpiderArgs& a) {
   using namespace sqlgrade;
   using namespace sqlgrade::spider;
+  const bool both = a.compat == "both";
   a.opt.etype = parse_etype(a.etype);
-  a.opt.compat = parse_compat(a.compat);
+  if (!both) a.opt.compat = parse_compat(a.compat);
   if (a.opt.gold.empty() || a.preds.empty() || a.opt.db_dir.empty())
     throw InputError("spider", "--gold, --pred and --db are required");
   if (a.no_progress || a.quiet) a.opt.progress = 0;
@@ -43,40 +115,27 @@ void run_spider_cmd(SpiderArgs& a) {
   {  // no output may replace an input (a prediction, the gold, tables.json, a database)
     std::vector<IoPath> in{{a.opt.gold, "--gold"}, {a.opt.table, "--table"}, {a.opt.db_dir, "--db", {".sqlite"}}};
     for (const auto& p : a.preds) in.push_back({p, "--pred"});
-    check_outputs_spare_inputs(cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir"), in);
+    std::vector<std::string> outs;
+    for (const auto& p : json_paths)
+      for (const auto& q : both ? std::vector<std::string>{with_mode(p, "spider"), with_mode(p, "test-suite")}
+                                : std::vector<std::string>{p})
+        outs.push_back(q);
+    check_outputs_spare_inputs(cli::io_paths(outs, a.json_dir.empty() ? "--json" : "--json-dir"), in);
   }
   const auto vopt = cli::verify_options(a.verify, a.opt.jobs, a.no_progress);
-  if (a.verify.on && (a.opt.etype == Etype::Match || a.opt.compat != Compat::TestSuite))
+  if (a.verify.on && (a.opt.etype == Etype::Match || both || a.opt.compat != Compat::TestSuite))
     throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
   a.opt.pred = a.preds[0];
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
+  if (both) return run_both(a, labels, json_paths);
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
-  std::vector<std::string> held(runs.size());  // --verify: records written once the search is done
-  std::vector<cli::Pairing> pairing;
-  for (size_t k = 0; k < runs.size(); ++k) {
-    Run& run = runs[k];
-    run.opt.name = labels[k];
-    if (!a.quiet)
-      for (const auto& w : run.warnings) cli::warn(a.preds[k], w, a.opt.gold);
-    size_t missing = 0;
-    for (const auto& ex : run.examples) missing += ex.has_pred ? 0 : 1;
-    pairing.push_back({a.preds[k], run.examples.size(), missing, run.extra_preds});
-    // --summary-only: the score table without the official per-example dump before it.
-    std::string out = a.summary_only ? render_table(run) : render_text(run);
-    if (runs.size() > 1) out = (k ? "\n" : "") + cli::system_header(a.preds[k], a.names.empty() ? "" : labels[k]) + out;
-    if (!json_paths[k].empty()) {
-      if (a.verify.on) held[k] = render_json(run, cli::invocation());
-      else write_file_atomic(json_paths[k], render_json(run, cli::invocation()));
-    }
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  }
-  std::fflush(stdout);
+  ModeOutput m = emit_runs(a, runs, labels, json_paths, nullptr);
   if (a.verify.on) {
     const auto reps = verify::verify_spider(runs, a.preds, vopt);
     cli::print_verify(reps);
-    cli::write_verified_records(json_paths, held, reps, vopt);
+    cli::write_verified_records(json_paths, m.held, reps, vopt);
   }
-  if (a.require_all) cli::enforce_require_all(pairing);
+  if (a.require_all) cli::enforce_require_all(m.pairing);
 }
 
 void run_parse_cmd(ParseArgs& a) {
@@ -121,7 +180,9 @@ void register_spider_command(CLI::App& app) {
   cmd->add_flag("--plug_value", args->opt.plug_value, "test-suite: fill gold values into the prediction's slots");
   cmd->add_flag("--keep_distinct", args->opt.keep_distinct, "test-suite: keep DISTINCT when executing");
   cmd->add_flag("--progress_bar_for_each_datapoint", args->opt.progress_each, "show a progress bar");
-  cmd->add_option("--compat", args->compat, "spider (taoyds/spider evaluation.py) or test-suite (default)");
+  cmd->add_option("--compat", args->compat,
+                  "spider (taoyds/spider evaluation.py), test-suite (default), or both: the two runs in one pass, "
+                  "sharing executions (records NAME.spider.json, NAME.test-suite.json)");
   sqlgrade::cli::add_timeout(cmd, args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)");
   sqlgrade::cli::add_jobs(cmd, args->opt.jobs);
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");

@@ -57,3 +57,13 @@ def schema_checker(jsonschema):
         errs = list(v.iter_errors(doc))
         check(not errs, f"{what} validates against the schema" + (f": {errs[0].message}" if errs else ""))
     return valid
+
+
+def report_data(record, html):
+    """`sqlgrade report RECORD -o HTML`: (the process, the JSON the page is drawn from, or None)."""
+    r = run_cli("report", record, "-o", html)
+    if r.returncode != 0:
+        return r, None
+    page = open(html, encoding="utf-8").read()
+    start = page.index('<script id="sqlgrade-data"')
+    return r, _json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])

@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import SRC, check, require_jsonschema, run_cli as run, schema_checker, shard_of, verdict  # noqa: E402
+from checks import SRC, check, report_data, require_jsonschema, run_cli as run, schema_checker, shard_of, verdict  # noqa: E402
 
 jsonschema = require_jsonschema()
 
@@ -114,13 +114,9 @@ def main():
         check(bad_shard.returncode == 2 and "--shard" in bad_shard.stderr, f"bad --shard: exit 2 ({bad_shard.stderr.strip()})")
 
         # The report shows per-column P/R/F1.
-        html = os.path.join(tmp, "r.html")
-        rr = run("report", whole, "-o", html)
+        rr, data = report_data(whole, os.path.join(tmp, "r.html"))
         check(rr.returncode == 0, f"report exits 0 ({rr.stderr.strip()[:200]})")
-        page = open(html, encoding="utf-8").read()
-        start = page.index('<script id="sqlgrade-data"')
-        data = json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])
-        cols = {(c["group"], c["column"]) for c in data.get("uda_columns") or []}
+        cols = {(c["group"], c["column"]) for c in (data or {}).get("uda_columns") or []}
         want = {("Shop", c) for x in rec["instances"] for c in (x.get("columns") or {})}
         check(want and want <= cols, f"report: per-dataset, per-column table covers every scored column ({len(want)})")
     real_data_checks(valid)

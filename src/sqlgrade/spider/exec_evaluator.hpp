@@ -4,6 +4,7 @@
 // once per (file, query), optional plug_value, the rule of test_suite.hpp on every database.
 // Differences from the official tool (real timeout, gold cache, parallelism, lenient errors) are
 // documented in docs/spider-exec.md.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -15,6 +16,9 @@
 #include "sqlgrade/spider/test_suite.hpp"
 
 namespace sqlgrade::spider {
+
+using ResultLender =
+    std::function<std::shared_ptr<const ExecResult>(const std::string& db_path, const std::string& sql, const Limits& lim)>;
 
 struct ExecOptions {
   bool plug_value = false;     // --plug_value: fill gold literals into the prediction's slots
@@ -29,6 +33,10 @@ struct ExecOptions {
   // item scores 0 and is reported as a timeout.
   double plug_budget_s = 0;
   bool keep_rows = false;  // fill ExecVerdict::gold_rows / pred_rows (first database, the prediction as given)
+  // `sqlgrade spider --compat both`: a result the evaluator takes instead of executing a statement
+  // (database file, final SQL text, the limits of this read) — ResultShare::lend, which lends only what
+  // this evaluator's own reading would return; null (or no function): execute it.
+  ResultLender lend;
 };
 
 struct ExecItem {
@@ -75,6 +83,12 @@ class ExecEvaluator {
 
   const ExecOptions& options() const { return opt_; }
 
+  // Statements this evaluator had SQLite execute, and results it took from ExecOptions::lend instead.
+  struct Counts {
+    uint64_t executed = 0, lent = 0;
+  };
+  Counts counts() const;
+
   // The result of a gold query on one database file, exactly as given (callers apply the
   // postprocess / DISTINCT removal first): from `gold` when given, else computed once per
   // (file, SQL) and shared across threads.
@@ -83,7 +97,13 @@ class ExecEvaluator {
 
 
  private:
-  ExecResult run_pred(const std::string& db_path, const std::string& sql, size_t max_rows, double timeout_s);
+  std::shared_ptr<const ExecResult> run_pred(const std::string& db_path, const std::string& sql, size_t max_rows,
+                                             double timeout_s);
+  // Every statement the evaluator runs: lent by ExecOptions::lend when it can (else null), else executed.
+  std::shared_ptr<const ExecResult> borrow(const std::string& db_path, const std::string& sql, const Limits& lim);
+  ExecResult execute(const std::string& db_path, const std::string& sql, const Limits& lim);
+  // Whether a gold result (Ok) is what a prediction of the same text reads under pred_timeout_s.
+  bool gold_read_serves(double pred_timeout_s) const;
   // What every candidate of one item is checked against (evaluate: the prediction, then plug_value's).
   struct Candidates {
     const std::vector<std::string>& dbs;

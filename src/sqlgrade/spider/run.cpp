@@ -22,6 +22,7 @@
 #include "sqlgrade/spider/parser.hpp"
 #include "sqlgrade/spider/questions.hpp"
 #include "sqlgrade/spider/rebuild.hpp"
+#include "sqlgrade/spider/result_share.hpp"
 #include "sqlgrade/spider/schema.hpp"
 #include "sqlgrade/spider/sql_json.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -217,6 +218,8 @@ struct Batch {
   std::vector<std::pair<size_t, size_t>> slots;  // (system, example)
   std::vector<Parsed> parsed;                    // per slot
   std::optional<Questions> texts;                // question texts for the records (--questions, dev.json)
+  ResultShare* share = nullptr;                  // --compat both: the spider pass's results (else its own)
+  ExecCounts* counts = nullptr;                  // statements executed / lent, when asked
   Example& at(size_t s) { return runs[slots[s].first].examples[slots[s].second]; }
   std::string db_path(const std::string& db_id) const {
     return (fs::path(opt.db_dir) / db_id / (db_id + ".sqlite")).string();
@@ -393,27 +396,41 @@ std::vector<Outcome> exec_test_suite(Batch& b, Progress& progress) {
   eo.timeout_s = b.opt.timeout_s;
   eo.compat = Compat::TestSuite;
   eo.keep_rows = b.opt.keep_rows;
+  if (const ResultShare* share = b.share)
+    eo.lend = [share](const std::string& path, const std::string& sql, const Limits& lim) { return share->lend(path, sql, lim); };
   ExecEvaluator ev(b.opt.db_dir, eo);
   exec::VerdictMemo<ExecVerdict> verdicts;
-  return exec::run_each<Outcome>(b.slots.size(), b.jobs, &progress, [&](size_t i) -> Outcome {
+  auto out = exec::run_each<Outcome>(b.slots.size(), b.jobs, &progress, [&](size_t i) -> Outcome {
     const Example& ex = b.at(i);
     if (!ex.gold_ok) return std::nullopt;
     if (!ex.has_pred) return no_prediction();
     return *verdicts.get(exec::verdict_key(ex.db_id, ex.gold_sql, ex.pred_sql),
                          [&] { return ev.evaluate({ex.db_id, ex.gold_sql, ex.pred_sql}); });
   });
+  if (b.counts) {
+    b.counts->test_suite += ev.counts().executed;
+    b.counts->lent += ev.counts().lent;
+  }
+  return out;
+}
+
+// The limits of the original Spider pass (every row up to the engine's caps, the --timeout deadline).
+Limits strict_limits(const Options& opt) {
+  Limits lim;
+  lim.timeout_s = opt.timeout_s;
+  return lim;
 }
 
 // Original Spider exec (spec §1.14): one DB file, default text factory (invalid UTF-8 is an error),
 // result columns keyed by the parsed select items. Every distinct (database, SQL) runs once: gold and
 // prediction results share one memo across all systems (a prediction equal to its gold, a gold shared
 // by several examples, or one prediction of several systems, is executed a single time), bounded by
-// bytes so that large results are not all kept.
+// bytes so that large results are not all kept (ResultShare: with --compat both, the test-suite pass
+// borrows from the same memo afterwards).
 class SpiderExec {
  public:
-  explicit SpiderExec(const Batch& b) : b_(b) {
+  SpiderExec(const Batch& b, ResultShare& share) : b_(b), lim_(strict_limits(b.opt)), results_(share) {
     so_.text_decode = SqliteOptions::TextDecode::Error;
-    lim_.timeout_s = b.opt.timeout_s;
   }
 
   Outcome check(const Example& ex, const Parsed& ps) {
@@ -452,16 +469,13 @@ class SpiderExec {
   // The connection is leased only while the query runs, never while waiting for another thread's
   // computation of the same result (SqlitePool: a thread holds one lease at a time).
   std::shared_ptr<const ExecResult> result(const std::string& path, const std::string& sql) {
-    return results_.get(path, sql, [&] { return SqlitePool::lease(path, so_)->execute(sql, lim_); });
-  }
-  static size_t cost(const std::string& key, const ExecResult& r) {
-    return key.size() + sizeof(ExecResult) + heap_bytes(r.table) + heap_bytes(r.error);
+    return results_.strict(path, sql, [&] { return SqlitePool::lease(path, so_)->execute(sql, lim_); });
   }
 
   const Batch& b_;
   SqliteOptions so_;
   Limits lim_;
-  exec::GoldMemo<ExecResult> results_{MemoBounds{SIZE_MAX, 256u << 20}, &SpiderExec::cost};
+  ResultShare& results_;
 };
 
 // Runs the execution check of every slot and stores the outcomes in the examples.
@@ -471,9 +485,13 @@ void execute_all(Batch& b) {
   if (b.ts) {
     outcomes = exec_test_suite(b, progress);
   } else {
-    SpiderExec sx(b);
+    ResultShare own(strict_limits(b.opt));
+    ResultShare& share = b.share ? *b.share : own;
+    const uint64_t before = share.executed();
+    SpiderExec sx(b, share);
     outcomes = exec::run_each<Outcome>(b.slots.size(), b.jobs, &progress,
                                        [&](size_t i) { return sx.check(b.at(i), b.parsed[i]); });
+    if (b.counts) b.counts->spider += share.executed() - before;
   }
   progress.finish();
   for (size_t i = 0; i < b.slots.size(); ++i) {
@@ -505,13 +523,16 @@ void warn_exec(Batch& b) {
   }
 }
 
-}  // namespace
 
 // inputs (gold + every prediction file) → slots (system, example) → parse and match each → execute
 // each (a pure check per slot, memoised, on all cores: exec::run_each) → aggregate per system.
-std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds) {
+// share: the --compat both memo (the spider pass fills it, the test-suite pass borrows from it).
+std::vector<Run> evaluate_pass(const Options& opt, const std::vector<std::string>& preds, ResultShare* share,
+                               ExecCounts* counts) {
   const double t_start = now_s();
   Batch b = make_batch(opt);
+  b.share = share;
+  b.counts = counts;
   read_systems(b, preds, runs::utc_now_iso8601());
   load_databases(b);
   parse_all(b);
@@ -526,6 +547,26 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
     run.wall_s = wall;
   }
   return std::move(b.runs);
+}
+
+}  // namespace
+
+std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds, ExecCounts* counts) {
+  return evaluate_pass(opt, preds, nullptr, counts);
+}
+
+// The spider pass first: it executes every distinct (database, SQL) it needs, strictly and whole; the
+// test-suite pass then runs only what it cannot borrow (ResultShare's rules keep each verdict what the
+// test-suite run alone gives).
+BothModes evaluate_both(const Options& opt, const std::vector<std::string>& preds) {
+  Options sp = opt, ts = opt;
+  sp.compat = Compat::Spider;
+  ts.compat = Compat::TestSuite;
+  ResultShare share(strict_limits(sp));
+  BothModes out;
+  out.spider = evaluate_pass(sp, preds, &share, &out.counts);
+  out.test_suite = evaluate_pass(ts, preds, &share, &out.counts);
+  return out;
 }
 
 }  // namespace sqlgrade::spider
