@@ -216,10 +216,12 @@ TEST(ServeBounds, ComparisonStopsAtTheDeadlineAndOnCancel) {
       "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) "
       "SELECT x, x * 0.5, x + 2, x * 1.5 FROM c";
   json req = {{"db_id", "shop"}, {"sql", big}, {"gold_sql", big + " ORDER BY x DESC"}};
-  // On a loaded machine one run can be slower than its calibration and time out inside the query
-  // instead: up to three tries, each calibrated afresh, must stop one inside the comparison.
+  // On a loaded machine one run can be slower (or faster) than its calibration and time out inside the
+  // query, or finish within it: such an attempt proves nothing either way. Up to five tries, each
+  // calibrated afresh, must stop one inside the comparison, in time; 515102e never does (the whole
+  // comparison ran and the reward was 1.0).
   bool stopped_in_comparison = false;
-  for (int attempt = 0; attempt < 3 && !stopped_in_comparison; ++attempt) {
+  for (int attempt = 0; attempt < 5 && !stopped_in_comparison; ++attempt) {
     req.erase("timeout");
     json calib = json::parse(s.verify(req.dump()).body);  // also puts the gold in the cache
     ASSERT_EQ(calib["reward"], 1.0) << calib.dump().substr(0, 300);
@@ -231,12 +233,10 @@ TEST(ServeBounds, ComparisonStopsAtTheDeadlineAndOnCancel) {
     std::printf("[measure] 300,000 x 4 result against its reverse: query %.2f s + comparison %.2f s; timeout %.2f s: "
                 "reply after %.2f s (%s)\n",
                 pred_s, compare_s, req["timeout"].get<double>(), secs, j["failure_reason"].get<std::string>().c_str());
-    EXPECT_EQ(j["failure_reason"], "timeout");  // 515102e: 1.0, after the whole comparison
-    if (j.value("pred_executed", false) &&
-        j.value("failure_detail", std::string()).find("comparing") != std::string::npos) {
-      stopped_in_comparison = true;  // the query ran; what followed was stopped
-      EXPECT_LT(secs, pred_s * 1.25 + compare_s * 0.75 + 0.3);
-    }
+    ASSERT_TRUE(j["failure_reason"] == "timeout" || j["reward"] == 1.0) << j.dump().substr(0, 300);
+    stopped_in_comparison = j["failure_reason"] == "timeout" && j.value("pred_executed", false) &&
+                            j.value("failure_detail", std::string()).find("comparing") != std::string::npos &&
+                            secs < pred_s * 1.25 + compare_s * 0.75 + 0.3;  // the query ran; what followed was stopped
   }
   EXPECT_TRUE(stopped_in_comparison);
 
