@@ -55,6 +55,15 @@ bool is_space(char32_t cp) {
   return is_category(cp, {UTF8PROC_CATEGORY_ZS, UTF8PROC_CATEGORY_ZL, UTF8PROC_CATEGORY_ZP});
 }
 
+bool is_letter(char32_t cp) {
+  return is_category(cp, {UTF8PROC_CATEGORY_LU, UTF8PROC_CATEGORY_LL, UTF8PROC_CATEGORY_LT, UTF8PROC_CATEGORY_LM,
+                          UTF8PROC_CATEGORY_LO});
+}
+
+bool is_number(char32_t cp) {
+  return is_category(cp, {UTF8PROC_CATEGORY_ND, UTF8PROC_CATEGORY_NL, UTF8PROC_CATEGORY_NO});
+}
+
 bool is_punct(char32_t cp) {
   if (cp < 0x80) return std::ispunct(static_cast<int>(cp)) != 0;
   return is_category(cp, {UTF8PROC_CATEGORY_PC, UTF8PROC_CATEGORY_PD, UTF8PROC_CATEGORY_PS, UTF8PROC_CATEGORY_PE,

@@ -13,6 +13,9 @@ namespace sqlgrade::unicode {
 bool is_space(char32_t cp);
 // Unicode punctuation (categories Pc Pd Ps Pe Pi Pf Po) and ASCII punctuation/symbols (ispunct).
 bool is_punct(char32_t cp);
+// Unicode general categories L* (letters) and N* (numbers: Nd, Nl, No).
+bool is_letter(char32_t cp);
+bool is_number(char32_t cp);
 bool is_digit(char32_t cp);  // ASCII 0-9 (after fold, other digits have become ASCII or stay letters)
 
 // Decodes UTF-8 (invalid bytes as Latin-1) / encodes code points as UTF-8.

@@ -1,12 +1,24 @@
 // Python str methods on UTF-8 text — see str.hpp.
 #include "sqlgrade/py/str.hpp"
 
+#include "sqlgrade/core/unicode.hpp"
+
 namespace sqlgrade::py {
 
 bool is_space(uint32_t c) {
   return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0 ||
          c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
          c == 0x205F || c == 0x3000;
+}
+
+bool is_alpha(uint32_t c) {
+  if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+  return unicode::is_letter(c);
+}
+
+bool is_alnum(uint32_t c) {
+  if (c < 0x80) return is_alpha(c) || (c >= '0' && c <= '9');
+  return unicode::is_letter(c) || unicode::is_number(c);
 }
 
 size_t space_len(std::string_view s, size_t i) {
