@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/result_rows.hpp"
 
 namespace sqlgrade::spider {
@@ -133,6 +134,13 @@ struct Run {
 // Runs the whole evaluation on all cores. Throws InputError for unusable inputs (unreadable files, a
 // gold line without `SQL<TAB>db_id`, unknown db_id, interaction files whose interaction counts differ).
 Run evaluate(const Options& opt);
+
+// The inputs every run needs, with the CLI's message: the CLI and the Python module both call it
+// (inline here: the check is one line, and the module's sources are not needed for it).
+inline void check_required(const Options& opt) {
+  if (opt.gold.empty() || opt.pred.empty() || opt.db_dir.empty())
+    throw InputError("spider", "--gold, --pred and --db are required");
+}
 
 // Several systems (one prediction file each) against the same gold in one pass: gold files, schemas
 // and gold parses are read once, and every distinct execution check (db, gold, prediction) runs once

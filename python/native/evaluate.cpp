@@ -1,7 +1,8 @@
 // sqlgrade._native: whole-benchmark evaluation (sqlgrade.spider/bird/spider2/uda.evaluate) over the
 // public C++ APIs include/sqlgrade/{spider,bird,spider2,uda}.hpp — the same calls the CLI makes.
 //
-// Each function takes the options as plain values, runs the evaluation with the GIL released and no
+// Each function takes the library's option struct (bound below: SpiderOptions, BirdOptions,
+// Spider2Options, their defaults the library's), runs the evaluation with the GIL released and no
 // progress bar, and returns a dict: "text" (render_text: what the CLI prints on stdout), "json"
 // (render_json: what the CLI's --json writes; absent where the CLI has none), "warnings" (the lines
 // the CLI prints on stderr, unprinted) and the headline numbers as Python values ("summary",
@@ -97,24 +98,13 @@ py::dict spider_level(const sqlgrade::spider::LevelScores& l, bool partial) {
   return d;
 }
 
-py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir, std::string table,
-                         std::string etype, std::string compat, bool plug_value, bool keep_distinct, double timeout,
-                         int jobs) {
+py::dict spider_evaluate(sqlgrade::spider::Options o) {
   namespace sp = sqlgrade::spider;
-  sp::Options o;
-  // The CLI's own checks, with its messages (src/cli/spider_cmd.cpp).
   try {
-    o.etype = sp::parse_etype(etype);
-    o.compat = sp::parse_compat(compat);
+    sp::check_required(o);  // the CLI's check and message (include/sqlgrade/spider.hpp)
   } catch (const sqlgrade::InputError& e) {
     raise_input(e.what());
   }
-  if (gold.empty() || pred.empty() || db_dir.empty())
-    raise_input(sqlgrade::InputError("spider", "--gold, --pred and --db are required").what());
-  o.gold = std::move(gold), o.pred = std::move(pred), o.db_dir = std::move(db_dir), o.table = std::move(table);
-  sqlgrade_native::check_bound("timeout", timeout, "timeout");
-  sqlgrade_native::check_bound("jobs", jobs, "jobs");
-  o.plug_value = plug_value, o.keep_distinct = keep_distinct, o.timeout_s = timeout, o.jobs = jobs;
   o.progress = 0;
   o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   auto r = evaluate_released([&] { return sp::evaluate(o); },
@@ -159,28 +149,13 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
 
 // ---- BIRD ----
 
-py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, std::string diff_json,
-                       std::string metric, std::string pair_by, std::string data_mode, int jobs, double timeout,
-                       double gold_timeout, int repeat, std::string sql_dialect, bool answer_json, size_t max_rows) {
+py::dict bird_evaluate(sqlgrade::bird::Options o) {
   namespace bd = sqlgrade::bird;
-  bd::Options o;
-  // The CLI's own checks, with its messages (src/cli/bird_cmd.cpp).
-  auto m = bd::parse_metric(metric);
-  if (!m) raise_input(sqlgrade::InputError("--metric", "unknown metric '" + metric + "' (ex, soft-f1, em-f1, ves, r-ves)").what());
-  auto p = bd::parse_pair_by(pair_by);
-  if (!p)
-    raise_input(sqlgrade::InputError("--pair-by", "unknown value '" + pair_by + "' (auto, index, question_id, position)").what());
-  if (pred.empty() || gold.empty() || db_dir.empty())
-    raise_input(sqlgrade::InputError("bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required").what());
-  o.predicted_sql_path = std::move(pred), o.ground_truth_path = std::move(gold), o.db_root_path = std::move(db_dir);
-  o.diff_json_path = std::move(diff_json), o.data_mode = std::move(data_mode);
-  sqlgrade_native::check_bound("jobs", jobs, "jobs");
-  sqlgrade_native::check_bound("timeout", timeout, "timeout");
-  if (gold_timeout != -1) sqlgrade_native::check_bound("timeout", gold_timeout, "gold_timeout");  // -1: None
-  sqlgrade_native::check_bound("repeat", repeat, "repeat");
-  sqlgrade_native::check_bound("max_rows", static_cast<double>(max_rows), "max_rows");
-  o.metric = *m, o.pair_by = *p, o.num_cpus = jobs, o.meta_time_out = timeout, o.gold_time_out = gold_timeout;
-  o.repeat = repeat, o.sql_dialect = std::move(sql_dialect), o.answer_json = answer_json, o.max_rows = max_rows;
+  try {
+    bd::check_required(o);  // the CLI's check and message (bird/inputs.cpp)
+  } catch (const sqlgrade::InputError& e) {
+    raise_input(e.what());
+  }
   o.progress = 0;
   o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   struct BirdRendered {
@@ -224,20 +199,10 @@ py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, s
 
 // ---- Spider 2.0-Lite ----
 
-py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::string mode, std::string db_dir,
-                          std::string meta, int jobs, double timeout, bool strict, bool v2, bool write_outputs,
-                          std::string errors_log) {
+py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs) {
   namespace s2 = sqlgrade::spider2;
-  s2::Options o;
-  if (mode == "sql") o.mode = s2::Mode::Sql;
-  else if (mode == "exec_result") o.mode = s2::Mode::ExecResult;
-  else raise_input("--mode: " + mode + " not in {sql,exec_result}");  // CLI11's IsMember wording
-  o.result_dir = std::move(result_dir), o.gold_dir = std::move(gold_dir), o.db_dir = std::move(db_dir);
-  sqlgrade_native::check_bound("jobs", jobs, "jobs");
-  sqlgrade_native::check_bound("timeout", timeout, "timeout");
-  o.meta_path = std::move(meta), o.max_workers = jobs, o.timeout_s = timeout, o.strict = strict, o.v2 = v2;
-  o.errors_log = std::move(errors_log);
   o.progress = 0;
+  const bool strict = o.strict, v2 = o.v2;
   auto r = evaluate_released([&] { return s2::evaluate(o); }, [&](const s2::Run& run) {
     if (write_outputs) s2::write_outputs(run);
     // no items: the CLI writes no --json file
@@ -299,8 +264,7 @@ sqlgrade::uda::RunOptions uda_run_options(const py::dict& a) {
   if (!s("gt_dir").empty()) r.dataset.gt_dir = s("gt_dir");
   if (!s("table_map").empty()) r.dataset.table_map = s("table_map");
   if (!s("memory_limit").empty()) {
-    if (!sqlgrade::uda::is_memory_size(s("memory_limit")))
-      raise_input("--memory-limit: expected a size such as 4GB or 512MiB, got '" + s("memory_limit") + "'");
+    if (auto why = sqlgrade::uda::memory_size_error(s("memory_limit")); !why.empty()) raise_input("--memory-limit: " + why);
     r.dataset.memory_limit = s("memory_limit");
   }
   // Numbers: the library's table of bounds, as the CLI's flags.
@@ -317,9 +281,13 @@ sqlgrade::uda::RunOptions uda_run_options(const py::dict& a) {
 sqlgrade::uda::JudgeOptions uda_judge(const py::dict& a) {
   sqlgrade::uda::JudgeOptions o;
   auto s = [&](const char* k) { return a.contains(k) && !a[k].is_none() ? a[k].cast<std::string>() : std::string(); };
-  const std::string judge = s("judge").empty() ? "rules" : s("judge");
-  if (judge != "rules" && judge != "llm") raise_input("--judge: " + judge + " not in {rules,llm}");
-  o.kind = judge == "llm" ? sqlgrade::uda::JudgeOptions::Kind::Llm : sqlgrade::uda::JudgeOptions::Kind::Rules;
+  if (!s("judge").empty()) {
+    try {
+      o.kind = sqlgrade::uda::JudgeOptions::kind_from_name(s("judge"));  // the CLI's check and message
+    } catch (const sqlgrade::InputError& e) {
+      raise_input(e.what());
+    }
+  }
   o.base_url = s("llm_base_url"), o.model = s("llm_model"), o.api_key = s("llm_api_key"), o.cache = s("llm_cache");
   o.log = s("judge_log");
   auto num = [&](const char* k) { return sqlgrade_native::check_bound(k, a[k].cast<double>(), k); };
@@ -409,19 +377,89 @@ py::dict uda_eval(py::dict q, py::dict args) {
   return out;
 }
 
+// ---- The library's option structs, bound field by field ----
+//
+// Defaults are the structs' own (include/sqlgrade/{spider,bird,spider2}.hpp: the CLI's); a numeric field
+// is checked against its row of the table of bounds when it is set (the message names the Python
+// keyword, "timeout: must be ..."), a choice goes through the library's parser and its message.
+
+template <class O, class T>
+void bounded(py::class_<O>& c, const char* name, const char* row, T O::*field) {
+  c.def_property(
+      name, [field](const O& o) { return o.*field; },
+      [field, name, row](O& o, double v) { o.*field = static_cast<T>(sqlgrade_native::check_bound(row, v, name)); });
+}
+
+template <class O, class E>
+void choice(py::class_<O>& c, const char* name, E O::*field, E (*parse)(const std::string&)) {
+  c.def_property(
+      name, [field](const O& o) { return static_cast<int>(o.*field); },
+      [field, parse](O& o, const std::string& v) {
+        try {
+          o.*field = parse(v);
+        } catch (const sqlgrade::InputError& e) {
+          raise_input(e.what());
+        }
+      });
+}
+
+void register_options(py::module_& m) {
+  namespace sp = sqlgrade::spider;
+  py::class_<sp::Options> so(m, "SpiderOptions", "sqlgrade::spider::Options (`sqlgrade spider`'s flags).");
+  so.def(py::init<>())
+      .def_readwrite("gold", &sp::Options::gold)
+      .def_readwrite("pred", &sp::Options::pred)
+      .def_readwrite("db_dir", &sp::Options::db_dir)
+      .def_readwrite("table", &sp::Options::table)
+      .def_readwrite("plug_value", &sp::Options::plug_value)
+      .def_readwrite("keep_distinct", &sp::Options::keep_distinct);
+  choice(so, "etype", &sp::Options::etype, &sp::parse_etype);
+  choice(so, "compat", &sp::Options::compat, &sp::parse_compat);
+  bounded(so, "timeout", "timeout", &sp::Options::timeout_s);
+  bounded(so, "jobs", "jobs", &sp::Options::jobs);
+
+  namespace bd = sqlgrade::bird;
+  py::class_<bd::Options> bo(m, "BirdOptions", "sqlgrade::bird::Options (`sqlgrade bird`'s flags).");
+  bo.def(py::init<>())
+      .def_readwrite("pred", &bd::Options::predicted_sql_path)
+      .def_readwrite("gold", &bd::Options::ground_truth_path)
+      .def_readwrite("db_dir", &bd::Options::db_root_path)
+      .def_readwrite("diff_json", &bd::Options::diff_json_path)
+      .def_readwrite("data_mode", &bd::Options::data_mode)
+      .def_readwrite("sql_dialect", &bd::Options::sql_dialect)
+      .def_readwrite("answer_json", &bd::Options::answer_json);
+  choice(bo, "metric", &bd::Options::metric, &bd::metric_from_name);
+  choice(bo, "pair_by", &bd::Options::pair_by, &bd::pair_by_from_name);
+  bounded(bo, "jobs", "jobs", &bd::Options::num_cpus);
+  bounded(bo, "timeout", "timeout", &bd::Options::meta_time_out);
+  bounded(bo, "gold_timeout", "timeout", &bd::Options::gold_time_out);  // unset: -1, the same as timeout
+  bounded(bo, "repeat", "repeat", &bd::Options::repeat);
+  bounded(bo, "max_rows", "max_rows", &bd::Options::max_rows);
+
+  namespace s2 = sqlgrade::spider2;
+  py::class_<s2::Options> s2o(m, "Spider2Options", "sqlgrade::spider2::Options (`sqlgrade spider2`'s flags).");
+  s2o.def(py::init<>())
+      .def_readwrite("result_dir", &s2::Options::result_dir)
+      .def_readwrite("gold_dir", &s2::Options::gold_dir)
+      .def_readwrite("db_dir", &s2::Options::db_dir)
+      .def_readwrite("meta", &s2::Options::meta_path)
+      .def_readwrite("strict", &s2::Options::strict)
+      .def_readwrite("v2", &s2::Options::v2)
+      .def_readwrite("errors_log", &s2::Options::errors_log);
+  choice(s2o, "mode", &s2::Options::mode, &s2::mode_from_name);
+  bounded(s2o, "jobs", "jobs", &s2::Options::max_workers);
+  bounded(s2o, "timeout", "timeout", &s2::Options::timeout_s);
+}
+
 }  // namespace
 
 void sqlgrade_native::register_evaluate(py::module_& m) {
-  m.def("spider_evaluate", &spider_evaluate, py::arg("gold"), py::arg("pred"), py::arg("db_dir"), py::arg("table"),
-        py::arg("etype"), py::arg("compat"), py::arg("plug_value"), py::arg("keep_distinct"), py::arg("timeout"),
-        py::arg("jobs"), "`sqlgrade spider` in-process (GIL released, nothing printed).");
-  m.def("bird_evaluate", &bird_evaluate, py::arg("pred"), py::arg("gold"), py::arg("db_dir"), py::arg("diff_json"),
-        py::arg("metric"), py::arg("pair_by"), py::arg("data_mode"), py::arg("jobs"), py::arg("timeout"),
-        py::arg("gold_timeout"), py::arg("repeat"), py::arg("sql_dialect"), py::arg("answer_json"),
-        py::arg("max_rows"), "`sqlgrade bird` in-process (GIL released, nothing printed).");
-  m.def("spider2_evaluate", &spider2_evaluate, py::arg("result_dir"), py::arg("gold_dir"), py::arg("mode"),
-        py::arg("db_dir"), py::arg("meta"), py::arg("jobs"), py::arg("timeout"), py::arg("strict"), py::arg("v2"),
-        py::arg("write_outputs"), py::arg("errors_log"),
+  register_options(m);
+  m.def("spider_evaluate", &spider_evaluate, py::arg("options"),
+        "`sqlgrade spider` in-process (GIL released, nothing printed).");
+  m.def("bird_evaluate", &bird_evaluate, py::arg("options"),
+        "`sqlgrade bird` in-process (GIL released, nothing printed).");
+  m.def("spider2_evaluate", &spider2_evaluate, py::arg("options"), py::arg("write_outputs"),
         "`sqlgrade spider2` in-process (GIL released, nothing printed; files only with write_outputs).");
   m.def("uda_run", &uda_run, py::arg("dataset_dir"), py::arg("results"), py::arg("list_errors"), py::arg("args"),
         "`sqlgrade uda run` in-process (GIL released, nothing printed).");
