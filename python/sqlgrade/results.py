@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from .errors import BackendUnsupported
+
 __all__ = ["Verdict", "ExecResult", "FAILURE_REASONS", "STAGES"]
 
 # The failure reasons of `sqlgrade serve` (NeMo Gym vocabulary plus `timeout`).
@@ -45,6 +47,9 @@ class Verdict:
     def from_reply(cls, reply: Mapping[str, Any], timings: Optional[Mapping[str, float]] = None) -> "Verdict":
         """The Verdict of a /verify reply to a request that carried ``shaping`` (every request the
         API builds does): ``score`` and ``outcome`` are the library's."""
+        if "score" not in reply:  # a server from before issue 20 ignores `shaping` (and gold lists are a 400 there)
+            raise BackendUnsupported("sqlgrade: the backend's /verify reply has no `score`: the server is older "
+                                     "than this package (reward shaping moved into the library); upgrade sqlgrade serve")
         match = bool(reply.get("execution_match", False))
         reason = str(reply.get("failure_reason") or ("none" if match else "execution_error"))
         executed = reply.get("pred_executed")

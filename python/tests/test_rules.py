@@ -182,3 +182,10 @@ def test_shaping_values_are_checked_by_the_table_of_bounds(srv, dbs: Dbs):
             sqlgrade.verdict("x", db=dbs.shop, gold_sql=GOLD, wrong_result_score=bad)
     with pytest.raises(sqlgrade.InputError, match=r'`order` must be "benchmark" or "top_level"; got "always"'):
         sqlgrade.verdict("x", db=dbs.shop, gold_sql=GOLD, order="always")
+
+
+def test_a_reply_without_score_names_an_older_server():
+    # A server from before the rules moved into the library ignores `shaping`: say so, never score 0.
+    old_reply = {"reward": 1.0, "execution_match": True, "stage": "equal", "failure_reason": "none"}
+    with pytest.raises(sqlgrade.errors.BackendUnsupported, match="server is older than this package"):
+        sqlgrade.results.Verdict.from_reply(old_reply)
