@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <filesystem>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "serve_proc.hpp"
@@ -221,4 +224,50 @@ TEST(ServeRules, VerifyAndGetRewardTakeTheRules) {
   auto [lst, lbad] = post("/get_reward", json{{"query", {"x"}}, {"labels", {label}}});
   EXPECT_EQ(lst, 400);
   EXPECT_EQ(lbad["error"], "labels[0]: `order` must be \"benchmark\" or \"top_level\"; got 3");
+}
+
+// `sqlgrade rewards`: the same replies as /verify's code, in order; a bad line is one error naming the
+// file and line, exit 2, nothing written.
+TEST(ServeRules, RewardsCommandGradesAFileOfVerifyBodies) {
+  Shop s;
+  TempDir t;
+  const json lines[] = {
+      {{"db_id", "shop"}, {"sql", "SELECT name FROM item ORDER BY price"},
+       {"gold_sql", {"SELECT name FROM item WHERE qty = 0", "SELECT name FROM item ORDER BY price DESC"}},
+       {"shaping", {{"wrong_result", 0.1}}}},
+      {{"db_id", "shop"}, {"sql", "SELECT name FROM item ORDER BY price"},
+       {"gold_sql", "SELECT name FROM item ORDER BY price DESC"}, {"order", "top_level"},
+       {"shaping", {{"wrong_result", 0.1}}}},
+      {{"db_id", "shop"}, {"model_output", "no SQL here"}, {"gold_sql", "SELECT 1"}},
+  };
+  std::string text;
+  for (const json& l : lines) text += l.dump() + "\n\n";  // blank lines are skipped
+  const std::string in = (t / "in.jsonl").string(), out = (t / "out.jsonl").string();
+  spit(in, text);
+  CliResult r = run_cli({"rewards", "--requests", in, "--db", s.dir, "--out", out, "--jobs", "2"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::vector<json> got;
+  std::istringstream replies(slurp(out));
+  for (std::string line; std::getline(replies, line);) got.push_back(json::parse(line));
+  ASSERT_EQ(got.size(), 3u);
+  Verifier v;
+  for (size_t i = 0; i < 3; ++i) {
+    json want = verdicts::verdict_json(v, lines[i], s.db);
+    want.erase("timings"), got[i].erase("timings"), want.erase("gold_cached"), got[i].erase("gold_cached");
+    EXPECT_EQ(got[i], want) << i;
+  }
+  EXPECT_EQ(got[0]["gold_index"], 1);
+  EXPECT_EQ(got[1]["score"], 0.1);
+
+  spit(in, text + "{\"db_id\": \"nope\", \"sql\": \"SELECT 1\", \"gold_sql\": \"SELECT 1\", \"benchmark\": \"bird\"}\n");
+  const std::string out2 = (t / "out2.jsonl").string();
+  r = run_cli({"rewards", "--requests", in, "--db", s.dir, "--out", out2});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err, "sqlgrade: " + in + ":7: unknown db_id 'nope' (no database file for it under the database folder)\n");
+  EXPECT_FALSE(std::filesystem::exists(out2));
+  spit(in, "{\"db_id\": \"shop\", \"sql\": \"SELECT 1\", \"gold_sql\": \"SELECT 1\", \"order\": 1}\n");
+  r = run_cli({"rewards", "--requests", in, "--db", s.dir});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err, "sqlgrade: " + in + ":1: `order` must be \"benchmark\" or \"top_level\"; got 1\n");
+  EXPECT_EQ(r.out, "");
 }
