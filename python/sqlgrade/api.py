@@ -66,7 +66,7 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
            instance_id: Optional[str] = None, gold_single_file: Optional[bool] = None,
            extract: Union[bool, Mapping[str, bool]] = True, timeout: Optional[float] = None,
            plug_value: bool = False, keep_distinct: bool = False, verify: Union[bool, Mapping[str, Any], None] = None,
-           shaping: Shaping, cfg: Config) -> Dict[str, Any]:
+           rules: Mapping[str, Any], cfg: Config) -> Dict[str, Any]:
     """A protocol request: the golds (alternatives after the first) and the shaping travel with it;
     the library applies them (the order rule, any-match, the scores)."""
     if output is None:
@@ -95,8 +95,7 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
                timeout=None if timeout is None else float(timeout), plug_value=bool(plug_value),
                keep_distinct=bool(keep_distinct))
     req["verify"] = _verify_option(verify)
-    req["order"] = shaping.order
-    req["shaping"] = {k: v for k, v in shaping.to_dict().items() if k != "order"}
+    req.update(rules)  # order and shaping (Shaping.request_fields)
     return req
 
 
@@ -142,7 +141,7 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
     req = _build(output, db=db, gold_sql=gold_sql, gold_result=gold_result, benchmark=benchmark,
                  ignore_order=ignore_order, condition_cols=condition_cols, instance_id=instance_id,
                  gold_single_file=gold_single_file, extract=extract, timeout=timeout, plug_value=plug_value,
-                 keep_distinct=keep_distinct, verify=verify, shaping=shp, cfg=cfg)
+                 keep_distinct=keep_distinct, verify=verify, rules=shp.request_fields(), cfg=cfg)
     return Verdict.from_reply(get_backend(cfg).verdict(req))
 
 
@@ -156,7 +155,7 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
     cfg = config()
     if threads is not None:
         _check_bound("jobs", threads, "threads")
-    shp = _shaping(shaping, common, cfg)
+    rules = _shaping(shaping, common, cfg).request_fields()
     requests: List[Dict[str, Any]] = []
     for i, item in enumerate(items):
         if not isinstance(item, Mapping):
@@ -164,7 +163,7 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
         kw = {**common, **item}
         output = kw.pop("output", None)
         try:
-            requests.append(_build(output, cfg=cfg, shaping=shp, **kw))
+            requests.append(_build(output, cfg=cfg, rules=rules, **kw))
         except InputError as e:
             raise InputError(f"request {i}: {e}") from None
         except TypeError as e:

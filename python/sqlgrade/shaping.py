@@ -79,6 +79,13 @@ class Shaping:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def request_fields(self) -> dict[str, Any]:
+        """What a verdict request carries (docs/serve.md): ``order`` and the ``shaping`` scores. Built
+        once per call and shared by its requests (asdict per rollout cost ~10% of a native batch)."""
+        return {"order": self.order, "shaping": {"correct": self.correct, "wrong_result": self.wrong_result,
+                                                 "error": self.error, "no_sql": self.no_sql,
+                                                 "gold_error": self.gold_error}}
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Shaping":
         return from_checked_dict(cls, d, "shaping: unknown option(s)")
