@@ -219,7 +219,8 @@ TEST(ServeRules, VerifyAndGetRewardTakeTheRules) {
                                              {"labels", {label, label, label}}});
   ASSERT_EQ(gst, 200) << got;
   EXPECT_EQ(got["rewards"], json::parse("[1.0, 0.1, -1.0]"));  // the shaped scores ...
-  EXPECT_EQ(got["extra_logs"]["sql_acc"], json::parse("[1.0, 0.0, 0.0]"));  // ... beside the official verdicts
+  EXPECT_EQ(got["scores"], json::parse("[1.0, 0.0, 0.0]"));  // ... beside the official verdicts
+  EXPECT_EQ(got["extra_logs"]["sql_acc"], got["scores"]);
   label["order"] = 3;
   auto [lst, lbad] = post("/get_reward", json{{"query", {"x"}}, {"labels", {label}}});
   EXPECT_EQ(lst, 400);

@@ -138,7 +138,8 @@ void RewardServer::finish_batch(Batch& b) {
     const Verdict& v = b.verdicts[i];
     const bool ok = b.graded[i] != 0;
     ungraded += ok ? 0 : 1;
-    // The shaped score (= the official verdict under the default shaping, where a refuted match scores 0).
+    // rewards: the shaped score (= the official verdict under the default shaping: a refuted match
+    // scores 0); scores: the official verdict, as the file-mode adapter (sqlgrade/openrlhf.py) answers.
     rewards.push_back(ok ? v.score : 0.0);
     acc.push_back(ok ? v.reward : 0.0);
     found.push_back(ok && v.extracted_sql ? 1.0 : 0.0);
@@ -148,7 +149,7 @@ void RewardServer::finish_batch(Batch& b) {
   impl_->batches.rollouts_graded += b.requests.size() - ungraded;
   impl_->batches.rollouts_ungraded += ungraded;
   json reply = {{"rewards", rewards},
-                {"scores", rewards},
+                {"scores", acc},
                 {"extra_logs", {{"sql_acc", acc}, {"sql_found", found}, {"sql_executed", executed}, {"sql_graded", graded}}},
                 {"ungraded", ungraded}};
   if (ungraded > 0) {

@@ -136,8 +136,9 @@ json RewardServer::execute_json(const json& req) {
 // (or db_path, whose file name without .sqlite is used as the db_id: the server only reads its own
 // folders), optional benchmark, ignore_order, condition_cols, instance_id, and the RL rules of /verify
 // (gold_sql as a list of alternatives, order, shaping). The response is the query after its prompt.
-// rewards = scores = the shaped scores (without `shaping`: the official verdicts, 1.0 / 0.0);
-// extra_logs has sql_acc (the official verdict), sql_found and sql_executed per rollout. This part checks the request and returns one verdict
+// rewards = the shaped scores (without `shaping`: the official verdicts, 1.0 / 0.0), scores = the
+// official verdicts (as sqlgrade/openrlhf.py's file mode); extra_logs has sql_acc (the official
+// verdict), sql_found and sql_executed per rollout. This part checks the request and returns one verdict
 // request per rollout; batch.cpp grades them.
 std::vector<VerdictRequest> RewardServer::openrlhf_requests(const json& req) const {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
