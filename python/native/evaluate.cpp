@@ -2,7 +2,7 @@
 // public C++ APIs include/sqlgrade/{spider,bird,spider2,uda}.hpp — the same calls the CLI makes.
 //
 // Each function takes the library's option struct (bound below: SpiderOptions, BirdOptions,
-// Spider2Options, their defaults the library's), runs the evaluation with the GIL released and no
+// Spider2Options, UdaOptions, UdaQueryOptions, their defaults the library's), runs the evaluation with the GIL released and no
 // progress bar, and returns a dict: "text" (render_text: what the CLI prints on stdout), "json"
 // (render_json: what the CLI's --json writes; absent where the CLI has none), "warnings" (the lines
 // the CLI prints on stderr, unprinted) and the headline numbers as Python values ("summary",
@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -257,48 +258,6 @@ py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs) {
 
 // ---- UDA-Bench ----
 
-sqlgrade::uda::RunOptions uda_run_options(const py::dict& a) {
-  sqlgrade::uda::RunOptions r;
-  auto s = [&](const char* k) { return a.contains(k) && !a[k].is_none() ? a[k].cast<std::string>() : std::string(); };
-  if (!s("attributes_file").empty()) r.dataset.attributes_file = s("attributes_file");
-  if (!s("gt_dir").empty()) r.dataset.gt_dir = s("gt_dir");
-  if (!s("table_map").empty()) r.dataset.table_map = s("table_map");
-  if (!s("memory_limit").empty()) {
-    if (auto why = sqlgrade::uda::memory_size_error(s("memory_limit")); !why.empty()) raise_input("--memory-limit: " + why);
-    r.dataset.memory_limit = s("memory_limit");
-  }
-  // Numbers: the library's table of bounds, as the CLI's flags.
-  auto num = [&](const char* k, const char* row) { return sqlgrade_native::check_bound(row, a[k].cast<double>(), k); };
-  if (a.contains("gold_timeout")) r.eval.gold_timeout_s = num("gold_timeout", "timeout");
-  if (!s("primary_key").empty()) r.eval.primary_key = s("primary_key");
-  if (a.contains("float_tolerance")) r.eval.float_tolerance = num("float_tolerance", "float_tolerance");
-  if (!s("multi_value_sep").empty()) r.eval.multi_sep = s("multi_value_sep");
-  if (a.contains("jobs")) r.jobs = static_cast<int>(num("jobs", "jobs"));
-  r.progress = 0;
-  return r;
-}
-
-sqlgrade::uda::JudgeOptions uda_judge(const py::dict& a) {
-  sqlgrade::uda::JudgeOptions o;
-  auto s = [&](const char* k) { return a.contains(k) && !a[k].is_none() ? a[k].cast<std::string>() : std::string(); };
-  if (!s("judge").empty()) {
-    try {
-      o.kind = sqlgrade::uda::JudgeOptions::kind_from_name(s("judge"));  // the CLI's check and message
-    } catch (const sqlgrade::InputError& e) {
-      raise_input(e.what());
-    }
-  }
-  o.base_url = s("llm_base_url"), o.model = s("llm_model"), o.api_key = s("llm_api_key"), o.cache = s("llm_cache");
-  o.log = s("judge_log");
-  auto num = [&](const char* k) { return sqlgrade_native::check_bound(k, a[k].cast<double>(), k); };
-  if (a.contains("llm_concurrency")) o.concurrency = static_cast<int>(num("llm_concurrency"));
-  if (a.contains("llm_retries")) o.retries = static_cast<int>(num("llm_retries"));
-  if (a.contains("llm_max_tokens")) o.max_tokens = static_cast<int>(num("llm_max_tokens"));
-  if (a.contains("llm_max_failures")) o.max_failures = static_cast<int>(num("llm_max_failures"));
-  if (a.contains("llm_timeout")) o.timeout_s = num("llm_timeout");
-  return o;
-}
-
 py::object opt_num(const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); }
 
 py::dict uda_counts(const sqlgrade::uda::SummaryCounts& c) {
@@ -324,12 +283,9 @@ py::dict uda_entry(const sqlgrade::uda::RunEntry& e) {
   return d;
 }
 
-py::dict uda_run(std::string dataset_dir, std::string results, bool list_errors, py::dict args) {
+py::dict uda_run(sqlgrade::uda::Options o, bool list_errors) {
   namespace ud = sqlgrade::uda;
-  ud::Options o;
-  o.dataset_dir = std::move(dataset_dir), o.results = std::move(results);
-  o.run = uda_run_options(args);
-  o.judge = uda_judge(args);
+  o.run.progress = 0;
   struct UdaRendered {
     std::string text;
     ud::SummaryCounts totals;
@@ -356,16 +312,9 @@ py::dict uda_run(std::string dataset_dir, std::string results, bool list_errors,
   return out;
 }
 
-py::dict uda_eval(py::dict q, py::dict args) {
+py::dict uda_eval(sqlgrade::uda::QueryOptions o) {
   namespace ud = sqlgrade::uda;
-  ud::QueryOptions o;
-  auto s = [&](const char* k) { return q.contains(k) && !q[k].is_none() ? q[k].cast<std::string>() : std::string(); };
-  o.dataset_dir = s("dataset_dir"), o.dataset = s("dataset");
-  if (!s("query_root").empty()) o.query_root = s("query_root");
-  o.sql_file = s("sql_file"), o.result_csv = s("result_csv"), o.output_dir = s("output_dir");
-  if (q.contains("query_id")) o.query_id = q["query_id"].cast<int>();
-  o.run = uda_run_options(args);
-  o.judge = uda_judge(args);
+  o.run.progress = 0;
   ud::QueryReport r = run_released([&] { return ud::evaluate_query(o); });
   py::dict out;
   out["ok"] = r.ok;
@@ -451,18 +400,89 @@ void register_options(py::module_& m) {
   bounded(s2o, "timeout", "timeout", &s2::Options::timeout_s);
 }
 
+// UDA's options are nested (RunOptions: DatasetOptions, EvalOptions; JudgeOptions); the CLI's flags
+// and the Python keywords are flat: each keyword is a property that reaches its field through `at`.
+template <class O, class T, class At>
+void field(py::class_<O>& c, const char* name, At at) {
+  c.def_property(name, [at](O& o) -> T { return at(o); }, [at](O& o, const T& v) { at(o) = v; });
+}
+
+template <class O, class T, class At>
+void bounded_at(py::class_<O>& c, const char* name, const char* row, At at) {
+  c.def_property(name, [at](O& o) -> T { return at(o); }, [at, name, row](O& o, double v) {
+    at(o) = static_cast<T>(sqlgrade_native::check_bound(row, v, name));
+  });
+}
+
+template <class O>
+void uda_common(py::class_<O>& c) {
+  namespace ud = sqlgrade::uda;
+  using Path = std::optional<std::filesystem::path> ud::DatasetOptions::*;
+  for (auto [name, member] : {std::pair<const char*, Path>{"attributes_file", &ud::DatasetOptions::attributes_file},
+                              {"gt_dir", &ud::DatasetOptions::gt_dir}, {"table_map", &ud::DatasetOptions::table_map}})
+    c.def_property(name, [member](O& o) { auto& p = o.run.dataset.*member; return p ? p->string() : std::string(); },
+                   [member](O& o, const std::string& v) {
+                     auto& p = o.run.dataset.*member;
+                     if (v.empty()) p.reset();  // "": the default (as the flag not given)
+                     else p = std::filesystem::path(v);
+                   });
+  c.def_property("memory_limit", [](O& o) { return o.run.dataset.memory_limit; }, [](O& o, const std::string& v) {
+    if (auto why = ud::memory_size_error(v); !why.empty()) raise_input("--memory-limit: " + why);  // the CLI's check
+    o.run.dataset.memory_limit = v;
+  });
+  c.def_property("judge", [](O& o) { return static_cast<int>(o.judge.kind); }, [](O& o, const std::string& v) {
+    try {
+      o.judge.kind = ud::JudgeOptions::kind_from_name(v);  // the CLI's check and message
+    } catch (const sqlgrade::InputError& e) {
+      raise_input(e.what());
+    }
+  });
+  field<O, std::string>(c, "primary_key", [](O& o) -> std::string& { return o.run.eval.primary_key; });
+  field<O, std::string>(c, "multi_value_sep", [](O& o) -> std::string& { return o.run.eval.multi_sep; });
+  field<O, std::string>(c, "llm_base_url", [](O& o) -> std::string& { return o.judge.base_url; });
+  field<O, std::string>(c, "llm_model", [](O& o) -> std::string& { return o.judge.model; });
+  field<O, std::string>(c, "llm_api_key", [](O& o) -> std::string& { return o.judge.api_key; });
+  field<O, std::string>(c, "llm_cache", [](O& o) -> std::string& { return o.judge.cache; });
+  field<O, std::string>(c, "judge_log", [](O& o) -> std::string& { return o.judge.log; });
+  bounded_at<O, double>(c, "gold_timeout", "timeout", [](O& o) -> double& { return o.run.eval.gold_timeout_s; });
+  bounded_at<O, double>(c, "float_tolerance", "float_tolerance", [](O& o) -> double& { return o.run.eval.float_tolerance; });
+  bounded_at<O, int>(c, "jobs", "jobs", [](O& o) -> int& { return o.run.jobs; });
+  bounded_at<O, int>(c, "llm_concurrency", "llm_concurrency", [](O& o) -> int& { return o.judge.concurrency; });
+  bounded_at<O, int>(c, "llm_retries", "llm_retries", [](O& o) -> int& { return o.judge.retries; });
+  bounded_at<O, int>(c, "llm_max_tokens", "llm_max_tokens", [](O& o) -> int& { return o.judge.max_tokens; });
+  bounded_at<O, int>(c, "llm_max_failures", "llm_max_failures", [](O& o) -> int& { return o.judge.max_failures; });
+  bounded_at<O, double>(c, "llm_timeout", "llm_timeout", [](O& o) -> double& { return o.judge.timeout_s; });
+}
+
+void register_uda_options(py::module_& m) {
+  namespace ud = sqlgrade::uda;
+  py::class_<ud::Options> uo(m, "UdaOptions", "sqlgrade::uda::Options (`sqlgrade uda run`'s flags, flat).");
+  uo.def(py::init<>()).def_readwrite("dataset_dir", &ud::Options::dataset_dir).def_readwrite("results", &ud::Options::results);
+  uda_common(uo);
+  py::class_<ud::QueryOptions> qo(m, "UdaQueryOptions", "sqlgrade::uda::QueryOptions (`sqlgrade uda eval`'s flags).");
+  qo.def(py::init<>())
+      .def_readwrite("dataset_dir", &ud::QueryOptions::dataset_dir)
+      .def_readwrite("dataset", &ud::QueryOptions::dataset)
+      .def_readwrite("query_root", &ud::QueryOptions::query_root)
+      .def_readwrite("sql_file", &ud::QueryOptions::sql_file)
+      .def_readwrite("result_csv", &ud::QueryOptions::result_csv)
+      .def_readwrite("output_dir", &ud::QueryOptions::output_dir);
+  bounded(qo, "query_id", "query_id", &ud::QueryOptions::query_id);  // unset: 0, the only statement
+  uda_common(qo);
+}
+
 }  // namespace
 
 void sqlgrade_native::register_evaluate(py::module_& m) {
   register_options(m);
+  register_uda_options(m);
   m.def("spider_evaluate", &spider_evaluate, py::arg("options"),
         "`sqlgrade spider` in-process (GIL released, nothing printed).");
   m.def("bird_evaluate", &bird_evaluate, py::arg("options"),
         "`sqlgrade bird` in-process (GIL released, nothing printed).");
   m.def("spider2_evaluate", &spider2_evaluate, py::arg("options"), py::arg("write_outputs"),
         "`sqlgrade spider2` in-process (GIL released, nothing printed; files only with write_outputs).");
-  m.def("uda_run", &uda_run, py::arg("dataset_dir"), py::arg("results"), py::arg("list_errors"), py::arg("args"),
+  m.def("uda_run", &uda_run, py::arg("options"), py::arg("list_errors"),
         "`sqlgrade uda run` in-process (GIL released, nothing printed).");
-  m.def("uda_eval", &uda_eval, py::arg("query"), py::arg("args"),
-        "`sqlgrade uda eval` in-process (GIL released, nothing printed).");
+  m.def("uda_eval", &uda_eval, py::arg("options"), "`sqlgrade uda eval` in-process (GIL released, nothing printed).");
 }

@@ -91,8 +91,19 @@ def bird_evaluate(options: BirdOptions) -> Dict[str, Any]:
 def spider2_evaluate(options: Spider2Options, write_outputs: bool) -> Dict[str, Any]:
     """`sqlgrade spider2` (spider2.hpp); writes the official output files only with write_outputs."""
 
-def uda_run(dataset_dir: str, results: str, list_errors: bool, args: Dict[str, Any]) -> Dict[str, Any]:
+class UdaOptions:
+    """sqlgrade::uda::Options with the CLI's flags as flat properties (dataset_dir, results,
+    attributes_file, gt_dir, table_map, memory_limit, gold_timeout, primary_key, float_tolerance,
+    multi_value_sep, jobs, judge, llm_*, judge_log), checked as SpiderOptions."""
+    def __getattr__(self, name: str) -> Any: ...
+    def __setattr__(self, name: str, value: Any) -> None: ...
+
+class UdaQueryOptions(UdaOptions):
+    """sqlgrade::uda::QueryOptions: UdaOptions' flags plus sql_file, dataset, query_root, query_id,
+    result_csv, output_dir."""
+
+def uda_run(options: UdaOptions, list_errors: bool) -> Dict[str, Any]:
     """`sqlgrade uda run` (uda.hpp evaluate + render_text); "datasets" instead of "json"."""
 
-def uda_eval(query: Dict[str, Any], args: Dict[str, Any]) -> Dict[str, Any]:
+def uda_eval(options: UdaQueryOptions) -> Dict[str, Any]:
     """`sqlgrade uda eval` (uda.hpp evaluate_query): "ok", "error_kind", "reason", "acc_json", "text"."""

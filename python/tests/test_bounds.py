@@ -156,6 +156,15 @@ def test_native_module_checks_its_arguments_too(dbs: Dbs):
     assert s2.timeout == 60.0
     with pytest.raises(ValueError, match=r"^--mode: csv not in \{sql,exec_result\}"):
         s2.mode = "csv"
+    u = _native.UdaOptions()  # flat keywords over uda::Options' nested structs
+    assert (u.memory_limit, u.gold_timeout, u.float_tolerance, u.multi_value_sep, u.llm_concurrency) == \
+        ("4GB", 60.0, 1e-4, "||", 4)
+    with pytest.raises(ValueError, match=r"^--judge: gpt not in \{rules,llm\}"):
+        u.judge = "gpt"
+    with pytest.raises(ValueError, match=r"^--memory-limit: expected a size such as 4GB or 512MiB, got 'lots'"):
+        u.memory_limit = "lots"
+    with pytest.raises(ValueError, match=r"^llm_timeout: must be a number of seconds in \(0, 3600\]; got 0"):
+        u.llm_timeout = 0
 
 
 def test_server_answers_400_with_the_same_message(fixture_server):
