@@ -70,6 +70,9 @@ struct Options {
   // --shard i/n: grade only the questions whose id (Instance::id) has shard_of(id, n) == i - 1
   // (docs/comparing-runs.md §5). shard_count 0 = everything.
   int shard_index = 0, shard_count = 0;
+  // --shard-by: "" or "id" splits by the id above; "db" by the database (db_id), so that one shard holds
+  // every question of its databases (shard_of(db_id, n) == i - 1).
+  std::string shard_by;
 };
 
 // One gold question and its prediction.

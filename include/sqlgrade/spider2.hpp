@@ -48,6 +48,8 @@ struct Options {
   std::string errors_log = "errors.log";
   // "i/n": grade only the ids with shard_of(id, n) == i - 1 (docs/comparing-runs.md); "" = all.
   std::string shard;
+  // --shard-by: "" or "id" splits by instance id; "db" by the task's database (shard_of(db, n) == i - 1).
+  std::string shard_by;
   // Files the caller writes after the run (the CLI's --json / --json-dir records). evaluate_many
   // checks them, with the run's own outputs (<result_dir>_csv/, -ids.csv, -detailed-metrics.json,
   // errors_log), against every input before anything runs: no output may replace an input.

@@ -60,6 +60,9 @@ struct RunOptions {
   // <Dataset>/<Task>/<stem>/<n>) has shard_of(path, n) == i - 1 (docs/comparing-runs.md §5);
   // summary.json/.csv then cover only those. shard_count 0 = everything.
   int shard_index = 0, shard_count = 0;
+  // --shard-by: "" or "id" splits by the path above; "db" by the dataset (its first part), so that one
+  // shard holds every statement of its datasets (shard_of(dataset, n) == i - 1).
+  std::string shard_by;
 };
 
 // The cell judge: the offline rules, or an OpenAI-compatible chat server (needs libcurl).

@@ -206,8 +206,8 @@ py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs) {
   const bool strict = o.strict, v2 = o.v2;
   auto r = evaluate_released([&] { return s2::evaluate(o); }, [&](const s2::Run& run) {
     if (write_outputs) s2::write_outputs(run);
-    // no items: the CLI writes no --json file
-    return Rendered{s2::render_text(run), run.items.empty() ? std::string() : s2::render_json(run)};
+    // no items: the CLI writes no --json file (but for a shard, as the CLI)
+    return Rendered{s2::render_text(run), run.items.empty() && o.shard.empty() ? std::string() : s2::render_json(run)};
   });
   long correct = 0;
   py::list inst;
@@ -361,7 +361,10 @@ void register_options(py::module_& m) {
       .def_readwrite("db_dir", &sp::Options::db_dir)
       .def_readwrite("table", &sp::Options::table)
       .def_readwrite("plug_value", &sp::Options::plug_value)
-      .def_readwrite("keep_distinct", &sp::Options::keep_distinct);
+      .def_readwrite("keep_distinct", &sp::Options::keep_distinct)
+      .def_readwrite("shard_index", &sp::Options::shard_index)  // checked with shard_count by evaluate
+      .def_readwrite("shard_count", &sp::Options::shard_count)
+      .def_readwrite("shard_by", &sp::Options::shard_by);
   choice(so, "etype", &sp::Options::etype, &sp::parse_etype);
   choice(so, "compat", &sp::Options::compat, &sp::parse_compat);
   bounded(so, "timeout", "timeout", &sp::Options::timeout_s);
@@ -376,7 +379,10 @@ void register_options(py::module_& m) {
       .def_readwrite("diff_json", &bd::Options::diff_json_path)
       .def_readwrite("data_mode", &bd::Options::data_mode)
       .def_readwrite("sql_dialect", &bd::Options::sql_dialect)
-      .def_readwrite("answer_json", &bd::Options::answer_json);
+      .def_readwrite("answer_json", &bd::Options::answer_json)
+      .def_readwrite("shard_index", &bd::Options::shard_index)  // checked with shard_count by evaluate
+      .def_readwrite("shard_count", &bd::Options::shard_count)
+      .def_readwrite("shard_by", &bd::Options::shard_by);
   choice(bo, "metric", &bd::Options::metric, &bd::metric_from_name);
   choice(bo, "pair_by", &bd::Options::pair_by, &bd::pair_by_from_name);
   bounded(bo, "jobs", "jobs", &bd::Options::num_cpus);
@@ -394,7 +400,9 @@ void register_options(py::module_& m) {
       .def_readwrite("meta", &s2::Options::meta_path)
       .def_readwrite("strict", &s2::Options::strict)
       .def_readwrite("v2", &s2::Options::v2)
-      .def_readwrite("errors_log", &s2::Options::errors_log);
+      .def_readwrite("errors_log", &s2::Options::errors_log)
+      .def_readwrite("shard", &s2::Options::shard)  // "i/n", checked with shard_by by evaluate
+      .def_readwrite("shard_by", &s2::Options::shard_by);
   choice(s2o, "mode", &s2::Options::mode, &s2::mode_from_name);
   bounded(s2o, "jobs", "jobs", &s2::Options::max_workers);
   bounded(s2o, "timeout", "timeout", &s2::Options::timeout_s);

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional
 from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
-__all__ = ["BenchmarkRun", "call_native", "fspath", "native_options", "str_or_none", "bool_or_none"]
+__all__ = ["BenchmarkRun", "call_native", "fspath", "native_options", "str_or_none", "bool_or_none", "shard_pair", "shard_fields"]
 
 
 def _native() -> Any:
@@ -88,6 +88,25 @@ def fspath(p: Any, what: str, required: bool = True) -> str:
         raise InputError(f"{what}: expected a path, got {type(p).__name__}") from None
     check_text(path, what)
     return path
+
+
+def shard_pair(shard: Optional[str]) -> "tuple[int, int]":
+    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything). The library checks
+    the range and --shard-by and raises the CLI's message."""
+    if shard is None or shard == "":
+        return 0, 0
+    i, sep, n = str(shard).partition("/")
+    if not sep or not i.isdigit() or not n.isdigit() or len(i) > 7 or len(n) > 7:
+        raise InputError(f"--shard: expected i/n with 1 <= i <= n (e.g. 2/8), got {str(shard)!r}")
+    return int(i), int(n)
+
+
+def shard_fields(shard: Optional[str]) -> Dict[str, Any]:
+    """``shard="i/n"`` as the option struct's ``shard_index``/``shard_count`` (none: the default, everything)."""
+    if shard is None or shard == "":
+        return {}
+    i, n = shard_pair(shard)
+    return {"shard_index": i, "shard_count": n}
 
 
 class BenchmarkRun:

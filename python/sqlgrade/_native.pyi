@@ -69,16 +69,20 @@ class SpiderOptions:
     keep_distinct: bool
     timeout: float
     jobs: int
+    shard_index: int  # --shard i/n (0/0: everything), checked by evaluate
+    shard_count: int
+    shard_by: str  # "" | "id" | "db"
 
 class BirdOptions:
     """sqlgrade::bird::Options (pred, gold, db_dir, diff_json, data_mode, sql_dialect, answer_json, metric,
-    pair_by, jobs, timeout, gold_timeout, repeat, max_rows), checked as SpiderOptions."""
+    pair_by, jobs, timeout, gold_timeout, repeat, max_rows, shard_index, shard_count, shard_by), checked as
+    SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 
 class Spider2Options:
     """sqlgrade::spider2::Options (result_dir, gold_dir, db_dir, meta, strict, v2, errors_log, mode, jobs,
-    timeout), checked as SpiderOptions."""
+    timeout, shard "i/n", shard_by), checked as SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 

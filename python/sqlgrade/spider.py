@@ -16,7 +16,8 @@ from typing import Any, Optional, Union
 import os
 
 from ._bounds import check
-from ._evaluate import BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, str_or_none as _str
+from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, shard_fields as _shard,
+                        str_or_none as _str)
 
 __all__ = ["evaluate", "SpiderRun"]
 
@@ -50,14 +51,15 @@ class SpiderRun(BenchmarkRun):
 def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optional[PathLike] = None,
              etype: Optional[str] = None, compat: Optional[str] = None, plug_value: Optional[bool] = None,
              keep_distinct: Optional[bool] = None, timeout: Optional[float] = None,
-             jobs: Optional[int] = None) -> SpiderRun:
+             jobs: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None) -> SpiderRun:
     """Runs ``sqlgrade spider --gold --pred --db [--table] --etype --compat ...`` in-process.
 
     An option left at None takes the library's default, the CLI's (``etype="exec"``,
     ``compat="test-suite"``, 30 s per query, all cores): the keywords are the fields of
     ``sqlgrade::spider::Options``, bound by the native module. ``table`` (tables.json) is needed for
-    ``etype="match"``/``"all"`` and ``compat="spider"``. The GIL is released while it runs; nothing is
-    printed (warnings are in ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's
+    ``etype="match"``/``"all"`` and ``compat="spider"``. ``shard="i/n"`` and ``shard_by`` ("id" | "db")
+    are ``--shard``/``--shard-by``: grade one shard, whose record (``run.json``) ``sqlgrade merge``
+    combines with the others. The GIL is released while it runs; nothing is printed (warnings are in ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's
     message for unusable inputs.
     """
     for name, v in (("timeout", timeout), ("jobs", jobs)):
@@ -66,5 +68,6 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
     o = native_options("SpiderOptions", gold=fspath(gold, "gold"), pred=fspath(pred, "pred"),
                        db_dir=fspath(db_dir, "db_dir"), table=fspath(table, "table", required=False),
                        etype=_str(etype), compat=_str(compat), plug_value=_bool(plug_value),
-                       keep_distinct=_bool(keep_distinct), timeout=timeout, jobs=jobs)
+                       keep_distinct=_bool(keep_distinct), timeout=timeout, jobs=jobs, **_shard(shard),
+                       shard_by=_str(shard_by))
     return SpiderRun(call_native("spider_evaluate", o))

@@ -42,12 +42,14 @@ class Spider2Run(BenchmarkRun):
 def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: Optional[str] = None, db_dir: Optional[PathLike] = None,
              meta: Optional[PathLike] = None, jobs: Optional[int] = None, timeout: Optional[float] = None,
              strict: Optional[bool] = None, v2: Optional[bool] = None, write_outputs: bool = False,
-             errors_log: Optional[PathLike] = "errors.log") -> Spider2Run:
+             errors_log: Optional[PathLike] = "errors.log", shard: Optional[str] = None,
+             shard_by: Optional[str] = None) -> Spider2Run:
     """Runs ``sqlgrade spider2 --mode --result_dir --gold_dir ...`` in-process.
 
     ``mode``: ``sql`` (run ``<id>.sql`` on ``db_dir``, default ``<gold_dir>/../databases``) or
     ``exec_result`` (compare ``<id>.csv``); ``meta`` --meta; ``jobs`` --max_workers; ``timeout`` per
-    query; ``strict`` --strict; ``v2`` --v2. An option left at None takes the library's default, the
+    query; ``strict`` --strict; ``v2`` --v2; ``shard`` ("i/n") --shard; ``shard_by`` ("id" | "db")
+    --shard-by. An option left at None takes the library's default, the
     CLI's (``mode="sql"``, 60 s per query, all cores): the keywords are the fields of
     ``sqlgrade::spider2::Options``, bound by the native module. ``write_outputs=True`` also writes the
     official output files, as the CLI always does (``errors_log``: --errors_log, "" or None = none). The
@@ -60,5 +62,6 @@ def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: Optional[str] = 
     o = native_options("Spider2Options", result_dir=fspath(result_dir, "result_dir"), gold_dir=fspath(gold_dir, "gold_dir"),
                        mode=_str(mode), db_dir=fspath(db_dir, "db_dir", required=False),
                        meta=fspath(meta, "meta", required=False), jobs=jobs, timeout=timeout, strict=_bool(strict),
-                       v2=_bool(v2), errors_log=fspath(errors_log, "errors_log", required=False))
+                       v2=_bool(v2), errors_log=fspath(errors_log, "errors_log", required=False), shard=_str(shard),
+                       shard_by=_str(shard_by))
     return Spider2Run(call_native("spider2_evaluate", o, bool(write_outputs)))

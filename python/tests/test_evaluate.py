@@ -329,6 +329,46 @@ def test_spider2_parity_with_cli(spider2_fx, tmp_path, flags):
     assert run.instances[2]["error_info"]
 
 
+@needs_cli
+@pytest.mark.parametrize("name", ["spider", "bird", "spider2"])
+def test_shard_by_db_parity_with_cli(spider_fx, bird_fx, spider2_fx, tmp_path, name):
+    """shard="i/n", shard_by="db" (the warm graders' call) = the CLI's --shard i/n --shard-by db: each
+    fixture has one database, so one of 3 shards holds every instance and the other two none — and an
+    empty shard still has its record (merge needs all n; Spider 2.0-Lite wrote none before)."""
+    if name == "spider":
+        fx = spider_fx
+        kw, args = dict(gold=fx["gold"], pred=fx["pred"], db_dir=fx["db"]), ["--gold", fx["gold"], "--pred", fx["pred"],
+                                                                            "--db", fx["db"]]
+        evaluate, n_all = spider.evaluate, 4
+    elif name == "bird":
+        fx = bird_fx
+        kw = dict(pred=fx["pred"], gold=fx["gold"], db_dir=fx["db"], diff_json=fx["diff"])
+        args = ["--predicted_sql_path", fx["pred"], "--ground_truth_path", fx["gold"], "--db_root_path", fx["db"],
+                "--diff_json_path", fx["diff"]]
+        evaluate, n_all = bird.evaluate, 3
+    else:
+        fx = spider2_fx
+        kw = dict(result_dir=fx["preds"], gold_dir=fx["gold"], meta=os.path.join(fx["root"], "spider2-lite.jsonl"),
+                  errors_log=None)
+        args = ["--result_dir", fx["preds"], "--gold_dir", fx["gold"], "--meta", kw["meta"], "--errors_log", ""]
+        evaluate, n_all = spider2.evaluate, 3
+    sizes = []
+    for i in (1, 2, 3):
+        run = evaluate(**kw, shard=f"{i}/3", shard_by="db")
+        out = str(tmp_path / f"cli{i}.json")
+        rc, stdout, err = cli(name, *args, "--shard", f"{i}/3", "--shard-by", "db", "--json", out)
+        assert rc == 0, err
+        with open(out) as f:
+            assert stable(run.to_dict()) == stable(json.load(f))
+        assert run.to_dict()["shard"] == {"index": i, "count": 3, "by": "db"}
+        sizes.append(len(run.to_dict()["instances"]))
+    assert sorted(sizes) == [0, 0, n_all]
+    with pytest.raises(sqlgrade.InputError, match="^--shard-by: expected id or db, got 'table'$"):
+        evaluate(**kw, shard="1/3", shard_by="table")
+    with pytest.raises(sqlgrade.InputError, match="^--shard: "):
+        evaluate(**kw, shard="3")
+
+
 def test_spider2_write_outputs(spider2_fx):
     fx = spider2_fx
     spider2.evaluate(result_dir=fx["preds"], gold_dir=fx["gold"], write_outputs=True)

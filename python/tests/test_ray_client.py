@@ -120,11 +120,35 @@ def test_cli_refuses_flags_it_sets_itself() -> None:
         "spider", "--gold", os.path.abspath(__file__), "--etype", "exec"]
 
 
-def test_cli_unreachable_cluster_exits_2_with_one_line(tmp_path) -> None:
+def test_warm_command_becomes_evaluate_keywords() -> None:
+    from sqlgrade.ray.warm import command_kwargs
+
+    here = os.path.relpath(__file__)
+    assert command_kwargs(["spider", "--gold", here, "--pred=/p.txt", "--db", "/d", "--etype", "exec", "-j", "2",
+                           "--plug_value", "--no-progress", "--timeout", "5"]) == (
+        "spider", {"gold": os.path.abspath(__file__), "pred": "/p.txt", "db_dir": "/d", "etype": "exec", "jobs": 2,
+                   "plug_value": True, "timeout": 5.0})
+    assert command_kwargs(["bird", "--predicted_sql_path", "/p", "--ground_truth_path", "/g", "--db_root_path", "/d",
+                           "--num_cpus", "1", "--meta_time_out", "3"]) == (
+        "bird", {"pred": "/p", "gold": "/g", "db_dir": "/d", "jobs": 1, "timeout": 3.0})
+    with pytest.raises(InputError, match="--json-dir is not taken by the warm graders' in-process "
+                                         r"sqlgrade.spider.evaluate\(\)"):
+        command_kwargs(["spider", "--gold", "g", "--json-dir", "x"])
+    with pytest.raises(InputError, match="warm graders grade spider, bird, spider2"):
+        command_kwargs(["uda", "run", "--dataset-dir", "x"])
+    with pytest.raises(InputError, match="--jobs needs a value"):
+        command_kwargs(["spider", "--jobs"])
+    with pytest.raises(InputError, match="--jobs: not a number: 'x'"):
+        command_kwargs(["spider", "--jobs", "x"])
+
+
+@pytest.mark.parametrize("warm", [[], ["--warm"]])
+def test_cli_unreachable_cluster_exits_2_with_one_line(tmp_path, warm) -> None:
     pytest.importorskip("ray")
     out_json = tmp_path / "run.json"
-    p = subprocess.run([sys.executable, "-m", "sqlgrade.ray", "grade", "--address", "127.0.0.1:9", "--connect-timeout",
-                        "1", "--json", str(out_json), "--", "spider", "--gold", "g", "--pred", "p", "--db", "d"],
+    p = subprocess.run([sys.executable, "-m", "sqlgrade.ray", "grade", *warm, "--address", "127.0.0.1:9",
+                        "--connect-timeout", "1", "--json", str(out_json), "--", "spider", "--gold", "g", "--pred", "p",
+                        "--db", "d"],
                        capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=PY_ROOT))
     assert p.returncode == 2, p.stderr
     assert p.stderr.strip().splitlines() == [

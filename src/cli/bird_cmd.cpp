@@ -161,6 +161,7 @@ void register_bird_command(CLI::App& app) {
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
   cmd->add_option("--json-dir", args->json_dir, "several systems: one run record per prediction file, DIR/<name>.json");
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question_id; see sqlgrade merge)");
+  sqlgrade::cli::add_shard_by(cmd, args->opt.shard_by);
   sqlgrade::cli::add_quiet(cmd, args->quiet);
   sqlgrade::cli::add_require_all(cmd, args->require_all);
   cmd->add_flag("--no-progress", args->no_progress, "never draw a progress bar");

@@ -86,6 +86,11 @@ CLI::Option* add_quiet(CLI::App* c, bool& quiet) {
   return c->add_flag("--quiet,-q", quiet, "nothing on stderr but errors (no warnings, no progress bar); the result is still printed");
 }
 
+CLI::Option* add_shard_by(CLI::App* c, std::string& by) {
+  return c->add_option("--shard-by", by,
+                       "with --shard: split by id (default) or by db, every question of a database in one shard (see sqlgrade merge)");
+}
+
 CLI::Option* add_require_all(CLI::App* c, bool& require_all) {
   return c->add_flag("--require-all", require_all,
                      "exit 1 when predictions are missing, truncated or unpaired (they score 0 either way)");

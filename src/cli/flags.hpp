@@ -18,6 +18,8 @@ CLI::Option* add_jobs(CLI::App* c, int& jobs, const std::string& official = "");
 CLI::Option* add_timeout(CLI::App* c, double& seconds, const std::string& what, const std::string& official = "");
 // "--quiet,-q": nothing on stderr but errors (no warnings, no progress bar); the result is still printed.
 CLI::Option* add_quiet(CLI::App* c, bool& quiet);
+// "--shard-by id|db": what --shard splits by (the library checks the value: exit 2 naming --shard-by).
+CLI::Option* add_shard_by(CLI::App* c, std::string& by);
 // "--require-all": exit 1 when predictions are missing, truncated or unpaired.
 CLI::Option* add_require_all(CLI::App* c, bool& require_all);
 

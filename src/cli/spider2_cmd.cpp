@@ -84,7 +84,8 @@ void run_spider2(const Spider2Args& a) {
     const s2::Run& run = runs[i];
     // Outputs first (atomically), then what the official script prints.
     s2::write_outputs(run);
-    if (!run.items.empty() && !jsons[i].empty()) {
+    // An empty shard (its ids or databases hold no prediction) still writes its record: merge needs all n.
+    if ((!run.items.empty() || !a.opt.shard.empty()) && !jsons[i].empty()) {
       if (a.verify.on) held[i] = s2::render_json(run, sqlgrade::cli::invocation());
       else sqlgrade::write_file_atomic(jsons[i], s2::render_json(run, sqlgrade::cli::invocation()));
     }
@@ -137,6 +138,7 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--json", a->json_out, "write the run record (docs/run-record.schema.json); one --result_dir only");
   sub->add_option("--json-dir", a->json_dir, "write each system's run record to DIR/<result folder name>.json");
   sub->add_option("--shard", a->opt.shard, "grade only shard i of n (\"i/n\", split by instance_id; see `sqlgrade merge`)");
+  sqlgrade::cli::add_shard_by(sub, a->opt.shard_by);
   sub->add_flag("--strict", a->opt.strict, "also report rows scrambled across columns and tolerance broken by the string sort");
   sub->add_flag("--v2", a->opt.v2, "tolerant evaluate_v2 metrics (column/row precision, recall, F1)");
   sub->add_option("--errors_log", a->opt.errors_log, "--v2: error log to append to (default errors.log; empty = none)");

@@ -127,6 +127,7 @@ void register_spider_command(CLI::App& app) {
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
   cmd->add_option("--json-dir", args->json_dir, "several --pred: one run record per prediction file, DIR/<name>.json");
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question index; see sqlgrade merge)");
+  sqlgrade::cli::add_shard_by(cmd, args->opt.shard_by);
   sqlgrade::cli::add_quiet(cmd, args->quiet);
   cmd->add_flag("--summary-only", args->summary_only,
                 "print only the score table (not the official per-example mismatch dump of --etype match/all)");

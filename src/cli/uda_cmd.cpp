@@ -207,6 +207,7 @@ void register_uda_command(CLI::App& app) {
     auto shard = std::make_shared<std::string>();
     c->add_option("--shard", *shard,
                   "grade only shard i of n (\"i/n\", split by statement path; summary.json/.csv cover that shard; see `sqlgrade merge`)");
+    cli::add_shard_by(c, f->run.shard_by);
     add_common(c, *f, true);
     cli::example(c, "sqlgrade uda run --dataset-dir UDA-Bench/Query --results runs/ --json uda.json");
     c->callback([=] {

@@ -238,6 +238,25 @@ def real_data_checks(valid):
             parts.append(p)
         rm = run("merge", *parts, "-o", os.path.join(tmp, "m.json"))
         check(rm.returncode == 0 and rm.stdout == alone[d], f"real: merged shards print the whole run ({rm.stderr.strip()[:200]})")
+        # --shard-by db: every task of a database in one shard (its db from spider2-lite.jsonl), merged = whole.
+        whole = json.load(open(d + ".whole.json"))
+        db_parts, where = [], {}
+        for i in (1, 2, 3):
+            p = os.path.join(tmp, f"db{i}.json")
+            rs = run(*base, "--result_dir", d, "--shard", f"{i}/3", "--shard-by", "db", "--json", p)
+            check(rs.returncode == 0, f"real: shard {i}/3 by db exits 0 ({rs.stderr.strip()[:200]})")
+            pr = json.load(open(p, encoding="utf-8"))
+            check(pr["shard"] == {"index": i, "count": 3, "by": "db"} and
+                  all(shard_of(x["category"]["db"], 3) == i - 1 for x in pr["instances"]),
+                  f"real: shard {i}/3 by db holds the tasks of its databases ({len(pr['instances'])})")
+            for x in pr["instances"]:
+                where.setdefault(x["category"]["db"], set()).add(i)
+            db_parts.append(p)
+        check(len(where) > 1 and all(len(s) == 1 for s in where.values()), f"real: {len(where)} databases, each in one shard")
+        rm = run("merge", *db_parts, "-o", os.path.join(tmp, "mdb.json"))
+        mdb = json.load(open(os.path.join(tmp, "mdb.json"))) if rm.returncode == 0 else {}
+        check(rm.returncode == 0 and rm.stdout == alone[d] and mdb["summary"] == whole["summary"],
+              f"real: merged shards by db = the whole run ({rm.stderr.strip()[:200]})")
 
 
 if __name__ == "__main__":

@@ -93,6 +93,23 @@ def main():
         check(rm.stdout == r.stdout, "merge prints the whole run's table")
         check(mr["summary"] == rec["summary"], "merged summary equals the whole run's")
         valid(mr, "merged record")
+        # --shard-by db: the dataset places a statement (one dataset here: one shard holds all, the others none).
+        db_parts = []
+        for i in (1, 2, 3):
+            p = os.path.join(tmp, f"db{i}.json")
+            rs = run("uda", "run", "--dataset-dir", ds, "--results", res, "--shard", f"{i}/3", "--shard-by", "db", "--json", p)
+            pr = json.load(open(p, encoding="utf-8")) if rs.returncode == 0 else {"instances": [], "shard": None}
+            want = sorted(paths) if shard_of("Shop", 3) == i - 1 else []
+            check(sorted(x["id"] for x in pr["instances"]) == want and pr["shard"] == {"index": i, "count": 3, "by": "db"},
+                  f"shard {i}/3 by db holds the statements of its datasets ({len(want)}) ({rs.stderr.strip()[:200]})")
+            db_parts.append(p)
+        rm = run("merge", *db_parts, "-o", merged)
+        mr = json.load(open(merged, encoding="utf-8")) if rm.returncode == 0 else {}
+        check(rm.returncode == 0 and rm.stdout == r.stdout and mr["summary"] == rec["summary"],
+              f"merged shards by db = the whole run ({rm.stderr.strip()[:200]})")
+        bad_by = run("uda", "run", "--dataset-dir", ds, "--results", res, "--shard", "1/3", "--shard-by", "table")
+        check(bad_by.returncode == 2 and "--shard-by: expected id or db, got 'table'" in bad_by.stderr,
+              f"bad --shard-by: exit 2 naming it ({bad_by.stderr.strip()})")
         bad_shard = run("uda", "run", "--dataset-dir", ds, "--results", res, "--shard", "4/3")
         check(bad_shard.returncode == 2 and "--shard" in bad_shard.stderr, f"bad --shard: exit 2 ({bad_shard.stderr.strip()})")
 

@@ -171,3 +171,20 @@ TEST(RunsBenchmarks, BirdNamesQuestionsAndRows) {
     EXPECT_EQ(in["rows"]["gold"], json::parse(R"([["1","a"],["2","b"]])")) << in.dump();
   }
 }
+
+// --shard-by db on real data: every question of a database in one shard, the merge equal to the whole run.
+TEST(RunsBenchmarksData, ShardsByDatabase) {
+  const std::string D = data_dir();
+  if (D.empty() || !fs::exists(D + "/spider/dev_gold.sql") || !fs::exists(D + "/bird/minidev/mini_dev_sqlite_gold.sql"))
+    GTEST_SKIP() << "Spider and BIRD data not found (set SQLGRADE_DATA)";
+  const std::string sp = D + "/spider";
+  check_shards({"spider", "--gold", sp + "/dev_gold.sql", "--db", sp + "/database", "--etype", "exec", "--pred",
+                D + "/preds/spider_dev/dail-sql_gpt4/pred.txt", "--no-progress", "--quiet"},
+               4, "spider dev by db", true);
+  check_shards({"bird", "--ground_truth_path", D + "/bird/minidev/mini_dev_sqlite_gold.sql", "--db_root_path",
+                D + "/bird/dev_databases", "--diff_json_path", D + "/expected/bird/inputs/minidev.mini_dev_sqlite.jsonl",
+                "--predicted_sql_path",
+                D + "/preds/bird_minidev/official_baselines_sql_output_kg/predict_mini_dev_gpt-4_sqlite.json",
+                "--no-progress", "--quiet"},
+               3, "bird minidev by db", true);
+}

@@ -3,7 +3,9 @@
 // whole run; several systems in one pass equal each graded alone.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "sqlgrade/runs/ids.hpp"
 #include "test_support.hpp"
@@ -21,8 +23,16 @@ inline json verdicts(const json& rec) {
   return out;
 }
 
-// Grades `base` whole and in n shards; checks every shard's record, the merge and its printed table.
-inline void check_shards(const std::vector<std::string>& base, int n, const std::string& what) {
+// The database an instance of a record (JSON) belongs to: its "db" category (UDA: "dataset").
+inline std::string db_of(const json& in) {
+  for (const char* axis : {"db", "dataset"})
+    if (in.contains("category") && in["category"].contains(axis)) return in["category"][axis].get<std::string>();
+  return {};
+}
+
+// Grades `base` whole and in n shards (by_db: --shard-by db); checks every shard's record, the merge and
+// its printed table.
+inline void check_shards(const std::vector<std::string>& base, int n, const std::string& what, bool by_db = false) {
   TempDir t;
   std::string whole = (t / "whole.json").string();
   std::vector<std::string> a = base;
@@ -36,22 +46,33 @@ inline void check_shards(const std::vector<std::string>& base, int n, const std:
   EXPECT_EQ(w.out.substr(w.out.size() - table.size()), table) << what << ": the record's table ends the printed output";
 
   std::vector<std::string> merge = {"merge"};
+  std::map<std::string, std::set<int>> dbs_seen;  // database -> the shards its instances are in
   size_t total = 0;
   for (int i = 1; i <= n; ++i) {
     std::string part = (t / ("part" + std::to_string(i) + ".json")).string();
     std::vector<std::string> pa = base;
     pa.insert(pa.end(), {"--shard", std::to_string(i) + "/" + std::to_string(n), "--json", part});
+    if (by_db) pa.insert(pa.end(), {"--shard-by", "db"});
     CliResult r = run_cli(pa);
     ASSERT_EQ(r.rc, 0) << what << " shard " << i << ": " << r.err;
     json pj = json::parse(slurp(part));
-    EXPECT_EQ(pj["shard"], json({{"index", i}, {"count", n}})) << what;
-    for (const auto& in : pj["instances"])
-      EXPECT_TRUE(sqlgrade::runs::in_shard(in["id"].get<std::string>(), sqlgrade::runs::Shard{i, n}))
-          << what << ": " << in["id"] << " is not in shard " << i;
+    json expect_shard = {{"index", i}, {"count", n}};
+    if (by_db) expect_shard["by"] = "db";
+    EXPECT_EQ(pj["shard"], expect_shard) << what;
+    // Recomputed here from the id or the database (the hash of ids.hpp), not read from the record.
+    for (const auto& in : pj["instances"]) {
+      const std::string key = by_db ? db_of(in) : in["id"].get<std::string>();
+      EXPECT_FALSE(key.empty()) << what << ": " << in["id"] << " has no database";
+      EXPECT_EQ(sqlgrade::runs::shard_of(key, static_cast<uint64_t>(n)), static_cast<uint64_t>(i - 1))
+          << what << ": " << in["id"] << " (" << key << ") is not in shard " << i;
+      if (by_db) dbs_seen[db_of(in)].insert(i);
+    }
     total += pj["instances"].size();
     merge.push_back(part);
   }
   EXPECT_EQ(total, wj["instances"].size()) << what << ": the shards partition the questions";
+  for (const auto& [db, shards] : dbs_seen) EXPECT_EQ(shards.size(), 1u) << what << ": database " << db << " in several shards";
+  if (by_db) EXPECT_GT(dbs_seen.size(), 1u) << what;
   std::string merged = (t / "merged.json").string();
   merge.insert(merge.end(), {"-o", merged});
   CliResult m = run_cli(merge);

@@ -2,6 +2,7 @@
 // whole run (generic summarizer and a registered one); every inconsistency is refused.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "runs_support.hpp"
@@ -174,4 +175,55 @@ TEST(RunsMerge, CliWritesAValidRecord) {
   EXPECT_EQ(bad.rc, 2);
   EXPECT_EQ(bad.err, "sqlgrade: merge: shard(s) missing: 2/2 (1 of 2 given)\n");
   EXPECT_FALSE(fs::exists(t / "x.json"));
+}
+
+// --shard-by db: a shard holds whole databases (instances of 12 databases, "db" category); merge checks
+// each instance against its database's shard and recomputes the summary of the whole run.
+TEST(RunsMerge, DbShardsMergeToTheWholeRunAndAreChecked) {
+  RunRecord whole = full_run(240);
+  for (size_t i = 0; i < whole.instances.size(); ++i) whole.instances[i].category.emplace_back("db", "db" + std::to_string(i % 12));
+  SummaryOut sum = summarize(whole);  // with the db category
+  whole.summary = sum.summary, whole.summary_text = sum.text;
+  auto parts = std::vector<MergeInput>{};
+  std::map<std::string, int> shard_of_db;
+  for (int i = 1; i <= 3; ++i) {
+    parts.push_back(MergeInput{"part" + std::to_string(i) + ".json", shard_subset(whole, Shard{i, 3, ShardBy::Db}), ""});
+    for (const auto& in : parts.back().run.instances) {
+      auto [it, fresh] = shard_of_db.emplace(*in.category_of("db"), i);
+      EXPECT_EQ(it->second, i) << *in.category_of("db") << " is in two shards";
+    }
+  }
+  EXPECT_EQ(shard_of_db.size(), 12u);
+  // The database, not the id, places an instance: shard_of("db0", 3) computed independently (python3, ids.hpp).
+  EXPECT_EQ(shard_of_db["db0"], static_cast<int>(shard_of("db0", 3)) + 1);
+  RunRecord merged = merge_runs(parts, {"sqlgrade", "merge"});
+  EXPECT_EQ(merged.summary, whole.summary);
+  EXPECT_EQ(merged.instances.size(), whole.instances.size());
+  EXPECT_EQ(merged.merged_from[0].shard.by, ShardBy::Db);
+  {
+    auto bad = parts;  // an instance of a database of shard 2 in shard 1
+    Instance moved = bad[1].run.instances.front();
+    moved.id = "moved";
+    bad[0].run.instances.push_back(moved);
+    EXPECT_EQ(error_of(bad), "part1.json: instance \"moved\" of database \"" + *moved.category_of("db") +
+                                 "\" belongs to shard 2/3 by db, not 1/3 by db");
+  }
+  {
+    auto bad = parts;  // id shards and db shards of one run do not mix
+    bad[2] = split(whole, 3)[2];
+    EXPECT_EQ(error_of(bad), "part3.json: is split by id but part1.json by db (--shard-by)");
+  }
+  // The record keeps "by" (only for db shards: id shards' records are as before).
+  const RunRecord back = parse_run_record(render_run_record(parts[0].run), "p.json");
+  EXPECT_EQ(back.shard, (Shard{1, 3, ShardBy::Db}));
+  EXPECT_EQ(to_json(parts[0].run)["shard"], (Json{{"index", 1}, {"count", 3}, {"by", "db"}}));
+  EXPECT_EQ(to_json(split(whole, 3)[0].run)["shard"], (Json{{"index", 1}, {"count", 3}}));
+  try {
+    std::string text = render_run_record(parts[0].run);
+    text.replace(text.find("\"by\": \"db\""), 10, "\"by\": \"xx\"");
+    parse_run_record(text, "p.json");
+    ADD_FAILURE() << "a shard split by xx was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "p.json: shard.by: must be \"id\" or \"db\"");
+  }
 }

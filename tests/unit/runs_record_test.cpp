@@ -184,8 +184,11 @@ TEST(RunsIds, ShardOfMatchesPythonHashlib) {
   EXPECT_EQ(shard_of("local001", 8), 7u);
   EXPECT_EQ(shard_of("Player/Agg/agg_queries/1", 3), 2u);
   EXPECT_EQ(shard_of("", 2), 0u);
-  EXPECT_TRUE(in_shard("1033", Shard{4, 4}));
-  EXPECT_FALSE(in_shard("1033", Shard{1, 4}));
+  EXPECT_TRUE(in_shard(Shard{4, 4}, "1033", "concert_singer"));
+  EXPECT_FALSE(in_shard(Shard{1, 4}, "1033", "concert_singer"));
+  // --shard-by db: the key is the database (shard_of("concert_singer", 4) == 1, from the python3 line above).
+  EXPECT_TRUE(in_shard(Shard{2, 4, ShardBy::Db}, "1033", "concert_singer"));
+  EXPECT_FALSE(in_shard(Shard{3, 4, ShardBy::Db}, "1033", "concert_singer"));
   // Spider dev's 1034 question indices over 4 shards: every shard gets 258 ± 40.
   std::vector<int> count(4);
   for (int i = 0; i < 1034; ++i) ++count[shard_of(std::to_string(i), 4)];

@@ -2,6 +2,8 @@
 
     python -m sqlgrade.ray grade --address HOST:6379 --json RUN.json [--shards N] -- \\
         spider --gold dev_gold.sql --pred pred.txt --db database --etype exec --jobs 1
+    python -m sqlgrade.ray grade --warm --address HOST:6379 --json RUN.json [--batches N] -- \\
+        spider --gold dev_gold.sql --pred pred.txt --db database --etype exec
     python -m sqlgrade.ray serve --address HOST:6379 [--urls-file F] -- --spider-db-dir DIR ...
 
 ``grade`` prints what ``sqlgrade merge`` prints (the run's table) and writes the merged record;
@@ -30,6 +32,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--retries", type=int, default=3, help="times a shard lost with its worker or node is re-run")
     g.add_argument("--timeout", type=float, default=3600.0, help="seconds for the whole run")
     g.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to reach the cluster")
+    g.add_argument("--warm", action="store_true",
+                   help="warm graders (Ray actors grading in-process) over batches of databases; spider, bird, spider2")
+    g.add_argument("--batches", type=int, default=0, help="--warm: number of batches (default: two per grader)")
+    g.add_argument("--per-node", type=int, default=0, help="--warm: graders per node (default: one per CPU)")
     s = sub.add_parser("serve", help="one sqlgrade serve per node, supervised, until SIGINT/SIGTERM")
     s.add_argument("--address", default=None)
     s.add_argument("--interval", type=float, default=2.0, help="seconds between health checks")
@@ -47,19 +53,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     ns = _parser().parse_args(args)
     try:
         if ns.cmd == "grade":
-            from .batch import grade
-
-            out = grade(rest, json_out=ns.json, address=ns.address, shards=ns.shards, retries=ns.retries,
-                        timeout_s=ns.timeout, connect_timeout_s=ns.connect_timeout)
-            sys.stdout.write(out["text"])
-            nodes = sorted({p["node"] for p in out["parts"]})
-            print(f"sqlgrade.ray: {len(out['parts'])} shards on {len(nodes)} node(s), merged into {ns.json}",
-                  file=sys.stderr)
-            return 0
+            return _grade(ns, rest)
         return _serve(ns, rest)
     except SqlgradeError as e:
         print(f"sqlgrade.ray: {e}", file=sys.stderr)
         return 2
+
+
+def _grade(ns: argparse.Namespace, command: List[str]) -> int:
+    if ns.warm:
+        from .warm import grade_warm
+
+        out = grade_warm(command, json_out=ns.json, address=ns.address, batches=ns.batches, per_node=ns.per_node,
+                         retries=ns.retries, timeout_s=ns.timeout, connect_timeout_s=ns.connect_timeout)
+    else:
+        from .batch import grade
+
+        out = grade(command, json_out=ns.json, address=ns.address, shards=ns.shards, retries=ns.retries,
+                    timeout_s=ns.timeout, connect_timeout_s=ns.connect_timeout)
+    sys.stdout.write(out["text"])
+    nodes = sorted({p["node"] for p in out["parts"]})
+    what = "batches by database, warm graders" if ns.warm else "shards"
+    print(f"sqlgrade.ray: {len(out['parts'])} {what} on {len(nodes)} node(s), merged into {ns.json}", file=sys.stderr)
+    return 0
 
 
 def _serve(ns: argparse.Namespace, serve_args: List[str]) -> int:

@@ -57,12 +57,15 @@ def _where() -> str:
     return node_label(ctx.get_node_id(), ray.util.get_node_ip_address())
 
 
-def _node_check(paths: List[str]) -> Dict[str, Any]:
-    """Runs on one node: the CLI and every input path must be there."""
-    try:
-        exe = binary()
-    except FileNotFoundError as e:
-        return {"node": _where(), "error": f"sqlgrade is installed without its CLI ({e})"}
+def _node_check(paths: List[str], need_cli: bool = True) -> Dict[str, Any]:
+    """Runs on one node: sqlgrade (imported by unpickling this function), its CLI when the node runs
+    it (shard tasks) and every input path must be there."""
+    exe = ""
+    if need_cli:
+        try:
+            exe = binary()
+        except FileNotFoundError as e:
+            return {"node": _where(), "error": f"sqlgrade is installed without its CLI ({e})"}
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         return {"node": _where(), "error": f"missing on this node: {', '.join(missing)}"}
@@ -104,12 +107,18 @@ def _remote_error(e: BaseException) -> str:
 
 def preflight(ray: Any, cmd: List[str], timeout_s: float) -> List[Dict[str, Any]]:
     """One task on each alive node: refuse the job, naming the node, when one lacks sqlgrade or an input."""
+    return check_nodes(ray, _paths(cmd), timeout_s)
+
+
+def check_nodes(ray: Any, paths: List[str], timeout_s: float, need_cli: bool = True) -> List[Dict[str, Any]]:
+    """The preflight: a task pinned to each alive node checks sqlgrade, (need_cli) its CLI and ``paths``;
+    a ClusterError names the node that fails or does not answer within ``timeout_s``."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     check = ray.remote(num_cpus=0, max_retries=0)(_node_check)
     nodes = alive_nodes(ray)
     refs = {check.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(
-        _paths(cmd)): n for n in nodes}
+        paths, need_cli): n for n in nodes}
     ready, pending = ray.wait(list(refs), num_returns=len(refs), timeout=timeout_s)
     if pending:
         names = ", ".join(node_label(refs[r]["NodeID"], refs[r]["NodeManagerAddress"]) for r in pending)

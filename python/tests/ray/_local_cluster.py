@@ -63,19 +63,25 @@ class LocalCluster:
         return {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": self.token, "RAY_ADDRESS": self.address,
                 "RAY_USAGE_STATS_ENABLED": "0"}
 
-    def add_node(self, name: str, ip: str, resources: Dict[str, int]) -> None:
+    def add_node(self, name: str, ip: str, resources: Dict[str, int], ray: str = RAY) -> None:
+        """Another node; ``ray``: the `ray` of another venv (its workers run that venv's Python)."""
         import json
 
+        env = None
+        if ray != RAY:  # nothing of this checkout on the node's Python path
+            env = {k: v for k, v in self.env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         self._start(name, ["--address", self.address, "--node-ip-address", ip, "--resources", json.dumps(resources)],
-                    expect_nodes=len(self.procs) + 1)
+                    expect_nodes=len(self.procs) + 1, ray=ray, env=env)
 
-    def _start(self, name: str, args: List[str], expect_nodes: int) -> None:
+    def _start(self, name: str, args: List[str], expect_nodes: int, ray: str = RAY,
+               env: Optional[Dict[str, str]] = None) -> None:
         for attempt in range(3):
             log = os.path.join(self.tmp, f"{name}.{attempt}.log")
             self.logs[name] = log
             with open(log, "w") as f:
-                self.procs[name] = subprocess.Popen([RAY, "start", "--block", "--num-cpus", "1", *args], env=self.env,
-                                                    stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+                self.procs[name] = subprocess.Popen([ray, "start", "--block", "--num-cpus", "1", *args],
+                                                    env=env or self.env, stdout=f, stderr=subprocess.STDOUT,
+                                                    start_new_session=True)
             if self._wait_nodes(expect_nodes, self.start_timeout_s, self.procs[name]):
                 return
             self.kill(name)

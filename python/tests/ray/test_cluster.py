@@ -1,6 +1,7 @@
 """sqlgrade.ray on a real two-node Ray cluster of this machine (_local_cluster.py): batch grading equal
-to one process, reward serving with routing and failover, and faults — a worker process and a whole
-node killed in the middle of a batch and of a reward stream. ctest python.ray (label `ray`).
+to one process (shard tasks, and warm graders over batches by database), reward serving with routing
+and failover, and faults — a worker process, a warm grader and a whole node killed in the middle of a
+batch and of a reward stream, and a third node without sqlgrade. ctest python.ray (label `ray`).
 
 Data: Spider dev (SQLGRADE_DATA) and one of its shipped prediction files; skipped without them.
 """
@@ -14,6 +15,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from typing import Any, Dict, Iterator, List
@@ -27,7 +29,7 @@ os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=TOKEN)
 ray = pytest.importorskip("ray")
 
 from conftest import data_dir, sqlgrade_bin  # noqa: E402
-from _local_cluster import LocalCluster, parent  # noqa: E402
+from _local_cluster import VENV_BIN, LocalCluster, parent  # noqa: E402
 
 SPIDER = os.path.join(data_dir(), "spider")
 PRED = os.path.join(data_dir(), "preds", "spider_dev", "dail-sql_gpt4", "pred.txt")
@@ -171,16 +173,21 @@ def _other_benchmark(name: str, tmp: str) -> List[str]:
             "--db_dir", os.path.join(d, "spider2lite", "databases"), "--no-progress"]
 
 
-@pytest.mark.parametrize("name", ["bird", "spider2", "uda"])
-def test_other_benchmarks_merge_like_one_process(cluster: LocalCluster, name: str, tmp_path) -> None:
-    from sqlgrade.ray import grade
+@pytest.mark.parametrize("name,warm", [("bird", False), ("spider2", False), ("uda", False), ("bird", True),
+                                       ("spider2", True)])
+def test_other_benchmarks_merge_like_one_process(cluster: LocalCluster, name: str, warm: bool, tmp_path) -> None:
+    """Shard tasks (2 shards by id) and warm graders (2 batches by database; uda has no in-process record)."""
+    from sqlgrade.ray import grade, grade_warm
 
     cmd = _other_benchmark(name, str(tmp_path))
     if not all(os.path.exists(c) for c in cmd if c.startswith("/")):
         pytest.skip(f"needs the {name} data")
     ref = str(tmp_path / "ref.json")
     subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
-    out = grade(cmd, json_out=str(tmp_path / "ray.json"), address=cluster.address, shards=2, timeout_s=600)
+    if warm:
+        out = grade_warm(cmd, json_out=str(tmp_path / "warm.json"), address=cluster.address, batches=2, timeout_s=600)
+    else:
+        out = grade(cmd, json_out=str(tmp_path / "ray.json"), address=cluster.address, shards=2, timeout_s=600)
     with open(ref, encoding="utf-8") as f:
         _assert_same_run(out["record"], json.load(f))
 
@@ -277,6 +284,101 @@ def test_missing_database_names_the_node(fleet) -> None:
                                          r"database 'no_such_db' \(spider\)"):
         backend.verdict({"benchmark": "spider", "db_id": "no_such_db", "db": None, "sql": "SELECT 1",
                          "gold_sql": "SELECT 1"})
+
+
+def _cpu_ticks(pid: int) -> int:
+    """utime + stime of a process (clock ticks), -1 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            v = f.read().rsplit(")", 1)[1].split()
+        return int(v[11]) + int(v[12])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def test_warm_graders_equal_one_process_survive_a_killed_grader_and_stay_warm(cluster: LocalCluster, big_set) -> None:
+    """One grader per node; the grader seen grading a batch (its CPU time up 0.5 s since the run
+    began: Spider dev's batches by database are uneven, the longest takes seconds) is SIGKILLed; its
+    batch goes to the other grader; the record equals one process. Then the pool is repaired and a
+    second run on the same graders (warm: no grader starts) gives the same record again."""
+    from sqlgrade.ray import GraderPool, grade_warm
+
+    with GraderPool.start(cluster.address, per_node=1) as pool:
+        assert len({i["node"] for i in pool.infos}) == 2
+        pids = [i["pid"] for i in pool.infos]
+        result: Dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                result["out"] = grade_warm(big_set["cmd"], json_out=os.path.join(big_set["dir"], "warm.json"),
+                                           pool=pool, batches=6, timeout_s=600)
+            except BaseException as e:  # noqa: BLE001 - reported by the assertion below
+                result["error"] = e
+
+        start = {p: _cpu_ticks(p) for p in pids}
+        t = threading.Thread(target=run)
+        t.start()
+        victim, deadline = None, time.monotonic() + 300
+        while victim is None and t.is_alive() and time.monotonic() < deadline:
+            victim = next((p for p in pids if _cpu_ticks(p) >= start[p] + 50), None)
+            time.sleep(0.02)
+        assert victim is not None, "no grader was seen grading"
+        os.kill(victim, signal.SIGKILL)
+        t.join(600)
+        assert "error" not in result, result.get("error")
+        out = result["out"]
+        _assert_same_run(out["record"], big_set["ref"])
+        assert [(x["pid"], x["batch"]) for x in out["lost"]] == [(victim, out["lost"][0]["batch"])]
+        regraded = next(p for p in out["parts"] if p["index"] == out["lost"][0]["batch"])
+        assert regraded["pid"] != victim  # the lost batch was graded again, by the grader left
+        assert any(p["warm"] for p in out["parts"])  # a grader graded several batches in one process
+        assert victim not in {i["pid"] for i in pool.infos}
+        pool.repair()  # a new grader on the node that lost its own
+        assert len({i["node"] for i in pool.infos}) == 2
+        pids = {i["pid"] for i in pool.infos}
+        again = grade_warm(big_set["cmd"], json_out=os.path.join(big_set["dir"], "warm2.json"), pool=pool,
+                           batches=4, timeout_s=600)
+        _assert_same_run(again["record"], big_set["ref"])
+        assert {p["pid"] for p in again["parts"]} <= pids and not again["lost"]
+        # Affinity: batch i went to grader (i - 1) mod 2 unless the other grader took it when idle.
+        ranks = [i["rank"] for i in pool.infos]
+        assert sum(p["rank"] == ranks[(p["index"] - 1) % 2] for p in again["parts"]) >= 2
+
+
+def test_a_node_without_sqlgrade_is_named(cluster: LocalCluster, big_set, tmp_path) -> None:
+    """A third node whose workers run a venv with Ray but without sqlgrade: both batch paths refuse the
+    job with one error naming that node, within their deadlines (no hang), before grading anything."""
+    from sqlgrade.ray import ClusterError, grade, grade_warm
+
+    bare = str(tmp_path / "bare")
+    uv = os.path.join(VENV_BIN, "uv")
+    uv = uv if os.path.exists(uv) else shutil.which("uv") or "uv"
+    lock = os.path.join(os.path.dirname(__file__), "..", "..", "requirements", "dev.lock")
+    try:  # from uv's cache (setup filled it): ~2 s, no network
+        subprocess.run([uv, "venv", "-q", bare, "--python", sys.executable], check=True, capture_output=True,
+                       timeout=120)
+        subprocess.run([uv, "pip", "install", "-q", "--python", os.path.join(bare, "bin", "python"), "--offline",
+                        "-c", lock, f"ray=={ray.__version__}"], check=True, capture_output=True, timeout=300)
+    except (OSError, subprocess.SubprocessError) as e:
+        pytest.skip(f"cannot make a venv with Ray only ({e})")
+    cluster.add_node("node3", "127.0.0.4", {"node_c": 1}, ray=os.path.join(bare, "bin", "ray"))
+    try:
+        msg = r"node [0-9a-f]{12} \(127\.0\.0\.4\): sqlgrade is not installed in the Python of this node's Ray workers"
+        for attempt in (lambda: grade_warm(big_set["cmd"], json_out=str(tmp_path / "w.json"), address=cluster.address,
+                                           timeout_s=300),
+                        lambda: grade(big_set["cmd"], json_out=str(tmp_path / "s.json"), address=cluster.address,
+                                      timeout_s=300)):
+            t0 = time.monotonic()
+            with pytest.raises(ClusterError, match=msg):
+                attempt()
+            assert time.monotonic() - t0 < 150  # the preflight's deadline is 120 s
+        assert not os.path.exists(tmp_path / "w.json") and not os.path.exists(tmp_path / "s.json")
+    finally:
+        cluster.kill("node3", signal.SIGTERM)  # a raylet that stops cleanly leaves the cluster at once
+        deadline = time.monotonic() + 120
+        while cluster.alive_nodes() != 2 and time.monotonic() < deadline:
+            time.sleep(2)
+    assert cluster.alive_nodes() == 2
 
 
 def test_batch_and_reward_stream_survive_a_killed_node(cluster: LocalCluster, big_set, fleet) -> None:

@@ -71,7 +71,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   rec.inputs.push_back(runs::input_ref("db", "gold", opt.db_root_path, runs::HashInputs::None));
   rec.engines.push_back({"sqlite", r.engine_version});
   if (opt.meta_time_out > 0) rec.timeout_s = opt.meta_time_out;
-  rec.shard = runs::shard_option(opt.shard_index, opt.shard_count);
+  rec.shard = runs::shard_option(opt.shard_index, opt.shard_count, opt.shard_by);
   rec.category_axes.push_back({"difficulty", {"simple", "moderate", "challenging"}});
   rec.warnings = r.warnings;
   rec.summary = summary_json(r);

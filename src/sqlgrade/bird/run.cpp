@@ -479,8 +479,8 @@ void assign_ids(Grading& g) {
     }
   }
   g.in_shard.assign(g.n, 1);
-  if (const std::optional<runs::Shard> sh = runs::shard_option(g.opt.shard_index, g.opt.shard_count))
-    for (size_t i = 0; i < g.n; ++i) g.in_shard[i] = runs::in_shard(g.rr.items[i].id, *sh) ? 1 : 0;
+  if (const std::optional<runs::Shard> sh = runs::shard_option(g.opt.shard_index, g.opt.shard_count, g.opt.shard_by))
+    for (size_t i = 0; i < g.n; ++i) g.in_shard[i] = runs::in_shard(*sh, g.rr.items[i].id, g.rr.items[i].db_id) ? 1 : 0;
 }
 
 // One pass over the questions that have a prediction, on all cores (exec::run): each a pure check of

@@ -70,16 +70,46 @@ Shard parse_shard(std::string_view spec, const std::string& flag) {
   return Shard{static_cast<int>(i), static_cast<int>(n)};
 }
 
-std::optional<Shard> shard_option(int index, int count) {
-  if (count <= 0) return std::nullopt;
-  if (index < 1 || index > count) throw InputError("--shard", "shard index must be in 1.." + std::to_string(count));
-  return Shard{index, count};
+ShardBy parse_shard_by(std::string_view by) {
+  if (by.empty() || by == "id") return ShardBy::Id;
+  if (by == "db") return ShardBy::Db;
+  throw InputError("--shard-by", "expected id or db, got '" + std::string(by) + "'");
 }
 
-std::string to_string(const Shard& s) { return std::to_string(s.index) + "/" + std::to_string(s.count); }
+const char* to_string(ShardBy by) { return by == ShardBy::Db ? "db" : "id"; }
 
-bool in_shard(std::string_view id, const Shard& s) {
-  return shard_of(id, static_cast<uint64_t>(s.count)) == static_cast<uint64_t>(s.index - 1);
+std::optional<Shard> shard_option(int index, int count, std::string_view by) {
+  const ShardBy b = parse_shard_by(by);  // checked even without --shard, so a typo never passes silently
+  if (count <= 0) return std::nullopt;
+  if (index < 1 || index > count) throw InputError("--shard", "shard index must be in 1.." + std::to_string(count));
+  return Shard{index, count, b};
+}
+
+std::optional<Shard> shard_spec(std::string_view spec, std::string_view by) {
+  const ShardBy b = parse_shard_by(by);
+  if (spec.empty()) return std::nullopt;
+  Shard s = parse_shard(spec);
+  s.by = b;
+  return s;
+}
+
+std::string to_string(const Shard& s) {
+  return std::to_string(s.index) + "/" + std::to_string(s.count) + (s.by == ShardBy::Db ? " by db" : "");
+}
+
+bool in_shard(const Shard& s, std::string_view id, std::string_view db) {
+  return shard_of(s.by == ShardBy::Db ? db : id, static_cast<uint64_t>(s.count)) == static_cast<uint64_t>(s.index - 1);
+}
+
+const std::string* shard_db(const Instance& in) {
+  if (const std::string* db = in.category_of("db")) return db;
+  return in.category_of("dataset");
+}
+
+bool in_shard(const Instance& in, const Shard& s) {
+  if (s.by == ShardBy::Id) return in_shard(s, in.id, {});
+  const std::string* db = shard_db(in);
+  return in_shard(s, in.id, db ? std::string_view(*db) : std::string_view());
 }
 
 }  // namespace sqlgrade::runs

@@ -22,11 +22,22 @@ uint64_t shard_of(std::string_view id, uint64_t n);
 
 // "--shard i/n" (1 <= i <= n <= 1,000,000); InputError naming `flag` otherwise.
 Shard parse_shard(std::string_view spec, const std::string& flag = "--shard");
-std::string to_string(const Shard& s);  // "i/n"
-// A benchmark's (shard_index, shard_count) options (parsed by the CLI with parse_shard) as a Shard:
-// nullopt when count is 0 (everything); InputError naming --shard when index is not in 1..count.
-std::optional<Shard> shard_option(int index, int count);
-// Whether the id belongs to shard s (shard_of(id, s.count) == s.index - 1).
-bool in_shard(std::string_view id, const Shard& s);
+std::string to_string(const Shard& s);  // "i/n", "i/n by db"
+// --shard-by: "" or "id" → ShardBy::Id, "db" → ShardBy::Db; InputError naming --shard-by otherwise.
+ShardBy parse_shard_by(std::string_view by);
+const char* to_string(ShardBy by);  // "id" | "db"
+// A benchmark's (shard_index, shard_count, shard_by) options (parsed by the CLI with parse_shard) as a
+// Shard: nullopt when count is 0 (everything); InputError naming --shard when index is not in 1..count.
+std::optional<Shard> shard_option(int index, int count, std::string_view by = {});
+// The same from an "i/n" spec (Spider 2.0's option): nullopt when spec is empty.
+std::optional<Shard> shard_spec(std::string_view spec, std::string_view by = {});
+// Whether an item belongs to shard s: shard_of(key, s.count) == s.index - 1, the key being the id, or
+// with ShardBy::Db the item's database (Spider/BIRD/Spider 2.0 db_id, UDA dataset).
+bool in_shard(const Shard& s, std::string_view id, std::string_view db);
+// The same for an instance of a record: its database is its "db" category (UDA: "dataset"); an
+// instance without one has the database "" (as a runner that knows none passes it).
+bool in_shard(const Instance& in, const Shard& s);
+// The database of an instance as in_shard reads it (nullptr when it has none).
+const std::string* shard_db(const Instance& in);
 
 }  // namespace sqlgrade::runs

@@ -45,6 +45,18 @@ void check_like_first(const MergeInput& first, const MergeInput& p) {
   }
 }
 
+// Why an instance is not in the shard its part claims: the shard its id (or database) belongs to.
+std::string not_in_shard(const Instance& in, const Shard& s) {
+  const auto n = static_cast<uint64_t>(s.count);
+  if (s.by == ShardBy::Id)
+    return "instance \"" + in.id + "\" belongs to shard " + std::to_string(shard_of(in.id, n) + 1) + "/" + std::to_string(n) +
+           ", not " + to_string(s);
+  const std::string* found = shard_db(in);
+  const std::string db = found ? *found : std::string();
+  return "instance \"" + in.id + "\" of database \"" + db + "\" belongs to shard " + std::to_string(shard_of(db, n) + 1) + "/" +
+         std::to_string(n) + " by db, not " + to_string(s);
+}
+
 }  // namespace
 
 RunRecord merge_runs(const std::vector<MergeInput>& parts, const std::vector<std::string>& command) {
@@ -60,10 +72,11 @@ RunRecord merge_runs(const std::vector<MergeInput>& parts, const std::vector<std
       throw InputError(p.file, "is shard " + to_string(*p.run.shard) + " but " + parts.front().file + " is one of " + std::to_string(n));
     auto [it, fresh] = by_index.emplace(p.run.shard->index, &p);
     if (!fresh) throw InputError(p.file, "shard " + to_string(*p.run.shard) + " is also " + it->second->file);
+    if (p.run.shard->by != parts.front().run.shard->by)
+      throw InputError(p.file, "is split by " + std::string(to_string(p.run.shard->by)) + " but " + parts.front().file + " by " +
+                                   to_string(parts.front().run.shard->by) + " (--shard-by)");
     for (const auto& in : p.run.instances)
-      if (!in_shard(in.id, *p.run.shard))
-        throw InputError(p.file, "instance \"" + in.id + "\" belongs to shard " + std::to_string(shard_of(in.id, static_cast<uint64_t>(n)) + 1) +
-                                     "/" + std::to_string(n) + ", not " + to_string(*p.run.shard));
+      if (!in_shard(in, *p.run.shard)) throw InputError(p.file, not_in_shard(in, *p.run.shard));
   }
   if (static_cast<int>(by_index.size()) != n) {
     std::string missing;
@@ -118,7 +131,7 @@ RunRecord shard_subset(const RunRecord& r, const Shard& s) {
   RunRecord out = r;
   out.instances.clear();
   for (const auto& in : r.instances)
-    if (in_shard(in.id, s)) out.instances.push_back(in);
+    if (in_shard(in, s)) out.instances.push_back(in);
   out.shard = s;
   SummaryOut sum = summarize(out);
   out.summary = std::move(sum.summary);

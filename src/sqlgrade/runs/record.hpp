@@ -49,9 +49,14 @@ struct CategoryAxis {
   std::vector<std::string> values;  // preferred order; values met but not listed sort after them
 };
 
+// What a shard splits by: the instance id (default), or its database (--shard-by db: every
+// instance of one database in one shard, so a node reads each database once; docs/comparing-runs.md §5).
+enum class ShardBy { Id, Db };
+
 struct Shard {
   int index = 1;  // 1-based
   int count = 1;
+  ShardBy by = ShardBy::Id;
   bool operator==(const Shard&) const = default;
 };
 

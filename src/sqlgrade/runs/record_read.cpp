@@ -75,8 +75,13 @@ class Reader {
   }
   Shard shard(const Json& v, const std::string& path) const {
     object(v, path);
-    only_keys(v, path, {"index", "count"});
+    only_keys(v, path, {"index", "count", "by"});
     Shard s;
+    if (const Json* by = optional(v, "by")) {
+      const std::string b = string(*by, join(path, "by"));
+      if (b != "id" && b != "db") fail(join(path, "by"), "must be \"id\" or \"db\"");
+      s.by = b == "db" ? ShardBy::Db : ShardBy::Id;
+    }
     long long n = integer(field(v, path, "count"), join(path, "count"));
     long long i = integer(field(v, path, "index"), join(path, "index"));
     if (n < 1 || n > 1000000) fail(join(path, "count"), "must be between 1 and 1000000");

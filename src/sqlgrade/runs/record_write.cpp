@@ -37,7 +37,12 @@ const MetricDef* RunRecord::metric(const std::string& name) const {
 namespace {
 
 Json opt(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
-Json shard_json(const Shard& s) { return Json{{"index", s.index}, {"count", s.count}}; }
+// "by" only for db shards: records of id shards read and hash as they did before --shard-by.
+Json shard_json(const Shard& s) {
+  Json j{{"index", s.index}, {"count", s.count}};
+  if (s.by == ShardBy::Db) j["by"] = "db";
+  return j;
+}
 
 Json instance_json(const Instance& in) {
   Json j;

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/summary.hpp"
 #include "sqlgrade/spider/aggregate.hpp"
 
@@ -55,7 +56,7 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
   r.inputs.push_back(input("db", "gold", opt.db_dir, false));
   r.engines.push_back({"sqlite", runs::sqlite_version()});
   if (do_exec) r.timeout_s = opt.timeout_s;
-  if (opt.shard_count > 0) r.shard = runs::Shard{opt.shard_index, opt.shard_count};
+  r.shard = runs::shard_option(opt.shard_index, opt.shard_count, opt.shard_by);
   r.category_axes.push_back({"hardness", {"easy", "medium", "hard", "extra"}});
   r.warnings = run.warnings;
   r.summary = Json(summary_json(run));

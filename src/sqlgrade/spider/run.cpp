@@ -175,10 +175,10 @@ void read_and_pair(Run& run, const std::vector<std::vector<Line>>& ggroups, bool
   if (ggroups.size() > 1) pairing.by_interaction(ggroups, praw);
   else pairing.by_line(ggroups.empty() ? std::vector<Line>{} : ggroups[0], std::move(praw));
   if (opt.shard_count > 0) {
-    runs::Shard sh{opt.shard_index, opt.shard_count};
+    const runs::Shard sh = *runs::shard_option(opt.shard_index, opt.shard_count, opt.shard_by);
     std::vector<Example> kept;
     for (auto& ex : run.examples)
-      if (runs::in_shard(std::to_string(ex.index), sh)) kept.push_back(std::move(ex));
+      if (runs::in_shard(sh, std::to_string(ex.index), ex.db_id)) kept.push_back(std::move(ex));
     run.examples = std::move(kept);
   }
 }
@@ -229,8 +229,7 @@ Batch make_batch(const Options& opt) {
   const bool need_table = do_match || !ts;
   if (need_table && opt.table.empty()) throw InputError("", "--table is required for this --etype/--compat");
   const std::optional<Questions> texts = load_questions(opt);  // before grading: a bad file is exit 2 at once
-  if (opt.shard_count > 0 && (opt.shard_index < 1 || opt.shard_index > opt.shard_count))
-    throw InputError("--shard", "shard index must be in 1.." + std::to_string(opt.shard_count));
+  runs::shard_option(opt.shard_index, opt.shard_count, opt.shard_by);  // a bad shard: before anything runs
   return Batch{opt, ts, do_match, opt.etype != Etype::Match, need_table, resolve_jobs(opt.jobs), {}, {}, {}, {}, texts};
 }
 

@@ -62,7 +62,7 @@ Run evaluate(const Options& opt) {
 
 std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& result_dirs) {
   if (result_dirs.empty()) throw InputError("--result_dir", "no result folder given");
-  if (!opt.shard.empty()) runs::parse_shard(opt.shard);
+  runs::shard_spec(opt.shard, opt.shard_by);  // a bad --shard/--shard-by: before anything runs
   // Each system's outputs are named after its --result_dir (<dir>_csv/, <dir>-ids.csv,
   // <dir>-detailed-metrics.json): two spellings of one folder would overwrite each other's.
   std::map<std::string, std::string> seen;

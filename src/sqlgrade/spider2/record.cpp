@@ -277,7 +277,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
     rec.timeout_s = opt.timeout_s;
   }
   rec.inputs.push_back({"pred", "pred", opt.result_dir, sha256_path(opt.result_dir)});
-  if (!opt.shard.empty()) rec.shard = runs::parse_shard(opt.shard);
+  rec.shard = runs::shard_spec(opt.shard, opt.shard_by);
   rec.summary = summary_of(r);
   rec.summary_text = render_text(r);
   rec.instances.reserve(r.items.size());

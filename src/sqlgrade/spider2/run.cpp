@@ -350,8 +350,14 @@ struct Batch {
 
 // inputs → items: every system's predicted ids that the gold knows (and the shard keeps).
 void list_jobs(Batch& b) {
-  std::optional<runs::Shard> shard;
-  if (!b.opt.shard.empty()) shard = runs::parse_shard(b.opt.shard);
+  const std::optional<runs::Shard> shard = runs::shard_spec(b.opt.shard, b.opt.shard_by);
+  // --shard-by db: each id's database (spider2-lite.jsonl beside the gold) before the ids are kept.
+  if (shard && shard->by == runs::ShardBy::Db) b.dbs = load_db_map(default_meta_path(b.opt));
+  auto keep = [&](const std::string& id) {
+    if (!shard) return true;
+    auto d = b.dbs.find(id);
+    return runs::in_shard(*shard, id, d == b.dbs.end() ? std::string_view() : std::string_view(d->second));
+  };
   const std::string& ext = b.ext;
   b.out.resize(b.result_dirs.size());
   for (size_t s = 0; s < b.result_dirs.size(); ++s) {
@@ -366,12 +372,12 @@ void list_jobs(Batch& b) {
       ++rr.n_pred_ids;
       std::string id = f.substr(0, f.size() - ext.size());
       if (!b.entries.count(id)) ++rr.n_unpaired;
-      else if (!shard || runs::in_shard(id, *shard)) ids.push_back(id);
+      else if (keep(id)) ids.push_back(id);
     }
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     for (const auto& e : b.entries)
-      if (!shard || runs::in_shard(e.first, *shard)) ++rr.n_missing;
+      if (keep(e.first)) ++rr.n_missing;
     rr.n_missing -= ids.size();
     rr.items.resize(ids.size());
     for (size_t k = 0; k < ids.size(); ++k) {

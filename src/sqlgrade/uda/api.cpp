@@ -212,7 +212,7 @@ QueryReport evaluate_query(const QueryOptions& opt) {
 }
 
 Run evaluate(const Options& opt) {
-  runs::shard_option(opt.run.shard_index, opt.run.shard_count);  // a bad shard: before anything runs
+  runs::shard_option(opt.run.shard_index, opt.run.shard_count, opt.run.shard_by);  // a bad shard: before anything runs
   auto jd = make_judge(opt.judge);
   Run run;
   run.started_at = runs::utc_now_iso8601();

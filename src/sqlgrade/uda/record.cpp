@@ -108,7 +108,7 @@ std::string render_json(const Run& run, const Options& opt, const std::vector<st
   rec.inputs.push_back(runs::input_ref("pred", "pred", opt.results, runs::HashInputs::None));
   rec.engines.emplace_back("duckdb", DuckDb::version());
   rec.timeout_s = opt.run.eval.gold_timeout_s;
-  rec.shard = runs::shard_option(opt.run.shard_index, opt.run.shard_count);
+  rec.shard = runs::shard_option(opt.run.shard_index, opt.run.shard_count, opt.run.shard_by);
   rec.category_axes = {{"task", {"Select", "Filter", "Agg", "Join", "Mixed"}}};
   rec.summary = summary_of(run.datasets);
   rec.summary_text = render_text(run, false);

@@ -201,8 +201,8 @@ std::vector<DatasetSummary> run_datasets(const fs::path& dataset_dir, const fs::
     fs::path root = results_root / ds.name();
     std::vector<RunJob> jobs = run_jobs(dir, root);
     for (RunJob& j : jobs) j.path = (fs::path(ds.name()) / fs::relative(j.folder, root)).generic_string();
-    if (const std::optional<runs::Shard> sh = runs::shard_option(opt.shard_index, opt.shard_count))
-      std::erase_if(jobs, [&](const RunJob& j) { return !runs::in_shard(j.path, *sh); });
+    if (const std::optional<runs::Shard> sh = runs::shard_option(opt.shard_index, opt.shard_count, opt.shard_by))
+      std::erase_if(jobs, [&](const RunJob& j) { return !runs::in_shard(*sh, j.path, ds.name()); });
     sum.queries.resize(jobs.size());
     Evaluator evaluator(ds, opt.eval, jd);
     DuckPool pool([&ds] { return ds.connect(); });

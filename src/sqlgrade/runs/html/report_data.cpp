@@ -84,7 +84,7 @@ Json run_json(const NamedRun& nr, const std::string& label, const std::vector<Me
   j["headline"] = std::move(head);
   j["summary_text"] = nullable(r.summary_text);
   j["warnings"] = r.warnings;
-  if (r.shard) j["shard"] = std::to_string(r.shard->index) + "/" + std::to_string(r.shard->count);
+  if (r.shard) j["shard"] = to_string(*r.shard);
   return j;
 }
 
