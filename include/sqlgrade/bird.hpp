@@ -45,6 +45,11 @@ enum class Layout { MiniDev, Original };
 //               question_id of the question file; else Index (unmatched keys are reported).
 enum class PairBy { Auto, Index, QuestionId, Position };
 std::optional<PairBy> parse_pair_by(const std::string& s);  // auto|index|question_id|position
+// The same, for a flag or an argument: InputError "--metric: unknown metric 'x' (ex, soft-f1, em-f1, ves,
+// r-ves)" / "--pair-by: unknown value 'x' (auto, index, question_id, position)" (the CLI and the Python
+// module share these messages).
+Metric metric_from_name(const std::string& s);
+PairBy pair_by_from_name(const std::string& s);
 
 // The official flags (plus sqlgrade's own: pair_by, answer_json, max_rows, progress).
 struct Options {
@@ -114,6 +119,8 @@ struct Run {
 // receives each warning as it is found (they are also kept in Run::warnings). Throws InputError for
 // unreadable/invalid input files or missing databases.
 Run evaluate(const Options& opt, const std::function<void(const std::string&)>& warn = {});
+// The inputs every run needs (predictions, gold, databases), with the CLI's message (InputError).
+void check_required(const Options& opt);
 
 // The prediction and gold files an evaluation of `opt` reads: the paths given, or in the original
 // layout (--data_mode, or a prediction folder) <folder>/predict_<mode>.json and <folder>/<mode>_gold.sql.

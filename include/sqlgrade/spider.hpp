@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/result_rows.hpp"
 
 namespace sqlgrade::spider {
@@ -145,6 +146,13 @@ struct ExecCounts {
   uint64_t test_suite = 0;  // test-suite: statements executed
   uint64_t lent = 0;        // test-suite: results taken from the spider pass instead (--compat both)
 };
+
+// The inputs every run needs, with the CLI's message: the CLI and the Python module both call it
+// (inline here: the check is one line, and the module's sources are not needed for it).
+inline void check_required(const Options& opt) {
+  if (opt.gold.empty() || opt.pred.empty() || opt.db_dir.empty())
+    throw InputError("spider", "--gold, --pred and --db are required");
+}
 
 // Several systems (one prediction file each) against the same gold in one pass: gold files, schemas
 // and gold parses are read once, and every distinct execution check (db, gold, prediction) runs once

@@ -23,6 +23,9 @@ namespace sqlgrade::spider2 {
 // sql: <result_dir>/<id>.sql executed on <db_dir>/<db>.sqlite (official: the stripped inner text of
 // the first "```sql" block, else the whole file); exec_result: <result_dir>/<id>.csv.
 enum class Mode { Sql, ExecResult };
+// "sql" | "exec_result"; anything else: InputError "--mode: x not in {sql,exec_result}" (the CLI's
+// --mode check and the Python module's share it).
+Mode mode_from_name(const std::string& s);
 
 struct Options {
   Mode mode = Mode::Sql;

@@ -35,6 +35,9 @@ struct DatasetOptions {
 // A DuckDB memory size (`--memory-limit`): `[0-9]+(.[0-9]+)? ([KMGT]i?B|B|bytes)`, case-insensitive,
 // spaces around allowed.
 bool is_memory_size(std::string_view v);
+// "" when `v` is a memory size, else the message the CLI's --memory-limit and the Python module give:
+// "expected a size such as 4GB or 512MiB, got '<v>'".
+std::string memory_size_error(const std::string& v);
 
 // How one statement is scored.
 struct EvalOptions {
@@ -65,6 +68,8 @@ struct RunOptions {
 // The cell judge: the offline rules, or an OpenAI-compatible chat server (needs libcurl).
 struct JudgeOptions {
   enum class Kind { Rules, Llm } kind = Kind::Rules;
+  // "rules" | "llm"; anything else: InputError "--judge: x not in {rules,llm}" (the CLI's and Python's).
+  static Kind kind_from_name(const std::string& name);
   // LLM: empty strings fall back to SQLGRADE_LLM_BASE_URL / _MODEL / _API_KEY.
   std::string base_url, model, api_key;
   std::string cache;     // SQLite answer cache; "" = $SQLGRADE_LLM_CACHE or ~/.cache/sqlgrade/llm-judge.sqlite; "none" = off

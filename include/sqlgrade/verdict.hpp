@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sqlgrade/extract.hpp"
 
@@ -43,6 +44,23 @@ struct VerifierConfig {
   std::string spider2_gold_dir;
 };
 
+// Reward shaping: the training score of each outcome of a verdict (VerdictOutcome). The verdict's
+// `reward` stays the benchmark's official 1/0; Verdict::score is this table applied to its outcome.
+struct RewardShaping {
+  double correct = 1.0;       // the result matches the gold
+  double wrong_result = 0.0;  // the prediction ran, its result differs (or `verify` refuted the match)
+  double error = 0.0;         // the prediction failed: SQL error, refused statement, timeout, too large
+  double no_sql = 0.0;        // nothing extractable in the model output
+  double gold_error = 0.0;    // the gold itself failed (a dataset problem)
+};
+
+// Which row order a spider2 comparison against a gold_sql keeps when the request leaves ignore_order
+// null: the benchmark's (spider2: order ignored), or TopLevel — order matters exactly when that gold
+// has ORDER BY at its top level (not inside a subquery, a CTE body or a window's OVER (...)).
+enum class OrderRule { Benchmark, TopLevel };
+// benchmark | top_level (the /verify `order`).
+const char* to_string(OrderRule rule);
+
 struct VerdictRequest {
   std::string benchmark = "spider2";  // spider2 | spider | bird (aliases: spider2_lite, testsuite, ...)
   // The database: a SQLite file. spider: the file or its folder; every *.sqlite of the folder is a
@@ -51,6 +69,10 @@ struct VerdictRequest {
   std::optional<std::string> model_output;  // text to extract the SQL from ...
   std::optional<std::string> sql;           // ... or the SQL itself, used verbatim (no extraction)
   std::optional<std::string> gold_sql;
+  // Gold alternatives: further gold queries, tried in order when gold_sql does not match; the first
+  // that matches decides (any match counts). The verdict reported is that gold's, or gold_sql's when
+  // none matches (Verdict::gold_index says which). gold_result's alternatives are its outer list.
+  std::vector<std::string> gold_sql_alternatives;
   // gold_result as JSON text, [alternative][row][cell] as the /verify field; "" = none. Cells are
   // JSON values read as Python's sqlite3/csv would hold them (verdict/request.hpp: json_to_value).
   std::string gold_result_json;
@@ -69,6 +91,10 @@ struct VerdictRequest {
     uint64_t seed = 0;
   };
   std::optional<VerifyOption> verify;  // the request's `verify` (true or {budget, candidates, seed})
+  OrderRule order = OrderRule::Benchmark;
+  // The scores of the outcomes; null: the defaults (1 for correct, else 0), and the JSON reply then
+  // carries no `score` / `outcome` (a reply to a request without shaping is as it always was).
+  std::optional<RewardShaping> shaping;
 };
 
 struct VerdictTimings {
@@ -88,6 +114,12 @@ enum class VerdictStage {
 // no_sql | pred_failed | timeout | too_large | gold_failed | different | equal (the /verify `stage`).
 const char* to_string(VerdictStage stage);
 
+// The shaping outcome of a verdict: Equal -> Correct, Different -> WrongResult (so is a match that
+// `verify` refuted), NoSql -> NoSql, GoldFailed -> GoldError, PredFailed/Timeout/TooLarge -> Error.
+enum class VerdictOutcome { Correct, WrongResult, Error, NoSql, GoldError };
+// correct | wrong_result | error | no_sql | gold_error (the /verify `outcome`).
+const char* to_string(VerdictOutcome outcome);
+
 struct Verdict {
   double reward = 0;               // 1.0 when the prediction matches, else 0.0
   bool execution_match = false;
@@ -98,6 +130,9 @@ struct Verdict {
   std::string failure_reason = "execution_error";
   std::string failure_detail;     // the human reason
   VerdictStage stage = VerdictStage::PredFailed;
+  VerdictOutcome outcome = VerdictOutcome::Error;
+  double score = 0;                // the request's RewardShaping applied to `outcome`
+  size_t gold_index = 0;           // which gold decided: 0 = gold_sql, k = gold_sql_alternatives[k - 1]
   bool gold_cached = false;
   std::optional<bool> pred_executed;  // the prediction ran to a result; null: unknown (gold failed first)
   VerdictTimings timings;

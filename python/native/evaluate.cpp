@@ -1,7 +1,8 @@
 // sqlgrade._native: whole-benchmark evaluation (sqlgrade.spider/bird/spider2/uda.evaluate) over the
 // public C++ APIs include/sqlgrade/{spider,bird,spider2,uda}.hpp — the same calls the CLI makes.
 //
-// Each function takes the options as plain values, runs the evaluation with the GIL released and no
+// Each function takes the library's option struct (bound below: SpiderOptions, BirdOptions,
+// Spider2Options, UdaOptions, UdaQueryOptions, their defaults the library's), runs the evaluation with the GIL released and no
 // progress bar, and returns a dict: "text" (render_text: what the CLI prints on stdout), "json"
 // (render_json: what the CLI's --json writes; absent where the CLI has none), "warnings" (the lines
 // the CLI prints on stderr, unprinted) and the headline numbers as Python values ("summary",
@@ -11,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,25 +99,13 @@ py::dict spider_level(const sqlgrade::spider::LevelScores& l, bool partial) {
   return d;
 }
 
-py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir, std::string table,
-                         std::string etype, std::string compat, bool plug_value, bool keep_distinct, double timeout,
-                         int jobs, int shard_index, int shard_count, std::string shard_by) {
+py::dict spider_evaluate(sqlgrade::spider::Options o) {
   namespace sp = sqlgrade::spider;
-  sp::Options o;
-  // The CLI's own checks, with its messages (src/cli/spider_cmd.cpp).
   try {
-    o.etype = sp::parse_etype(etype);
-    o.compat = sp::parse_compat(compat);
+    sp::check_required(o);  // the CLI's check and message (include/sqlgrade/spider.hpp)
   } catch (const sqlgrade::InputError& e) {
     raise_input(e.what());
   }
-  if (gold.empty() || pred.empty() || db_dir.empty())
-    raise_input(sqlgrade::InputError("spider", "--gold, --pred and --db are required").what());
-  o.gold = std::move(gold), o.pred = std::move(pred), o.db_dir = std::move(db_dir), o.table = std::move(table);
-  sqlgrade_native::check_bound("timeout", timeout, "timeout");
-  sqlgrade_native::check_bound("jobs", jobs, "jobs");
-  o.plug_value = plug_value, o.keep_distinct = keep_distinct, o.timeout_s = timeout, o.jobs = jobs;
-  o.shard_index = shard_index, o.shard_count = shard_count, o.shard_by = std::move(shard_by);  // checked by evaluate
   o.progress = 0;
   o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   auto r = evaluate_released([&] { return sp::evaluate(o); },
@@ -160,30 +150,13 @@ py::dict spider_evaluate(std::string gold, std::string pred, std::string db_dir,
 
 // ---- BIRD ----
 
-py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, std::string diff_json,
-                       std::string metric, std::string pair_by, std::string data_mode, int jobs, double timeout,
-                       double gold_timeout, int repeat, std::string sql_dialect, bool answer_json, size_t max_rows,
-                       int shard_index, int shard_count, std::string shard_by) {
+py::dict bird_evaluate(sqlgrade::bird::Options o) {
   namespace bd = sqlgrade::bird;
-  bd::Options o;
-  // The CLI's own checks, with its messages (src/cli/bird_cmd.cpp).
-  auto m = bd::parse_metric(metric);
-  if (!m) raise_input(sqlgrade::InputError("--metric", "unknown metric '" + metric + "' (ex, soft-f1, em-f1, ves, r-ves)").what());
-  auto p = bd::parse_pair_by(pair_by);
-  if (!p)
-    raise_input(sqlgrade::InputError("--pair-by", "unknown value '" + pair_by + "' (auto, index, question_id, position)").what());
-  if (pred.empty() || gold.empty() || db_dir.empty())
-    raise_input(sqlgrade::InputError("bird", "--predicted_sql_path, --ground_truth_path and --db_root_path are required").what());
-  o.predicted_sql_path = std::move(pred), o.ground_truth_path = std::move(gold), o.db_root_path = std::move(db_dir);
-  o.diff_json_path = std::move(diff_json), o.data_mode = std::move(data_mode);
-  sqlgrade_native::check_bound("jobs", jobs, "jobs");
-  sqlgrade_native::check_bound("timeout", timeout, "timeout");
-  if (gold_timeout != -1) sqlgrade_native::check_bound("timeout", gold_timeout, "gold_timeout");  // -1: None
-  sqlgrade_native::check_bound("repeat", repeat, "repeat");
-  sqlgrade_native::check_bound("max_rows", static_cast<double>(max_rows), "max_rows");
-  o.metric = *m, o.pair_by = *p, o.num_cpus = jobs, o.meta_time_out = timeout, o.gold_time_out = gold_timeout;
-  o.repeat = repeat, o.sql_dialect = std::move(sql_dialect), o.answer_json = answer_json, o.max_rows = max_rows;
-  o.shard_index = shard_index, o.shard_count = shard_count, o.shard_by = std::move(shard_by);  // checked by evaluate
+  try {
+    bd::check_required(o);  // the CLI's check and message (bird/inputs.cpp)
+  } catch (const sqlgrade::InputError& e) {
+    raise_input(e.what());
+  }
   o.progress = 0;
   o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   struct BirdRendered {
@@ -227,21 +200,10 @@ py::dict bird_evaluate(std::string pred, std::string gold, std::string db_dir, s
 
 // ---- Spider 2.0-Lite ----
 
-py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::string mode, std::string db_dir,
-                          std::string meta, int jobs, double timeout, bool strict, bool v2, bool write_outputs,
-                          std::string errors_log, std::string shard, std::string shard_by) {
+py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs) {
   namespace s2 = sqlgrade::spider2;
-  s2::Options o;
-  if (mode == "sql") o.mode = s2::Mode::Sql;
-  else if (mode == "exec_result") o.mode = s2::Mode::ExecResult;
-  else raise_input("--mode: " + mode + " not in {sql,exec_result}");  // CLI11's IsMember wording
-  o.result_dir = std::move(result_dir), o.gold_dir = std::move(gold_dir), o.db_dir = std::move(db_dir);
-  sqlgrade_native::check_bound("jobs", jobs, "jobs");
-  sqlgrade_native::check_bound("timeout", timeout, "timeout");
-  o.meta_path = std::move(meta), o.max_workers = jobs, o.timeout_s = timeout, o.strict = strict, o.v2 = v2;
-  o.errors_log = std::move(errors_log);
-  o.shard = std::move(shard), o.shard_by = std::move(shard_by);  // checked by evaluate
   o.progress = 0;
+  const bool strict = o.strict, v2 = o.v2;
   auto r = evaluate_released([&] { return s2::evaluate(o); }, [&](const s2::Run& run) {
     if (write_outputs) s2::write_outputs(run);
     // no items: the CLI writes no --json file (but for a shard, as the CLI)
@@ -296,45 +258,6 @@ py::dict spider2_evaluate(std::string result_dir, std::string gold_dir, std::str
 
 // ---- UDA-Bench ----
 
-sqlgrade::uda::RunOptions uda_run_options(const py::dict& a) {
-  sqlgrade::uda::RunOptions r;
-  auto s = [&](const char* k) { return a.contains(k) && !a[k].is_none() ? a[k].cast<std::string>() : std::string(); };
-  if (!s("attributes_file").empty()) r.dataset.attributes_file = s("attributes_file");
-  if (!s("gt_dir").empty()) r.dataset.gt_dir = s("gt_dir");
-  if (!s("table_map").empty()) r.dataset.table_map = s("table_map");
-  if (!s("memory_limit").empty()) {
-    if (!sqlgrade::uda::is_memory_size(s("memory_limit")))
-      raise_input("--memory-limit: expected a size such as 4GB or 512MiB, got '" + s("memory_limit") + "'");
-    r.dataset.memory_limit = s("memory_limit");
-  }
-  // Numbers: the library's table of bounds, as the CLI's flags.
-  auto num = [&](const char* k, const char* row) { return sqlgrade_native::check_bound(row, a[k].cast<double>(), k); };
-  if (a.contains("gold_timeout")) r.eval.gold_timeout_s = num("gold_timeout", "timeout");
-  if (!s("primary_key").empty()) r.eval.primary_key = s("primary_key");
-  if (a.contains("float_tolerance")) r.eval.float_tolerance = num("float_tolerance", "float_tolerance");
-  if (!s("multi_value_sep").empty()) r.eval.multi_sep = s("multi_value_sep");
-  if (a.contains("jobs")) r.jobs = static_cast<int>(num("jobs", "jobs"));
-  r.progress = 0;
-  return r;
-}
-
-sqlgrade::uda::JudgeOptions uda_judge(const py::dict& a) {
-  sqlgrade::uda::JudgeOptions o;
-  auto s = [&](const char* k) { return a.contains(k) && !a[k].is_none() ? a[k].cast<std::string>() : std::string(); };
-  const std::string judge = s("judge").empty() ? "rules" : s("judge");
-  if (judge != "rules" && judge != "llm") raise_input("--judge: " + judge + " not in {rules,llm}");
-  o.kind = judge == "llm" ? sqlgrade::uda::JudgeOptions::Kind::Llm : sqlgrade::uda::JudgeOptions::Kind::Rules;
-  o.base_url = s("llm_base_url"), o.model = s("llm_model"), o.api_key = s("llm_api_key"), o.cache = s("llm_cache");
-  o.log = s("judge_log");
-  auto num = [&](const char* k) { return sqlgrade_native::check_bound(k, a[k].cast<double>(), k); };
-  if (a.contains("llm_concurrency")) o.concurrency = static_cast<int>(num("llm_concurrency"));
-  if (a.contains("llm_retries")) o.retries = static_cast<int>(num("llm_retries"));
-  if (a.contains("llm_max_tokens")) o.max_tokens = static_cast<int>(num("llm_max_tokens"));
-  if (a.contains("llm_max_failures")) o.max_failures = static_cast<int>(num("llm_max_failures"));
-  if (a.contains("llm_timeout")) o.timeout_s = num("llm_timeout");
-  return o;
-}
-
 py::object opt_num(const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); }
 
 py::dict uda_counts(const sqlgrade::uda::SummaryCounts& c) {
@@ -360,12 +283,9 @@ py::dict uda_entry(const sqlgrade::uda::RunEntry& e) {
   return d;
 }
 
-py::dict uda_run(std::string dataset_dir, std::string results, bool list_errors, py::dict args) {
+py::dict uda_run(sqlgrade::uda::Options o, bool list_errors) {
   namespace ud = sqlgrade::uda;
-  ud::Options o;
-  o.dataset_dir = std::move(dataset_dir), o.results = std::move(results);
-  o.run = uda_run_options(args);
-  o.judge = uda_judge(args);
+  o.run.progress = 0;
   struct UdaRendered {
     std::string text;
     ud::SummaryCounts totals;
@@ -392,16 +312,9 @@ py::dict uda_run(std::string dataset_dir, std::string results, bool list_errors,
   return out;
 }
 
-py::dict uda_eval(py::dict q, py::dict args) {
+py::dict uda_eval(sqlgrade::uda::QueryOptions o) {
   namespace ud = sqlgrade::uda;
-  ud::QueryOptions o;
-  auto s = [&](const char* k) { return q.contains(k) && !q[k].is_none() ? q[k].cast<std::string>() : std::string(); };
-  o.dataset_dir = s("dataset_dir"), o.dataset = s("dataset");
-  if (!s("query_root").empty()) o.query_root = s("query_root");
-  o.sql_file = s("sql_file"), o.result_csv = s("result_csv"), o.output_dir = s("output_dir");
-  if (q.contains("query_id")) o.query_id = q["query_id"].cast<int>();
-  o.run = uda_run_options(args);
-  o.judge = uda_judge(args);
+  o.run.progress = 0;
   ud::QueryReport r = run_released([&] { return ud::evaluate_query(o); });
   py::dict out;
   out["ok"] = r.ok;
@@ -413,24 +326,171 @@ py::dict uda_eval(py::dict q, py::dict args) {
   return out;
 }
 
+// ---- The library's option structs, bound field by field ----
+//
+// Defaults are the structs' own (include/sqlgrade/{spider,bird,spider2}.hpp: the CLI's); a numeric field
+// is checked against its row of the table of bounds when it is set (the message names the Python
+// keyword, "timeout: must be ..."), a choice goes through the library's parser and its message.
+
+template <class O, class T>
+void bounded(py::class_<O>& c, const char* name, const char* row, T O::*field) {
+  c.def_property(
+      name, [field](const O& o) { return o.*field; },
+      [field, name, row](O& o, double v) { o.*field = static_cast<T>(sqlgrade_native::check_bound(row, v, name)); });
+}
+
+template <class O, class E>
+void choice(py::class_<O>& c, const char* name, E O::*field, E (*parse)(const std::string&)) {
+  c.def_property(
+      name, [field](const O& o) { return static_cast<int>(o.*field); },
+      [field, parse](O& o, const std::string& v) {
+        try {
+          o.*field = parse(v);
+        } catch (const sqlgrade::InputError& e) {
+          raise_input(e.what());
+        }
+      });
+}
+
+void register_options(py::module_& m) {
+  namespace sp = sqlgrade::spider;
+  py::class_<sp::Options> so(m, "SpiderOptions", "sqlgrade::spider::Options (`sqlgrade spider`'s flags).");
+  so.def(py::init<>())
+      .def_readwrite("gold", &sp::Options::gold)
+      .def_readwrite("pred", &sp::Options::pred)
+      .def_readwrite("db_dir", &sp::Options::db_dir)
+      .def_readwrite("table", &sp::Options::table)
+      .def_readwrite("plug_value", &sp::Options::plug_value)
+      .def_readwrite("keep_distinct", &sp::Options::keep_distinct)
+      .def_readwrite("shard_index", &sp::Options::shard_index)  // checked with shard_count by evaluate
+      .def_readwrite("shard_count", &sp::Options::shard_count)
+      .def_readwrite("shard_by", &sp::Options::shard_by);
+  choice(so, "etype", &sp::Options::etype, &sp::parse_etype);
+  choice(so, "compat", &sp::Options::compat, &sp::parse_compat);
+  bounded(so, "timeout", "timeout", &sp::Options::timeout_s);
+  bounded(so, "jobs", "jobs", &sp::Options::jobs);
+
+  namespace bd = sqlgrade::bird;
+  py::class_<bd::Options> bo(m, "BirdOptions", "sqlgrade::bird::Options (`sqlgrade bird`'s flags).");
+  bo.def(py::init<>())
+      .def_readwrite("pred", &bd::Options::predicted_sql_path)
+      .def_readwrite("gold", &bd::Options::ground_truth_path)
+      .def_readwrite("db_dir", &bd::Options::db_root_path)
+      .def_readwrite("diff_json", &bd::Options::diff_json_path)
+      .def_readwrite("data_mode", &bd::Options::data_mode)
+      .def_readwrite("sql_dialect", &bd::Options::sql_dialect)
+      .def_readwrite("answer_json", &bd::Options::answer_json)
+      .def_readwrite("shard_index", &bd::Options::shard_index)  // checked with shard_count by evaluate
+      .def_readwrite("shard_count", &bd::Options::shard_count)
+      .def_readwrite("shard_by", &bd::Options::shard_by);
+  choice(bo, "metric", &bd::Options::metric, &bd::metric_from_name);
+  choice(bo, "pair_by", &bd::Options::pair_by, &bd::pair_by_from_name);
+  bounded(bo, "jobs", "jobs", &bd::Options::num_cpus);
+  bounded(bo, "timeout", "timeout", &bd::Options::meta_time_out);
+  bounded(bo, "gold_timeout", "timeout", &bd::Options::gold_time_out);  // unset: -1, the same as timeout
+  bounded(bo, "repeat", "repeat", &bd::Options::repeat);
+  bounded(bo, "max_rows", "max_rows", &bd::Options::max_rows);
+
+  namespace s2 = sqlgrade::spider2;
+  py::class_<s2::Options> s2o(m, "Spider2Options", "sqlgrade::spider2::Options (`sqlgrade spider2`'s flags).");
+  s2o.def(py::init<>())
+      .def_readwrite("result_dir", &s2::Options::result_dir)
+      .def_readwrite("gold_dir", &s2::Options::gold_dir)
+      .def_readwrite("db_dir", &s2::Options::db_dir)
+      .def_readwrite("meta", &s2::Options::meta_path)
+      .def_readwrite("strict", &s2::Options::strict)
+      .def_readwrite("v2", &s2::Options::v2)
+      .def_readwrite("errors_log", &s2::Options::errors_log)
+      .def_readwrite("shard", &s2::Options::shard)  // "i/n", checked with shard_by by evaluate
+      .def_readwrite("shard_by", &s2::Options::shard_by);
+  choice(s2o, "mode", &s2::Options::mode, &s2::mode_from_name);
+  bounded(s2o, "jobs", "jobs", &s2::Options::max_workers);
+  bounded(s2o, "timeout", "timeout", &s2::Options::timeout_s);
+}
+
+// UDA's options are nested (RunOptions: DatasetOptions, EvalOptions; JudgeOptions); the CLI's flags
+// and the Python keywords are flat: each keyword is a property that reaches its field through `at`.
+template <class O, class T, class At>
+void field(py::class_<O>& c, const char* name, At at) {
+  c.def_property(name, [at](O& o) -> T { return at(o); }, [at](O& o, const T& v) { at(o) = v; });
+}
+
+template <class O, class T, class At>
+void bounded_at(py::class_<O>& c, const char* name, const char* row, At at) {
+  c.def_property(name, [at](O& o) -> T { return at(o); }, [at, name, row](O& o, double v) {
+    at(o) = static_cast<T>(sqlgrade_native::check_bound(row, v, name));
+  });
+}
+
+template <class O>
+void uda_common(py::class_<O>& c) {
+  namespace ud = sqlgrade::uda;
+  using Path = std::optional<std::filesystem::path> ud::DatasetOptions::*;
+  for (auto [name, member] : {std::pair<const char*, Path>{"attributes_file", &ud::DatasetOptions::attributes_file},
+                              {"gt_dir", &ud::DatasetOptions::gt_dir}, {"table_map", &ud::DatasetOptions::table_map}})
+    c.def_property(name, [member](O& o) { auto& p = o.run.dataset.*member; return p ? p->string() : std::string(); },
+                   [member](O& o, const std::string& v) {
+                     auto& p = o.run.dataset.*member;
+                     if (v.empty()) p.reset();  // "": the default (as the flag not given)
+                     else p = std::filesystem::path(v);
+                   });
+  c.def_property("memory_limit", [](O& o) { return o.run.dataset.memory_limit; }, [](O& o, const std::string& v) {
+    if (auto why = ud::memory_size_error(v); !why.empty()) raise_input("--memory-limit: " + why);  // the CLI's check
+    o.run.dataset.memory_limit = v;
+  });
+  c.def_property("judge", [](O& o) { return static_cast<int>(o.judge.kind); }, [](O& o, const std::string& v) {
+    try {
+      o.judge.kind = ud::JudgeOptions::kind_from_name(v);  // the CLI's check and message
+    } catch (const sqlgrade::InputError& e) {
+      raise_input(e.what());
+    }
+  });
+  field<O, std::string>(c, "primary_key", [](O& o) -> std::string& { return o.run.eval.primary_key; });
+  field<O, std::string>(c, "multi_value_sep", [](O& o) -> std::string& { return o.run.eval.multi_sep; });
+  field<O, std::string>(c, "llm_base_url", [](O& o) -> std::string& { return o.judge.base_url; });
+  field<O, std::string>(c, "llm_model", [](O& o) -> std::string& { return o.judge.model; });
+  field<O, std::string>(c, "llm_api_key", [](O& o) -> std::string& { return o.judge.api_key; });
+  field<O, std::string>(c, "llm_cache", [](O& o) -> std::string& { return o.judge.cache; });
+  field<O, std::string>(c, "judge_log", [](O& o) -> std::string& { return o.judge.log; });
+  bounded_at<O, double>(c, "gold_timeout", "timeout", [](O& o) -> double& { return o.run.eval.gold_timeout_s; });
+  bounded_at<O, double>(c, "float_tolerance", "float_tolerance", [](O& o) -> double& { return o.run.eval.float_tolerance; });
+  bounded_at<O, int>(c, "jobs", "jobs", [](O& o) -> int& { return o.run.jobs; });
+  bounded_at<O, int>(c, "llm_concurrency", "llm_concurrency", [](O& o) -> int& { return o.judge.concurrency; });
+  bounded_at<O, int>(c, "llm_retries", "llm_retries", [](O& o) -> int& { return o.judge.retries; });
+  bounded_at<O, int>(c, "llm_max_tokens", "llm_max_tokens", [](O& o) -> int& { return o.judge.max_tokens; });
+  bounded_at<O, int>(c, "llm_max_failures", "llm_max_failures", [](O& o) -> int& { return o.judge.max_failures; });
+  bounded_at<O, double>(c, "llm_timeout", "llm_timeout", [](O& o) -> double& { return o.judge.timeout_s; });
+}
+
+void register_uda_options(py::module_& m) {
+  namespace ud = sqlgrade::uda;
+  py::class_<ud::Options> uo(m, "UdaOptions", "sqlgrade::uda::Options (`sqlgrade uda run`'s flags, flat).");
+  uo.def(py::init<>()).def_readwrite("dataset_dir", &ud::Options::dataset_dir).def_readwrite("results", &ud::Options::results);
+  uda_common(uo);
+  py::class_<ud::QueryOptions> qo(m, "UdaQueryOptions", "sqlgrade::uda::QueryOptions (`sqlgrade uda eval`'s flags).");
+  qo.def(py::init<>())
+      .def_readwrite("dataset_dir", &ud::QueryOptions::dataset_dir)
+      .def_readwrite("dataset", &ud::QueryOptions::dataset)
+      .def_readwrite("query_root", &ud::QueryOptions::query_root)
+      .def_readwrite("sql_file", &ud::QueryOptions::sql_file)
+      .def_readwrite("result_csv", &ud::QueryOptions::result_csv)
+      .def_readwrite("output_dir", &ud::QueryOptions::output_dir);
+  bounded(qo, "query_id", "query_id", &ud::QueryOptions::query_id);  // unset: 0, the only statement
+  uda_common(qo);
+}
+
 }  // namespace
 
 void sqlgrade_native::register_evaluate(py::module_& m) {
-  m.def("spider_evaluate", &spider_evaluate, py::arg("gold"), py::arg("pred"), py::arg("db_dir"), py::arg("table"),
-        py::arg("etype"), py::arg("compat"), py::arg("plug_value"), py::arg("keep_distinct"), py::arg("timeout"),
-        py::arg("jobs"), py::arg("shard_index") = 0, py::arg("shard_count") = 0, py::arg("shard_by") = "",
+  register_options(m);
+  register_uda_options(m);
+  m.def("spider_evaluate", &spider_evaluate, py::arg("options"),
         "`sqlgrade spider` in-process (GIL released, nothing printed).");
-  m.def("bird_evaluate", &bird_evaluate, py::arg("pred"), py::arg("gold"), py::arg("db_dir"), py::arg("diff_json"),
-        py::arg("metric"), py::arg("pair_by"), py::arg("data_mode"), py::arg("jobs"), py::arg("timeout"),
-        py::arg("gold_timeout"), py::arg("repeat"), py::arg("sql_dialect"), py::arg("answer_json"),
-        py::arg("max_rows"), py::arg("shard_index") = 0, py::arg("shard_count") = 0, py::arg("shard_by") = "",
+  m.def("bird_evaluate", &bird_evaluate, py::arg("options"),
         "`sqlgrade bird` in-process (GIL released, nothing printed).");
-  m.def("spider2_evaluate", &spider2_evaluate, py::arg("result_dir"), py::arg("gold_dir"), py::arg("mode"),
-        py::arg("db_dir"), py::arg("meta"), py::arg("jobs"), py::arg("timeout"), py::arg("strict"), py::arg("v2"),
-        py::arg("write_outputs"), py::arg("errors_log"), py::arg("shard") = "", py::arg("shard_by") = "",
+  m.def("spider2_evaluate", &spider2_evaluate, py::arg("options"), py::arg("write_outputs"),
         "`sqlgrade spider2` in-process (GIL released, nothing printed; files only with write_outputs).");
-  m.def("uda_run", &uda_run, py::arg("dataset_dir"), py::arg("results"), py::arg("list_errors"), py::arg("args"),
+  m.def("uda_run", &uda_run, py::arg("options"), py::arg("list_errors"),
         "`sqlgrade uda run` in-process (GIL released, nothing printed).");
-  m.def("uda_eval", &uda_eval, py::arg("query"), py::arg("args"),
-        "`sqlgrade uda eval` in-process (GIL released, nothing printed).");
+  m.def("uda_eval", &uda_eval, py::arg("options"), "`sqlgrade uda eval` in-process (GIL released, nothing printed).");
 }

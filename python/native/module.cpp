@@ -27,6 +27,7 @@
 #include "sqlgrade/verdict/surrogates.hpp"
 #include "sqlgrade/verdict.hpp"
 #include "sqlgrade/verdict/request.hpp"
+#include "sqlgrade/verdict/shaping.hpp"
 #include "sqlgrade/version.hpp"
 #include "native.hpp"
 
@@ -85,13 +86,14 @@ namespace {
 using sqlgrade_native::check_bound;
 using sqlgrade_native::raise_input;
 
-// The table of bounds as tuples (name, min, max, min_open, max_open, integer, unit, note), for the
-// test that python/sqlgrade/_bounds.py mirrors it.
+// The table of bounds as tuples (name, min, max, min_open, max_open, integer, unit, note, describe):
+// python/sqlgrade/_bounds.py checks the package's numeric arguments against it (the same rows as the
+// build's _bounds_table.json, native/bounds_table.cpp).
 py::list bounds_table() {
   py::list out;
   for (const auto& b : sqlgrade::bounds::table())
     out.append(py::make_tuple(std::string(b.name), b.min, b.max, b.min_open, b.max_open, b.integer, std::string(b.unit),
-                              std::string(b.note)));
+                              std::string(b.note), sqlgrade::bounds::describe(b)));
   return out;
 }
 
@@ -361,5 +363,7 @@ PYBIND11_MODULE(_native, m) {
         auto msg = sqlgrade::bounds::violation(sqlgrade::bounds::bound(row), v);
         return msg ? py::object(py::str(*msg)) : py::object(py::none());
       }, py::arg("row"), py::arg("value"), "The library's message for `value` on row `row`, or None when it is accepted.");
+  m.def("has_top_level_order_by", [](const std::string& sql) { return sqlgrade::verdicts::has_top_level_order_by(sql); },
+        py::arg("sql"), "The rule of `order: \"top_level\"` (src/sqlgrade/verdict/shaping.cpp): ORDER BY outside every parenthesis.");
   sqlgrade_native::register_evaluate(m);
 }

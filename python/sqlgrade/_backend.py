@@ -19,7 +19,7 @@ Request (verdict)::
     db              absolute path of the database file (spider: file or folder), or None
     model_output    text to extract the SQL from          } exactly one of the two
     sql             SQL used verbatim (no extraction)     }
-    gold_sql        str | None                            } at least one of the two (spider2 may
+    gold_sql        [str, ...] | None (gold, alternatives) } at least one of the two (spider2 may
     gold_result     [alternative][row][cell] | None       }  use instance_id with a gold folder)
     ignore_order    bool | None (None: the benchmark's rule)
     condition_cols  list | int | None                     (spider2)
@@ -29,12 +29,16 @@ Request (verdict)::
     timeout         seconds per prediction query | None (backend default)
     plug_value, keep_distinct   bool                      (spider, test-suite flags)
     verify          True | {"budget", "candidates", "seed"} | None   (search for a counterexample after a match)
+    order           "benchmark" | "top_level"             (the top-level ORDER BY rule)
+    shaping         {"correct", "wrong_result", "error", "no_sql", "gold_error"} (numbers)
 
 Reply (verdict): ``reward`` (1.0/0.0), ``execution_match``, ``extracted_sql`` (str | None),
 ``extraction_source``, ``failure_reason`` (none | no_sql_extracted | execution_error |
 gold_execution_error | timeout), ``failure_detail``, ``benchmark``, ``gold_cached``, optionally
-``pred_executed`` (bool), ``timings`` ({name: seconds}) and, when asked, ``verify`` ({status, reason,
-candidates, seconds, time_capped, counterexample?}; reward 0 when status is refuted).
+``pred_executed`` (bool), ``timings`` ({name: seconds}), ``score`` and ``outcome`` (the library's
+shaping of the request's ``shaping``), ``gold_index`` (with alternatives: which gold decided) and,
+when asked, ``verify`` ({status, reason, candidates, seconds, time_capped, counterexample?}; reward 0
+when status is refuted).
 
 Request (execute): ``benchmark``, ``db_id``, ``db``, ``sql``, ``timeout``, ``max_rows``,
 ``max_bytes``. Reply: ``status`` (ok | error | timeout | too_large), ``columns``, ``rows``,

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional
 from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
-__all__ = ["BenchmarkRun", "call_native", "fspath", "shard_pair"]
+__all__ = ["BenchmarkRun", "call_native", "fspath", "native_options", "str_or_none", "bool_or_none", "shard_pair", "shard_fields"]
 
 
 def _native() -> Any:
@@ -39,6 +39,24 @@ def _native() -> Any:
     return m
 
 
+def native_options(cls: str, **fields: Any) -> Any:
+    """The library's option struct ``_native.<cls>`` (SpiderOptions, BirdOptions, Spider2Options): its
+    defaults are the library's (the CLI's); each field given (not None) is set on it, and the module
+    checks it there (a number against the table of bounds, a choice through the library's parser, each
+    with the message the CLI gives). Only the types are converted here."""
+    m = _native()
+    o = getattr(m, cls)()
+    for name, value in fields.items():
+        if value is None:
+            continue
+        check_text(value, f"option {ascii(value)[:40]}")  # an option holding a surrogate is named by value
+        try:
+            setattr(o, name, value)
+        except m.InputError as e:
+            raise InputError(str(e)) from None
+    return o
+
+
 def call_native(name: str, *args: Any) -> Dict[str, Any]:
     for a in args:  # the paths are checked by name (fspath); an option holding a surrogate is named by value
         check_text(a, f"option {ascii(a)[:40]}")
@@ -47,6 +65,15 @@ def call_native(name: str, *args: Any) -> Dict[str, Any]:
         return getattr(m, name)(*args)
     except m.InputError as e:
         raise InputError(str(e)) from None
+
+
+def str_or_none(v: Any) -> Optional[str]:
+    """A choice (``etype``, ``metric``, ...) as the str the library parses; None stays None (the default)."""
+    return None if v is None else str(v)
+
+
+def bool_or_none(v: Any) -> Optional[bool]:
+    return None if v is None else bool(v)
 
 
 def fspath(p: Any, what: str, required: bool = True) -> str:
@@ -72,6 +99,14 @@ def shard_pair(shard: Optional[str]) -> "tuple[int, int]":
     if not sep or not i.isdigit() or not n.isdigit() or len(i) > 7 or len(n) > 7:
         raise InputError(f"--shard: expected i/n with 1 <= i <= n (e.g. 2/8), got {str(shard)!r}")
     return int(i), int(n)
+
+
+def shard_fields(shard: Optional[str]) -> Dict[str, Any]:
+    """``shard="i/n"`` as the option struct's ``shard_index``/``shard_count`` (none: the default, everything)."""
+    if shard is None or shard == "":
+        return {}
+    i, n = shard_pair(shard)
+    return {"shard_index": i, "shard_count": n}
 
 
 class BenchmarkRun:

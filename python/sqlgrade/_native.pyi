@@ -33,6 +33,16 @@ def verdicts(requests: List[Dict[str, Any]], threads: int) -> List[Dict[str, Any
     whole batch. All requests are validated first: a bad one raises InputError("request <i>: ...")
     before any work starts."""
 
+def bounds() -> List[Any]:
+    """The library's table of numeric bounds (core/bounds.hpp), row by row: (name, min, max, min_open,
+    max_open, integer, unit, note, describe)."""
+
+def bound_error(row: str, value: float) -> Any:
+    """The library's message for `value` on row `row`, or None when it is accepted."""
+
+def has_top_level_order_by(sql: str) -> bool:
+    """The top-level ORDER BY rule of `order: "top_level"` (src/sqlgrade/verdict/shaping.cpp)."""
+
 def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int) -> Dict[str, Any]:
     """Run one statement read-only (authorizer, query_only, one statement, deadline `timeout`
     seconds, at most `max_rows` rows and `max_bytes` bytes of result). Returns {"status": "ok" |
@@ -46,23 +56,58 @@ def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, ma
 # "warnings": [str], "summary": ..., "instances": [...], ...}, runs with the GIL released and no
 # progress bar, and raises InputError with the CLI's one-line message (without "sqlgrade: ").
 
-def spider_evaluate(gold: str, pred: str, db_dir: str, table: str, etype: str, compat: str, plug_value: bool,
-                    keep_distinct: bool, timeout: float, jobs: int, shard_index: int = 0, shard_count: int = 0,
-                    shard_by: str = "") -> Dict[str, Any]:
-    """`sqlgrade spider` (include/sqlgrade/spider.hpp evaluate + render_text/render_json)."""
+class SpiderOptions:
+    """sqlgrade::spider::Options: the library's defaults (the CLI's); `timeout` and `jobs` are checked
+    against the table of bounds when set, `etype`/`compat` parsed by the library (InputError)."""
+    gold: str
+    pred: str
+    db_dir: str
+    table: str
+    etype: Any  # set a str (match | exec | all); reads back the enum's value
+    compat: Any  # set a str (spider | test-suite)
+    plug_value: bool
+    keep_distinct: bool
+    timeout: float
+    jobs: int
+    shard_index: int  # --shard i/n (0/0: everything), checked by evaluate
+    shard_count: int
+    shard_by: str  # "" | "id" | "db"
 
-def bird_evaluate(pred: str, gold: str, db_dir: str, diff_json: str, metric: str, pair_by: str, data_mode: str,
-                  jobs: int, timeout: float, gold_timeout: float, repeat: int, sql_dialect: str, answer_json: bool,
-                  max_rows: int, shard_index: int = 0, shard_count: int = 0, shard_by: str = "") -> Dict[str, Any]:
+class BirdOptions:
+    """sqlgrade::bird::Options (pred, gold, db_dir, diff_json, data_mode, sql_dialect, answer_json, metric,
+    pair_by, jobs, timeout, gold_timeout, repeat, max_rows, shard_index, shard_count, shard_by), checked as
+    SpiderOptions."""
+    def __getattr__(self, name: str) -> Any: ...
+    def __setattr__(self, name: str, value: Any) -> None: ...
+
+class Spider2Options:
+    """sqlgrade::spider2::Options (result_dir, gold_dir, db_dir, meta, strict, v2, errors_log, mode, jobs,
+    timeout, shard "i/n", shard_by), checked as SpiderOptions."""
+    def __getattr__(self, name: str) -> Any: ...
+    def __setattr__(self, name: str, value: Any) -> None: ...
+
+def spider_evaluate(options: SpiderOptions) -> Dict[str, Any]:
+    """`sqlgrade spider` (include/sqlgrade/spider.hpp check_required + evaluate + render_text/render_json)."""
+
+def bird_evaluate(options: BirdOptions) -> Dict[str, Any]:
     """`sqlgrade bird` (bird.hpp); also "metric" and "log_block" (the --output_log_path block)."""
 
-def spider2_evaluate(result_dir: str, gold_dir: str, mode: str, db_dir: str, meta: str, jobs: int, timeout: float,
-                     strict: bool, v2: bool, write_outputs: bool, errors_log: str, shard: str = "",
-                     shard_by: str = "") -> Dict[str, Any]:
+def spider2_evaluate(options: Spider2Options, write_outputs: bool) -> Dict[str, Any]:
     """`sqlgrade spider2` (spider2.hpp); writes the official output files only with write_outputs."""
 
-def uda_run(dataset_dir: str, results: str, list_errors: bool, args: Dict[str, Any]) -> Dict[str, Any]:
+class UdaOptions:
+    """sqlgrade::uda::Options with the CLI's flags as flat properties (dataset_dir, results,
+    attributes_file, gt_dir, table_map, memory_limit, gold_timeout, primary_key, float_tolerance,
+    multi_value_sep, jobs, judge, llm_*, judge_log), checked as SpiderOptions."""
+    def __getattr__(self, name: str) -> Any: ...
+    def __setattr__(self, name: str, value: Any) -> None: ...
+
+class UdaQueryOptions(UdaOptions):
+    """sqlgrade::uda::QueryOptions: UdaOptions' flags plus sql_file, dataset, query_root, query_id,
+    result_csv, output_dir."""
+
+def uda_run(options: UdaOptions, list_errors: bool) -> Dict[str, Any]:
     """`sqlgrade uda run` (uda.hpp evaluate + render_text); "datasets" instead of "json"."""
 
-def uda_eval(query: Dict[str, Any], args: Dict[str, Any]) -> Dict[str, Any]:
+def uda_eval(options: UdaQueryOptions) -> Dict[str, Any]:
     """`sqlgrade uda eval` (uda.hpp evaluate_query): "ok", "error_kind", "reason", "acc_json", "text"."""

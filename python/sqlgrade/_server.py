@@ -43,7 +43,7 @@ def verify_body(req: Dict[str, Any]) -> Dict[str, Any]:
     else:
         body["model_output"] = req.get("model_output") or ""
     for k in ("gold_sql", "gold_result", "ignore_order", "condition_cols", "instance_id", "gold_single_file",
-              "extract", "timeout", "verify"):
+              "extract", "timeout", "verify", "order", "shaping"):
         if req.get(k) is not None:
             body[k] = req[k]
     for k in ("plug_value", "keep_distinct"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from ._backend import get_backend
 from ._bounds import check as _check_bound
@@ -19,7 +19,7 @@ from ._unicode import check_text
 from .config import EXTRACT_KEYS, Config, config, normalize_benchmark
 from .errors import InputError
 from .results import ExecResult, Verdict
-from .shaping import Shaping, has_top_level_order_by
+from .shaping import Shaping
 
 __all__ = ["verdict", "verdicts", "averdict", "averdicts", "execute", "aexecute"]
 
@@ -34,18 +34,20 @@ def _shaping(shaping: Optional[Shaping], kwargs: Dict[str, Any], cfg: Config) ->
     return base.with_kwargs(kwargs)
 
 
-def _golds(gold_sql: GoldSql) -> List[str]:
+def _golds(gold_sql: GoldSql) -> Optional[List[str]]:
+    """``gold_sql`` as the request's list (the gold, then its alternatives). The library drops blank
+    entries and tries the alternatives (src/sqlgrade/verdict/shaping.cpp); here only the types."""
     if gold_sql is None:
-        return []
+        return None
     if isinstance(gold_sql, str):
         check_text(gold_sql, "gold_sql")
-        return [gold_sql] if gold_sql.strip() else []
+        return [gold_sql]
     golds = list(gold_sql) if isinstance(gold_sql, (list, tuple)) else None
     if golds is None or not all(isinstance(g, str) for g in golds):
         raise InputError("gold_sql must be a string or a list of strings")
     for i, g in enumerate(golds):
         check_text(g, f"gold_sql[{i}]")
-    return [g for g in golds if g.strip()]
+    return golds
 
 
 def _extract(extract: Union[bool, Mapping[str, bool]], cfg: Config) -> Optional[Dict[str, bool]]:
@@ -64,8 +66,9 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
            instance_id: Optional[str] = None, gold_single_file: Optional[bool] = None,
            extract: Union[bool, Mapping[str, bool]] = True, timeout: Optional[float] = None,
            plug_value: bool = False, keep_distinct: bool = False, verify: Union[bool, Mapping[str, Any], None] = None,
-           cfg: Config) -> Tuple[Dict[str, Any], List[str]]:
-    """A protocol request for the first gold, and the list of all golds (alternatives after it)."""
+           rules: Mapping[str, Any], cfg: Config) -> Dict[str, Any]:
+    """A protocol request: the golds (alternatives after the first) and the shaping travel with it;
+    the library applies them (the order rule, any-match, the scores)."""
     if output is None:
         output = ""
     if not isinstance(output, str):
@@ -75,7 +78,6 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
     check_text(instance_id, "instance_id")
     bench = normalize_benchmark(benchmark if benchmark is not None else cfg.benchmark)
     ref = resolve_db(db, bench, cfg.db_root)
-    golds = _golds(gold_sql)
     if gold_result is not None and not isinstance(gold_result, list):
         raise InputError("gold_result must be a list of result sets ([alternative][row][cell])")
     if ignore_order is not None and not isinstance(ignore_order, bool):
@@ -88,12 +90,13 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
     else:
         req["model_output"] = output
         req["extract"] = _extract(extract, cfg)
-    req.update(gold_sql=golds[0] if golds else None, gold_result=gold_result, ignore_order=ignore_order,
+    req.update(gold_sql=_golds(gold_sql), gold_result=gold_result, ignore_order=ignore_order,
                condition_cols=condition_cols, instance_id=instance_id, gold_single_file=gold_single_file,
                timeout=None if timeout is None else float(timeout), plug_value=bool(plug_value),
                keep_distinct=bool(keep_distinct))
     req["verify"] = _verify_option(verify)
-    return req, golds
+    req.update(rules)  # order and shaping (Shaping.request_fields)
+    return req
 
 
 def _verify_option(verify: Union[bool, Mapping[str, Any], None]) -> Union[bool, Dict[str, Any], None]:
@@ -112,13 +115,6 @@ def _verify_option(verify: Union[bool, Mapping[str, Any], None]) -> Union[bool, 
     raise InputError("verify must be True, False, None or a dict of budget, candidates, seed")
 
 
-def _with_gold(req: Dict[str, Any], gold: str, shaping: Shaping) -> Dict[str, Any]:
-    r = dict(req, gold_sql=gold)
-    if shaping.order == "top_level" and req["ignore_order"] is None and req["benchmark"] == "spider2":
-        r["ignore_order"] = not has_top_level_order_by(gold)
-    return r
-
-
 def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None, gold_result: Optional[list] = None,
             benchmark: Optional[str] = None, ignore_order: Optional[bool] = None, condition_cols: Any = None,
             instance_id: Optional[str] = None, gold_single_file: Optional[bool] = None,
@@ -130,7 +126,8 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
     ``db`` is the database file (``.sqlite``; for ``benchmark="spider"`` the file or its folder,
     whose every ``*.sqlite`` is a test-suite database) or a bare db_id (resolved under
     ``db_root``, or by the server in its own folders). ``gold_sql`` may be a list: the first is
-    the gold, the others are alternatives (any match counts). ``benchmark`` is ``spider2``
+    the gold, the others are alternatives (any match counts; the verdict is the first matching
+    gold's, else the first gold's). ``benchmark`` is ``spider2``
     (default), ``spider`` or ``bird``. Shaping options (``wrong_result_score=0.1``, ...) set
     ``Verdict.score``. ``verify=True`` (or ``{"budget": s, "candidates": n, "seed": k}``) also
     searches, after a match, for a database on which the prediction and ``gold_sql`` differ: a
@@ -141,18 +138,11 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
     shp = _shaping(shaping, shaping_kwargs, cfg)
     if shaping_kwargs:
         raise TypeError(f"verdict() got unexpected keyword argument(s): {', '.join(shaping_kwargs)}")
-    req, golds = _build(output, db=db, gold_sql=gold_sql, gold_result=gold_result, benchmark=benchmark,
-                        ignore_order=ignore_order, condition_cols=condition_cols, instance_id=instance_id,
-                        gold_single_file=gold_single_file, extract=extract, timeout=timeout, plug_value=plug_value,
-                        keep_distinct=keep_distinct, verify=verify, cfg=cfg)
-    backend = get_backend(cfg)
-    first = None
-    for gold in golds or [None]:
-        reply = backend.verdict(_with_gold(req, gold, shp) if gold is not None else req)
-        first = first or reply
-        if reply.get("execution_match"):
-            return Verdict.from_reply(reply, shp)
-    return Verdict.from_reply(first or {}, shp)
+    req = _build(output, db=db, gold_sql=gold_sql, gold_result=gold_result, benchmark=benchmark,
+                 ignore_order=ignore_order, condition_cols=condition_cols, instance_id=instance_id,
+                 gold_single_file=gold_single_file, extract=extract, timeout=timeout, plug_value=plug_value,
+                 keep_distinct=keep_distinct, verify=verify, rules=shp.request_fields(), cfg=cfg)
+    return Verdict.from_reply(get_backend(cfg).verdict(req))
 
 
 def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = None, shaping: Optional[Shaping] = None,
@@ -165,37 +155,21 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
     cfg = config()
     if threads is not None:
         _check_bound("jobs", threads, "threads")
-    shp = _shaping(shaping, common, cfg)
-    bases: List[Dict[str, Any]] = []  # before a gold is filled in (each gold sets its own order rule)
-    golds: List[List[str]] = []
+    rules = _shaping(shaping, common, cfg).request_fields()
+    requests: List[Dict[str, Any]] = []
     for i, item in enumerate(items):
         if not isinstance(item, Mapping):
             raise InputError(f"request {i}: expected a dict of verdict() arguments, got {type(item).__name__}")
         kw = {**common, **item}
         output = kw.pop("output", None)
         try:
-            req, g = _build(output, cfg=cfg, **kw)
+            requests.append(_build(output, cfg=cfg, rules=rules, **kw))
         except InputError as e:
             raise InputError(f"request {i}: {e}") from None
         except TypeError as e:
             raise TypeError(f"request {i}: {e}") from None
-        bases.append(req)
-        golds.append(g)
     n_threads = threads if threads is not None else cfg.threads
-    backend = get_backend(cfg)
-    replies = backend.verdicts([_with_gold(r, g[0], shp) if g else r for r, g in zip(bases, golds)], n_threads)
-    # Alternatives: one more round for every item whose gold k did not match but which has gold k+1.
-    k = 1
-    while True:
-        todo = [i for i, r in enumerate(replies) if not r.get("execution_match") and len(golds[i]) > k]
-        if not todo:
-            break
-        alt = backend.verdicts([_with_gold(bases[i], golds[i][k], shp) for i in todo], n_threads)
-        for i, r in zip(todo, alt):
-            if r.get("execution_match"):
-                replies[i] = r
-        k += 1
-    return [Verdict.from_reply(r, shp) for r in replies]
+    return [Verdict.from_reply(r) for r in get_backend(cfg).verdicts(requests, n_threads)]
 
 
 async def averdict(output: Optional[str] = None, **kwargs: Any) -> Verdict:

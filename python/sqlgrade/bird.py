@@ -14,7 +14,8 @@ from typing import Any, Optional, Union
 import os
 
 from ._bounds import check
-from ._evaluate import BenchmarkRun, call_native, fspath, shard_pair
+from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, shard_fields as _shard,
+                        str_or_none as _str)
 
 __all__ = ["evaluate", "BirdRun"]
 
@@ -44,10 +45,10 @@ class BirdRun(BenchmarkRun):
 
 
 def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Optional[PathLike] = None,
-             metric: str = "ex", pair_by: str = "auto", data_mode: Optional[str] = None, jobs: int = 0,
-             timeout: float = 30.0, gold_timeout: Optional[float] = None, repeat: int = 100,
-             sql_dialect: str = "SQLite", answer_json: bool = False, max_rows: int = 1_000_000,
-             shard: Optional[str] = None, shard_by: str = "id") -> BirdRun:
+             metric: Optional[str] = None, pair_by: Optional[str] = None, data_mode: Optional[str] = None,
+             jobs: Optional[int] = None, timeout: Optional[float] = None, gold_timeout: Optional[float] = None,
+             repeat: Optional[int] = None, sql_dialect: Optional[str] = None, answer_json: Optional[bool] = None,
+             max_rows: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None) -> BirdRun:
     """Runs ``sqlgrade bird`` in-process.
 
     Keywords and the CLI flags they stand for: ``pred`` --predicted_sql_path, ``gold``
@@ -55,14 +56,18 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
     (ex | soft-f1 | em-f1 | ves | r-ves), ``pair_by`` --pair-by, ``data_mode`` (original layout),
     ``jobs`` --num_cpus, ``timeout`` --meta_time_out, ``gold_timeout`` --gold_time_out (None: the
     same as ``timeout``), ``repeat``, ``sql_dialect``, ``answer_json`` --answer-json, ``max_rows``
-    --max-rows, ``shard`` ("i/n") --shard, ``shard_by`` ("id" | "db") --shard-by. The GIL is released while it runs; nothing is printed (warnings are in
+    --max-rows, ``shard`` ("i/n") --shard, ``shard_by`` ("id" | "db") --shard-by. An option left at None takes the library's default, the CLI's (``metric="ex"``, 30 s,
+    100 repeats, 1,000,000 rows, ...): the keywords are the fields of ``sqlgrade::bird::Options``, bound
+    by the native module. The GIL is released while it runs; nothing is printed (warnings are in
     ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
     """
-    check("jobs", jobs), check("timeout", timeout), check("repeat", repeat), check("max_rows", max_rows)
-    if gold_timeout is not None:
-        check("timeout", gold_timeout, "gold_timeout")
-    return BirdRun(call_native(
-        "bird_evaluate", fspath(pred, "pred"), fspath(gold, "gold"), fspath(db_dir, "db_dir"),
-        fspath(diff_json, "diff_json", required=False), str(metric), str(pair_by), data_mode or "", int(jobs),
-        float(timeout), -1.0 if gold_timeout is None else float(gold_timeout), int(repeat), str(sql_dialect),
-        bool(answer_json), int(max_rows), *shard_pair(shard), str(shard_by)))
+    for name, row, v in (("jobs", "jobs", jobs), ("timeout", "timeout", timeout), ("repeat", "repeat", repeat),
+                         ("max_rows", "max_rows", max_rows), ("gold_timeout", "timeout", gold_timeout)):
+        if v is not None:
+            check(row, v, name)  # a number (not a bool, not a str), then the table's row
+    o = native_options("BirdOptions", pred=fspath(pred, "pred"), gold=fspath(gold, "gold"),
+                       db_dir=fspath(db_dir, "db_dir"), diff_json=fspath(diff_json, "diff_json", required=False),
+                       metric=_str(metric), pair_by=_str(pair_by), data_mode=_str(data_mode), jobs=jobs,
+                       timeout=timeout, gold_timeout=gold_timeout, repeat=repeat, sql_dialect=_str(sql_dialect),
+                       answer_json=_bool(answer_json), max_rows=max_rows, **_shard(shard), shard_by=_str(shard_by))
+    return BirdRun(call_native("bird_evaluate", o))

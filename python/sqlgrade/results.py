@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from .shaping import Shaping
+from .errors import BackendUnsupported
 
 __all__ = ["Verdict", "ExecResult", "FAILURE_REASONS", "STAGES"]
 
@@ -13,10 +13,9 @@ __all__ = ["Verdict", "ExecResult", "FAILURE_REASONS", "STAGES"]
 FAILURE_REASONS = ("none", "no_sql_extracted", "execution_error", "gold_execution_error", "timeout")
 
 # Where a verdict ended (the reply's `stage`, set by the library: src/sqlgrade/verdict/, never read
-# from the English `failure_detail`) and the shaping outcome it gives.
+# from the English `failure_detail`). Its shaping `outcome` and `score` come from the library too
+# (src/sqlgrade/verdict/shaping.cpp), from the `shaping` the request carried.
 STAGES = ("no_sql", "pred_failed", "timeout", "too_large", "gold_failed", "different", "equal")
-_OUTCOME_OF_STAGE = {"equal": "correct", "different": "wrong_result", "no_sql": "no_sql",
-                     "gold_failed": "gold_error", "pred_failed": "error", "timeout": "error", "too_large": "error"}
 
 
 @dataclass(frozen=True)
@@ -45,28 +44,29 @@ class Verdict:
     verify: Optional[Mapping[str, Any]] = field(default=None, repr=False)
 
     @classmethod
-    def from_reply(cls, reply: Mapping[str, Any], shaping: Shaping, timings: Optional[Mapping[str, float]] = None) -> "Verdict":
+    def from_reply(cls, reply: Mapping[str, Any], timings: Optional[Mapping[str, float]] = None) -> "Verdict":
+        """The Verdict of a /verify reply to a request that carried ``shaping`` (every request the
+        API builds does): ``score`` and ``outcome`` are the library's."""
+        if "score" not in reply:  # a server from before issue 20 ignores `shaping` (and gold lists are a 400 there)
+            raise BackendUnsupported("sqlgrade: the backend's /verify reply has no `score`: the server is older "
+                                     "than this package (reward shaping moved into the library); upgrade sqlgrade serve")
         match = bool(reply.get("execution_match", False))
         reason = str(reply.get("failure_reason") or ("none" if match else "execution_error"))
-        stage = str(reply["stage"])
         executed = reply.get("pred_executed")
         executed = None if executed is None else bool(executed)
-        outcome = _OUTCOME_OF_STAGE[stage]
         checked = reply.get("verify")
-        if match and isinstance(checked, Mapping) and checked.get("status") == "refuted":
-            outcome = "wrong_result"  # `verify`: a counterexample database shows a wrong result
         t = dict(reply.get("timings") or {})
         t.update(timings or {})
         return cls(
             reward=float(reply.get("reward", 1.0 if match else 0.0)),
-            score=shaping.score(outcome),
+            score=float(reply["score"]),
             execution_match=match,
             extracted_sql=reply.get("extracted_sql"),
             failure_reason=reason,
             failure_detail=str(reply.get("failure_detail") or ""),
             executed=executed,
-            stage=stage,
-            outcome=outcome,
+            stage=str(reply["stage"]),
+            outcome=str(reply["outcome"]),
             benchmark=str(reply.get("benchmark") or ""),
             timings=t,
             raw=dict(reply),

@@ -13,9 +13,15 @@ gold error            the gold query itself failed (a dataset problem)          
 ====================  ==========================================================  =========
 
 ``order="top_level"`` makes row order matter exactly when the gold has an ORDER BY at its top
-level (not inside a subquery or CTE). It applies where the comparison takes an order flag:
-Spider 2.0 and Spider with ``gold_result``. Spider with ``gold_sql`` keeps the test-suite rule
-(``'order by'`` anywhere in the gold) and BIRD keeps set semantics (order never matters).
+level (not inside a subquery, CTE or window). It applies to Spider 2.0 with ``gold_sql`` (each gold
+alternative decides for itself); Spider with ``gold_sql`` keeps the test-suite rule (``'order by'``
+anywhere in the gold) and BIRD keeps set semantics (order never matters). An explicit
+``ignore_order`` wins.
+
+The rules and the scores are applied by the C++ library (src/sqlgrade/verdict/shaping.cpp), whichever
+backend grades: the request carries ``order`` and ``shaping`` (docs/serve.md), the reply its
+``score`` and ``outcome``. Here only the types are converted; the scores are checked against the
+library's table of bounds (row ``score``), the order mode by the library when a verdict is asked.
 
 Options live in one frozen dataclass. The process-wide default is ``sqlgrade.config().shaping``
 (set with ``sqlgrade.configure(wrong_result_score=0.1, ...)``); every adapter also accepts the
@@ -29,11 +35,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, MutableMapping
 
+from ._bounds import check as _check_bound
 from .errors import InputError
 
-__all__ = ["Shaping", "SHAPING_KWARGS", "has_top_level_order_by"]
-
-ORDER_MODES = ("benchmark", "top_level")
+__all__ = ["Shaping", "SHAPING_KWARGS"]
 
 # Keyword argument name -> Shaping field.
 SHAPING_KWARGS = {
@@ -61,24 +66,25 @@ class Shaping:
         for f in dataclasses.fields(self):
             if f.name == "order":
                 continue
-            v = getattr(self, f.name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise InputError(f"shaping: {f.name} must be a number, got {v!r}")
+            v = _check_bound("score", getattr(self, f.name), f"shaping.{f.name}")
             object.__setattr__(self, f.name, float(v))
-        if self.order not in ORDER_MODES:
-            raise InputError(f"shaping: order must be one of {', '.join(ORDER_MODES)}, got {self.order!r}")
+        if not isinstance(self.order, str):
+            raise InputError(f"shaping: order must be a string, got {self.order!r}")
 
     def with_kwargs(self, kwargs: MutableMapping[str, Any]) -> "Shaping":
         """A copy with the shaping keyword arguments found in ``kwargs`` applied (and removed from it)."""
         changes = {SHAPING_KWARGS[k]: kwargs.pop(k) for k in list(kwargs) if k in SHAPING_KWARGS}
         return dataclasses.replace(self, **changes) if changes else self
 
-    def score(self, outcome: str) -> float:
-        """The score of an outcome: ``correct``, ``wrong_result``, ``error``, ``no_sql`` or ``gold_error``."""
-        return float(getattr(self, outcome))
-
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def request_fields(self) -> dict[str, Any]:
+        """What a verdict request carries (docs/serve.md): ``order`` and the ``shaping`` scores. Built
+        once per call and shared by its requests (asdict per rollout cost ~10% of a native batch)."""
+        return {"order": self.order, "shaping": {"correct": self.correct, "wrong_result": self.wrong_result,
+                                                 "error": self.error, "no_sql": self.no_sql,
+                                                 "gold_error": self.gold_error}}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Shaping":
@@ -91,55 +97,3 @@ def from_checked_dict(cls: Any, d: Mapping[str, Any], unknown_message: str) -> A
     if unknown:
         raise InputError(f"{unknown_message} {', '.join(sorted(unknown))}")
     return cls(**d)
-
-
-def has_top_level_order_by(sql: str) -> bool:
-    """True when ``sql`` has ORDER BY outside every parenthesis (subqueries, CTE bodies, window
-    ``OVER (...)`` clauses), ignoring string literals, quoted identifiers and comments."""
-    depth = 0
-    i, n = 0, len(sql)
-    words: list[str] = []  # the last two words at depth 0
-    while i < n:
-        c = sql[i]
-        if c in "'\"`[":
-            close = "]" if c == "[" else c
-            j = i + 1
-            while j < n:
-                if sql[j] == close:
-                    if close != "]" and j + 1 < n and sql[j + 1] == close:  # doubled quote
-                        j += 2
-                        continue
-                    break
-                j += 1
-            i = j + 1
-            words.clear()
-            continue
-        if sql.startswith("--", i):
-            j = sql.find("\n", i)
-            i = n if j < 0 else j + 1
-            continue
-        if sql.startswith("/*", i):
-            j = sql.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-            continue
-        if c == "(":
-            depth += 1
-            words.clear()
-        elif c == ")":
-            depth = max(depth - 1, 0)
-            words.clear()
-        elif c.isalpha() or c == "_":
-            j = i
-            while j < n and (sql[j].isalnum() or sql[j] == "_"):
-                j += 1
-            if depth == 0:
-                words.append(sql[i:j].lower())
-                if words[-2:] == ["order", "by"]:
-                    return True
-                del words[:-1]
-            i = j
-            continue
-        elif not c.isspace():
-            words.clear()
-        i += 1
-    return False

@@ -16,7 +16,8 @@ from typing import Any, Optional, Union
 import os
 
 from ._bounds import check
-from ._evaluate import BenchmarkRun, call_native, fspath, shard_pair
+from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, shard_fields as _shard,
+                        str_or_none as _str)
 
 __all__ = ["evaluate", "SpiderRun"]
 
@@ -48,19 +49,25 @@ class SpiderRun(BenchmarkRun):
 
 
 def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optional[PathLike] = None,
-             etype: str = "exec", compat: str = "test-suite", plug_value: bool = False, keep_distinct: bool = False,
-             timeout: float = 30, jobs: int = 0, shard: Optional[str] = None, shard_by: str = "id") -> SpiderRun:
+             etype: Optional[str] = None, compat: Optional[str] = None, plug_value: Optional[bool] = None,
+             keep_distinct: Optional[bool] = None, timeout: Optional[float] = None,
+             jobs: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None) -> SpiderRun:
     """Runs ``sqlgrade spider --gold --pred --db [--table] --etype --compat ...`` in-process.
 
-    The defaults are the CLI's (``etype="exec"``, ``compat="test-suite"``, 30 s per query, all
-    cores). ``table`` (tables.json) is needed for ``etype="match"``/``"all"`` and ``compat="spider"``.
-    ``shard="i/n"`` and ``shard_by`` ("id" | "db") are ``--shard``/``--shard-by``: grade one shard, whose
-    record (``run.json``) ``sqlgrade merge`` combines with the others.
-    The GIL is released while it runs; nothing is printed (warnings are in ``run.warnings``).
-    Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
+    An option left at None takes the library's default, the CLI's (``etype="exec"``,
+    ``compat="test-suite"``, 30 s per query, all cores): the keywords are the fields of
+    ``sqlgrade::spider::Options``, bound by the native module. ``table`` (tables.json) is needed for
+    ``etype="match"``/``"all"`` and ``compat="spider"``. ``shard="i/n"`` and ``shard_by`` ("id" | "db")
+    are ``--shard``/``--shard-by``: grade one shard, whose record (``run.json``) ``sqlgrade merge``
+    combines with the others. The GIL is released while it runs; nothing is printed (warnings are in ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's
+    message for unusable inputs.
     """
-    check("timeout", timeout), check("jobs", jobs)
-    return SpiderRun(call_native(
-        "spider_evaluate", fspath(gold, "gold"), fspath(pred, "pred"), fspath(db_dir, "db_dir"),
-        fspath(table, "table", required=False), str(etype), str(compat), bool(plug_value), bool(keep_distinct),
-        float(timeout), int(jobs), *shard_pair(shard), str(shard_by)))
+    for name, v in (("timeout", timeout), ("jobs", jobs)):
+        if v is not None:
+            check(name, v)  # a number (not a bool, not a str), then the table's row
+    o = native_options("SpiderOptions", gold=fspath(gold, "gold"), pred=fspath(pred, "pred"),
+                       db_dir=fspath(db_dir, "db_dir"), table=fspath(table, "table", required=False),
+                       etype=_str(etype), compat=_str(compat), plug_value=_bool(plug_value),
+                       keep_distinct=_bool(keep_distinct), timeout=timeout, jobs=jobs, **_shard(shard),
+                       shard_by=_str(shard_by))
+    return SpiderRun(call_native("spider_evaluate", o))

@@ -15,7 +15,7 @@ from typing import Any, Optional, Union
 import os
 
 from ._bounds import check
-from ._evaluate import BenchmarkRun, call_native, fspath
+from ._evaluate import BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, str_or_none as _str
 
 __all__ = ["evaluate", "Spider2Run"]
 
@@ -39,21 +39,29 @@ class Spider2Run(BenchmarkRun):
         return self.summary["score"]
 
 
-def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: str = "sql", db_dir: Optional[PathLike] = None,
-             meta: Optional[PathLike] = None, jobs: int = 0, timeout: float = 60, strict: bool = False,
-             v2: bool = False, write_outputs: bool = False, errors_log: Optional[PathLike] = "errors.log",
-             shard: Optional[str] = None, shard_by: str = "id") -> Spider2Run:
+def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: Optional[str] = None, db_dir: Optional[PathLike] = None,
+             meta: Optional[PathLike] = None, jobs: Optional[int] = None, timeout: Optional[float] = None,
+             strict: Optional[bool] = None, v2: Optional[bool] = None, write_outputs: bool = False,
+             errors_log: Optional[PathLike] = "errors.log", shard: Optional[str] = None,
+             shard_by: Optional[str] = None) -> Spider2Run:
     """Runs ``sqlgrade spider2 --mode --result_dir --gold_dir ...`` in-process.
 
     ``mode``: ``sql`` (run ``<id>.sql`` on ``db_dir``, default ``<gold_dir>/../databases``) or
     ``exec_result`` (compare ``<id>.csv``); ``meta`` --meta; ``jobs`` --max_workers; ``timeout`` per
-    query; ``strict`` --strict; ``v2`` --v2; ``shard`` ("i/n") --shard; ``shard_by`` ("id" | "db") --shard-by. ``write_outputs=True`` also writes the official output
-    files, as the CLI always does (``errors_log``: --errors_log, "" or None = none). The GIL is released
-    while it runs; nothing is printed. Raises :class:`sqlgrade.InputError` for unusable inputs.
+    query; ``strict`` --strict; ``v2`` --v2; ``shard`` ("i/n") --shard; ``shard_by`` ("id" | "db")
+    --shard-by. An option left at None takes the library's default, the
+    CLI's (``mode="sql"``, 60 s per query, all cores): the keywords are the fields of
+    ``sqlgrade::spider2::Options``, bound by the native module. ``write_outputs=True`` also writes the
+    official output files, as the CLI always does (``errors_log``: --errors_log, "" or None = none). The
+    GIL is released while it runs; nothing is printed. Raises :class:`sqlgrade.InputError` for unusable
+    inputs.
     """
-    check("jobs", jobs), check("timeout", timeout)
-    return Spider2Run(call_native(
-        "spider2_evaluate", fspath(result_dir, "result_dir"), fspath(gold_dir, "gold_dir"), str(mode),
-        fspath(db_dir, "db_dir", required=False), fspath(meta, "meta", required=False), int(jobs), float(timeout),
-        bool(strict), bool(v2), bool(write_outputs), fspath(errors_log, "errors_log", required=False),
-        "" if shard is None else str(shard), str(shard_by)))
+    for name, v in (("jobs", jobs), ("timeout", timeout)):
+        if v is not None:
+            check(name, v)  # a number (not a bool, not a str), then the table's row
+    o = native_options("Spider2Options", result_dir=fspath(result_dir, "result_dir"), gold_dir=fspath(gold_dir, "gold_dir"),
+                       mode=_str(mode), db_dir=fspath(db_dir, "db_dir", required=False),
+                       meta=fspath(meta, "meta", required=False), jobs=jobs, timeout=timeout, strict=_bool(strict),
+                       v2=_bool(v2), errors_log=fspath(errors_log, "errors_log", required=False), shard=_str(shard),
+                       shard_by=_str(shard_by))
+    return Spider2Run(call_native("spider2_evaluate", o, bool(write_outputs)))

@@ -19,7 +19,7 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from ._bounds import check
-from ._evaluate import BenchmarkRun, call_native, fspath
+from ._evaluate import BenchmarkRun, call_native, fspath, native_options
 from ._unicode import check_text
 
 __all__ = ["evaluate", "run", "eval_query", "UdaRun", "UdaQueryReport"]
@@ -32,7 +32,8 @@ _COMMON = ("attributes_file", "gt_dir", "table_map", "memory_limit", "gold_timeo
            "judge_log")
 
 
-# Numeric options and their rows of the table of bounds (_bounds.py).
+# Numeric options and their rows of the table of bounds (_bounds.py): the types are checked here, the
+# values again by the bound option struct (_native.UdaOptions, python/native/evaluate.cpp).
 _BOUNDED = {"gold_timeout": "timeout", "float_tolerance": "float_tolerance", "jobs": "jobs",
             "llm_concurrency": "llm_concurrency", "llm_timeout": "llm_timeout", "llm_retries": "llm_retries",
             "llm_max_tokens": "llm_max_tokens", "llm_max_failures": "llm_max_failures"}
@@ -104,8 +105,9 @@ def run(*, dataset_dir: PathLike, results: PathLike, list_errors: bool = False, 
     ``llm_max_failures``, ``judge_log``. ``list_errors`` only changes ``text``. ``--require-all`` is
     ``run.summary["missing_results"] + run.summary["result_errors"] > 0``.
     """
-    return UdaRun(call_native("uda_run", fspath(dataset_dir, "dataset_dir"), fspath(results, "results"),
-                              bool(list_errors), _common(options)))
+    o = native_options("UdaOptions", dataset_dir=fspath(dataset_dir, "dataset_dir"), results=fspath(results, "results"),
+                       **_common(options))
+    return UdaRun(call_native("uda_run", o, bool(list_errors)))
 
 
 evaluate = run
@@ -118,7 +120,9 @@ def eval_query(*, sql_file: PathLike, dataset_dir: Optional[PathLike] = None, da
     check_text(dataset, "dataset")
     if query_id != 0:  # 0: not given (sql.json)
         check("query_id", query_id)
-    q = {"sql_file": fspath(sql_file, "sql_file"), "dataset_dir": fspath(dataset_dir, "dataset_dir", False),
-         "dataset": dataset or "", "query_root": fspath(query_root, "query_root"), "query_id": int(query_id),
-         "result_csv": fspath(result_csv, "result_csv", False), "output_dir": fspath(output_dir, "output_dir", False)}
-    return UdaQueryReport(call_native("uda_eval", q, _common(options)))
+    o = native_options("UdaQueryOptions", sql_file=fspath(sql_file, "sql_file"),
+                       dataset_dir=fspath(dataset_dir, "dataset_dir", False), dataset=dataset or "",
+                       query_root=fspath(query_root, "query_root"), query_id=int(query_id) or None,
+                       result_csv=fspath(result_csv, "result_csv", False),
+                       output_dir=fspath(output_dir, "output_dir", False), **_common(options))
+    return UdaQueryReport(call_native("uda_eval", o))

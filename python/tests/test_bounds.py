@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import sys
 import urllib.error
 import urllib.request
 
@@ -36,8 +37,9 @@ FUNCS = [sqlgrade.spider.evaluate, sqlgrade.bird.evaluate, sqlgrade.spider2.eval
 
 
 def numeric_params(fn):
+    # The options default to None (the library's default, issue 20): the annotation says which are numbers.
     for name, p in inspect.signature(fn).parameters.items():
-        if isinstance(p.default, (int, float)) and not isinstance(p.default, bool):
+        if str(p.annotation) in ("int", "float", "Optional[int]", "Optional[float]"):
             yield name
 
 
@@ -102,10 +104,23 @@ def test_messages_format_numbers_like_the_library():
 
 
 @needs_native
-def test_python_table_equals_the_librarys():
+def test_python_table_is_the_librarys_in_both_modes(monkeypatch):
     from sqlgrade import _native
     rows = [tuple(r) for r in _native.bounds()]
-    assert rows == [tuple(b) for b in _bounds.TABLE.values()]
+    assert [tuple(b) for b in _bounds.TABLE.values()] == rows
+    assert _bounds.TABLE["score"].accepts == "a number in [-1000000, 1000000]"
+    # The server-only mode (no native module) reads the build's data file: the same rows.
+    monkeypatch.setitem(sys.modules, "sqlgrade._native", None)  # importing the module raises ImportError
+    monkeypatch.setattr(_bounds, "_table", None)
+    assert [tuple(b) for b in _bounds.table().values()] == rows
+    monkeypatch.setattr(_bounds, "_table", None)
+    monkeypatch.setattr(_bounds, "_DATA", _bounds._DATA + ".missing")
+    with pytest.raises(sqlgrade.BackendUnavailable, match="table of numeric bounds is missing"):
+        _bounds.check("timeout", 1)
+    monkeypatch.undo()
+    # Python keeps no copy of the table (it did before issue 20: python/sqlgrade/_bounds.py had every row).
+    source = open(_bounds.__file__, encoding="utf-8").read()
+    assert not [b.name for b in _bounds.TABLE.values() if f'"{b.name}"' in source]
     # Same message for the same value, row by row.
     for b in _bounds.TABLE.values():
         for v in (float("nan"), float("inf"), -1.0, 0.0, 0.5, 1.0, 1e300, b.min, b.max, (b.min + b.max) / 2):
@@ -123,8 +138,33 @@ def test_native_module_checks_its_arguments_too(dbs: Dbs):
     from sqlgrade import _native
     with pytest.raises(ValueError, match=r"^timeout: must be a number of seconds in \(0, 86400\]; got nan"):
         _native.execute(dbs.shop, "SELECT 1", float("nan"), 10, 1000)
+    o = _native.SpiderOptions()  # the library's struct, its defaults the CLI's
+    assert (o.timeout, o.jobs, o.table) == (30.0, 0, "")
     with pytest.raises(ValueError, match=r"^timeout: must be .*; got -1"):
-        _native.spider_evaluate("g", "p", "d", "", "exec", "test-suite", False, False, -1.0, 0)
+        o.timeout = -1.0
+    with pytest.raises(ValueError, match=r"^--etype: Unknown evaluation method 'fast' \(match, exec, all\)"):
+        o.etype = "fast"
+    with pytest.raises(ValueError, match=r"^spider: --gold, --pred and --db are required"):
+        _native.spider_evaluate(o)  # the CLI's check, from the library (include/sqlgrade/spider.hpp)
+    b = _native.BirdOptions()
+    assert (b.timeout, b.repeat, b.max_rows, b.gold_timeout) == (30.0, 100, 1_000_000, -1.0)
+    with pytest.raises(ValueError, match=r"^--metric: unknown metric 'acc' \(ex, soft-f1, em-f1, ves, r-ves\)"):
+        b.metric = "acc"
+    with pytest.raises(ValueError, match=r"^bird: --pred, --gold and --db are required"):
+        _native.bird_evaluate(b)
+    s2 = _native.Spider2Options()
+    assert s2.timeout == 60.0
+    with pytest.raises(ValueError, match=r"^--mode: csv not in \{sql,exec_result\}"):
+        s2.mode = "csv"
+    u = _native.UdaOptions()  # flat keywords over uda::Options' nested structs
+    assert (u.memory_limit, u.gold_timeout, u.float_tolerance, u.multi_value_sep, u.llm_concurrency) == \
+        ("4GB", 60.0, 1e-4, "||", 4)
+    with pytest.raises(ValueError, match=r"^--judge: gpt not in \{rules,llm\}"):
+        u.judge = "gpt"
+    with pytest.raises(ValueError, match=r"^--memory-limit: expected a size such as 4GB or 512MiB, got 'lots'"):
+        u.memory_limit = "lots"
+    with pytest.raises(ValueError, match=r"^llm_timeout: must be a number of seconds in \(0, 3600\]; got 0"):
+        u.llm_timeout = 0
 
 
 def test_server_answers_400_with_the_same_message(fixture_server):

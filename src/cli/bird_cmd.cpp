@@ -38,14 +38,10 @@ struct SchemaArgs {
 
 void run_bird(BirdArgs& a) {
   using namespace sqlgrade;
-  auto m = bird::parse_metric(a.metric);
-  if (!m) throw InputError("--metric", "unknown metric '" + a.metric + "' (ex, soft-f1, em-f1, ves, r-ves)");
-  auto p = bird::parse_pair_by(a.pair_by);
-  if (!p) throw InputError("--pair-by", "unknown value '" + a.pair_by + "' (auto, index, question_id, position)");
-  if (a.preds.empty() || a.opt.ground_truth_path.empty() || a.opt.db_root_path.empty())
-    throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, --ground_truth_path, --db_root_path)");
-  a.opt.metric = *m;
-  a.opt.pair_by = *p;
+  a.opt.metric = bird::metric_from_name(a.metric);
+  a.opt.pair_by = bird::pair_by_from_name(a.pair_by);
+  a.opt.predicted_sql_path = a.preds.empty() ? std::string() : a.preds.front();
+  bird::check_required(a.opt);
   if (a.no_progress || a.quiet) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   const auto labels = cli::system_labels(a.preds, a.names, "--predicted_sql_path");

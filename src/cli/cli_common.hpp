@@ -9,6 +9,7 @@
 
 #include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/errors.hpp"
 
 namespace sqlgrade::cli {
 
@@ -39,6 +40,23 @@ inline CLI::Validator bounded(std::string_view name) {
         return msg ? *msg : std::string();
       },
       bounds::range_text(b));
+}
+
+// The check of a flag that names a choice: the library's parser (`parse(value)`, InputError with its
+// message) run as a CLI11 validator, so the flag and the Python argument share one check and one
+// message ("--mode: x not in {sql,exec_result}"). `shown` is the help's list of values.
+template <class Parse>
+CLI::Validator choice(Parse parse, const std::string& shown) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        try {
+          parse(text);
+          return "";
+        } catch (const InputError& e) {
+          return e.message();
+        }
+      },
+      shown);
 }
 
 }  // namespace sqlgrade::cli

@@ -19,6 +19,7 @@
 #include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/serve/http.hpp"
 #include "sqlgrade/serve/wire.hpp"
+#include "serve_common.hpp"
 
 namespace {
 
@@ -35,29 +36,9 @@ struct ExtractArgs {
   bool word_boundary = false, nemo_strict = false, no_raw = false, jsonl = false, keep_think = false;
 };
 
-void require_dir(const std::string& d, const char* flag) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(d, ec))
-    throw sqlgrade::InputError(d, std::string("not a directory (") + flag + ")");
-}
-
 void run_serve(ServeArgs& a) {
   using namespace sqlgrade::serve;
-  // Any one database folder is enough (a BIRD-only job needs no Spider 2.0 databases); a benchmark
-  // whose folder is missing is refused per request (RewardServer::db_path).
-  if (a.so.db_dir.empty() && a.so.spider_db_dir.empty() && a.so.bird_db_dir.empty())
-    throw sqlgrade::InputError("", "serve needs a database folder: --db (--db-dir), --spider-db-dir or --bird-db-dir");
-  if (!a.so.db_dir.empty()) require_dir(a.so.db_dir, "--db");
-  if (!a.so.spider_db_dir.empty()) require_dir(a.so.spider_db_dir, "--spider-db-dir");
-  if (!a.so.bird_db_dir.empty()) require_dir(a.so.bird_db_dir, "--bird-db-dir");
-  if (!a.so.verifier.spider2_gold_dir.empty()) require_dir(a.so.verifier.spider2_gold_dir, "--spider2-gold-dir");
-  if (!a.so.default_benchmark.empty()) {
-    try {
-      a.so.default_benchmark = bench_name(bench_from_name(a.so.default_benchmark));
-    } catch (const std::exception& e) {
-      throw sqlgrade::InputError("--benchmark", e.what());
-    }
-  }
+  sqlgrade::cli::check_server_folders(a.so, "serve");
   a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
   a.so.verifier.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
   a.so.verifier.gold_cache_bytes = static_cast<size_t>(a.cache_mb * (1 << 20));

@@ -55,7 +55,7 @@ std::vector<std::string> json_paths(const Spider2Args& a) {
 void run_spider2(const Spider2Args& a) {
   namespace s2 = sqlgrade::spider2;
   s2::Options opt = a.opt;
-  opt.mode = a.mode == "sql" ? s2::Mode::Sql : s2::Mode::ExecResult;
+  opt.mode = s2::mode_from_name(a.mode);
   opt.result_dir = a.result_dirs.front();
   if (a.no_progress || a.quiet) opt.progress = 0;
   opt.max_result_bytes = static_cast<size_t>(a.max_result_mb * double(size_t(1) << 20));
@@ -114,7 +114,7 @@ void register_spider2_command(CLI::App& app) {
   auto a = std::make_shared<Spider2Args>();
   auto* sub = app.add_subcommand("spider2", "Spider 2.0-Lite: official evaluate.py (exec_result / sql on local SQLite), --strict, --v2");
   sub->add_option("--mode", a->mode, "sql: run <id>.sql on the local SQLite databases; exec_result: compare <id>.csv")
-      ->check(CLI::IsMember({"sql", "exec_result"}))
+      ->check(sqlgrade::cli::choice(&sqlgrade::spider2::mode_from_name, "{sql,exec_result}"))
       ->capture_default_str();
   sub->add_option("--pred,--result_dir", a->result_dirs,
                   "folder of predictions (<id>.sql or <id>.csv); repeat it to grade several systems in one pass")

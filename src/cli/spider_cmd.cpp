@@ -106,8 +106,8 @@ void run_spider_cmd(SpiderArgs& a) {
   const bool both = a.compat == "both";
   a.opt.etype = parse_etype(a.etype);
   if (!both) a.opt.compat = parse_compat(a.compat);
-  if (a.opt.gold.empty() || a.preds.empty() || a.opt.db_dir.empty())
-    throw InputError("spider", "--gold, --pred and --db are required");
+  a.opt.pred = a.preds.empty() ? std::string() : a.preds.front();
+  check_required(a.opt);
   if (a.no_progress || a.quiet) a.opt.progress = 0;
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   const auto labels = cli::system_labels(a.preds, a.names, "--pred");

@@ -36,9 +36,7 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
   c->add_option("--memory-limit", f.run.dataset.memory_limit,
                 "DuckDB memory limit for the gold tables and queries, e.g. 2GB, 512MiB")
       ->capture_default_str()
-      ->check([](const std::string& v) -> std::string {
-        return is_memory_size(v) ? "" : "expected a size such as 4GB or 512MiB, got '" + v + "'";
-      });
+      ->check([](const std::string& v) -> std::string { return memory_size_error(v); });
   c->add_option("--gold-timeout", f.run.eval.gold_timeout_s, "seconds each gold query may run on DuckDB")
       ->capture_default_str()
       ->check(cli::bounded("timeout"));
@@ -53,7 +51,7 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
         ->capture_default_str()
         ->check(cli::bounded("result_mb"));
     c->add_option("--judge", f.judge, "cell judge: rules (offline, default) or llm (OpenAI-compatible server)")
-        ->check(CLI::IsMember({"rules", "llm"}));
+        ->check(cli::choice(&JudgeOptions::kind_from_name, "{rules,llm}"));
     c->add_option("--llm-provider", f.llm_provider, "reference-CLI alias: none = --judge rules, openai = --judge llm")
         ->check(CLI::IsMember({"none", "openai"}));
     c->add_option("--llm-base-url", f.llm_base_url, "chat-completions base URL, e.g. http://127.0.0.1:8000/v1 (env SQLGRADE_LLM_BASE_URL)");
@@ -81,7 +79,7 @@ JudgeOptions judge_options(const CommonFlags& f) {
   std::string kind = f.judge;
   if (f.llm_provider == "openai") kind = "llm";
   if (f.llm_provider == "none") kind = "rules";
-  o.kind = kind == "llm" ? JudgeOptions::Kind::Llm : JudgeOptions::Kind::Rules;
+  o.kind = JudgeOptions::kind_from_name(kind);
   o.base_url = f.llm_base_url, o.model = f.llm_model, o.api_key = f.llm_api_key, o.cache = f.llm_cache;
   o.concurrency = f.llm_concurrency, o.retries = f.llm_retries, o.max_tokens = f.llm_max_tokens;
   o.max_failures = f.llm_max_failures, o.timeout_s = f.llm_timeout, o.log = f.judge_log;

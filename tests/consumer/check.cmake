@@ -42,7 +42,7 @@ endif()
 foreach(needle "InputError: result directory not found" "memory size 512MiB: 1, 12 parsecs: 0"
                "6 statements in 1 dataset(s), 6 gold results, 0 gold errors" "uda: 6 scored, f1 1.000"
                "verdict 1.0 equal\nverdict 0.0 different\nverdict 0.0 pred_failed\nverdict 0.0 no_sql\n"
-               "gold rows 1.0 equal\n" "execute ok n 1 1\n" "sqlgrade ")
+               "gold rows 1.0 equal\n" "rules 0.0 0.25 wrong_result 0\n" "execute ok n 1 1\n" "sqlgrade ")
   string(FIND "${step_out}" "${needle}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "missing from the output: ${needle}")

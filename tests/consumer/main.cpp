@@ -43,6 +43,16 @@ static void single_rollout(const fs::path& root) {
   rows.sql = "SELECT 'ann' AS name, 1.5 AS total";
   rows.gold_result_json = R"([[["ann", 1.5]]])";
   std::printf("gold rows %.1f %s\n", v.verdict(rows).reward, sqlgrade::to_string(v.verdict(rows).stage));
+  sqlgrade::VerdictRequest rl;  // the RL rules: gold alternatives, the order rule, reward shaping
+  rl.db = db;
+  rl.sql = "SELECT 2 UNION ALL SELECT 1";
+  rl.gold_sql = "SELECT 3";
+  rl.gold_sql_alternatives = {"SELECT 1 UNION ALL SELECT 2 ORDER BY 1"};
+  rl.order = sqlgrade::OrderRule::TopLevel;
+  rl.shaping = sqlgrade::RewardShaping{1.0, 0.25, -0.5, -1.0, 0.0};
+  const sqlgrade::Verdict shaped = v.verdict(rl);
+  std::printf("rules %.1f %.2f %s %zu\n", shaped.reward, shaped.score, sqlgrade::to_string(shaped.outcome),
+              shaped.gold_index);
   const sqlgrade::ExecuteResult e = sqlgrade::execute(db, "SELECT 1 AS n UNION ALL SELECT 2", {5.0, 1, 1 << 20});
   std::printf("execute %s %s %zu %d\n", e.status.c_str(), e.columns.at(0).c_str(), e.rows.size(), e.truncated);
 }

@@ -54,3 +54,13 @@ TEST(PyStr, StripViewAndInvalidUtf8) {
   EXPECT_EQ(py::strip("x\xe2\x80" "A"), "x\xe2\x80" "A");  // truncated U+2000 before 'A'
   EXPECT_EQ(py::strip("\xc0\xa0x"), "\xc0\xa0x");          // overlong encoding of ' '
 }
+
+TEST(PyStr, IsAlphaAndIsAlnumLikeCPython) {
+  // str.isalpha(): Unicode letters (L*); str.isalnum(): letters and numbers (checked against CPython 3.11).
+  for (uint32_t c : {uint32_t('a'), uint32_t('Z'), 0xE9u, 0xDFu, 0x3B1u, 0x4E00u, 0x2B0u})
+    EXPECT_TRUE(py::is_alpha(c)) << c;  // a Z é ß α 一 ʰ
+  for (uint32_t c : {uint32_t('0'), uint32_t('_'), uint32_t(' '), 0xA0u, 0x2026u, 0x663u, 0xDC80u})
+    EXPECT_FALSE(py::is_alpha(c)) << c;  // 0 _ space NBSP … ٣ a lone surrogate
+  for (uint32_t c : {uint32_t('7'), 0x663u, 0xB2u, 0x2166u, uint32_t('q')}) EXPECT_TRUE(py::is_alnum(c)) << c;  // ٣ ² Ⅶ
+  for (uint32_t c : {uint32_t('_'), uint32_t('-'), 0x2026u, 0x3000u}) EXPECT_FALSE(py::is_alnum(c)) << c;
+}

@@ -123,7 +123,8 @@ def test_wheel_contents(wheel):
         ep = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     for need in ("sqlgrade/__init__.py", "sqlgrade/__main__.py", "sqlgrade/_cli.py", "sqlgrade/py.typed",
                  "sqlgrade/_native.pyi", "sqlgrade/bin/sqlgrade", "sqlgrade/lib/libduckdb.so", "sqlgrade/verl.py",
-                 "sqlgrade/inspect_ai/scorer.py", "sqlgrade/lm_eval/__init__.py"):
+                 "sqlgrade/inspect_ai/scorer.py", "sqlgrade/lm_eval/__init__.py",
+                 "sqlgrade/_bounds_table.json"):  # the table of bounds as data (server-only mode, issue 20)
         assert need in names, need
     assert [n for n in names if re.fullmatch(r"sqlgrade/_native\.cpython-.*\.so", n)]
     assert "sqlgrade = sqlgrade._cli:main" in ep and "[inspect_ai]" in ep

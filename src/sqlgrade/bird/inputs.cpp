@@ -46,6 +46,22 @@ std::optional<PairBy> parse_pair_by(const std::string& s) {
   return std::nullopt;
 }
 
+Metric metric_from_name(const std::string& s) {
+  if (auto m = parse_metric(s)) return *m;
+  throw InputError("--metric", "unknown metric '" + s + "' (ex, soft-f1, em-f1, ves, r-ves)");
+}
+
+PairBy pair_by_from_name(const std::string& s) {
+  if (auto p = parse_pair_by(s)) return *p;
+  throw InputError("--pair-by", "unknown value '" + s + "' (auto, index, question_id, position)");
+}
+
+void check_required(const Options& o) {
+  if (o.predicted_sql_path.empty() || o.ground_truth_path.empty() || o.db_root_path.empty())
+    throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, "
+                             "--ground_truth_path, --db_root_path)");
+}
+
 // ---------------------------------------------------------------- input files
 
 std::vector<GoldItem> load_gold(const std::string& path) {

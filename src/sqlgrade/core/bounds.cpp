@@ -54,6 +54,8 @@ const std::vector<Bound> kTable = {
     {"connect_retries", 0, 100, false, false, true, "retries", ""},
     {"verify_budget", 0, kDay, true, false, false, "seconds", ""},
     {"verify_candidates", 1, 1e7, false, false, true, "databases", ""},
+    // A reward-shaping score (the /verify `shaping` fields, the Python shaping options).
+    {"score", -1e6, 1e6, false, false, false, "", ""},
 };
 
 // A number as Python's repr() shows it (the Python package formats its messages the same way):

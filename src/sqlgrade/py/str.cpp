@@ -1,12 +1,37 @@
 // Python str methods on UTF-8 text — see str.hpp.
 #include "sqlgrade/py/str.hpp"
 
+#include <utf8proc.h>
+
 namespace sqlgrade::py {
+
+namespace {
+// The Unicode general category of a code point (utf8proc's tables, Debian libutf8proc-dev).
+bool is_letter(uint32_t c) {
+  const auto k = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+  return k == UTF8PROC_CATEGORY_LU || k == UTF8PROC_CATEGORY_LL || k == UTF8PROC_CATEGORY_LT ||
+         k == UTF8PROC_CATEGORY_LM || k == UTF8PROC_CATEGORY_LO;
+}
+bool is_number(uint32_t c) {
+  const auto k = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+  return k == UTF8PROC_CATEGORY_ND || k == UTF8PROC_CATEGORY_NL || k == UTF8PROC_CATEGORY_NO;
+}
+}  // namespace
 
 bool is_space(uint32_t c) {
   return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0 ||
          c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
          c == 0x205F || c == 0x3000;
+}
+
+bool is_alpha(uint32_t c) {
+  if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+  return is_letter(c);
+}
+
+bool is_alnum(uint32_t c) {
+  if (c < 0x80) return is_alpha(c) || (c >= '0' && c <= '9');
+  return is_letter(c) || is_number(c);
 }
 
 size_t space_len(std::string_view s, size_t i) {

@@ -21,6 +21,10 @@ namespace sqlgrade::py {
 // U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
 bool is_space(uint32_t cp);
 
+// str.isalpha() / str.isalnum() of one code point: Unicode letters (L*); letters and numbers (N*).
+bool is_alpha(uint32_t cp);
+bool is_alnum(uint32_t cp);
+
 // The same for the character starting at s[i] (well-formed UTF-8 only): its length in bytes when it is
 // whitespace, else 0. i < s.size().
 size_t space_len(std::string_view s, size_t i);

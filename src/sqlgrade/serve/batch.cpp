@@ -131,13 +131,17 @@ void RewardServer::finish_batch(Batch& b) {
     impl_->cancelled++;
     return b.job->finish(cancelled_reply(why, opt_.request_budget_s));
   }
-  json rewards = json::array(), found = json::array(), executed = json::array(), graded = json::array();
+  json rewards = json::array(), acc = json::array(), found = json::array(), executed = json::array(),
+       graded = json::array();
   size_t ungraded = 0;
   for (size_t i = 0; i < b.requests.size(); ++i) {
     const Verdict& v = b.verdicts[i];
     const bool ok = b.graded[i] != 0;
     ungraded += ok ? 0 : 1;
-    rewards.push_back(ok ? v.reward : 0.0);
+    // rewards: the shaped score (= the official verdict under the default shaping: a refuted match
+    // scores 0); scores: the official verdict, as the file-mode adapter (sqlgrade/openrlhf.py) answers.
+    rewards.push_back(ok ? v.score : 0.0);
+    acc.push_back(ok ? v.reward : 0.0);
     found.push_back(ok && v.extracted_sql ? 1.0 : 0.0);
     executed.push_back(ok && v.pred_executed.value_or(false) ? 1.0 : 0.0);
     graded.push_back(ok ? 1.0 : 0.0);
@@ -145,8 +149,8 @@ void RewardServer::finish_batch(Batch& b) {
   impl_->batches.rollouts_graded += b.requests.size() - ungraded;
   impl_->batches.rollouts_ungraded += ungraded;
   json reply = {{"rewards", rewards},
-                {"scores", rewards},
-                {"extra_logs", {{"sql_acc", rewards}, {"sql_found", found}, {"sql_executed", executed}, {"sql_graded", graded}}},
+                {"scores", acc},
+                {"extra_logs", {{"sql_acc", acc}, {"sql_found", found}, {"sql_executed", executed}, {"sql_graded", graded}}},
                 {"ungraded", ungraded}};
   if (ungraded > 0) {
     impl_->batches.over_budget++;

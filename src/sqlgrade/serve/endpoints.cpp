@@ -135,9 +135,11 @@ json RewardServer::execute_json(const json& req) {
 // [prompt], "labels": [label]} -> {"rewards", "scores", "extra_logs"}. A label is the data contract
 // of the Python adapters: an object (or a JSON object string) with gold_sql (or gold_result), db_id
 // (or db_path, whose file name without .sqlite is used as the db_id: the server only reads its own
-// folders), optional benchmark, ignore_order, condition_cols, instance_id. The response is the query
-// after its prompt. rewards = scores = the official verdicts (1.0 / 0.0); extra_logs has sql_acc,
-// sql_found and sql_executed per rollout. This part checks the request and returns one verdict
+// folders), optional benchmark, ignore_order, condition_cols, instance_id, and the RL rules of /verify
+// (gold_sql as a list of alternatives, order, shaping). The response is the query after its prompt.
+// rewards = the shaped scores (without `shaping`: the official verdicts, 1.0 / 0.0), scores = the
+// official verdicts (as sqlgrade/openrlhf.py's file mode); extra_logs has sql_acc (the official
+// verdict), sql_found and sql_executed per rollout. This part checks the request and returns one verdict
 // request per rollout; batch.cpp grades them.
 std::vector<VerdictRequest> RewardServer::openrlhf_requests(const json& req) const {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
@@ -168,7 +170,7 @@ std::vector<VerdictRequest> RewardServer::openrlhf_requests(const json& req) con
     if (!label->is_object()) throw BadRequest(at + "must be an object or a JSON object string");
     json body = json::object();
     for (const char* k : {"gold_sql", "gold_result", "benchmark", "ignore_order", "condition_cols", "instance_id",
-                          "gold_single_file", "db_id", "extract"})
+                          "gold_single_file", "db_id", "extract", "order", "shaping"})
       if (auto it = label->find(k); it != label->end()) body[k] = *it;
     if (!body.contains("db_id")) {
       auto dp = label->find("db_path");

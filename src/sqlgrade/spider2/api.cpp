@@ -49,6 +49,12 @@ std::vector<IoPath> output_paths(const Options& opt, const std::vector<std::stri
 
 }  // namespace
 
+Mode mode_from_name(const std::string& s) {
+  if (s == "sql") return Mode::Sql;
+  if (s == "exec_result") return Mode::ExecResult;
+  throw InputError("--mode", s + " not in {sql,exec_result}");  // the wording of the CLI's member check
+}
+
 Run evaluate(const Options& opt) {
   std::vector<Run> runs = evaluate_many(opt, {opt.result_dir});
   return std::move(runs.front());

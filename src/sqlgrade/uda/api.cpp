@@ -128,6 +128,16 @@ std::string render_errors(const std::vector<DatasetSummary>& sums, bool list, bo
 
 }  // namespace
 
+std::string memory_size_error(const std::string& v) {
+  return is_memory_size(v) ? std::string() : "expected a size such as 4GB or 512MiB, got '" + v + "'";
+}
+
+JudgeOptions::Kind JudgeOptions::kind_from_name(const std::string& name) {
+  if (name == "rules") return Kind::Rules;
+  if (name == "llm") return Kind::Llm;
+  throw InputError("--judge", name + " not in {rules,llm}");  // the wording of the CLI's member check
+}
+
 // Hand-written (sqlgrade uses no backtracking regex engine).
 bool is_memory_size(std::string_view v) {
   auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };

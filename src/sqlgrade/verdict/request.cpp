@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "sqlgrade/core/bounds.hpp"
+#include "sqlgrade/verdict/shaping.hpp"
 #include "sqlgrade/verdict/verify_option.hpp"
 #include "sqlgrade/core/text.hpp"
 
@@ -62,17 +63,18 @@ Bench bench_from_name(const std::string& name) {
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-std::optional<double> bounded_field(const json& req, const char* key, std::string_view bound) {
+std::optional<double> bounded_field(const json& req, const char* key, std::string_view bound, std::string_view label) {
   auto it = req.find(key);
   if (it == req.end() || it->is_null()) return std::nullopt;
   const bounds::Bound& b = bounds::bound(bound);
+  const std::string name(label.empty() ? std::string_view(key) : label);
   if (!it->is_number()) {
     std::string shown = dump(*it);
     if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
-    throw BadRequest(std::string(key) + ": must be " + bounds::describe(b) + "; got " + shown);
+    throw BadRequest(name + ": must be " + bounds::describe(b) + "; got " + shown);
   }
   const double v = it->get<double>();
-  if (auto msg = bounds::violation(b, v)) throw BadRequest(std::string(key) + ": " + *msg);
+  if (auto msg = bounds::violation(b, v)) throw BadRequest(name + ": " + *msg);
   return v;
 }
 
@@ -115,7 +117,7 @@ std::string model_text(const json& req) {
 
 json echo_fields(const json& req, std::vector<std::string>* dropped) {
   static const char* const kNotEchoed[] = {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols",
-                                           "db"};
+                                           "db", "order", "shaping"};
   static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
                                        "model_output", "benchmark", "extract", "gold_single_file", "sql", "timeout",
                                        "plug_value", "keep_distinct"};
@@ -185,7 +187,7 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   if (!body.is_object()) bad("the request body must be a JSON object");
   VerdictRequest r;
   r.benchmark = bench_name(parse_bench(body));
-  r.gold_sql = opt_string(body, "gold_sql");
+  parse_gold_sql(body, r);  // a string, or a list: the gold and its alternatives (shaping.cpp)
   if (auto it = body.find("gold_result"); it != body.end() && !it->is_null()) {
     if (!it->is_array()) bad("`gold_result` must be a list of result sets");
     // shape check only; rows are converted once, on a cache miss
@@ -220,6 +222,8 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   r.plug_value = opt_bool(body, "plug_value").value_or(false);
   r.keep_distinct = opt_bool(body, "keep_distinct").value_or(false);
   r.verify = parse_verify_option(body);  // RL: search for a counterexample after a match
+  r.order = parse_order(body);            // RL: the top-level ORDER BY rule (shaping.cpp)
+  r.shaping = parse_shaping(body);        // RL: the score of each outcome
   if ((r.plug_value || r.keep_distinct) && r.benchmark != "spider")
     bad("`plug_value` and `keep_distinct` apply to benchmark spider only");
   return r;
@@ -265,8 +269,12 @@ json verdict_json(Verifier& verifier, const VerdictRequest& req, const json& bod
   resp["db_id"] = db_id != body.end() && db_id->is_string() ? *db_id : json(fs::path(req.db).stem().string());
   resp["question"] = body.contains("question") ? body["question"] : json("");
   resp["model_output"] = req.model_output.value_or("");
-  resp["gold_sql"] = req.gold_sql && !req.gold_sql->empty() ? json(*req.gold_sql) : json();
+  // The gold that decided: the first that matched, else the first (gold alternatives).
+  const std::string* gold = v.gold_index == 0 ? (req.gold_sql ? &*req.gold_sql : nullptr)
+                                               : &req.gold_sql_alternatives.at(v.gold_index - 1);
+  resp["gold_sql"] = gold && !gold->empty() ? json(*gold) : json();
   to_json(v, req.benchmark, resp);
+  rules_to_json(req, v, resp);
   if (!unechoed.empty()) resp["unechoed_fields"] = unechoed;
   return resp;
 }

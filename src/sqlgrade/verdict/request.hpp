@@ -36,8 +36,10 @@ std::string dump(const nlohmann::json& j);
 
 // A numeric request field checked against its row of the table of bounds (core/bounds.hpp), with the
 // message the CLI flag and the Python argument give: absent or null → nullopt; not a number or out of
-// bounds → BadRequest "<key>: must be a number of seconds in (0, 86400]; got 1e+300" (HTTP 400).
-std::optional<double> bounded_field(const nlohmann::json& req, const char* key, std::string_view bound);
+// bounds → BadRequest "<key>: must be a number of seconds in (0, 86400]; got 1e+300" (HTTP 400). The
+// message names `label` instead of the key when one is given ("shaping.correct").
+std::optional<double> bounded_field(const nlohmann::json& req, const char* key, std::string_view bound,
+                                    std::string_view label = {});
 
 // request[key] as a boolean option (absent/null: unchanged); BadRequest when it is not a boolean.
 void set_bool_opt(const nlohmann::json& o, const char* key, bool& dst);

@@ -1,0 +1,65 @@
+// `sqlgrade rewards`: a JSONL file of /verify request bodies -> one /verify reply per line, graded by
+// the reward server's own code (serve/rewards.hpp) without HTTP: the rules of a request (gold
+// alternatives, `order`, `shaping`, `verify`, extraction options) are the library's, the same for
+// `sqlgrade serve`, the Python package and this command.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli_common.hpp"
+#include "flags.hpp"
+#include "serve_common.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/serve/rewards.hpp"
+
+namespace {
+
+struct RewardsArgs {
+  sqlgrade::serve::RewardsOptions o;
+  std::string out;
+};
+
+void run_rewards(RewardsArgs& a) {
+  sqlgrade::cli::check_server_folders(a.o.server, "rewards");
+  if (!a.out.empty() && a.o.requests_path != "-")
+    sqlgrade::check_outputs_spare_inputs({{a.out, "--out"}}, {{a.o.requests_path, "--requests"}});
+  a.o.server.verifier.max_timeout_s = a.o.server.verifier.timeout_s;  // a request may lower it, as with serve
+  std::string text;
+  for (const std::string& line : sqlgrade::serve::grade_request_file(a.o)) text += line + "\n";
+  if (a.out.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    sqlgrade::write_file_atomic(a.out, text);  // all or nothing: a bad line writes no file
+  }
+}
+
+}  // namespace
+
+void register_rewards_command(CLI::App& app) {
+  auto ra = std::make_shared<RewardsArgs>();
+  auto* c = app.add_subcommand("rewards",
+                               "grade a JSONL file of /verify request bodies (one reply per line, in order), exactly "
+                               "as `sqlgrade serve` answers POST /verify");
+  c->add_option("--requests", ra->o.requests_path,
+                "JSON Lines: one /verify body per line (db_id, model_output or sql, gold_sql (a string or a list "
+                "of alternatives) or gold_result, order, shaping, ...; docs/serve.md); - = stdin")
+      ->required();
+  c->add_option("--out", ra->out, "write the replies here (atomically; default: stdout)");
+  sqlgrade::cli::add_db(c, ra->o.server.db_dir,
+                        "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite (the default of the other folders; at least "
+                        "one of --db, --spider-db-dir, --bird-db-dir)",
+                        "--db-dir");
+  c->add_option("--spider-db-dir", ra->o.server.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db)");
+  c->add_option("--bird-db-dir", ra->o.server.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db)");
+  c->add_option("--benchmark", ra->o.server.default_benchmark,
+                "benchmark of a request that names none: spider2 (default), spider or bird");
+  c->add_option("--spider2-gold-dir", ra->o.server.verifier.spider2_gold_dir,
+                "official Spider 2.0-Lite gold folder: requests without gold_sql/gold_result use their instance_id");
+  sqlgrade::cli::add_timeout(c, ra->o.server.verifier.timeout_s, "per-query deadline for predictions, seconds")
+      ->default_val(30.0);
+  sqlgrade::cli::add_jobs(c, ra->o.jobs);
+  c->callback([ra] { run_rewards(*ra); });
+  sqlgrade::cli::example(c, "sqlgrade rewards --requests rollouts.jsonl --db spider2-lite/databases --out rewards.jsonl");
+}
