@@ -66,7 +66,7 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
            instance_id: Optional[str] = None, gold_single_file: Optional[bool] = None,
            extract: Union[bool, Mapping[str, bool]] = True, timeout: Optional[float] = None,
            plug_value: bool = False, keep_distinct: bool = False, verify: Union[bool, Mapping[str, Any], None] = None,
-           rules: Mapping[str, Any], cfg: Config) -> Dict[str, Any]:
+           rules: Mapping[str, Any], cfg: Config, db_memo: Optional[dict] = None) -> Dict[str, Any]:
     """A protocol request: the golds (alternatives after the first) and the shaping travel with it;
     the library applies them (the order rule, any-match, the scores)."""
     if output is None:
@@ -77,7 +77,7 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
     check_text(benchmark, "benchmark")
     check_text(instance_id, "instance_id")
     bench = normalize_benchmark(benchmark if benchmark is not None else cfg.benchmark)
-    ref = resolve_db(db, bench, cfg.db_root)
+    ref = resolve_db(db, bench, cfg.db_root, db_memo)
     if gold_result is not None and not isinstance(gold_result, list):
         raise InputError("gold_result must be a list of result sets ([alternative][row][cell])")
     if ignore_order is not None and not isinstance(ignore_order, bool):
@@ -157,13 +157,14 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
         _check_bound("jobs", threads, "threads")
     rules = _shaping(shaping, common, cfg).request_fields()
     requests: List[Dict[str, Any]] = []
+    db_memo: dict = {}  # each database of the batch resolved once
     for i, item in enumerate(items):
         if not isinstance(item, Mapping):
             raise InputError(f"request {i}: expected a dict of verdict() arguments, got {type(item).__name__}")
         kw = {**common, **item}
         output = kw.pop("output", None)
         try:
-            requests.append(_build(output, cfg=cfg, rules=rules, **kw))
+            requests.append(_build(output, cfg=cfg, rules=rules, db_memo=db_memo, **kw))
         except InputError as e:
             raise InputError(f"request {i}: {e}") from None
         except TypeError as e:
