@@ -125,7 +125,6 @@ void run_spider_cmd(SpiderArgs& a) {
   const auto vopt = cli::verify_options(a.verify, a.opt.jobs, a.no_progress);
   if (a.verify.on && (a.opt.etype == Etype::Match || both || a.opt.compat != Compat::TestSuite))
     throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
-  a.opt.pred = a.preds[0];
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   if (both) return run_both(a, labels, json_paths);
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);
