@@ -91,12 +91,12 @@ def fspath(p: Any, what: str, required: bool = True) -> str:
 
 
 def shard_pair(shard: Optional[str]) -> "tuple[int, int]":
-    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything). The library checks
-    the range and --shard-by and raises the CLI's message."""
+    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything), with the message of
+    the CLI's parser (runs::parse_shard); the library checks --shard-by."""
     if shard is None or shard == "":
         return 0, 0
     i, sep, n = str(shard).partition("/")
-    if not sep or not i.isdigit() or not n.isdigit() or len(i) > 7 or len(n) > 7:
+    if not sep or not i.isdigit() or not n.isdigit() or len(i) > 7 or len(n) > 7 or not 1 <= int(i) <= int(n):
         raise InputError(f"--shard: expected i/n with 1 <= i <= n (e.g. 2/8), got {str(shard)!r}")
     return int(i), int(n)
 
