@@ -345,6 +345,27 @@ def test_warm_graders_equal_one_process_survive_a_killed_grader_and_stay_warm(cl
         assert sum(p["rank"] == ranks[(p["index"] - 1) % 2] for p in again["parts"]) >= 2
 
 
+@pytest.mark.parametrize("warm", [["--warm"], []])
+def test_a_ray_client_address_grades_like_one_process(cluster: LocalCluster, tmp_path, warm) -> None:
+    """`python -m sqlgrade.ray grade --address ray://HEAD:PORT` (Ray Client, the driver outside the
+    cluster, a fresh process): Spider dev graded with warm graders and with shard tasks, the record
+    equal to one process's."""
+    gold = os.path.join(SPIDER, "dev_gold.sql")
+    cmd = ["spider", "--gold", gold, "--pred", PRED, "--db", os.path.join(SPIDER, "database"), "--etype", "exec",
+           "--jobs", "1"]
+    ref = str(tmp_path / "ref.json")
+    subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
+    out = tmp_path / "client.json"
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    p = subprocess.run([sys.executable, "-m", "sqlgrade.ray", "grade", *warm, "--address", cluster.client_address,
+                        "--json", str(out), "--timeout", "600", "--", *cmd],
+                       capture_output=True, text=True, timeout=900, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "node" in p.stderr  # the summary line naming the nodes that graded
+    with open(out, encoding="utf-8") as f, open(ref, encoding="utf-8") as g:
+        _assert_same_run(json.load(f), json.load(g))
+
+
 def _available_cpus(expect: float) -> float:
     """Ray's count of free CPUs, once it settles at `expect` (it lags actor starts and exits), or after 20 s."""
     deadline, free = time.monotonic() + 20, -1.0
