@@ -1,5 +1,5 @@
 #pragma once
-// What the two files of sqlgrade._native share (module.cpp defines it).
+// What the files of sqlgrade._native share (module.cpp defines it).
 #include <pybind11/pybind11.h>
 
 #include <string>
@@ -15,5 +15,8 @@ double check_bound(const char* row, double value, const char* label);
 
 // Adds the whole-benchmark functions (evaluate.cpp) to the module.
 void register_evaluate(pybind11::module_& m);
+
+// Adds spider_evaluate and spider_evaluate_both (spider_eval.cpp); register_evaluate calls it.
+void register_spider_evaluate(pybind11::module_& m);
 
 }  // namespace sqlgrade_native
