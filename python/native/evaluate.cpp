@@ -184,11 +184,11 @@ py::dict uda_run(sqlgrade::uda::Options o, bool list_errors) {
   namespace ud = sqlgrade::uda;
   o.run.progress = 0;
   struct UdaRendered {
-    std::string text;
+    std::string text, json;
     ud::SummaryCounts totals;
   };
   auto r = evaluate_released([&] { return ud::evaluate(o); }, [&](const ud::Run& run) {
-    return UdaRendered{ud::render_text(run, list_errors), ud::totals(run)};
+    return UdaRendered{ud::render_text(run, list_errors), ud::render_json(run, o), ud::totals(run)};
   });
   py::list datasets;
   for (const auto& ds : r.run.datasets) {
@@ -203,6 +203,7 @@ py::dict uda_run(sqlgrade::uda::Options o, bool list_errors) {
   }
   py::dict out;
   out["text"] = r.out.text;
+  out["json"] = r.out.json;  // the run record `uda run --json` writes (without the command line)
   out["summary"] = uda_counts(r.out.totals);
   out["datasets"] = datasets;
   out["judge_summary"] = r.run.judge_summary;
@@ -362,7 +363,16 @@ void uda_common(py::class_<O>& c) {
 void register_uda_options(py::module_& m) {
   namespace ud = sqlgrade::uda;
   py::class_<ud::Options> uo(m, "UdaOptions", "sqlgrade::uda::Options (`sqlgrade uda run`'s flags, flat).");
-  uo.def(py::init<>()).def_readwrite("dataset_dir", &ud::Options::dataset_dir).def_readwrite("results", &ud::Options::results);
+  uo.def(py::init<>())
+      .def_readwrite("dataset_dir", &ud::Options::dataset_dir)
+      .def_readwrite("results", &ud::Options::results)
+      .def_readwrite("name", &ud::Options::name)
+      .def_property(  // checked with shard_count and shard_by by evaluate
+          "shard_index", [](ud::Options& o) { return o.run.shard_index; }, [](ud::Options& o, int v) { o.run.shard_index = v; })
+      .def_property(
+          "shard_count", [](ud::Options& o) { return o.run.shard_count; }, [](ud::Options& o, int v) { o.run.shard_count = v; })
+      .def_property(
+          "shard_by", [](ud::Options& o) { return o.run.shard_by; }, [](ud::Options& o, const std::string& v) { o.run.shard_by = v; });
   uda_common(uo);
   py::class_<ud::QueryOptions> qo(m, "UdaQueryOptions", "sqlgrade::uda::QueryOptions (`sqlgrade uda eval`'s flags).");
   qo.def(py::init<>())

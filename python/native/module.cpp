@@ -366,4 +366,5 @@ PYBIND11_MODULE(_native, m) {
   m.def("has_top_level_order_by", [](const std::string& sql) { return sqlgrade::verdicts::has_top_level_order_by(sql); },
         py::arg("sql"), "The rule of `order: \"top_level\"` (src/sqlgrade/verdict/shaping.cpp): ORDER BY outside every parenthesis.");
   sqlgrade_native::register_evaluate(m);
+  sqlgrade_native::register_runs(m);
 }

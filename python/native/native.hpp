@@ -19,4 +19,7 @@ void register_evaluate(pybind11::module_& m);
 // Adds spider_evaluate and spider_evaluate_both (spider_eval.cpp); register_evaluate calls it.
 void register_spider_evaluate(pybind11::module_& m);
 
+// Adds `merge` (runs.cpp) to the module.
+void register_runs(pybind11::module_& m);
+
 }  // namespace sqlgrade_native

@@ -10,8 +10,8 @@ Backends: with ``SQLGRADE_SERVER=http://host:port`` every call goes to a running
 Adapters for RL frameworks: ``sqlgrade.verl``, ``sqlgrade.trl``, ``sqlgrade.openrlhf``,
 ``sqlgrade.skyrl``, ``sqlgrade.areal``, and ``sqlgrade.compat`` (test-suite ``eval_exec_match``).
 Whole-benchmark evaluation with the CLI's numbers: ``sqlgrade.spider.evaluate()``,
-``sqlgrade.bird.evaluate()``, ``sqlgrade.spider2.evaluate()``, ``sqlgrade.uda.evaluate()``.
-See docs/python.md.
+``sqlgrade.bird.evaluate()``, ``sqlgrade.spider2.evaluate()``, ``sqlgrade.uda.evaluate()``; their
+shards merged with ``sqlgrade.runs.merge()``. See docs/python.md.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ __all__ = [
     "SqlgradeError", "InputError", "GoldError", "BackendUnavailable", "BackendUnsupported",
     "ServerError", "ServerUnavailable", "ServerBusy", "ServerTimeout",
     "verl", "trl", "openrlhf", "skyrl", "areal", "compat",
-    "spider", "bird", "spider2", "uda",
+    "spider", "bird", "spider2", "uda", "runs",
 ]
 
-_ADAPTERS = ("verl", "trl", "openrlhf", "skyrl", "areal", "compat", "spider", "bird", "spider2", "uda")
+_ADAPTERS = ("verl", "trl", "openrlhf", "skyrl", "areal", "compat", "spider", "bird", "spider2", "uda", "runs")
 
 
 def __getattr__(name: str) -> Any:

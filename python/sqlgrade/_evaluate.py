@@ -92,21 +92,19 @@ def fspath(p: Any, what: str, required: bool = True) -> str:
 
 
 def shard_pair(shard: Optional[str]) -> "tuple[int, int]":
-    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything). Refused as the CLI
-    refuses the flag (runs::parse_shard: i/n, n on the table's row ``shard_count``, 1 <= i <= n), with
+    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything), refused as the CLI's
+    parser (runs::parse_shard) refuses it — i/n, 1 <= i <= n, n on the table's row ``shard_count`` — with
     its message; the library checks --shard-by."""
     if shard is None or shard == "":
         return 0, 0
     bad = InputError(f"--shard: expected i/n with 1 <= i <= n (e.g. 2/8), got {str(shard)!r}")
     i, sep, n = str(shard).partition("/")
-    if not sep or not i.isdigit() or not n.isdigit() or len(i) > 7 or len(n) > 7:
+    if not sep or not i.isdigit() or not n.isdigit() or len(i) > 7 or len(n) > 7 or not 1 <= int(i) <= int(n):
         raise bad
     try:
         check("shard_count", int(n))
     except InputError:
         raise bad from None
-    if not 1 <= int(i) <= int(n):
-        raise bad
     return int(i), int(n)
 
 

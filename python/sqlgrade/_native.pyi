@@ -102,18 +102,24 @@ def spider2_evaluate(options: Spider2Options, write_outputs: bool) -> Dict[str, 
     """`sqlgrade spider2` (spider2.hpp); writes the official output files only with write_outputs."""
 
 class UdaOptions:
-    """sqlgrade::uda::Options with the CLI's flags as flat properties (dataset_dir, results,
-    attributes_file, gt_dir, table_map, memory_limit, gold_timeout, primary_key, float_tolerance,
+    """sqlgrade::uda::Options with the CLI's flags as flat properties (dataset_dir, results, name,
+    shard_index, shard_count, shard_by, attributes_file, gt_dir, table_map, memory_limit, gold_timeout, primary_key, float_tolerance,
     multi_value_sep, jobs, judge, llm_*, judge_log), checked as SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 
 class UdaQueryOptions(UdaOptions):
-    """sqlgrade::uda::QueryOptions: UdaOptions' flags plus sql_file, dataset, query_root, query_id,
+    """sqlgrade::uda::QueryOptions: UdaOptions' flags (but name and shard_*) plus sql_file, dataset, query_root, query_id,
     result_csv, output_dir."""
 
 def uda_run(options: UdaOptions, list_errors: bool) -> Dict[str, Any]:
-    """`sqlgrade uda run` (uda.hpp evaluate + render_text); "datasets" instead of "json"."""
+    """`sqlgrade uda run` (uda.hpp evaluate + render_text); also "datasets", and "json" = the run
+    record `uda run --json` writes."""
 
 def uda_eval(options: UdaQueryOptions) -> Dict[str, Any]:
     """`sqlgrade uda eval` (uda.hpp evaluate_query): "ok", "error_kind", "reason", "acc_json", "text"."""
+
+def merge(parts: List[str], command: List[str], output: str) -> Dict[str, Any]:
+    """`sqlgrade merge` (runs.hpp merge_files; written atomically to `output` unless ""): {"record": the
+    merged record's text, "text": the recomputed printed summary or None, "parts", "instances"}; bad
+    parts (or an output that is one of them) raise InputError."""

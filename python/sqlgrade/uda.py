@@ -7,8 +7,9 @@
 
 Like the CLI, these write their output files (``acc_result/`` in every statement folder and
 ``summary.json``/``summary.csv`` per dataset under ``results``; ``eval_query``: acc.json and the
-matched CSVs in ``output_dir``): that is what the subcommands are for. The CLI has no ``--json`` for
-UDA, so ``to_dict()`` is the run's own structure (``summary``, ``datasets``, ``judge_summary``).
+matched CSVs in ``output_dir``): that is what the subcommands are for. ``run.json`` is the run record
+``uda run --json`` writes (what ``sqlgrade diff/report/merge`` read); ``to_dict()`` stays the run's own
+structure (``summary``, ``datasets``, ``judge_summary``), as it was before the CLI had ``--json``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from ._bounds import check
-from ._evaluate import BenchmarkRun, call_native, fspath, native_options
+from ._evaluate import BenchmarkRun, call_native, fspath, native_options, shard_fields
 from ._unicode import check_text
 
 __all__ = ["evaluate", "run", "eval_query", "UdaRun", "UdaQueryReport"]
@@ -95,8 +96,12 @@ class UdaQueryReport:
         return (type(self), (self._raw,))
 
 
-def run(*, dataset_dir: PathLike, results: PathLike, list_errors: bool = False, **options: Any) -> UdaRun:
-    """``sqlgrade uda run --dataset-dir --results [--list-errors]`` in-process.
+def run(*, dataset_dir: PathLike, results: PathLike, list_errors: bool = False, name: Optional[str] = None,
+        shard: Optional[str] = None, shard_by: Optional[str] = None, **options: Any) -> UdaRun:
+    """``sqlgrade uda run --dataset-dir --results [--list-errors] [--name] [--shard i/n --shard-by id|db]``
+    in-process. ``name`` is the system's label in ``run.json`` (the run record); ``shard`` grades one
+    shard (by statement path, or ``shard_by="db"``: by dataset), whose records ``sqlgrade.runs.merge``
+    joins.
 
     ``options`` are the CLI's flags with underscores: ``attributes_file``, ``gt_dir``, ``table_map``,
     ``memory_limit``, ``gold_timeout``, ``primary_key``, ``float_tolerance``, ``multi_value_sep``,
@@ -105,8 +110,10 @@ def run(*, dataset_dir: PathLike, results: PathLike, list_errors: bool = False, 
     ``llm_max_failures``, ``judge_log``. ``list_errors`` only changes ``text``. ``--require-all`` is
     ``run.summary["missing_results"] + run.summary["result_errors"] > 0``.
     """
+    check_text(name, "name")
+    check_text(shard_by, "shard_by")
     o = native_options("UdaOptions", dataset_dir=fspath(dataset_dir, "dataset_dir"), results=fspath(results, "results"),
-                       **_common(options))
+                       name=name, shard_by=shard_by, **shard_fields(shard), **_common(options))
     return UdaRun(call_native("uda_run", o, bool(list_errors)))
 
 

@@ -134,12 +134,36 @@ def test_warm_command_becomes_evaluate_keywords() -> None:
     with pytest.raises(InputError, match="--json-dir is not taken by the warm graders' in-process "
                                          r"sqlgrade.spider.evaluate\(\)"):
         command_kwargs(["spider", "--gold", "g", "--json-dir", "x"])
-    with pytest.raises(InputError, match="warm graders grade spider, bird, spider2"):
-        command_kwargs(["uda", "run", "--dataset-dir", "x"])
+    assert command_kwargs(["uda", "run", "--dataset-dir", "/q", "--results=/r", "--name", "s", "--list-errors",
+                           "--gold-timeout", "9", "-j", "1", "--judge", "rules"]) == (
+        "uda", {"dataset_dir": "/q", "results": "/r", "name": "s", "list_errors": True, "gold_timeout": 9.0,
+                "jobs": 1, "judge": "rules"})
+    with pytest.raises(InputError, match="only `uda run` grades a set"):
+        command_kwargs(["uda", "eval", "--dataset-dir", "x"])
+    with pytest.raises(InputError, match="--require-all is not taken by the warm graders' in-process "
+                                         r"sqlgrade.uda.evaluate\(\)"):
+        command_kwargs(["uda", "run", "--require-all"])
+    with pytest.raises(InputError, match="warm graders grade spider, bird, spider2, uda"):
+        command_kwargs(["merge", "a.json"])
     with pytest.raises(InputError, match="--jobs needs a value"):
         command_kwargs(["spider", "--jobs"])
     with pytest.raises(InputError, match="--jobs: not a number: 'x'"):
         command_kwargs(["spider", "--jobs", "x"])
+
+
+@pytest.mark.parametrize("args,line", [
+    (["--warm", "--", "uda", "eval"], "sqlgrade.ray: only `uda run` grades a set (got `uda eval`)"),
+    (["--warm", "--grader-cpus", "-1", "--", "spider"],
+     "sqlgrade.ray: num_cpus must be a number within [0, 1024] (a grader's share of Ray's CPUs), got -1.0"),
+])
+def test_cli_bad_input_is_one_line_naming_sqlgrade_ray_once(tmp_path, args, line) -> None:
+    """Refused before any cluster is reached (the address is a closed port): exit 2, one line."""
+    out_json = tmp_path / "run.json"
+    p = subprocess.run([sys.executable, "-m", "sqlgrade.ray", "grade", "--address", "127.0.0.1:9", "--connect-timeout",
+                        "1", "--json", str(out_json), *args], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=PY_ROOT))
+    assert p.returncode == 2 and p.stderr.strip().splitlines() == [line]
+    assert not out_json.exists()
 
 
 @pytest.mark.parametrize("warm", [[], ["--warm"]])

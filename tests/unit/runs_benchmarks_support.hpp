@@ -72,7 +72,9 @@ inline void check_shards(const std::vector<std::string>& base, int n, const std:
   }
   EXPECT_EQ(total, wj["instances"].size()) << what << ": the shards partition the questions";
   for (const auto& [db, shards] : dbs_seen) EXPECT_EQ(shards.size(), 1u) << what << ": database " << db << " in several shards";
-  if (by_db) EXPECT_GT(dbs_seen.size(), 1u) << what;
+  if (by_db) {
+    EXPECT_GT(dbs_seen.size(), 1u) << what;
+  }
   std::string merged = (t / "merged.json").string();
   merge.insert(merge.end(), {"-o", merged});
   CliResult m = run_cli(merge);

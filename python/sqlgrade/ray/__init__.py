@@ -3,8 +3,8 @@ neither does this package until a function that needs a cluster is called.
 
 * :func:`grade`: a whole benchmark run (Spider, BIRD, Spider 2.0-Lite, UDA) as shards on the cluster,
   merged into the record one process writes (``sqlgrade merge``). CLI: ``python -m sqlgrade.ray grade``.
-* :func:`grade_warm` / :class:`GraderPool`: the same run (Spider, BIRD, Spider 2.0-Lite) on warm graders
-  (Ray actors grading in-process), in batches of databases (``--shard-by db``); ``grade --warm``.
+* :func:`grade_warm` / :class:`GraderPool`: the same run (the four benchmarks) on warm graders (Ray
+  actors grading in-process), in batches of databases or UDA datasets (``--shard-by db``); ``grade --warm``.
 * :class:`Fleet`: one ``sqlgrade serve`` per node, supervised; ``python -m sqlgrade.ray serve``.
 * :class:`RoutedBackend`: the reward client over those servers (by database, consistent hashing,
   failover); plain HTTP, no Ray. ``SQLGRADE_SERVER=http://a:8000,http://b:8000`` selects it.

@@ -33,9 +33,12 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--timeout", type=float, default=3600.0, help="seconds for the whole run")
     g.add_argument("--connect-timeout", type=float, default=30.0, help="seconds to reach the cluster")
     g.add_argument("--warm", action="store_true",
-                   help="warm graders (Ray actors grading in-process) over batches of databases; spider, bird, spider2")
+                   help="warm graders (Ray actors grading in-process) over batches of databases "
+                        "(UDA: datasets); spider, bird, spider2, uda run")
     g.add_argument("--batches", type=int, default=0, help="--warm: number of batches (default: two per grader)")
     g.add_argument("--per-node", type=int, default=0, help="--warm: graders per node (default: one per CPU)")
+    g.add_argument("--grader-cpus", type=float, default=1.0,
+                   help="--warm: Ray CPUs each grader holds (default 1; 0 reserves none, see docs/ray.md)")
     s = sub.add_parser("serve", help="one sqlgrade serve per node, supervised, until SIGINT/SIGTERM")
     s.add_argument("--address", default=None)
     s.add_argument("--interval", type=float, default=2.0, help="seconds between health checks")
@@ -56,7 +59,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _grade(ns, rest)
         return _serve(ns, rest)
     except SqlgradeError as e:
-        print(f"sqlgrade.ray: {e}", file=sys.stderr)
+        msg = str(e)  # the API's messages may already name sqlgrade.ray: once is enough
+        print(msg if msg.startswith("sqlgrade.ray: ") else f"sqlgrade.ray: {msg}", file=sys.stderr)
         return 2
 
 
@@ -65,6 +69,7 @@ def _grade(ns: argparse.Namespace, command: List[str]) -> int:
         from .warm import grade_warm
 
         out = grade_warm(command, json_out=ns.json, address=ns.address, batches=ns.batches, per_node=ns.per_node,
+                         num_cpus=ns.grader_cpus,
                          retries=ns.retries, timeout_s=ns.timeout, connect_timeout_s=ns.connect_timeout)
     else:
         from .batch import grade

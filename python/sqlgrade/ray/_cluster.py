@@ -29,7 +29,7 @@ def import_ray() -> Any:
     try:
         return importlib.import_module("ray")
     except ImportError as e:
-        raise ClusterError(f"sqlgrade.ray needs Ray ({e}); install it with `pip install ray==2.60.0` "
+        raise ClusterError(f"sqlgrade.ray needs Ray ({e}); install it with `pip install 'ray[client]==2.60.0'` "
                            "(the version sqlgrade is tested with, python/requirements/dev.in)") from None
 
 

@@ -1,9 +1,10 @@
-"""Batch grading on a Ray cluster: the shards of one run (``--shard i/n``) as Ray tasks, merged with
-``sqlgrade merge`` into the record one process would have written (docs/ray.md).
+"""Batch grading on a Ray cluster: the shards of one run (``--shard i/n``) as Ray tasks, merged (the
+library's ``sqlgrade merge``, in-process) into the record one process would have written (docs/ray.md).
 
 Each task runs the CLI's own command on its node (``sqlgrade spider ... --shard i/n --json part``) and
-returns the part's run record as text; the driver writes the n parts and runs ``sqlgrade merge`` on
-them, which checks that every id is in the shard ``shard_of`` assigns it and appears once, and
+returns the part's run record as text; the driver writes the n parts and merges them in-process
+(``sqlgrade.runs.merge``, the library's ``sqlgrade merge``), which checks that every id is in the
+shard ``shard_of`` assigns it and appears once, and
 recomputes the summary with the benchmark's summarizer. A task lost with its worker or node is
 retried by Ray (``max_retries``) on another node; only the record of the attempt that finished is
 kept, so each instance appears exactly once in the merged record.
@@ -11,7 +12,6 @@ kept, so each instance appears exactly once in the merged record.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -173,6 +173,10 @@ def grade(command: Sequence[str], *, json_out: str, address: Optional[str] = Non
 
 
 def _merge(parts: Dict[int, Dict[str, Any]], n: int, json_out: str) -> Dict[str, Any]:
+    """The n parts' records merged in-process (``sqlgrade.runs.merge``: the library's merge, no CLI
+    start) and written atomically to ``json_out``; a refused merge is a ClusterError with its message."""
+    from ..runs import merge
+
     d = tempfile.mkdtemp(prefix="sqlgrade-ray-merge-")
     try:
         paths = []
@@ -180,15 +184,11 @@ def _merge(parts: Dict[int, Dict[str, Any]], n: int, json_out: str) -> Dict[str,
             paths.append(os.path.join(d, f"part-{i}-of-{n}.json"))
             with open(paths[-1], "w", encoding="utf-8") as f:
                 f.write(parts[i]["record"])
-        tmp = json_out + ".tmp"
-        p = subprocess.run([binary(), "merge", *paths, "-o", tmp], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=600, check=False)
-        if p.returncode != 0:
-            raise ClusterError("sqlgrade merge refused the shards: " + p.stderr.decode("utf-8", "replace").strip())
-        os.replace(tmp, json_out)  # nothing half-written under the caller's name
-        with open(json_out, encoding="utf-8") as f:
-            record = json.load(f)
+        try:
+            m = merge(paths, json_out, command=["sqlgrade.ray", "merge", *paths])
+        except InputError as e:
+            raise ClusterError(f"sqlgrade merge refused the shards: {e}") from None
         meta = [{k: v for k, v in parts[i].items() if k != "record"} for i in range(1, n + 1)]
-        return {"text": p.stdout.decode("utf-8", "replace"), "record": record, "parts": meta}
+        return {"text": m.text or "", "record": m.record, "parts": meta}
     finally:
         shutil.rmtree(d, ignore_errors=True)

@@ -1,7 +1,7 @@
 """Batch grading with warm graders: Ray actors that import sqlgrade's native module once and grade
-batches in-process through the library (``sqlgrade.spider/bird/spider2.evaluate``), each batch the
-databases of one ``--shard i/n --shard-by db`` shard, merged with ``sqlgrade merge`` into the record
-one process writes (docs/ray.md, "Warm graders").
+batches in-process through the library (``sqlgrade.spider/bird/spider2/uda.evaluate``), each batch
+the databases (UDA: the datasets) of one ``--shard i/n --shard-by db`` shard, merged in-process
+(``sqlgrade.runs.merge``, the library's ``sqlgrade merge``) into the record one process writes (docs/ray.md, "Warm graders").
 
 Why actors here, when ``batch.py`` uses tasks: a task per shard pays a Ray worker start and a CLI
 process start per shard; a pool of graders pays them once per worker and keeps the imported native
@@ -52,6 +52,17 @@ _FLAGS: Dict[str, Dict[str, Tuple[str, str]]] = {
                 "max-workers": ("jobs", "i"), "jobs": ("jobs", "i"), "j": ("jobs", "i"), "timeout": ("timeout", "f"),
                 "strict": ("strict", "b"), "v2": ("v2", "b"), "no-progress": ("", "-"), "quiet": ("", "-"),
                 "q": ("", "-")},
+    # `uda run` (the command's second word is checked by command_kwargs).
+    "uda": {"dataset-dir": ("dataset_dir", "p"), "results": ("results", "p"), "name": ("name", "s"),
+            "list-errors": ("list_errors", "b"), "attributes-file": ("attributes_file", "p"), "gt-dir": ("gt_dir", "p"),
+            "table-map": ("table_map", "p"), "memory-limit": ("memory_limit", "s"), "gold-timeout": ("gold_timeout", "f"),
+            "primary-key": ("primary_key", "s"), "float-tolerance": ("float_tolerance", "f"),
+            "multi-value-sep": ("multi_value_sep", "s"), "jobs": ("jobs", "i"), "j": ("jobs", "i"),
+            "judge": ("judge", "s"), "llm-base-url": ("llm_base_url", "s"), "llm-model": ("llm_model", "s"),
+            "llm-api-key": ("llm_api_key", "s"), "llm-cache": ("llm_cache", "s"), "llm-concurrency": ("llm_concurrency", "i"),
+            "llm-timeout": ("llm_timeout", "f"), "llm-retries": ("llm_retries", "i"), "llm-max-tokens": ("llm_max_tokens", "i"),
+            "llm-max-failures": ("llm_max_failures", "i"), "judge-log": ("judge_log", "p"), "no-progress": ("", "-"),
+            "quiet": ("", "-"), "q": ("", "-")},
 }
 WARM_BENCHMARKS = tuple(_FLAGS)
 _CAST = {"s": str, "p": lambda v: os.path.abspath(v), "i": int, "f": float}
@@ -65,7 +76,9 @@ def command_kwargs(command: Sequence[str]) -> Tuple[str, Dict[str, Any]]:
     if not cmd or cmd[0] not in _FLAGS:
         raise InputError(f"sqlgrade.ray: warm graders grade {', '.join(WARM_BENCHMARKS)} (got {cmd[:1]}); "
                          "grade other commands with the shard tasks (without --warm)")
-    table, out, i = _FLAGS[cmd[0]], {}, 1
+    if cmd[0] == "uda" and cmd[1:2] != ["run"]:
+        raise InputError("sqlgrade.ray: only `uda run` grades a set (got `uda " + " ".join(cmd[1:2]) + "`)")
+    table, out, i = _FLAGS[cmd[0]], {}, 2 if cmd[0] == "uda" else 1
     while i < len(cmd):
         flag, eq, value = cmd[i].partition("=")
         key = flag.lstrip("-").replace("_", "-")
@@ -124,14 +137,27 @@ class _Grader:
                 "seconds": time.monotonic() - t0, "record": run.json or "", "warm": self.batches > 1}
 
 
+def _check_cpus(num_cpus: float) -> None:
+    if not isinstance(num_cpus, (int, float)) or not 0 <= num_cpus <= 1024:
+        raise InputError(f"sqlgrade.ray: num_cpus must be a number within [0, 1024] (a grader's share of Ray's "
+                         f"CPUs), got {num_cpus!r}")
+
+
 class GraderPool:
     """Warm graders on the cluster: ``per_node`` on each alive node (0: one per CPU of the node), each
-    a Ray actor holding one CPU. Keep the pool across runs to keep it warm; ``close()`` frees the CPUs.
+    a Ray actor holding ``num_cpus`` of Ray's CPUs (default 1) for as long as the pool lives. Keep the
+    pool across runs to keep it warm; ``close()`` frees the CPUs.
+
+    A pool kept beside other Ray work (an RL trainer's rollouts, say) holds its CPUs between runs too.
+    ``num_cpus=0`` reserves nothing: the graders then share the node's cores with whatever Ray places
+    there, unaccounted while they grade (docs/ray.md, "Warm graders": the choice is the user's).
     """
 
-    def __init__(self, ray: Any, per_node: int, start_timeout_s: float) -> None:
+    def __init__(self, ray: Any, per_node: int, start_timeout_s: float, num_cpus: float = 1.0) -> None:
+        _check_cpus(num_cpus)
         self.ray, self.per_node, self.start_timeout_s = ray, per_node, start_timeout_s
-        self._remote = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_Grader)
+        self.num_cpus = float(num_cpus)
+        self._remote = ray.remote(num_cpus=self.num_cpus, max_restarts=0, max_task_retries=0)(_Grader)
         self.actors: List[Any] = []
         self.infos: List[Dict[str, Any]] = []
         self._next_rank = 0
@@ -139,12 +165,13 @@ class GraderPool:
 
     @classmethod
     def start(cls, address: Optional[str] = None, *, per_node: int = 0, connect_timeout_s: float = 30.0,
-              start_timeout_s: float = 120.0, paths: Sequence[str] = ()) -> "GraderPool":
+              start_timeout_s: float = 120.0, paths: Sequence[str] = (), num_cpus: float = 1.0) -> "GraderPool":
         """Connect, check every node (sqlgrade importable, ``paths`` present: else a ClusterError naming
-        the node, within ``start_timeout_s``) and start the graders."""
+        the node, within ``start_timeout_s``) and start the graders (``num_cpus`` each)."""
+        _check_cpus(num_cpus)  # before connecting: a bad value is the caller's, not the cluster's
         ray = connect(address, timeout_s=connect_timeout_s)
         check_nodes(ray, list(paths), start_timeout_s, need_cli=False)
-        return cls(ray, per_node, start_timeout_s)
+        return cls(ray, per_node, start_timeout_s, num_cpus)
 
     def repair(self) -> None:
         """Start graders where a node has fewer than it should (at start, and after graders died)."""
@@ -311,19 +338,19 @@ class _Schedule:
 
 def grade_warm(command: Sequence[str], *, json_out: str, address: Optional[str] = None,
                pool: Optional[GraderPool] = None, batches: int = 0, per_node: int = 0, retries: int = 3,
-               timeout_s: float = 3600.0, connect_timeout_s: float = 30.0) -> Dict[str, Any]:
-    """Grade ``sqlgrade <command>`` (spider, bird or spider2, the CLI's flags) with warm graders: in
+               timeout_s: float = 3600.0, connect_timeout_s: float = 30.0, num_cpus: float = 1.0) -> Dict[str, Any]:
+    """Grade ``sqlgrade <command>`` (spider, bird, spider2 or ``uda run``, the CLI's flags) with warm graders: in
     ``batches`` shards by database (0: two per grader), on ``pool`` (kept: warm across runs) or on a
-    pool started for this run and closed after it. Writes the merged record to ``json_out`` and returns
+    pool started for this run (``per_node``, ``num_cpus`` as for :class:`GraderPool`) and closed after it. Writes the merged record to ``json_out`` and returns
     ``{"text", "record", "parts": [{index, node, pid, rank, seconds, warm}], "lost": [...], "graders"}``.
     ``timeout_s`` bounds the batches; a ClusterError names the node on failure."""
     benchmark, kwargs = command_kwargs(command)
-    kwargs.setdefault("jobs", 1)  # a grader holds one CPU of Ray's count
     own = pool is None
     if own:
         paths = [v for v in kwargs.values() if isinstance(v, str) and os.path.isabs(v) and os.path.exists(v)]
         pool = GraderPool.start(address, per_node=per_node, connect_timeout_s=connect_timeout_s,
-                                start_timeout_s=min(timeout_s, 120.0), paths=paths)
+                                start_timeout_s=min(timeout_s, 120.0), paths=paths, num_cpus=num_cpus)
+    kwargs.setdefault("jobs", max(1, int(pool.num_cpus)))  # a grader's threads: the CPUs it holds in Ray's count
     try:
         if not own:
             pool.repair()  # graders lost in an earlier run come back where their node still is

@@ -39,6 +39,8 @@ class LocalCluster:
         self.tmp = tempfile.mkdtemp(prefix="sr", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
         self.port = free_port()
         self.address = f"127.0.0.2:{self.port}"
+        self.client_port = free_port()  # the head's Ray Client server: drivers elsewhere join as ray://
+        self.client_address = f"ray://127.0.0.2:{self.client_port}"
         self.token = token or secrets.token_hex(32)  # a driver must have it in its environment before `import ray`
         self.start_timeout_s = start_timeout_s
         self.procs: Dict[str, subprocess.Popen] = {}
@@ -46,6 +48,7 @@ class LocalCluster:
         self.retries = 0
         self.env = self._env()
         self._start("head", ["--head", "--port", str(self.port), "--node-ip-address", "127.0.0.2",
+                             "--ray-client-server-port", str(self.client_port),
                              "--include-dashboard", "false", "--temp-dir", os.path.join(self.tmp, "t"),
                              "--resources", '{"node_a": 1}'], expect_nodes=1)
         for i in range(workers):

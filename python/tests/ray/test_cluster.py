@@ -174,9 +174,9 @@ def _other_benchmark(name: str, tmp: str) -> List[str]:
 
 
 @pytest.mark.parametrize("name,warm", [("bird", False), ("spider2", False), ("uda", False), ("bird", True),
-                                       ("spider2", True)])
+                                       ("spider2", True), ("uda", True)])
 def test_other_benchmarks_merge_like_one_process(cluster: LocalCluster, name: str, warm: bool, tmp_path) -> None:
-    """Shard tasks (2 shards by id) and warm graders (2 batches by database; uda has no in-process record)."""
+    """Shard tasks (2 shards by id) and warm graders (2 batches by database; UDA: by dataset)."""
     from sqlgrade.ray import grade, grade_warm
 
     cmd = _other_benchmark(name, str(tmp_path))
@@ -343,6 +343,55 @@ def test_warm_graders_equal_one_process_survive_a_killed_grader_and_stay_warm(cl
         # Affinity: batch i went to grader (i - 1) mod 2 unless the other grader took it when idle.
         ranks = [i["rank"] for i in pool.infos]
         assert sum(p["rank"] == ranks[(p["index"] - 1) % 2] for p in again["parts"]) >= 2
+
+
+@pytest.mark.parametrize("warm", [["--warm"], []])
+def test_a_ray_client_address_grades_like_one_process(cluster: LocalCluster, tmp_path, warm) -> None:
+    """`python -m sqlgrade.ray grade --address ray://HEAD:PORT` (Ray Client, the driver outside the
+    cluster, a fresh process): Spider dev graded with warm graders and with shard tasks, the record
+    equal to one process's."""
+    gold = os.path.join(SPIDER, "dev_gold.sql")
+    cmd = ["spider", "--gold", gold, "--pred", PRED, "--db", os.path.join(SPIDER, "database"), "--etype", "exec",
+           "--jobs", "1"]
+    ref = str(tmp_path / "ref.json")
+    subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
+    out = tmp_path / "client.json"
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    p = subprocess.run([sys.executable, "-m", "sqlgrade.ray", "grade", *warm, "--address", cluster.client_address,
+                        "--json", str(out), "--timeout", "600", "--", *cmd],
+                       capture_output=True, text=True, timeout=900, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "node" in p.stderr  # the summary line naming the nodes that graded
+    with open(out, encoding="utf-8") as f, open(ref, encoding="utf-8") as g:
+        _assert_same_run(json.load(f), json.load(g))
+
+
+def _available_cpus(expect: float) -> float:
+    """Ray's count of free CPUs, once it settles at `expect` (it lags actor starts and exits), or after 20 s."""
+    deadline, free = time.monotonic() + 20, -1.0
+    while time.monotonic() < deadline:
+        free = ray.available_resources().get("CPU", 0.0)
+        if free == expect:
+            break
+        time.sleep(0.2)
+    return free
+
+
+def test_grader_cpus_are_held_only_as_asked(cluster: LocalCluster) -> None:
+    """A pool holds num_cpus of Ray's CPUs per grader while it lives (1 by default; 0 holds none) and
+    gives them back on close()."""
+    from sqlgrade.ray import GraderPool
+
+    with GraderPool.start(cluster.address, per_node=1) as pool:  # connects the driver
+        total = ray.cluster_resources()["CPU"]
+        assert len(pool.actors) == 2
+        assert _available_cpus(total - 2) == total - 2
+    assert _available_cpus(total) == total
+    with GraderPool.start(cluster.address, per_node=1, num_cpus=0) as pool:
+        assert len(pool.actors) == 2 and pool.num_cpus == 0
+        assert _available_cpus(total) == total
+        infos = ray.get([a.info.remote() for a in pool.actors], timeout=60)  # alive and answering
+        assert sorted(i["rank"] for i in infos) == sorted(i["rank"] for i in pool.infos)
 
 
 def test_a_node_without_sqlgrade_is_named(cluster: LocalCluster, big_set, tmp_path) -> None:

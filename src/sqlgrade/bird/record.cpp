@@ -3,6 +3,7 @@
 // question file has none), the metric's score (+ "ex" beside Soft-F1/EM+F1/VES/R-VES), difficulty and
 // db, and in `detail` what the "bird" summarizer needs to print the official table again after a
 // merge (the gold index fixes the summation order).
+#include <utility>
 #include <algorithm>
 #include <filesystem>
 
@@ -105,7 +106,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   // Natural id order, as merged records have (docs/comparing-runs.md §1).
   std::stable_sort(rec.instances.begin(), rec.instances.end(),
                    [](const runs::Instance& a, const runs::Instance& b) { return runs::id_less(a.id, b.id); });
-  return runs::render_run_record(rec);
+  return runs::render_run_record(std::move(rec));
 }
 
 void register_run_summarizer() {

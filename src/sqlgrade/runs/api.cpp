@@ -58,12 +58,13 @@ Report report_files(const ReportFilesOptions& a) {
 Merged merge_files(const std::vector<std::string>& files, const std::vector<std::string>& command) {
   std::vector<MergeInput> parts;
   for (const auto& f : files) parts.push_back(MergeInput{f, read_run_record(f), sha256_file(f)});
-  const RunRecord merged = merge_runs(parts, command);
+  const size_t n_parts = parts.size();
+  RunRecord merged = merge_runs(std::move(parts), command);
   Merged out;
-  out.record = render_run_record(merged);
   out.summary_text = merged.summary_text;
-  out.parts = parts.size();
+  out.parts = n_parts;
   out.instances = merged.instances.size();
+  out.record = render_run_record(std::move(merged));
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "sqlgrade/runs/merge.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -60,13 +61,17 @@ std::string not_in_shard(const Instance& in, const Shard& s) {
 }  // namespace
 
 RunRecord merge_runs(const std::vector<MergeInput>& parts, const std::vector<std::string>& command) {
+  return merge_runs(std::vector<MergeInput>(parts), command);
+}
+
+RunRecord merge_runs(std::vector<MergeInput>&& parts, const std::vector<std::string>& command) {
   if (parts.empty()) throw InputError("merge", "no parts given");
   for (const auto& p : parts)
     if (!p.run.shard)
       throw InputError(p.file, "has no \"shard\"; merge combines the parts of one run graded with --shard i/n");
   const int n = parts.front().run.shard->count;
-  std::map<int, const MergeInput*> by_index;
-  for (const auto& p : parts) {
+  std::map<int, MergeInput*> by_index;
+  for (auto& p : parts) {
     check_like_first(parts.front(), p);
     if (p.run.shard->count != n)
       throw InputError(p.file, "is shard " + to_string(*p.run.shard) + " but " + parts.front().file + " is one of " + std::to_string(n));
@@ -99,8 +104,8 @@ RunRecord merge_runs(const std::vector<MergeInput>& parts, const std::vector<std
   std::set<std::string> seen_inputs, seen_warnings, seen_axes;
   for (const auto& in : first.inputs)
     if (in.side == "gold") out.inputs.push_back(in), seen_inputs.insert(in.role + "\n" + in.path + "\n" + in.sha256.value_or(""));
-  for (const auto& [idx, p] : by_index) {
-    const RunRecord& r = p->run;
+  for (auto& [idx, p] : by_index) {
+    RunRecord& r = p->run;
     for (const auto& in : r.inputs)
       if (in.side != "gold" && seen_inputs.insert(in.role + "\n" + in.path + "\n" + in.sha256.value_or("")).second) out.inputs.push_back(in);
     if (r.system != out.system && seen_warnings.insert("system:" + r.system).second)
@@ -118,7 +123,9 @@ RunRecord merge_runs(const std::vector<MergeInput>& parts, const std::vector<std
     mp.sha256 = p->sha256;
     mp.shard = *r.shard, mp.host = r.machine.host, mp.started_at = r.started_at, mp.wall_s = r.wall_s, mp.command = r.command;
     out.merged_from.push_back(std::move(mp));
-    out.instances.insert(out.instances.end(), r.instances.begin(), r.instances.end());
+    out.instances.insert(out.instances.end(), std::make_move_iterator(r.instances.begin()),
+                         std::make_move_iterator(r.instances.end()));
+    r.instances.clear();
   }
   std::sort(out.instances.begin(), out.instances.end(), [](const Instance& x, const Instance& y) { return id_less(x.id, y.id); });
   SummaryOut s = summarize(out);

@@ -20,6 +20,8 @@ struct MergeInput {
 // natural id order, the summary recomputed, no "shard", "merged_from" listing the parts, wall_s the
 // sum of the parts' wall_s, started_at the earliest.
 RunRecord merge_runs(const std::vector<MergeInput>& parts, const std::vector<std::string>& command);
+// The same, the parts consumed: their instances are moved into the result, not copied.
+RunRecord merge_runs(std::vector<MergeInput>&& parts, const std::vector<std::string>& command);
 
 // The instances of r that belong to shard s, as a record marked with that shard and summarized
 // again (used by tests and by benchmarks that grade everything and keep a shard).

@@ -117,7 +117,9 @@ RunRecord read_run_record(const std::string& path);
 
 // ---- writing (record_write.cpp) ----
 Json to_json(const RunRecord& r);
+Json to_json(RunRecord&& r);  // moves the instances' JSON into the tree (no copy)
 std::string render_run_record(const RunRecord& r);  // pretty JSON + "\n"; invalid UTF-8 → U+FFFD
+std::string render_run_record(RunRecord&& r);       // the same, the record consumed (no copy of its trees)
 void write_run_record(const std::string& path, const RunRecord& r);  // atomic
 
 // Fills tool, tool_version, machine and started_at (now); a benchmark command calls it at start,

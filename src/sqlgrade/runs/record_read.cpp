@@ -30,6 +30,10 @@ class Reader {
     auto it = obj.find(key);
     return it == obj.end() || it->is_null() ? nullptr : &*it;
   }
+  static Json* mutable_field(Json& obj, const char* key) {
+    auto it = obj.find(key);
+    return it == obj.end() || it->is_null() ? nullptr : &*it;
+  }
   static std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
   void only_keys(const Json& obj, const std::string& path, std::initializer_list<const char*> keys) const {
@@ -120,7 +124,8 @@ class Reader {
     }
   }
 
-  Instance instance(const Json& v, const std::string& path, const RunRecord& r) const {
+  // The rows, columns and detail trees are moved out of `v` once checked (most of a record's bytes).
+  Instance instance(Json& v, const std::string& path, const RunRecord& r) const {
     object(v, path);
     only_keys(v, path, {"id", "scores", "category", "pred_sql", "gold_sql", "question", "failure_reason", "time_s",
                         "rows", "columns", "detail"});
@@ -148,14 +153,14 @@ class Reader {
       in.time_s = number(*t, join(path, "time_s"));
       if (*in.time_s < 0) fail(join(path, "time_s"), "must be >= 0");
     }
-    if (const Json* t = optional(v, "rows")) rows(*t, join(path, "rows")), in.rows = *t;
-    if (const Json* t = optional(v, "columns")) columns(*t, join(path, "columns")), in.columns = *t;
-    if (const Json* t = optional(v, "detail")) in.detail = object(*t, join(path, "detail"));
+    if (Json* t = mutable_field(v, "rows")) rows(*t, join(path, "rows")), in.rows = std::move(*t);
+    if (Json* t = mutable_field(v, "columns")) columns(*t, join(path, "columns")), in.columns = std::move(*t);
+    if (Json* t = mutable_field(v, "detail")) object(*t, join(path, "detail")), in.detail = std::move(*t);
     return in;
   }
 
   // The whole record, checked field by field in the schema's order (so the first error is reported).
-  RunRecord record(const Json& j) const {
+  RunRecord record(Json& j) const {
     object(j, "");
     only_keys(j, "", {"schema", "schema_version", "tool", "command", "benchmark", "system", "metrics", "primary_metric",
                       "options", "inputs", "engines", "timeout_s", "machine", "started_at", "wall_s", "shard",
@@ -187,7 +192,8 @@ class Reader {
     if (const Json* w = optional(j, "warnings")) r.warnings = strings(*w, "warnings");
     r.summary = object(field(j, "", "summary"), "summary");
     r.summary_text = opt_string(j, "", "summary_text");
-    instances(array(field(j, "", "instances"), "instances"), r);
+    array(field(j, "", "instances"), "instances");
+    instances(j["instances"], r);
     return r;
   }
 
@@ -282,7 +288,7 @@ class Reader {
   }
 
   // Every instance, ids unique.
-  void instances(const Json& insts, RunRecord& r) const {
+  void instances(Json& insts, RunRecord& r) const {
     std::unordered_set<std::string> seen;
     r.instances.reserve(insts.size());
     for (size_t i = 0; i < insts.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "sqlgrade/core/csv.hpp"
 #include "sqlgrade/core/digest.hpp"
@@ -287,7 +288,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   } catch (const std::exception&) {
   }
   for (auto& it : r.items) rec.instances.push_back(to_instance(it, opt, gold_listing));
-  return runs::render_run_record(rec);
+  return runs::render_run_record(std::move(rec));
 }
 
 void register_run_summarizer() { runs::register_summarizer("spider2", summarize_record); }

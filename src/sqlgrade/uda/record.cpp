@@ -1,6 +1,7 @@
 // `uda run` as a run record (docs/run-record.schema.json, docs/comparing-runs.md §6) and the "uda"
 // summarizer that rebuilds the printed table and per-dataset summaries from the instances' detail,
 // so that `sqlgrade merge` of shards prints what grading everything at once prints.
+#include <utility>
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -147,7 +148,7 @@ std::string render_json(const Run& run, const Options& opt, const std::vector<st
     }
   std::sort(rec.instances.begin(), rec.instances.end(),
             [](const runs::Instance& a, const runs::Instance& b) { return runs::id_less(a.id, b.id); });
-  return runs::render_run_record(rec);
+  return runs::render_run_record(std::move(rec));
 }
 
 void register_run_summarizer() { runs::register_summarizer("uda", summarize_record); }

@@ -2,6 +2,7 @@
 // "verified_ex", each match's outcome in detail.verify (the counterexample's rows and both results
 // included), options.verify and summary.verify (runs/verify_record.hpp rebuilds the same totals when
 // records are merged).
+#include <utility>
 #include <map>
 
 #include "sqlgrade/runs/record.hpp"
@@ -60,7 +61,7 @@ std::string add_to_record(const std::string& record_json, const SystemReport& re
   rec.options["verify"] = runs::Json{{"seed", opt.seed}, {"candidates", opt.candidates}, {"budget_s", opt.budget_s}};
   if (!rec.summary.is_object()) rec.summary = runs::Json::object();
   rec.summary["verify"] = runs::verify_summary(rec);
-  return runs::render_run_record(rec);
+  return runs::render_run_record(std::move(rec));
 }
 
 }  // namespace sqlgrade::verify
