@@ -169,6 +169,10 @@ struct BothModes {
   ExecCounts counts;
 };
 BothModes evaluate_both(const Options& opt, const std::vector<std::string>& preds);
+// What `--compat both` prints on stdout before each mode's part: "==> --compat spider <==\n" first,
+// "\n==> --compat test-suite <==\n" after the spider part (an empty line between the two). The CLI and
+// the Python module (sqlgrade.spider.evaluate(compat="both")) compose the output with it.
+std::string both_header(Compat mode);
 
 // What the official script prints for this run, byte for byte (the compat chosen in its options).
 std::string render_text(const Run& run);

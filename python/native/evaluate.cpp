@@ -7,7 +7,8 @@
 // (render_json: what the CLI's --json writes; absent where the CLI has none), "warnings" (the lines
 // the CLI prints on stderr, unprinted) and the headline numbers as Python values ("summary",
 // "instances"). Bad input raises _native.InputError with the CLI's one-line message (without the
-// "sqlgrade: " prefix); nothing here prints.
+// "sqlgrade: " prefix); nothing here prints. The Spider functions are in spider_eval.cpp (with
+// --compat both); their options struct is bound here with the others.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -26,6 +27,7 @@
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/uda.hpp"
 #include "native.hpp"
+#include "released.hpp"
 
 namespace py = pybind11;
 
@@ -34,119 +36,14 @@ namespace {
 using sqlgrade::first_line;
 
 // _native.InputError with the first line of the message, as the CLI prints an error.
-[[noreturn]] void raise_input(const std::string& msg) { sqlgrade_native::raise_input(first_line(msg)); }
+[[noreturn]] void raise_input(const std::string& msg) { sqlgrade_native::raise_input_line(msg); }
 
-// Runs fn() without the GIL; an InputError becomes _native.InputError once the GIL is back.
-template <class F>
-auto run_released(F&& fn) -> decltype(fn()) {
-  std::optional<decltype(fn())> out;
-  std::string input_error;
-  bool failed = false;
-  {
-    py::gil_scoped_release release;
-    try {
-      out.emplace(fn());
-    } catch (const sqlgrade::InputError& e) {
-      failed = true;
-      input_error = e.what();
-    }
-  }
-  if (failed) raise_input(input_error);
-  return std::move(*out);
-}
-
-// evaluate() and then render(run) without the GIL: the run, and what render made of it (`out`).
-template <class Evaluate, class Render>
-auto evaluate_released(Evaluate&& evaluate, Render&& render) {
-  using Run = decltype(evaluate());
-  struct Out {
-    Run run;
-    decltype(render(std::declval<Run&>())) out;
-  };
-  return run_released([&] {
-    Out x{evaluate(), {}};
-    x.out = render(x.run);
-    return x;
-  });
-}
-
-// What the CLI prints (render_text) and what its --json writes (render_json).
-struct Rendered {
-  std::string text, json;
-};
+using sqlgrade_native::evaluate_released;
+using sqlgrade_native::Rendered;
+using sqlgrade_native::run_released;
 
 py::object opt_str(const std::optional<std::string>& s) { return s ? py::object(py::str(*s)) : py::object(py::none()); }
 py::object num_or_none(double v) { return std::isfinite(v) ? py::object(py::float_(v)) : py::object(py::none()); }
-py::object score_or_none(int v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); }
-
-// ---- Spider ----
-
-py::dict spider_level(const sqlgrade::spider::LevelScores& l, bool partial) {
-  py::dict d;
-  d["count"] = l.count;
-  d["exact"] = l.exact;
-  d["exec"] = l.exec;
-  if (partial) {
-    py::dict p;
-    for (int c = 0; c < sqlgrade::spider::C_COUNT; ++c) {
-      py::dict x;
-      x["acc"] = l.partial[c].acc, x["rec"] = l.partial[c].rec, x["f1"] = l.partial[c].f1;
-      x["acc_count"] = l.partial[c].acc_count, x["rec_count"] = l.partial[c].rec_count;
-      p[sqlgrade::spider::kComponentNames[c]] = x;
-    }
-    d["partial"] = p;
-  }
-  return d;
-}
-
-py::dict spider_evaluate(sqlgrade::spider::Options o) {
-  namespace sp = sqlgrade::spider;
-  try {
-    sp::check_required(o);  // the CLI's check and message (include/sqlgrade/spider.hpp)
-  } catch (const sqlgrade::InputError& e) {
-    raise_input(e.what());
-  }
-  o.progress = 0;
-  o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
-  auto r = evaluate_released([&] { return sp::evaluate(o); },
-                             [](const sp::Run& run) { return Rendered{sp::render_text(run), sp::render_json(run)}; });
-  const bool partial = o.etype != sp::Etype::Exec;
-  py::dict summary;
-  static const char* const kLevels[6] = {"easy", "medium", "hard", "extra", "all", "joint_all"};
-  for (int i = 0; i < 6; ++i) summary[kLevels[i]] = spider_level(r.run.scores.levels[i], partial);
-  if (r.run.scores.include_turn) {
-    py::list turns;
-    for (const auto& t : r.run.scores.turns) turns.append(spider_level(t, partial));
-    summary["turns"] = turns;
-  }
-  py::list inst;
-  for (const auto& e : r.run.examples) {
-    py::dict d;
-    d["interaction"] = e.interaction, d["turn"] = e.turn;
-    d["gold_line"] = e.gold_line, d["pred_line"] = e.pred_line;
-    d["db_id"] = e.db_id, d["gold_sql"] = e.gold_sql;
-    d["pred_sql"] = e.has_pred ? py::object(py::str(e.pred_sql)) : py::object(py::none());
-    d["gold_ok"] = e.gold_ok;
-    d["gold_error"] = e.gold_error;
-    d["hardness"] = sp::to_string(e.hardness);
-    d["pred_parsed"] = e.pred_parsed;
-    d["parse_error"] = e.parse_error;
-    d["exact"] = score_or_none(e.exact);
-    d["exec"] = score_or_none(e.exec);
-    d["exec_reason"] = e.exec_reason;
-    d["exec_timeout"] = e.exec_timeout;
-    d["exec_gold_error"] = e.exec_gold_error;
-    inst.append(d);
-  }
-  py::dict out;
-  out["text"] = r.out.text;
-  out["json"] = r.out.json;
-  out["warnings"] = r.run.warnings;
-  out["summary"] = summary;
-  out["instances"] = inst;
-  out["n_interactions"] = r.run.n_interactions;
-  return out;
-}
 
 // ---- BIRD ----
 
@@ -494,8 +391,7 @@ void register_uda_options(py::module_& m) {
 void sqlgrade_native::register_evaluate(py::module_& m) {
   register_options(m);
   register_uda_options(m);
-  m.def("spider_evaluate", &spider_evaluate, py::arg("options"),
-        "`sqlgrade spider` in-process (GIL released, nothing printed).");
+  register_spider_evaluate(m);  // spider_eval.cpp
   m.def("bird_evaluate", &bird_evaluate, py::arg("options"),
         "`sqlgrade bird` in-process (GIL released, nothing printed).");
   m.def("spider2_evaluate", &spider2_evaluate, py::arg("options"), py::arg("write_outputs"),

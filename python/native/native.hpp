@@ -16,6 +16,9 @@ double check_bound(const char* row, double value, const char* label);
 // Adds the whole-benchmark functions (evaluate.cpp) to the module.
 void register_evaluate(pybind11::module_& m);
 
+// Adds spider_evaluate and spider_evaluate_both (spider_eval.cpp); register_evaluate calls it.
+void register_spider_evaluate(pybind11::module_& m);
+
 // Adds `merge` (runs.cpp) to the module.
 void register_runs(pybind11::module_& m);
 

@@ -20,6 +20,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional
 
+from ._bounds import check
 from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
@@ -91,13 +92,19 @@ def fspath(p: Any, what: str, required: bool = True) -> str:
 
 
 def shard_pair(shard: Optional[str]) -> "tuple[int, int]":
-    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything), with the message of
-    the CLI's parser (runs::parse_shard); the library checks --shard-by."""
+    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything), refused as the CLI's
+    parser (runs::parse_shard) refuses it — i/n, 1 <= i <= n, n on the table's row ``shard_count`` — with
+    its message; the library checks --shard-by."""
     if shard is None or shard == "":
         return 0, 0
+    bad = InputError(f"--shard: expected i/n with 1 <= i <= n (e.g. 2/8), got {str(shard)!r}")
     i, sep, n = str(shard).partition("/")
     if not sep or not i.isdigit() or not n.isdigit() or len(i) > 7 or len(n) > 7 or not 1 <= int(i) <= int(n):
-        raise InputError(f"--shard: expected i/n with 1 <= i <= n (e.g. 2/8), got {str(shard)!r}")
+        raise bad
+    try:
+        check("shard_count", int(n))
+    except InputError:
+        raise bad from None
     return int(i), int(n)
 
 

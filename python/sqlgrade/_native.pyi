@@ -51,7 +51,7 @@ def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, ma
     query is a reply with status "error", never an exception (so is a `sql` that is not valid
     Unicode: it is not run); a missing database raises InputError."""
 
-# ---- whole-benchmark evaluation (python/native/evaluate.cpp; used by sqlgrade.spider/bird/spider2/uda) ----
+# ---- whole-benchmark evaluation (python/native/evaluate.cpp, spider_eval.cpp; used by sqlgrade.spider/bird/spider2/uda) ----
 # Each returns {"text": what the CLI prints, "json": what its --json writes (spider, bird, spider2),
 # "warnings": [str], "summary": ..., "instances": [...], ...}, runs with the GIL released and no
 # progress bar, and raises InputError with the CLI's one-line message (without "sqlgrade: ").
@@ -64,7 +64,7 @@ class SpiderOptions:
     db_dir: str
     table: str
     etype: Any  # set a str (match | exec | all); reads back the enum's value
-    compat: Any  # set a str (spider | test-suite)
+    compat: Any  # set a str (spider | test-suite); "both" is spider_evaluate_both, not a value of it
     plug_value: bool
     keep_distinct: bool
     timeout: float
@@ -88,6 +88,12 @@ class Spider2Options:
 
 def spider_evaluate(options: SpiderOptions) -> Dict[str, Any]:
     """`sqlgrade spider` (include/sqlgrade/spider.hpp check_required + evaluate + render_text/render_json)."""
+
+def spider_evaluate_both(options: SpiderOptions) -> Dict[str, Any]:
+    """`sqlgrade spider --compat both` (spider.hpp check_required + evaluate_both, one pass; options.compat
+    ignored): {"spider": ..., "test_suite": ... (each what spider_evaluate returns for that compat),
+    "text": the CLI's stdout (both_header + each mode's text), "statements": {"executed", "spider",
+    "test_suite", "lent"} (spider::ExecCounts, the CLI's stderr line)}. python/native/spider_eval.cpp."""
 
 def bird_evaluate(options: BirdOptions) -> Dict[str, Any]:
     """`sqlgrade bird` (bird.hpp); also "metric" and "log_block" (the --output_log_path block)."""

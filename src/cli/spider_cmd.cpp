@@ -86,9 +86,9 @@ void run_both(SpiderArgs& a, const std::vector<std::string>& labels, const std::
     ts_paths.push_back(with_mode(p, "test-suite"));
   }
   spider::BothModes both = spider::evaluate_both(a.opt, a.preds);
-  std::fputs("==> --compat spider <==\n", stdout);
+  std::fputs(spider::both_header(spider::Compat::Spider).c_str(), stdout);
   ModeOutput sp = emit_runs(a, both.spider, labels, sp_paths, nullptr);
-  std::fputs("\n==> --compat test-suite <==\n", stdout);
+  std::fputs(spider::both_header(spider::Compat::TestSuite).c_str(), stdout);
   emit_runs(a, both.test_suite, labels, ts_paths, &both.spider);
   const spider::ExecCounts& c = both.counts;
   if (!a.quiet && a.opt.etype != spider::Etype::Match)

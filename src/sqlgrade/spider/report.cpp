@@ -157,6 +157,10 @@ nlohmann::ordered_json summary_json(const Run& run) {
   return sum;
 }
 
+std::string both_header(Compat mode) {
+  return mode == Compat::Spider ? "==> --compat spider <==\n" : "\n==> --compat test-suite <==\n";
+}
+
 std::string render_table(const Run& run) {
   std::string o;
   summary(o, run);
