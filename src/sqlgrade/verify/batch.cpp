@@ -99,7 +99,8 @@ void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<P
     std::vector<Outcome> mine;
     for (size_t i = 0; i < pend[s].size(); ++i) {
       const Pending& p = pend[s][i];
-      InstanceReport ir{p.item.id, p.item.db_path, p.item.gold_sql, p.item.pred_sql};
+      InstanceReport ir;
+      ir.id = p.item.id, ir.db = p.item.db_path, ir.gold_sql = p.item.gold_sql, ir.pred_sql = p.item.pred_sql;
       Outcome o;
       if (slot[s][i] == SIZE_MAX) o.status = Status::Skipped, o.reason = p.skip_reason;
       else o = outs[slot[s][i]];
