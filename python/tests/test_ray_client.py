@@ -121,6 +121,7 @@ def test_cli_refuses_flags_it_sets_itself() -> None:
 
 
 def test_warm_command_becomes_evaluate_keywords() -> None:
+    from sqlgrade.ray.batch import _check_command
     from sqlgrade.ray.warm import command_kwargs
 
     here = os.path.relpath(__file__)
@@ -145,6 +146,11 @@ def test_warm_command_becomes_evaluate_keywords() -> None:
         command_kwargs(["uda", "run", "--require-all"])
     with pytest.raises(InputError, match="warm graders grade spider, bird, spider2, uda"):
         command_kwargs(["merge", "a.json"])
+    for cmd in (["spider", "--compat", "both"], ["spider", "--compat=both"]):
+        with pytest.raises(InputError, match="--compat both writes two run records"):
+            command_kwargs(cmd)
+        with pytest.raises(InputError, match="--compat both writes two run records"):
+            _check_command(cmd)
     with pytest.raises(InputError, match="--jobs needs a value"):
         command_kwargs(["spider", "--jobs"])
     with pytest.raises(InputError, match="--jobs: not a number: 'x'"):

@@ -35,6 +35,7 @@ def _check_command(command: Sequence[str]) -> List[str]:
         raise InputError(f"sqlgrade.ray: the command must start with one of {', '.join(BENCHMARKS)}, got {cmd[:1]}")
     if cmd[0] == "uda" and cmd[1:2] != ["run"]:
         raise InputError("sqlgrade.ray: only `uda run` grades a set (got `uda " + " ".join(cmd[1:2]) + "`)")
+    _refuse_both(cmd)
     for c in cmd:
         if c.split("=", 1)[0] in _OWN_FLAGS:
             raise InputError(f"sqlgrade.ray: {c.split('=', 1)[0]} is set for each shard by sqlgrade.ray; "
@@ -43,6 +44,16 @@ def _check_command(command: Sequence[str]) -> List[str]:
     head = BENCHMARKS[cmd[0]]
     return cmd[:head] + [os.path.abspath(c) if not c.startswith("-") and not os.path.isabs(c) and os.path.exists(c)
                          else c for c in cmd[head:]]
+
+
+def _refuse_both(cmd: Sequence[str]) -> None:
+    """`spider --compat both` writes two records (run.spider.json, run.test-suite.json): a cluster run
+    grades one mode; run it once per mode."""
+    for i, c in enumerate(cmd):
+        flag, eq, value = c.partition("=")
+        if flag == "--compat" and (value if eq else (cmd[i + 1] if i + 1 < len(cmd) else "")) == "both":
+            raise InputError("sqlgrade.ray: --compat both writes two run records; grade on the cluster once per "
+                             "mode (--compat spider, --compat test-suite)")
 
 
 def _paths(cmd: Sequence[str]) -> List[str]:

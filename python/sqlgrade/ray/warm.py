@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
 from ._cluster import ClusterError, alive_nodes, connect, node_label
-from .batch import _merge, _remote_error, check_nodes
+from .batch import _merge, _refuse_both, _remote_error, check_nodes
 
 __all__ = ["GraderPool", "grade_warm", "command_kwargs", "WARM_BENCHMARKS"]
 
@@ -78,6 +78,7 @@ def command_kwargs(command: Sequence[str]) -> Tuple[str, Dict[str, Any]]:
                          "grade other commands with the shard tasks (without --warm)")
     if cmd[0] == "uda" and cmd[1:2] != ["run"]:
         raise InputError("sqlgrade.ray: only `uda run` grades a set (got `uda " + " ".join(cmd[1:2]) + "`)")
+    _refuse_both(cmd)
     table, out, i = _FLAGS[cmd[0]], {}, 2 if cmd[0] == "uda" else 1
     while i < len(cmd):
         flag, eq, value = cmd[i].partition("=")
