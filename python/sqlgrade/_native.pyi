@@ -123,3 +123,15 @@ def merge(parts: List[str], command: List[str], output: str) -> Dict[str, Any]:
     """`sqlgrade merge` (runs.hpp merge_files; written atomically to `output` unless ""): {"record": the
     merged record's text, "text": the recomputed printed summary or None, "parts", "instances"}; bad
     parts (or an output that is one of them) raise InputError."""
+
+class DiffOptions:
+    """sqlgrade::runs::DiffFilesOptions: a, b, bootstrap, seed, confidence, common, axes, agree, list."""
+
+class ReportOptions:
+    """sqlgrade::runs::ReportFilesOptions: runs, title, bootstrap, seed, common."""
+
+def diff(options: DiffOptions, json_out: str) -> Dict[str, Any]:
+    """`sqlgrade diff` (runs.hpp diff_files): {"text", "json"}; `json_out` written atomically unless ""."""
+
+def report(options: ReportOptions, output: str) -> Dict[str, Any]:
+    """`sqlgrade report` (runs.hpp report_files): {"html", "runs", "instances"}; written unless output is ""."""
