@@ -125,13 +125,13 @@ def merge(parts: List[str], command: List[str], output: str) -> Dict[str, Any]:
     parts (or an output that is one of them) raise InputError."""
 
 class DiffOptions:
-    """sqlgrade::runs::DiffFilesOptions: a, b, bootstrap, seed, confidence, common, axes, agree, list."""
+    """sqlgrade::runs::DiffFilesOptions: a, b, bootstrap, seed, confidence, common, axes, agree, list, json_out."""
 
 class ReportOptions:
-    """sqlgrade::runs::ReportFilesOptions: runs, title, bootstrap, seed, common."""
+    """sqlgrade::runs::ReportFilesOptions: runs, title, bootstrap, seed, common, output."""
 
-def diff(options: DiffOptions, json_out: str) -> Dict[str, Any]:
-    """`sqlgrade diff` (runs.hpp diff_files): {"text", "json"}; `json_out` written atomically unless ""."""
+def diff(options: DiffOptions) -> Dict[str, Any]:
+    """`sqlgrade diff` (runs.hpp diff_files): {"text", "json"}; options.json_out written unless ""."""
 
-def report(options: ReportOptions, output: str) -> Dict[str, Any]:
-    """`sqlgrade report` (runs.hpp report_files): {"html", "runs", "instances"}; written unless output is ""."""
+def report(options: ReportOptions) -> Dict[str, Any]:
+    """`sqlgrade report` (runs.hpp report_files): {"html", "runs", "instances"}; options.output written unless ""."""

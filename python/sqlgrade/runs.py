@@ -109,8 +109,8 @@ def diff(a: PathLike, b: PathLike, *, bootstrap: int = 1000, seed: int = 12345, 
         check_text(x, "axes/agree")
     o = native_options("DiffOptions", a=fspath(a, "a"), b=fspath(b, "b"), bootstrap=int(bootstrap), seed=int(seed),
                        confidence=float(confidence), common=bool(common), axes=[str(x) for x in axes],
-                       agree=agree or "", list=int(list))
-    return RunDiff(call_native("diff", o, fspath(json_out, "json_out", False)))
+                       agree=agree or "", list=int(list), json_out=fspath(json_out, "json_out", False))
+    return RunDiff(call_native("diff", o))
 
 
 class RunReport:
@@ -141,5 +141,5 @@ def report(runs: Sequence[PathLike], output: Optional[PathLike] = None, *, title
         check(row, v, f"--{row}")
     check_text(title, "title")
     o = native_options("ReportOptions", runs=paths, title=title or "", bootstrap=int(bootstrap), seed=int(seed),
-                       common=bool(common))
-    return RunReport(call_native("report", o, fspath(output, "output", False)))
+                       common=bool(common), output=fspath(output, "output", False))
+    return RunReport(call_native("report", o))

@@ -7,22 +7,17 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
-#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/runs.hpp"
 
 namespace {
 
 struct DiffArgs {
   sqlgrade::runs::DiffFilesOptions opt;
-  std::string json_out;
   bool json_stdout = false;
 };
 
 void run_diff(const DiffArgs& a) {
-  if (!a.json_out.empty())
-    sqlgrade::check_outputs_spare_inputs({{a.json_out, "--json-out"}}, {{a.opt.a, "RUN_A"}, {a.opt.b, "RUN_B"}});
-  const sqlgrade::runs::Diff d = sqlgrade::runs::diff_files(a.opt);
-  if (!a.json_out.empty()) sqlgrade::write_file_atomic(a.json_out, d.json);
+  const sqlgrade::runs::Diff d = sqlgrade::runs::diff_files(a.opt);  // writes --json-out too
   const std::string& out = a.json_stdout ? d.json : d.text;
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
@@ -36,7 +31,7 @@ void register_diff_command(CLI::App& app) {
   cmd->add_option("RUN_A", args->opt.a, "baseline run record (JSON)")->required();
   cmd->add_option("RUN_B", args->opt.b, "run record to compare with it")->required();
   cmd->add_flag("--json", args->json_stdout, "print the comparison as JSON instead of the table");
-  cmd->add_option("--json-out", args->json_out, "also write the JSON comparison to this file");
+  cmd->add_option("--json-out", args->opt.json_out, "also write the JSON comparison to this file");
   cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples (default 1000)")->check(sqlgrade::cli::bounded("bootstrap"));
   cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)")->check(sqlgrade::cli::bounded("seed"));
   cmd->add_option("--confidence", args->opt.confidence, "confidence level of the intervals (default 0.95)")->check(sqlgrade::cli::bounded("confidence"));

@@ -7,7 +7,6 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
-#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/runs.hpp"
 #include "sqlgrade/spider.hpp"
@@ -28,11 +27,7 @@ void run_merge(const MergeArgs& a) {
   sqlgrade::bird::register_run_summarizer();
   sqlgrade::spider2::register_run_summarizer();
   sqlgrade::uda::register_run_summarizer();
-  std::vector<sqlgrade::IoPath> in;
-  for (const auto& p : a.parts) in.push_back({p, "PARTS"});
-  sqlgrade::check_outputs_spare_inputs({{a.output, "--output"}}, in);
-  const sqlgrade::runs::Merged m = sqlgrade::runs::merge_files(a.parts, sqlgrade::cli::invocation());
-  sqlgrade::write_file_atomic(a.output, m.record);
+  const sqlgrade::runs::Merged m = sqlgrade::runs::merge_files(a.parts, sqlgrade::cli::invocation(), a.output);
   if (m.summary_text) std::fwrite(m.summary_text->data(), 1, m.summary_text->size(), stdout);
   if (!a.quiet) std::fprintf(stderr, "sqlgrade: merged %zu shards, %zu instances into %s\n", m.parts, m.instances, a.output.c_str());
 }

@@ -1,6 +1,7 @@
 // The public entry points of include/sqlgrade/runs.hpp: what `sqlgrade diff`, `report` and `merge` do
 // between parsing their flags and printing or writing.
 #include "sqlgrade/core/digest.hpp"
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs.hpp"
 #include "sqlgrade/runs/diff.hpp"
@@ -16,9 +17,24 @@ void check_bootstrap(size_t resamples) {
   if (resamples < 1 || resamples > 1000000) throw InputError("--bootstrap", "must be between 1 and 1000000");
 }
 
+// Refuses, before any work, an output that would replace one of the inputs (role: the flag naming
+// them); "" = no output.
+void check_output(const std::string& output, const char* flag, const std::vector<std::string>& inputs, const char* role) {
+  if (output.empty()) return;
+  std::vector<IoPath> in;
+  for (const auto& p : inputs) in.push_back({p, role});
+  check_outputs_spare_inputs({{output, flag}}, in);
+}
+
+void write_output(const std::string& output, const std::string& content) {
+  if (!output.empty()) write_file_atomic(output, content);
+}
+
 }  // namespace
 
 Diff diff_files(const DiffFilesOptions& a) {
+  if (!a.json_out.empty())
+    check_outputs_spare_inputs({{a.json_out, "--json-out"}}, {{a.a, "RUN_A"}, {a.b, "RUN_B"}});
   check_bootstrap(a.bootstrap);
   if (!(a.confidence > 0 && a.confidence < 1)) throw InputError("--confidence", "must be between 0 and 1 (e.g. 0.95)");
   DiffOptions opt;
@@ -36,10 +52,12 @@ Diff diff_files(const DiffFilesOptions& a) {
   Diff out;
   out.json = diff_to_json(d).dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
   out.text = render_diff_text(d, a.list);
+  write_output(a.json_out, out.json);
   return out;
 }
 
 Report report_files(const ReportFilesOptions& a) {
+  check_output(a.output, "--output", a.runs, "RUNS");
   check_bootstrap(a.bootstrap);
   std::vector<RunRecord> records;
   records.reserve(a.runs.size());
@@ -52,10 +70,13 @@ Report report_files(const ReportFilesOptions& a) {
   out.html = render_report(named, opt);
   out.runs = records.size();
   out.instances = records.empty() ? 0 : records.front().instances.size();
+  write_output(a.output, out.html);
   return out;
 }
 
-Merged merge_files(const std::vector<std::string>& files, const std::vector<std::string>& command) {
+Merged merge_files(const std::vector<std::string>& files, const std::vector<std::string>& command,
+                   const std::string& output) {
+  check_output(output, "--output", files, "PARTS");
   std::vector<MergeInput> parts;
   for (const auto& f : files) parts.push_back(MergeInput{f, read_run_record(f), sha256_file(f)});
   const size_t n_parts = parts.size();
@@ -65,6 +86,7 @@ Merged merge_files(const std::vector<std::string>& files, const std::vector<std:
   out.parts = n_parts;
   out.instances = merged.instances.size();
   out.record = render_run_record(std::move(merged));
+  write_output(output, out.record);
   return out;
 }
 
