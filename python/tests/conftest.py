@@ -49,6 +49,11 @@ def file_hashes(paths: List[str]) -> Dict[str, str]:
     return out
 
 
+def read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 def build_db(sql_file: str, dst: str) -> str:
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     con = sqlite3.connect(dst)

@@ -17,7 +17,7 @@ from typing import Dict
 import pytest
 
 import sqlgrade
-from conftest import needs_native
+from conftest import needs_native, read_text
 from sqlgrade import runs
 from test_evaluate import cli, input_error_of, needs_cli, uda_fx  # noqa: F401 - uda_fx is a fixture
 
@@ -68,10 +68,10 @@ def test_diff_bad_input_is_refused_like_the_cli(two_runs) -> None:
         runs.diff(a, missing)
     assert str(e.value) == msg
     msg = input_error_of(["diff", a, b, "--json-out", a])
-    before = open(a, encoding="utf-8").read()
+    before = read_text(a)
     with pytest.raises(sqlgrade.InputError) as e:
         runs.diff(a, b, json_out=a)
-    assert str(e.value) == msg and open(a, encoding="utf-8").read() == before
+    assert str(e.value) == msg and read_text(a) == before
     for flag, value, kw in (("--bootstrap", "0", {"bootstrap": 0}), ("--confidence", "1", {"confidence": 1}),
                             ("--list", "-1", {"list": -1}), ("--seed", "-1", {"seed": -1})):
         msg = input_error_of(["diff", a, b, flag, value])
@@ -97,10 +97,10 @@ def test_report_equals_the_cli(two_runs) -> None:
 def test_report_refuses_like_the_cli(two_runs) -> None:
     a, b = two_runs["a"], two_runs["b"]
     msg = input_error_of(["report", a, b, "-o", b])
-    before = open(b, encoding="utf-8").read()
+    before = read_text(b)
     with pytest.raises(sqlgrade.InputError) as e:
         runs.report([a, b], b)
-    assert str(e.value) == msg and open(b, encoding="utf-8").read() == before
+    assert str(e.value) == msg and read_text(b) == before
     bad = os.path.join(two_runs["dir"], "bad.json")
     with open(bad, "w", encoding="utf-8") as f:
         f.write('{"schema": ')

@@ -17,7 +17,7 @@ from typing import List
 import pytest
 
 import sqlgrade
-from conftest import needs_native
+from conftest import needs_native, read_text
 from sqlgrade import runs, uda
 from test_evaluate import cli, input_error_of, needs_cli, stable, uda_fx  # noqa: F401 - uda_fx is a fixture
 
@@ -55,7 +55,7 @@ def test_uda_shards_merged_in_process_equal_the_cli(uda_fx, tmp_path, by) -> Non
     assert len(ref["instances"]) >= 3
     parts = _parts(fx, fx["results"], 3, by, str(tmp_path))
     if by == "id":  # the fixture's statements are split; by dataset (one here), one part holds them all
-        assert sum(1 for p in parts if json.load(open(p, encoding="utf-8"))["instances"]) >= 2
+        assert sum(1 for p in parts if json.loads(read_text(p))["instances"]) >= 2
     out = str(tmp_path / "merged.json")
     m = runs.merge(parts, out, command=["x"])
     cli_out = str(tmp_path / "cli-merged.json")
@@ -82,11 +82,11 @@ def test_merge_refuses_bad_parts_like_the_cli(uda_fx, tmp_path) -> None:
         assert str(e.value) == msg
         assert not os.path.exists(out)  # nothing written under the output's name
     msg = input_error_of(["merge", *parts, "-o", parts[1]])
-    before = open(parts[1], encoding="utf-8").read()
+    before = read_text(parts[1])
     with pytest.raises(sqlgrade.InputError) as e:
         runs.merge(parts, parts[1])
     assert str(e.value) == msg and "would replace the input" in msg
-    assert open(parts[1], encoding="utf-8").read() == before
+    assert read_text(parts[1]) == before
     with pytest.raises(sqlgrade.InputError, match="parts must be a list"):
         runs.merge(parts[0])
     with pytest.raises(sqlgrade.InputError, match="no parts given"):
