@@ -30,10 +30,7 @@ class Reader {
     auto it = obj.find(key);
     return it == obj.end() || it->is_null() ? nullptr : &*it;
   }
-  static Json* mutable_field(Json& obj, const char* key) {
-    auto it = obj.find(key);
-    return it == obj.end() || it->is_null() ? nullptr : &*it;
-  }
+  Json* mutable_field(Json& obj, const char* key) const { return const_cast<Json*>(optional(obj, key)); }
   static std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
   void only_keys(const Json& obj, const std::string& path, std::initializer_list<const char*> keys) const {
