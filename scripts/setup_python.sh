@@ -23,6 +23,15 @@ install_lock() {  # VENV LOCK
   sha256sum < "$2" > "$1/.$(basename "$2").sha256"
 }
 
+# Compiled bytecode for a Gym venv: Ray's agents, Gym's servers and Ray's workers import ray, nemo_gym
+# and their dependencies at every start, and the tests run with PYTHONDONTWRITEBYTECODE=1; without
+# .pyc files Ray's raylet, which gives its Python agents a fixed time to start, failed its node start
+# on a loaded 2-core machine (docs/python.md, "NeMo Gym").
+gym_bytecode() {
+  "$1/bin/python" -m compileall -q -j 0 "$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+      >/dev/null 2>&1 || true
+}
+
 t0=$(date +%s)
 PY311=${PYTHON311:-$(find_python 3.11 || true)}
 if [ -z "$PY311" ]; then
@@ -54,6 +63,7 @@ if [ "${SQLGRADE_SKIP_GYM:-0}" != 1 ] && ! lock_is_installed .venv-gym "$REQ/gym
     echo "setup: installing python/requirements/gym.lock into .venv-gym ($("$PY312" --version))"
     [ -x .venv-gym/bin/python ] || .venv/bin/uv venv --quiet --python "$PY312" .venv-gym
     install_lock .venv-gym "$REQ/gym.lock"
+    gym_bytecode .venv-gym
   fi
 fi
 # NeMo Gym 0.7.0 (.venv-gym7): it declares Requires-Python >= 3.13.14, the newest CPython here is
@@ -68,6 +78,7 @@ if [ "${SQLGRADE_SKIP_GYM:-0}" != 1 ] && ! lock_is_installed .venv-gym7 "$REQ/gy
     [ -x .venv-gym7/bin/python ] || .venv/bin/uv venv --quiet --python "$PY313" .venv-gym7
     "$ROOT/.venv/bin/uv" pip install --quiet --python .venv-gym7/bin/python --python-version 3.13.14 \
         --require-hashes -r "$REQ/gym7.lock"
+    gym_bytecode .venv-gym7
     sha256sum < "$REQ/gym7.lock" > .venv-gym7/.gym7.lock.sha256
   fi
 fi
