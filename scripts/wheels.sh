@@ -65,7 +65,7 @@ PY
   t_build=$(since "$t")
   t=$(now)
   rm -f "$OUT"/sqlgrade-*-cp${v/./}-cp${v/./}-*.whl
-  "$venv/bin/auditwheel" repair --plat auto -w "$OUT" "$whl" >"$WB/repair-$v.log" 2>&1 || { cat "$WB/repair-$v.log" >&2; exit 1; }
+  PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair --plat auto -w "$OUT" "$whl" >"$WB/repair-$v.log" 2>&1 || { cat "$WB/repair-$v.log" >&2; exit 1; }
   fixed=$(ls "$OUT"/sqlgrade-*-cp${v/./}-cp${v/./}-*.whl)
   echo "wheels: $(basename "$fixed") $(du -m "$fixed" | cut -f1) MB (build ${t_build} s, repair $(since "$t") s)"
 done
