@@ -35,7 +35,7 @@ __all__ = ["completion_text", "row_kwargs", "benchmark_from_source", "as_mapping
            "row_shaping", "LABEL_KEYS", "VERL_INTERNAL_KWARGS"]
 
 # The library's table of label keys, in its order (src/sqlgrade/verdict/request.cpp label_keys();
-# python/tests/test_rules.py checks the two are equal).
+# python/tests/test_outcomes.py checks the two are equal).
 LABEL_KEYS = ("gold_sql", "alternative_answers", "gold_result", "db_id", "db_path", "benchmark", "ignore_order",
               "condition_cols", "instance_id", "gold_single_file", "extract", "timeout", "plug_value", "keep_distinct",
               "verify", "order", "shaping")

@@ -66,7 +66,7 @@ std::vector<Table> gold_tables(const nlohmann::json& gr, Bench b);
 // The keys of a label, the RL adapters' data contract (docs/python.md, "The data contract"): one table
 // for every road that grades a dataset row — /get_reward (serve/endpoints.cpp through label_body),
 // sqlgrade.openrlhf, verl, TRL, SkyRL, AReaL and inspect_ai (python/sqlgrade/_rows.py LABEL_KEYS,
-// which python/tests/test_rules.py holds equal to this). Each is the /verify field of the same name,
+// which python/tests/test_outcomes.py holds equal to this). Each is the /verify field of the same name,
 // except db_path (the database file; the server takes its name as the db_id) and alternative_answers
 // (more golds, after gold_sql's). A row's other keys are data (a question, an id), not grading rules.
 const std::vector<std::string>& label_keys();
