@@ -69,7 +69,7 @@ void run_spider2(const Spider2Args& a) {
   for (const auto& j : jsons)
     if (!j.empty()) opt.also_written.push_back(j);  // checked against the inputs before the run
   const auto vopt = sqlgrade::cli::verify_options(a.verify, opt.max_workers, a.no_progress);
-  if (a.verify.on && opt.mode != s2::Mode::Sql) throw sqlgrade::InputError("--verify", "needs --mode sql");
+  if (a.verify.on) sqlgrade::verify::check_verifiable(opt);
   // --counterexamples against what the run reads (the records and the official outputs: evaluate_many).
   sqlgrade::check_outputs_spare_inputs(sqlgrade::cli::verify_outputs(a.verify, a.verify.on), s2::run_inputs(opt, a.result_dirs));
   std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
