@@ -18,13 +18,13 @@ import copy
 import importlib
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._bounds import check
 from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
-__all__ = ["BenchmarkRun", "call_native", "fspath", "native_options", "str_or_none", "bool_or_none", "shard_pair", "shard_fields",
+__all__ = ["BenchmarkRun", "call_native", "check_outputs", "fspath", "native_options", "str_or_none", "bool_or_none", "shard_pair", "shard_fields",
            "verify_options", "VERIFY_KEYS"]
 
 # evaluate(verify={...}): the CLI's flags --verify-budget, --verify-candidates, --seed, --counterexamples.
@@ -91,6 +91,17 @@ def call_native(name: str, *args: Any) -> Dict[str, Any]:
         return getattr(m, name)(*args)
     except m.InputError as e:
         raise InputError(str(e)) from None
+
+
+def check_outputs(outputs: Sequence[Tuple[Any, str, bool]], inputs: Sequence[Tuple[Any, str]]) -> None:
+    """The library's one check that no output replaces an input (core/fs.hpp check_outputs_spare_inputs,
+    as every CLI command makes it): ``outputs`` as (path, role, is_folder), ``inputs`` as (path, role);
+    None/"" paths are skipped. :class:`InputError` with the CLI's message ("<out>: the --json output
+    would replace the input <in> (--pred); write it elsewhere"), before anything is written."""
+    outs = [(fspath(p, role), role, bool(folder)) for p, role, folder in outputs if p not in (None, "")]
+    ins = [(fspath(p, role), role) for p, role in inputs if p not in (None, "")]
+    if outs:
+        call_native("check_outputs", outs, ins)
 
 
 def str_or_none(v: Any) -> Optional[str]:

@@ -12,6 +12,7 @@
 #include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/bird.hpp"
+#include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
 
 namespace {
@@ -53,15 +54,8 @@ void run_bird(BirdArgs& a) {
   {  // no output (a record, the log) may replace an input (a prediction, the gold, a database)
     std::vector<IoPath> out = cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir");
     if (!a.output_log_path.empty()) out.push_back({a.output_log_path, "--output_log_path"});
-    std::vector<IoPath> in{{a.opt.diff_json_path, "--diff_json_path"}, {a.opt.db_root_path, "--db_root_path", {".sqlite"}}};
-    for (const auto& p : a.preds) {
-      bird::Options o = a.opt;
-      o.predicted_sql_path = p;
-      const bird::InputFiles f = bird::input_files(o);
-      in.push_back({f.pred, "--predicted_sql_path"});
-      in.push_back({f.gold, "--ground_truth_path"});
-    }
-    check_outputs_spare_inputs(out, in);
+    for (auto& c : cli::verify_outputs(a.verify, a.verify.on)) out.push_back(std::move(c));
+    check_outputs_spare_inputs(out, bird::run_inputs(a.opt, a.preds));
   }
   const size_t n = a.preds.size();
   auto runs = bird::evaluate_many(a.opt, a.preds, [&a](size_t k, const std::string& w) {

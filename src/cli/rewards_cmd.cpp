@@ -23,8 +23,13 @@ struct RewardsArgs {
 
 void run_rewards(RewardsArgs& a) {
   sqlgrade::cli::check_server_folders(a.o.server, "rewards");
-  if (!a.out.empty() && a.o.requests_path != "-")
-    sqlgrade::check_outputs_spare_inputs({{a.out, "--out"}}, {{a.o.requests_path, "--requests"}});
+  if (!a.out.empty()) {  // not over the requests nor a database or gold file the replies are graded on
+    const auto& so = a.o.server;
+    sqlgrade::check_outputs_spare_inputs(
+        {{a.out, "--out"}}, {{a.o.requests_path == "-" ? "" : a.o.requests_path, "--requests"},
+                             {so.db_dir, "--db", {".sqlite"}}, {so.spider_db_dir, "--spider-db-dir", {".sqlite"}},
+                             {so.bird_db_dir, "--bird-db-dir", {".sqlite"}}, {so.verifier.spider2_gold_dir, "--spider2-gold-dir"}});
+  }
   a.o.server.verifier.max_timeout_s = a.o.server.verifier.timeout_s;  // a request may lower it, as with serve
   std::string text;
   for (const std::string& line : sqlgrade::serve::grade_request_file(a.o)) text += line + "\n";

@@ -194,4 +194,17 @@ std::pair<std::string, std::string> split_prediction(const std::string& raw, boo
   return {trim(raw), ""};
 }
 
+std::vector<IoPath> run_inputs(const Options& opt, const std::vector<std::string>& preds) {
+  std::vector<IoPath> in{{opt.diff_json_path, "--diff_json_path"}, {opt.db_root_path, "--db_root_path", {".sqlite"}},
+                         {opt.ground_truth_path, "--ground_truth_path"}};
+  for (const auto& p : preds) {
+    Options o = opt;
+    o.predicted_sql_path = p;
+    const InputFiles f = input_files(o);
+    in.push_back({f.pred, "--predicted_sql_path"});
+    in.push_back({f.gold, "--ground_truth_path"});
+  }
+  return in;
+}
+
 }  // namespace sqlgrade::bird

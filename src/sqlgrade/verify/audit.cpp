@@ -17,6 +17,8 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
 #include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/bird/inputs.hpp"
+#include "sqlgrade/spider/inputs.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
@@ -250,6 +252,22 @@ AuditReport audit(const AuditOptions& opt) {
   if (opt.benchmark == "bird") return audit_bird(opt);
   if (opt.benchmark == "spider2") return audit_spider2(opt);
   throw InputError("--benchmark", "expected spider, bird or spider2, got '" + opt.benchmark + "'");
+}
+
+std::vector<IoPath> audit_inputs(const AuditOptions& opt) {
+  if (opt.benchmark == "spider") {
+    spider::Options so;
+    so.gold = opt.gold, so.db_dir = opt.db_dir, so.table = opt.table;
+    return spider::run_inputs(so, opt.preds);
+  }
+  if (opt.benchmark == "bird") {
+    bird::Options bo;
+    bo.ground_truth_path = opt.bird_gold, bo.db_root_path = opt.bird_db_root, bo.diff_json_path = opt.bird_diff;
+    return bird::run_inputs(bo, opt.preds);
+  }
+  spider2::Options so;
+  so.gold_dir = opt.spider2_gold_dir, so.db_dir = opt.spider2_db_dir, so.meta_path = opt.spider2_meta;
+  return spider2::run_inputs(so, opt.preds);
 }
 
 std::string render_audit_text(const AuditReport& r) {
