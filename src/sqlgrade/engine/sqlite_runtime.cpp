@@ -177,8 +177,10 @@ int mem_read(sqlite3_file* f, void* out, int amt, sqlite3_int64 off) {
   return SQLITE_OK;
 }
 
-// Whether growing the in-memory file to `end` bytes would pass the memory cap of a statement that may
-// spill: then it moves to disk instead.
+// Whether growing the in-memory file to `end` bytes would take the statement past half its memory cap,
+// for a statement that may spill: then it moves to disk instead. Half, so that the page cache, the
+// sorter's in-memory run and the values keep room below the cap: a temporary file that waited for the
+// cap itself could lose the race to any other allocation, and the statement stopped anyway.
 bool should_spill(const MemFile* m, sqlite3_int64 end) {
   const QueryBudget* b = t_budget;
   if (!b || !b->spill || b->cap <= 0) return false;
@@ -186,7 +188,7 @@ bool should_spill(const MemFile* m, sqlite3_int64 end) {
   if (need <= m->nchunks) return false;
   long long more = (need - m->nchunks) * (kChunk + kHeader);
   if (need > m->cap) more += std::max<sqlite3_int64>(need, 2 * m->cap) * static_cast<sqlite3_int64>(sizeof(char*));
-  return b->used + more > b->cap;
+  return b->used + more > b->cap / 2;
 }
 
 // Moves an in-memory temporary file to a file in the statement's spill folder (its chunks freed).

@@ -7,7 +7,9 @@
 // question 463 (a 29 M-row join grouped and ordered, wta_1) sorts about 1 GB, which the official
 // scripts' SQLite writes to /var/tmp and completes. Rather than grading such a query 0 ("memory cap"),
 // its temporary files move to disk, bounded:
-//  - only past the memory cap, so every statement that fits in memory runs exactly as before;
+//  - only for a statement whose memory reaches half its cap (Limits::max_memory) while a temporary file
+//    grows: that file moves to disk (the other half stays for the page cache, the sorter's in-memory
+//    run and the values); a statement that stays under half its cap runs exactly as before;
 //  - into a private folder per statement (mkdtemp, mode 0700) under $SQLITE_TMPDIR, $TMPDIR, /var/tmp or
 //    /tmp, created on first use; each file is unlinked as soon as it is created (nothing is left behind,
 //    even if the process is killed), and the folder is removed when the statement ends;
