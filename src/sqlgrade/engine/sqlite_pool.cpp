@@ -15,6 +15,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 
 namespace sqlgrade {
@@ -67,9 +68,12 @@ size_t byte_bound(const PoolState& s) {
   return s.max_bytes_opt > 0 ? s.max_bytes_opt : SqlitePoolOptions::kDefaultMaxBytes;
 }
 
+// The file's version is part of the key (core/fs.hpp file_version): a database replaced at the same
+// path (a rename over it, or rewritten in place) never gets a connection that still reads the old file
+// — such connections are left idle until the least-recently-used rule closes them.
 std::string key_of(const std::string& path, const SqliteOptions& opt) {
   return "file\n" + path + (opt.text_decode == SqliteOptions::TextDecode::Ignore ? "\n#i" : "\n#e") +
-         (opt.empty_is_ok ? "1" : "0");
+         (opt.empty_is_ok ? "1" : "0") + "\n" + file_version(path);
 }
 
 // Moves an idle entry out of the pool (to be closed outside the lock).

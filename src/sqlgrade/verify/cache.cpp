@@ -6,6 +6,8 @@
 #include <memory>
 #include <utility>
 
+#include "sqlgrade/core/fs.hpp"
+
 namespace sqlgrade::verify {
 
 namespace {
@@ -35,8 +37,8 @@ SearchScope::SearchScope(double budget_s, double query_timeout_s)
     : token_(current_cancel_token(), search_deadline(budget_s, query_timeout_s)), scope_(&token_) {}
 
 size_t schema_bytes(const Schema& s) {
-  size_t b = sizeof(Schema) + kMallocHeader + heap_bytes(s.path) + heap_bytes(s.fk_note) + vector_heap_bytes(s.tables) +
-             vector_heap_bytes(s.after_ddl);
+  size_t b = sizeof(Schema) + kMallocHeader + heap_bytes(s.path) + heap_bytes(s.version) + heap_bytes(s.fk_note) +
+             vector_heap_bytes(s.tables) + vector_heap_bytes(s.after_ddl);
   for (const auto& d : s.after_ddl) b += heap_bytes(d);
   for (const TableInfo& t : s.tables) {
     b += heap_bytes(t.name) + heap_bytes(t.create_sql) + vector_heap_bytes(t.columns) + vector_heap_bytes(t.unique_sets) +
@@ -56,13 +58,15 @@ size_t schema_bytes(const Schema& s) {
 }
 
 std::shared_ptr<const Schema> schema_of(const std::string& db_path, size_t sample_rows) {
-  const std::string key = "verify-schema\n" + db_path + "\n" + std::to_string(sample_rows);
+  // the file's version is in the key: a database replaced at its path is read again (core/fs.hpp)
+  const std::string key = "verify-schema\n" + db_path + "\n" + std::to_string(sample_rows) + "\n" + file_version(db_path);
   auto item = SqlitePool::hold<SchemaItem>(key, [&] { return std::make_unique<SchemaItem>(read_schema(db_path, sample_rows)); });
   return item->schema;
 }
 
 WorkDb lease_work_db(const Schema& s) {
-  return SqlitePool::hold<ScratchDb>("verify-work\n" + s.path, [&] {
+  // a database replaced at its path gets a fresh schema copy (its schema has a new version)
+  return SqlitePool::hold<ScratchDb>("verify-work\n" + s.path + "\n" + s.version, [&] {
     auto db = std::make_unique<ScratchDb>();
     create_schema(*db, s);
     return db;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
@@ -174,8 +175,9 @@ std::vector<std::string> TableInfo::column_names() const {
 }
 
 std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows) {
-  SqliteDb db(db_path);
   auto s = std::make_shared<Schema>();
+  s->version = file_version(db_path);  // before reading: a file replaced meanwhile is read again later
+  SqliteDb db(db_path);
   s->path = db_path;
   for (const Row& r : must(db, "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL").rows) {
     std::string type = py::text(r[0]), name = py::text(r[1]);

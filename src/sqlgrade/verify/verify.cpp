@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "sqlgrade/bird/compare.hpp"
+#include "sqlgrade/core/cancel.hpp"
 #include "sqlgrade/spider/test_suite.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/spider2/frame.hpp"
@@ -205,7 +206,10 @@ Outcome verify(const Item& item, const Budget& budget) {
   WorkDb work = lease_work_db(*schema);  // the schema in memory, leased from the engine's pool (cache.hpp)
   Search search{item, budget, *schema, *work};
   for (size_t i = 0; i < budget.candidates; ++i) {
-    if ((budget.seconds > 0 && elapsed() > budget.seconds) || bounded.stopped()) {
+    // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
+    // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
+    // as "no difference", so the search stops and says it was cut.
+    if ((budget.seconds > 0 && elapsed() > budget.seconds) || bounded.stopped() || cancel_requested()) {
       out.time_capped = true;
       break;
     }
