@@ -227,6 +227,7 @@ TEST(SafetyEngine, NoTemporaryFilesOnDisk) {
       out["worst_s"] = std::max(out["worst_s"], secs_since(t0));
       out["spill_ok"] += res.ok();
       out["spill_cut"] += res.status == ExecStatus::TooLarge || res.status == ExecStatus::Timeout;
+      out["spill_peak_mib"] = std::max(out["spill_peak_mib"], static_cast<double>(res.peak_spill) / (1 << 20));
     }
     out["spill_written_mib"] = (written_bytes() - w0) / (1 << 20);
     // DuckDB (UDA gold tables): a 2 M-row table under a 64 MB memory_limit, with external access off
@@ -256,15 +257,19 @@ TEST(SafetyEngine, NoTemporaryFilesOnDisk) {
   EXPECT_LT(r["sqlite_written_mib"], 1) << "MiB written by SQLite";
   EXPECT_EQ(r["spill_ok"], 0);
   EXPECT_EQ(r["spill_cut"], 2);
-  EXPECT_LE(r["spill_written_mib"], 2 * 48 + 1) << "MiB spilled by two statements with a 48 MiB quota each";
+  // The quota bounds what a statement holds on disk at once; the bytes written count a page SQLite
+  // rewrites in place again (97.4 MiB measured for the two statements), so they get a looser bound.
+  EXPECT_GT(r["spill_peak_mib"], 0) << "the statements spilled";
+  EXPECT_LE(r["spill_peak_mib"], 48) << "MiB held on disk at once by a statement with a 48 MiB quota";
+  EXPECT_LE(r["spill_written_mib"], 2 * 2 * 48) << "MiB written by two statements with a 48 MiB quota each";
   EXPECT_TRUE(fs::is_empty(t / "tmp"));
   for (std::string k : {"duck_", "duck_external_"}) {
     EXPECT_EQ(r[k + "status"], static_cast<double>(ExecStatus::TooLarge)) << k << ": DuckDB past its memory_limit";
     EXPECT_EQ(r[k + "cwd_entries"], 0) << k << ": DuckDB created files in its working folder";
     EXPECT_LT(r[k + "written_mib"], 1) << k << ": MiB written by DuckDB";
   }
-  std::printf("[safety] temporary files: SQLite %.2f MiB written (longest %.2f s), %.1f MiB with a 48 MiB spill quota, DuckDB %.2f / %.2f MiB\n",
-              r["sqlite_written_mib"], r["worst_s"], r["spill_written_mib"], r["duck_written_mib"], r["duck_external_written_mib"]);
+  std::printf("[safety] temporary files: SQLite %.2f MiB written (longest %.2f s), %.1f MiB (%.1f MiB at once) with a 48 MiB spill quota, DuckDB %.2f / %.2f MiB\n",
+              r["sqlite_written_mib"], r["worst_s"], r["spill_written_mib"], r["spill_peak_mib"], r["duck_written_mib"], r["duck_external_written_mib"]);
 }
 
 // ---- finding 6: a symlinked database ----
