@@ -32,7 +32,7 @@ JOBS=${JOBS:-$(nproc)}
 PKGS="build-essential cmake pkg-config git libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev
       libfmt-dev libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
       clang libclang-rt-14-dev ca-certificates libutf8proc-dev libssl-dev libboost-dev zlib1g-dev
-      python3-dev python3-venv chromium chromium-driver"
+      python3-dev python3-venv chromium chromium-driver wrk"
 
 if [ "${SQLGRADE_SKIP_APT:-0}" != 1 ]; then
   missing=""
