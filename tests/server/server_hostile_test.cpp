@@ -56,7 +56,7 @@ const std::vector<Hostile> kPostgres = {
     {"SELECT pg_advisory_lock(42)", {ExecStatus::Ok}},  // released when the query ends (checked below)
     {"DO $$BEGIN PERFORM pg_sleep(30); END$$", {ExecStatus::Error}},
     {"PREPARE p AS SELECT 1", {ExecStatus::Error}},
-    {"SELECT repeat('x', 40000000), repeat('y', 40000000)", {ExecStatus::TooLarge}},
+    {"SELECT repeat('x', 40000000), repeat('y', 40000000)", {ExecStatus::TooLarge, ExecStatus::Timeout}},
 };
 
 const std::vector<Hostile> kMySql = {

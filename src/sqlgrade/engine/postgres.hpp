@@ -3,6 +3,7 @@
 // login and reads results, postgres_query.cpp runs a query and its timing.
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "sqlgrade/engine/server.hpp"
 
@@ -43,10 +44,12 @@ class PostgresDb : public ServerDb {
   void close();
   void check_login();
   bool exec_simple(const std::string& sql, std::string* error = nullptr);
-  bool begin(const Run& run, std::string& error);
-  void end();
+  bool session(const Run& run, std::string& error);
   bool wait_ready(Run& run);
-  Outcome send(Run& run, const std::string& piece);
+  bool skip_to_sync(Run& run, int syncs);
+  Outcome pipelined(Run& run, const std::string& text, Table& table, bool keep);
+  Outcome one_by_one(Run& run, const std::vector<std::string>& pieces, Table& table, bool explain, double& ms);
+  static double piece_ms(const Table& t, Outcome& o);
   Outcome read_piece(Run& run, Table& table, bool keep);
   void add_row(PGresult* r, Table& table, size_t& bytes, Run& run, Outcome& out);
   void stop(Run& run, Outcome& out, ExecStatus status, std::string why);
@@ -57,6 +60,7 @@ class PostgresDb : public ServerDb {
   PGconn* conn_ = nullptr;
   PGcancel* cancel_ = nullptr;
   bool broken_ = false;
+  std::string session_timeout_;  // the statement_timeout the session has now ("" : not set yet)
 };
 
 }  // namespace sqlgrade

@@ -39,39 +39,97 @@ PostgresDb::Run PostgresDb::start_run(const Limits& limits) const {
   return run;
 }
 
-// BEGIN READ ONLY, with the transaction's deadline (statement_timeout, lock_timeout) and work_mem.
-bool PostgresDb::begin(const Run& run, std::string& error) {
-  std::string sql = "BEGIN READ ONLY; SET LOCAL work_mem = '" + std::to_string(opt_.work_mem_kb) + "kB'";
-  if (run.has_deadline) {
-    const std::string ms = ms_text(run.limits.timeout_s);
-    sql += "; SET LOCAL statement_timeout = " + ms + "; SET LOCAL lock_timeout = " + ms;
-  }
-  if (exec_simple(sql, &error)) return true;
-  if (PQstatus(conn_) != CONNECTION_OK) {  // the server dropped an idle connection: reconnect once
+// The session's deadline (statement_timeout, lock_timeout) and work_mem, set when they change. A query
+// cannot keep a change it makes (set_config): it runs in a transaction that is rolled back, and settings
+// roll back with it. A connection the server dropped while idle is reconnected once.
+bool PostgresDb::session(const Run& run, std::string& error) {
+  const std::string ms = run.has_deadline ? ms_text(run.limits.timeout_s) : "0";
+  if (ms == session_timeout_ && PQstatus(conn_) == CONNECTION_OK) return true;
+  const std::string sql = "SET statement_timeout = " + ms + "; SET lock_timeout = " + ms + "; SET work_mem = '" +
+                          std::to_string(opt_.work_mem_kb) + "kB'";
+  session_timeout_.clear();
+  if (!exec_simple(sql, &error)) {
+    if (PQstatus(conn_) == CONNECTION_OK) return false;
     PQreset(conn_);
-    if (PQstatus(conn_) == CONNECTION_OK) {
-      exec_simple("SET DateStyle TO 'ISO'; SET client_connection_check_interval = 1000");
-      if (cancel_) PQfreeCancel(cancel_);
-      cancel_ = PQgetCancel(conn_);
-      return exec_simple(sql, &error);
-    }
+    if (PQstatus(conn_) != CONNECTION_OK) return false;
+    exec_simple("SET DateStyle TO 'ISO'; SET client_connection_check_interval = 1000");
+    if (cancel_) PQfreeCancel(cancel_);
+    cancel_ = PQgetCancel(conn_);
+    if (!exec_simple(sql, &error)) return false;
   }
-  return false;
+  session_timeout_ = ms;
+  return true;
 }
 
-// The transaction is rolled back; session-level advisory locks (which survive a rollback) released.
-void PostgresDb::end() {
-  if (!conn_ || broken_) return;
-  if (!exec_simple("ROLLBACK; SELECT pg_advisory_unlock_all()")) exec_simple("ROLLBACK");
+// Reads results until `syncs` pipeline synchronisation points have gone by (the ROLLBACK's results).
+bool PostgresDb::skip_to_sync(Run& run, int syncs) {
+  while (syncs > 0) {
+    if (!wait_ready(run)) return false;
+    PGresult* r = PQgetResult(conn_);
+    if (r && PQresultStatus(r) == PGRES_PIPELINE_SYNC) --syncs;
+    PQclear(r);
+  }
+  return true;
 }
 
-PostgresDb::Outcome PostgresDb::send(Run& run, const std::string& piece) {
+// One statement in one round trip (libpq pipeline mode): BEGIN READ ONLY, the statement (single-row
+// mode), a sync point (an error aborts the pipeline up to it), ROLLBACK and the release of session-level
+// advisory locks (which survive a rollback), a sync point.
+PostgresDb::Outcome PostgresDb::pipelined(Run& run, const std::string& text, Table& table, bool keep) {
+  auto send = [&](const char* q) { return PQsendQueryParams(conn_, q, 0, nullptr, nullptr, nullptr, nullptr, 0) == 1; };
   // The extended protocol: the server refuses a text holding more than one statement.
-  if (!PQsendQueryParams(conn_, piece.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0))
-    return {ExecStatus::Error, PQerrorMessage(conn_)};
+  if (!PQenterPipelineMode(conn_) || !send("BEGIN READ ONLY") || !send(text.c_str()) || !PQpipelineSync(conn_) ||
+      !send("ROLLBACK") || !send("SELECT pg_advisory_unlock_all()") || !PQpipelineSync(conn_)) {
+    broken_ = true;
+    return {ExecStatus::Error, first_line(PQerrorMessage(conn_))};
+  }
+  Outcome begin;
+  Table none;
+  begin = read_piece(run, none, false);  // BEGIN's result
+  if (!conn_) return {ExecStatus::Timeout, "timeout after " + run.timeout_text + " (the server did not stop)"};
   PQsetSingleRowMode(conn_);
-  (void)run;
-  return {};
+  Outcome o = read_piece(run, table, keep);
+  if (begin.status != ExecStatus::Ok) o = begin;
+  if (!conn_ || !skip_to_sync(run, 2)) return {ExecStatus::Timeout, "timeout after " + run.timeout_text + " (the server did not stop)"};
+  PQexitPipelineMode(conn_);
+  return o;
+}
+
+// Several statements (psycopg2: all run, the last result kept), one after the other in one READ ONLY
+// transaction; before each one after the first the deadline is set again to what is left of it (an
+// earlier statement may have changed it).
+PostgresDb::Outcome PostgresDb::one_by_one(Run& run, const std::vector<std::string>& pieces, Table& table, bool explain,
+                                          double& ms) {
+  std::string err;
+  if (!exec_simple("BEGIN READ ONLY", &err)) return {ExecStatus::Error, err};
+  Outcome o;
+  for (size_t k = 0; k < pieces.size() && o.status == ExecStatus::Ok; ++k) {
+    const bool last = k + 1 == pieces.size();
+    if (k > 0 && run.has_deadline) {
+      const double left = std::chrono::duration<double>(run.deadline - Clock::now()).count();
+      exec_simple("SET LOCAL statement_timeout = " + ms_text(std::max(left, 0.001)));
+    }
+    Table t;
+    const std::string text = explain ? "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) " + pieces[k] : pieces[k];
+    if (!PQsendQueryParams(conn_, text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)) {
+      o = {ExecStatus::Error, first_line(PQerrorMessage(conn_))};
+      break;
+    }
+    PQsetSingleRowMode(conn_);
+    o = read_piece(run, t, last || explain);
+    if (!conn_) return o;
+    if (o.status == ExecStatus::Ok && explain) ms += piece_ms(t, o);
+    if (o.status == ExecStatus::Ok && last && !explain) table = std::move(t);
+  }
+  if (!broken_ && !exec_simple("ROLLBACK; SELECT pg_advisory_unlock_all()")) exec_simple("ROLLBACK");
+  return o;
+}
+
+// EXPLAIN ANALYZE's time of one piece, in ms (an Error in `o` when it gave none).
+double PostgresDb::piece_ms(const Table& t, Outcome& o) {
+  const double m = t.rows.empty() || t.rows[0].empty() ? -1 : explain_ms(t.rows[0][0].s);
+  if (m < 0) o = {ExecStatus::Error, "EXPLAIN gave no time"};
+  return m < 0 ? 0 : m;
 }
 
 ExecResult PostgresDb::run_pieces(std::string_view sql, const Limits& limits, bool explain, double* server_ms) {
@@ -99,28 +157,20 @@ ExecResult PostgresDb::run_pieces(std::string_view sql, const Limits& limits, bo
   Run run = start_run(limits);
   run.raw = explain;
   std::string err;
-  if (!begin(run, err)) return finish(ExecStatus::Error, err);
+  if (!session(run, err)) return finish(ExecStatus::Error, err);
   Outcome o;
   double ms = 0;
-  for (size_t k = 0; k < pieces.size() && o.status == ExecStatus::Ok; ++k) {
-    const bool last = k + 1 == pieces.size();
-    if (k > 0 && run.has_deadline) {  // a piece before may have changed it (set_config): the time left
-      const double left = std::chrono::duration<double>(run.deadline - Clock::now()).count();
-      exec_simple("SET LOCAL statement_timeout = " + ms_text(std::max(left, 0.001)));
-    }
-    Table t;
-    o = send(run, explain ? "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) " + pieces[k] : pieces[k]);
-    if (o.status == ExecStatus::Ok) o = read_piece(run, t, last || explain);
-    if (o.status == ExecStatus::Ok && explain) {
-      const double m = t.rows.empty() || t.rows[0].empty() ? -1 : explain_ms(t.rows[0][0].s);
-      if (m < 0) o = {ExecStatus::Error, "EXPLAIN gave no time"};
-      ms += m;
-    } else if (o.status == ExecStatus::Ok && last) {
-      if (!o.had_rows) o = {ExecStatus::Error, "no results to fetch"};
-      else res.table = std::move(t);
-    }
+  Table t;
+  if (pieces.size() == 1) {
+    o = pipelined(run, explain ? "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) " + pieces[0] : pieces[0], t, true);
+    if (o.status == ExecStatus::Ok && explain) ms = piece_ms(t, o);
+  } else {
+    o = one_by_one(run, pieces, t, explain, ms);
   }
-  end();
+  if (o.status == ExecStatus::Ok && !explain) {
+    if (!o.had_rows) o = {ExecStatus::Error, "no results to fetch"};
+    else res.table = std::move(t);
+  }
   if (server_ms) *server_ms = ms;
   if (run.timed_out && o.status == ExecStatus::Ok) o = {ExecStatus::Timeout, "timeout after " + run.timeout_text};
   return finish(o.status, o.error);
