@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "sqlgrade/bird.hpp"
+#include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/engine/server_sql.hpp"
 #include "sqlgrade/py/equality.hpp"
@@ -240,6 +241,41 @@ TEST_P(BirdDialects, ExAndSoftF1MatchTheOfficialScripts) {
 INSTANTIATE_TEST_SUITE_P(Official, BirdDialects,
                          ::testing::Combine(::testing::Bool(), ::testing::Range(0, 3)),
                          [](const auto& info) { return case_name(std::get<0>(info.param), std::get<1>(info.param)); });
+
+// R-VES: the rule, not the timing (the file's header). gpt-4, --repeat 3.
+class BirdRves : public ::testing::TestWithParam<bool> {};
+
+TEST_P(BirdRves, ScoresFollowTheOfficialRule) {
+  const bool pg = GetParam();
+  SQLGRADE_REQUIRE_SERVER_DB(pg ? TestServer::Kind::PostgreSQL : TestServer::Kind::MariaDB);
+  bird::Options o = options(DSN, pg, "gpt-4", bird::Metric::RVes);
+  o.repeat = 3;
+  const bird::Run run = bird::evaluate(o);
+  const std::string want = read_all(expected_path("ves", "gpt-4", pg, ".txt"));
+  std::string ours = bird::render_text(run);
+  auto cut = [](const std::string& t) {  // the table without its score line
+    const size_t b = t.find("\nR-VES ") + 1;
+    return t.substr(0, b) + t.substr(t.find('\n', b) + 1);
+  };
+  EXPECT_EQ(cut(ours), cut(want));
+  const json ex = json::parse(read_all(expected_path("ex", "gpt-4", pg, ".per_instance.json")));
+  size_t timed = 0;
+  for (size_t i = 0; i < run.items.size(); ++i) {
+    const bird::Instance& it = run.items[i];
+    if (ex["results"][i]["res"].get<int>() == 0) {
+      EXPECT_EQ(it.score, 0) << "question " << i << " is not EX-correct officially";
+      continue;
+    }
+    EXPECT_TRUE(it.correct) << "question " << i;
+    EXPECT_DOUBLE_EQ(it.score, bird::rves_score(bird::rves_reward(it.time_ratio))) << "question " << i;
+    EXPECT_TRUE(it.time_ratio > 0 || it.score == 0) << "question " << i;
+    timed += it.time_ratio > 0;
+  }
+  EXPECT_GT(timed, 200u);  // gpt-4: 226 EX-correct questions in PostgreSQL, 268 in MySQL
+}
+
+INSTANTIATE_TEST_SUITE_P(Official, BirdRves, ::testing::Bool(),
+                         [](const auto& info) { return std::string(info.param ? "Postgres" : "MySql"); });
 
 }  // namespace
 }  // namespace sqlgrade

@@ -83,7 +83,7 @@ ExecResult MariaDb::run(std::string_view sql, const Limits& limits, bool profile
   auto finish = [&](ExecStatus st, std::string err) {
     res.status = st;
     res.error = std::move(err);
-    if (st != ExecStatus::Ok) res.table = Table{};
+    if (st != ExecStatus::Ok && !(st == ExecStatus::TooLarge && limits.keep_partial)) res.table = Table{};
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return std::move(res);
   };

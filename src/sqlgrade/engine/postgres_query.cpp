@@ -138,7 +138,7 @@ ExecResult PostgresDb::run_pieces(std::string_view sql, const Limits& limits, bo
   auto finish = [&](ExecStatus st, std::string err) {
     res.status = st;
     res.error = std::move(err);
-    if (st != ExecStatus::Ok) res.table = Table{};
+    if (st != ExecStatus::Ok && !(st == ExecStatus::TooLarge && limits.keep_partial)) res.table = Table{};
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return std::move(res);
   };
@@ -170,6 +170,8 @@ ExecResult PostgresDb::run_pieces(std::string_view sql, const Limits& limits, bo
   if (o.status == ExecStatus::Ok && !explain) {
     if (!o.had_rows) o = {ExecStatus::Error, "no results to fetch"};
     else res.table = std::move(t);
+  } else if (o.status == ExecStatus::TooLarge && limits.keep_partial) {
+    res.table = std::move(t);  // sqlgrade::execute: the rows that fit
   }
   if (server_ms) *server_ms = ms;
   if (run.timed_out && o.status == ExecStatus::Ok) o = {ExecStatus::Timeout, "timeout after " + run.timeout_text};
