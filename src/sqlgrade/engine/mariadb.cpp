@@ -4,11 +4,10 @@
 // text of two statements fails with error 1064 as it does for the official script), without
 // LOAD DATA LOCAL. The login may hold SELECT, SHOW VIEW and USAGE only (SHOW GRANTS).
 #include "sqlgrade/engine/mariadb.hpp"
+#include "sqlgrade/engine/server_loader.hpp"
 
-#include <mysql.h>
 
 #include <cmath>
-#include <mutex>
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/errors.hpp"
@@ -16,12 +15,10 @@
 
 namespace sqlgrade {
 
-namespace {
+using server_lib::my;
+using server_lib::pq;
 
-void library_init_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { mysql_library_init(0, nullptr, nullptr); });
-}
+namespace {
 
 // The privileges of one SHOW GRANTS line that go beyond reading ("" when none): SELECT, SHOW VIEW and
 // USAGE are reading; a role granted to the login is refused (its privileges are not listed here).
@@ -52,21 +49,20 @@ std::string write_privileges(const std::string& line) {
 }  // namespace
 
 MYSQL* MariaDb::connect(const ServerDsn& dsn, double timeout_s) {
-  library_init_once();
-  MYSQL* m = mysql_init(nullptr);
+  MYSQL* m = my().mysql_init(nullptr);
   if (!m) throw InputError(dsn.redacted(), "cannot connect to MySQL: out of memory");
   unsigned int t = static_cast<unsigned int>(std::max(1.0, std::ceil(timeout_s)));
   unsigned int no = 0;
-  mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &t);
-  mysql_optionsv(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-  mysql_optionsv(m, MYSQL_OPT_LOCAL_INFILE, &no);
+  my().mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &t);
+  my().mysql_optionsv(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+  my().mysql_optionsv(m, MYSQL_OPT_LOCAL_INFILE, &no);
   const char* host = dsn.socket.empty() ? (dsn.host.empty() ? "localhost" : dsn.host.c_str()) : "localhost";
-  if (!mysql_real_connect(m, host, dsn.user.empty() ? nullptr : dsn.user.c_str(),
+  if (!my().mysql_real_connect(m, host, dsn.user.empty() ? nullptr : dsn.user.c_str(),
                           dsn.password.empty() ? nullptr : dsn.password.c_str(),
                           dsn.database.empty() ? nullptr : dsn.database.c_str(), static_cast<unsigned>(dsn.port),
                           dsn.socket.empty() ? nullptr : dsn.socket.c_str(), 0)) {
-    std::string msg = mysql_error(m);
-    mysql_close(m);
+    std::string msg = my().mysql_error(m);
+    my().mysql_close(m);
     throw InputError(dsn.redacted(), "cannot connect to MySQL: " + msg);
   }
   return m;
@@ -79,54 +75,54 @@ MariaDb::MariaDb(const ServerDsn& dsn, const ServerOptions& opt) : ServerDb(dsn)
     std::string err;
     if (!session_setup(&err)) throw InputError(dsn_.redacted(), "cannot set up the session: " + err);
   } catch (...) {
-    mysql_close(m_);
+    my().mysql_close(m_);
     m_ = nullptr;
     throw;
   }
 }
 
 MariaDb::~MariaDb() {
-  if (m_) mysql_close(m_);
+  if (m_) my().mysql_close(m_);
 }
 
 bool MariaDb::healthy() const { return m_ && !broken_; }
 
-std::string MariaDb::server_version() { return m_ ? std::string("MySQL ") + mysql_get_server_info(m_) : "MySQL"; }
+std::string MariaDb::server_version() { return m_ ? std::string("MySQL ") + my().mysql_get_server_info(m_) : "MySQL"; }
 
 // PyMySQL's str(exception): the tuple (errno, message) as Python prints it.
 std::string MariaDb::error_text() const {
-  return "(" + std::to_string(mysql_errno(m_)) + ", " + py::str_repr(mysql_error(m_)) + ")";
+  return "(" + std::to_string(my().mysql_errno(m_)) + ", " + py::str_repr(my().mysql_error(m_)) + ")";
 }
 
 bool MariaDb::exec_simple(const std::string& sql, std::string* error) {
-  if (mysql_real_query(m_, sql.data(), sql.size()) != 0) {
+  if (my().mysql_real_query(m_, sql.data(), sql.size()) != 0) {
     if (error) *error = error_text();
     return false;
   }
-  if (MYSQL_RES* r = mysql_store_result(m_)) mysql_free_result(r);
+  if (MYSQL_RES* r = my().mysql_store_result(m_)) my().mysql_free_result(r);
   return true;
 }
 
 // As PyMySQL: SET NAMES utf8mb4 (the server's default collation for it). The session's statement time
 // is set per query (mariadb_query.cpp).
 bool MariaDb::session_setup(std::string* error) {
-  thread_id_ = mysql_thread_id(m_);
+  thread_id_ = my().mysql_thread_id(m_);
   statement_time_ = -1;
   profiling_ = false;
   return exec_simple("SET NAMES utf8mb4", error);
 }
 
 void MariaDb::check_login() {
-  if (mysql_real_query(m_, "SHOW GRANTS", 11) != 0)
-    throw InputError(dsn_.redacted(), "cannot check what the login may do: " + std::string(mysql_error(m_)));
-  MYSQL_RES* r = mysql_store_result(m_);
+  if (my().mysql_real_query(m_, "SHOW GRANTS", 11) != 0)
+    throw InputError(dsn_.redacted(), "cannot check what the login may do: " + std::string(my().mysql_error(m_)));
+  MYSQL_RES* r = my().mysql_store_result(m_);
   std::string bad;
-  while (MYSQL_ROW row = r ? mysql_fetch_row(r) : nullptr) {
+  while (MYSQL_ROW row = r ? my().mysql_fetch_row(r) : nullptr) {
     std::string line = row[0] ? row[0] : "";
     std::string w = write_privileges(line);
     if (!w.empty()) bad += (bad.empty() ? "" : "; ") + w;
   }
-  if (r) mysql_free_result(r);
+  if (r) my().mysql_free_result(r);
   if (bad.empty()) return;
   throw InputError(dsn_.redacted(), "the login may do more than read (" + (bad.size() > 200 ? bad.substr(0, 200) + "..." : bad) +
                                         "): sqlgrade queries a server only through a login that can only read "
@@ -138,8 +134,8 @@ void MariaDb::kill_query() const {
   try {
     MYSQL* k = connect(dsn_, 5);
     const std::string q = "KILL QUERY " + std::to_string(thread_id_);
-    mysql_real_query(k, q.data(), q.size());
-    mysql_close(k);
+    my().mysql_real_query(k, q.data(), q.size());
+    my().mysql_close(k);
   } catch (...) {
   }
 }

@@ -30,6 +30,8 @@ class MariaDb : public ServerDb {
   bool exec_simple(const std::string& sql, std::string* error = nullptr);
   bool session_setup(std::string* error = nullptr);
   ExecResult run(std::string_view sql, const Limits& limits, bool profile);
+  ExecStatus guarded_query(std::string_view sql, const Limits& limits, Clock::time_point t0, Table& table,
+                           std::string& error);
   std::string error_text() const;
   void kill_query() const;
 

@@ -5,12 +5,12 @@
 // query's deadline on the server; the watchdog sends KILL QUERY at the deadline (or on cancellation)
 // and shuts the socket down if the server has not stopped within the grace period. Session state a
 // query can leave behind (user variables, GET_LOCK locks) is reset after a query that mentions them.
-#include <mysql.h>
 #include <sys/socket.h>
 
 #include <cmath>
 
 #include "sqlgrade/core/cancel.hpp"
+#include "sqlgrade/engine/server_loader.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/mariadb.hpp"
 #include "sqlgrade/engine/server_sql.hpp"
@@ -18,6 +18,9 @@
 #include "sqlgrade/engine/server_watchdog.hpp"
 
 namespace sqlgrade {
+
+using server_lib::my;
+using server_lib::pq;
 
 namespace {
 
@@ -33,8 +36,8 @@ struct Rows {
 // killed on the server (kill), and the rest drained by mysql_free_result.
 Rows read_rows(MYSQL* m, MYSQL_RES* res, Table& table, const Limits& lim, const std::function<void()>& kill) {
   Rows out;
-  const unsigned n = mysql_num_fields(res);
-  MYSQL_FIELD* fields = mysql_fetch_fields(res);
+  const unsigned n = my().mysql_num_fields(res);
+  MYSQL_FIELD* fields = my().mysql_fetch_fields(res);
   for (unsigned c = 0; c < n; ++c) table.columns.emplace_back(fields[c].name ? fields[c].name : "");
   size_t bytes = 0;
   auto stop = [&](ExecStatus st, std::string why) {
@@ -42,13 +45,13 @@ Rows read_rows(MYSQL* m, MYSQL_RES* res, Table& table, const Limits& lim, const 
     kill();
   };
   while (out.status == ExecStatus::Ok) {
-    MYSQL_ROW row = mysql_fetch_row(res);
+    MYSQL_ROW row = my().mysql_fetch_row(res);
     if (!row) break;
     if (table.rows.size() >= lim.max_rows) {
       stop(ExecStatus::TooLarge, "result has more than " + std::to_string(lim.max_rows) + " rows");
       break;
     }
-    unsigned long* len = mysql_fetch_lengths(res);
+    unsigned long* len = my().mysql_fetch_lengths(res);
     Row r;
     r.reserve(n);
     for (unsigned c = 0; c < n && out.status == ExecStatus::Ok; ++c) {
@@ -77,6 +80,53 @@ bool mentions_session_state(std::string_view sql) {
 
 }  // namespace
 
+// The statement under the client's deadline: the watchdog sends KILL QUERY at the deadline (or on
+// cancellation) and shuts the socket down after the grace period; past the deadline the answer is a
+// timeout whatever the server said.
+ExecStatus MariaDb::guarded_query(std::string_view sql, const Limits& limits, Clock::time_point t0, Table& table,
+                                  std::string& error) {
+  const std::string timeout_msg = "timeout after " + std::to_string(limits.timeout_s) + " s";
+  ExecStatus status = ExecStatus::Ok;
+  {
+    // The deadline from the client: KILL QUERY, then (after the grace period) the socket shut down.
+    std::atomic<bool> killed{false}, dropped{false};
+    const auto deadline = limits.timeout_s > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s))
+                                               : Clock::time_point::max();
+    const auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt_.cancel_grace_s));
+    const int fd = static_cast<int>(my().mysql_get_socket(m_));
+    server_watchdog::Guard kill(deadline, current_cancel_token(), [&] {
+      killed = true;
+      kill_query();
+    });
+    server_watchdog::Guard drop(deadline == Clock::time_point::max() ? deadline : deadline + grace, nullptr, [&] {
+      dropped = true;
+      ::shutdown(fd, SHUT_RDWR);
+    });
+    auto timed_out = [&](unsigned e) { return e == kQueryInterrupted || e == kStatementTimeout || killed || dropped; };
+    if (my().mysql_real_query(m_, sql.data(), sql.size()) != 0) {
+      const unsigned e = my().mysql_errno(m_);
+      status = timed_out(e) ? ExecStatus::Timeout : ExecStatus::Error;
+      error = status == ExecStatus::Timeout ? timeout_msg : error_text();
+    } else if (my().mysql_field_count(m_) > 0) {
+      MYSQL_RES* r = my().mysql_use_result(m_);
+      Rows got = r ? read_rows(m_, r, table, limits, [&] { kill_query(); }) : Rows{ExecStatus::Error, error_text()};
+      const unsigned e = my().mysql_errno(m_);
+      if (got.status == ExecStatus::Ok && e) got = {timed_out(e) ? ExecStatus::Timeout : ExecStatus::Error, timed_out(e) ? timeout_msg : error_text()};
+      if (r) my().mysql_free_result(r);
+      status = got.status;
+      error = got.error;
+    }
+    if (dropped) broken_ = true;
+    // Past the deadline the answer does not count, whatever the server said: MariaDB ends a killed
+    // BENCHMARK() or SLEEP() with a value, not an error.
+    if ((killed || dropped) && status != ExecStatus::TooLarge) {
+      status = ExecStatus::Timeout;
+      error = timeout_msg;
+    }
+  }
+  return status;
+}
+
 ExecResult MariaDb::run(std::string_view sql, const Limits& limits, bool profile) {
   ExecResult res;
   const auto t0 = Clock::now();
@@ -90,7 +140,6 @@ ExecResult MariaDb::run(std::string_view sql, const Limits& limits, bool profile
   if (std::string why = server_sql::refusal(sql, ServerDialect::MySQL); !why.empty())
     return finish(ExecStatus::Error, why);
   if (!healthy()) return finish(ExecStatus::Error, "the connection to the server was lost");
-  const std::string timeout_msg = "timeout after " + std::to_string(limits.timeout_s) + " s";
   std::string err;
   // The deadline on the server: max_statement_time (seconds; 0 = none), set when it changes.
   const double st = limits.timeout_s > 0 ? limits.timeout_s : 0;
@@ -104,58 +153,21 @@ ExecResult MariaDb::run(std::string_view sql, const Limits& limits, bool profile
     profiling_ = true;
   }
   if (!exec_simple("START TRANSACTION READ ONLY", &err)) return finish(ExecStatus::Error, err);
-  ExecStatus status = ExecStatus::Ok;
   std::string error;
-  {
-    // The deadline from the client: KILL QUERY, then (after the grace period) the socket shut down.
-    std::atomic<bool> killed{false}, dropped{false};
-    const auto deadline = limits.timeout_s > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s))
-                                               : Clock::time_point::max();
-    const auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt_.cancel_grace_s));
-    const int fd = static_cast<int>(mysql_get_socket(m_));
-    server_watchdog::Guard kill(deadline, current_cancel_token(), [&] {
-      killed = true;
-      kill_query();
-    });
-    server_watchdog::Guard drop(deadline == Clock::time_point::max() ? deadline : deadline + grace, nullptr, [&] {
-      dropped = true;
-      ::shutdown(fd, SHUT_RDWR);
-    });
-    auto timed_out = [&](unsigned e) { return e == kQueryInterrupted || e == kStatementTimeout || killed || dropped; };
-    if (mysql_real_query(m_, sql.data(), sql.size()) != 0) {
-      const unsigned e = mysql_errno(m_);
-      status = timed_out(e) ? ExecStatus::Timeout : ExecStatus::Error;
-      error = status == ExecStatus::Timeout ? timeout_msg : error_text();
-    } else if (mysql_field_count(m_) > 0) {
-      MYSQL_RES* r = mysql_use_result(m_);
-      Rows got = r ? read_rows(m_, r, res.table, limits, [&] { kill_query(); }) : Rows{ExecStatus::Error, error_text()};
-      const unsigned e = mysql_errno(m_);
-      if (got.status == ExecStatus::Ok && e) got = {timed_out(e) ? ExecStatus::Timeout : ExecStatus::Error, timed_out(e) ? timeout_msg : error_text()};
-      if (r) mysql_free_result(r);
-      status = got.status;
-      error = got.error;
-    }
-    if (dropped) broken_ = true;
-    // Past the deadline the answer does not count, whatever the server said: MariaDB ends a killed
-    // BENCHMARK() or SLEEP() with a value, not an error.
-    if ((killed || dropped) && status != ExecStatus::TooLarge) {
-      status = ExecStatus::Timeout;
-      error = timeout_msg;
-    }
-  }
+  const ExecStatus status = guarded_query(sql, limits, t0, res.table, error);
   if (profile && status == ExecStatus::Ok && !broken_) {
     // The query's own duration, as the server's profile measured it.
-    if (mysql_real_query(m_, "SHOW PROFILES", 13) == 0) {
-      if (MYSQL_RES* r = mysql_store_result(m_)) {
+    if (my().mysql_real_query(m_, "SHOW PROFILES", 13) == 0) {
+      if (MYSQL_RES* r = my().mysql_store_result(m_)) {
         MYSQL_ROW row, last = nullptr;
-        while ((row = mysql_fetch_row(r))) last = row;
+        while ((row = my().mysql_fetch_row(r))) last = row;
         if (last && last[1]) res.error = last[1];  // Duration (s), read by timed()
-        mysql_free_result(r);
+        my().mysql_free_result(r);
       }
     }
   }
   if (!broken_ && (!exec_simple("ROLLBACK") || mentions_session_state(sql))) {
-    if (mysql_reset_connection(m_) != 0 || !session_setup()) broken_ = true;
+    if (my().mysql_reset_connection(m_) != 0 || !session_setup()) broken_ = true;
   }
   const std::string profile_text = res.error;
   ExecResult out = finish(status, error);

@@ -44,6 +44,7 @@ class PostgresDb : public ServerDb {
   void close();
   void check_login();
   bool exec_simple(const std::string& sql, std::string* error = nullptr);
+  void session_defaults();
   bool session(const Run& run, std::string& error);
   bool wait_ready(Run& run);
   bool skip_to_sync(Run& run, int syncs);

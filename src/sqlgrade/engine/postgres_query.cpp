@@ -1,15 +1,18 @@
 // PostgresDb: one query, and its server-side timing (R-VES) — see postgres.hpp / server.hpp.
-#include <libpq-fe.h>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/engine/server_loader.hpp"
 #include "sqlgrade/engine/postgres.hpp"
 #include "sqlgrade/engine/server_sql.hpp"
 
 namespace sqlgrade {
+
+using server_lib::my;
+using server_lib::pq;
 
 namespace {
 
@@ -44,17 +47,17 @@ PostgresDb::Run PostgresDb::start_run(const Limits& limits) const {
 // roll back with it. A connection the server dropped while idle is reconnected once.
 bool PostgresDb::session(const Run& run, std::string& error) {
   const std::string ms = run.has_deadline ? ms_text(run.limits.timeout_s) : "0";
-  if (ms == session_timeout_ && PQstatus(conn_) == CONNECTION_OK) return true;
+  if (ms == session_timeout_ && pq().PQstatus(conn_) == CONNECTION_OK) return true;
   const std::string sql = "SET statement_timeout = " + ms + "; SET lock_timeout = " + ms + "; SET work_mem = '" +
                           std::to_string(opt_.work_mem_kb) + "kB'";
   session_timeout_.clear();
   if (!exec_simple(sql, &error)) {
-    if (PQstatus(conn_) == CONNECTION_OK) return false;
-    PQreset(conn_);
-    if (PQstatus(conn_) != CONNECTION_OK) return false;
-    exec_simple("SET DateStyle TO 'ISO'; SET client_connection_check_interval = 1000");
-    if (cancel_) PQfreeCancel(cancel_);
-    cancel_ = PQgetCancel(conn_);
+    if (pq().PQstatus(conn_) == CONNECTION_OK) return false;
+    pq().PQreset(conn_);
+    if (pq().PQstatus(conn_) != CONNECTION_OK) return false;
+    session_defaults();
+    if (cancel_) pq().PQfreeCancel(cancel_);
+    cancel_ = pq().PQgetCancel(conn_);
     if (!exec_simple(sql, &error)) return false;
   }
   session_timeout_ = ms;
@@ -65,9 +68,9 @@ bool PostgresDb::session(const Run& run, std::string& error) {
 bool PostgresDb::skip_to_sync(Run& run, int syncs) {
   while (syncs > 0) {
     if (!wait_ready(run)) return false;
-    PGresult* r = PQgetResult(conn_);
-    if (r && PQresultStatus(r) == PGRES_PIPELINE_SYNC) --syncs;
-    PQclear(r);
+    PGresult* r = pq().PQgetResult(conn_);
+    if (r && pq().PQresultStatus(r) == PGRES_PIPELINE_SYNC) --syncs;
+    pq().PQclear(r);
   }
   return true;
 }
@@ -76,22 +79,22 @@ bool PostgresDb::skip_to_sync(Run& run, int syncs) {
 // mode), a sync point (an error aborts the pipeline up to it), ROLLBACK and the release of session-level
 // advisory locks (which survive a rollback), a sync point.
 PostgresDb::Outcome PostgresDb::pipelined(Run& run, const std::string& text, Table& table, bool keep) {
-  auto send = [&](const char* q) { return PQsendQueryParams(conn_, q, 0, nullptr, nullptr, nullptr, nullptr, 0) == 1; };
+  auto send = [&](const char* q) { return pq().PQsendQueryParams(conn_, q, 0, nullptr, nullptr, nullptr, nullptr, 0) == 1; };
   // The extended protocol: the server refuses a text holding more than one statement.
-  if (!PQenterPipelineMode(conn_) || !send("BEGIN READ ONLY") || !send(text.c_str()) || !PQpipelineSync(conn_) ||
-      !send("ROLLBACK") || !send("SELECT pg_advisory_unlock_all()") || !PQpipelineSync(conn_)) {
+  if (!pq().PQenterPipelineMode(conn_) || !send("BEGIN READ ONLY") || !send(text.c_str()) || !pq().PQpipelineSync(conn_) ||
+      !send("ROLLBACK") || !send("SELECT pg_advisory_unlock_all()") || !pq().PQpipelineSync(conn_)) {
     broken_ = true;
-    return {ExecStatus::Error, first_line(PQerrorMessage(conn_))};
+    return {ExecStatus::Error, first_line(pq().PQerrorMessage(conn_))};
   }
   Outcome begin;
   Table none;
   begin = read_piece(run, none, false);  // BEGIN's result
   if (!conn_) return {ExecStatus::Timeout, "timeout after " + run.timeout_text + " (the server did not stop)"};
-  PQsetSingleRowMode(conn_);
+  pq().PQsetSingleRowMode(conn_);
   Outcome o = read_piece(run, table, keep);
   if (begin.status != ExecStatus::Ok) o = begin;
   if (!conn_ || !skip_to_sync(run, 2)) return {ExecStatus::Timeout, "timeout after " + run.timeout_text + " (the server did not stop)"};
-  PQexitPipelineMode(conn_);
+  pq().PQexitPipelineMode(conn_);
   return o;
 }
 
@@ -111,11 +114,11 @@ PostgresDb::Outcome PostgresDb::one_by_one(Run& run, const std::vector<std::stri
     }
     Table t;
     const std::string text = explain ? "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) " + pieces[k] : pieces[k];
-    if (!PQsendQueryParams(conn_, text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)) {
-      o = {ExecStatus::Error, first_line(PQerrorMessage(conn_))};
+    if (!pq().PQsendQueryParams(conn_, text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)) {
+      o = {ExecStatus::Error, first_line(pq().PQerrorMessage(conn_))};
       break;
     }
-    PQsetSingleRowMode(conn_);
+    pq().PQsetSingleRowMode(conn_);
     o = read_piece(run, t, last || explain);
     if (!conn_) return o;
     if (o.status == ExecStatus::Ok && explain) ms += piece_ms(t, o);

@@ -1,9 +1,8 @@
 // `sqlgrade db load`: create a database, load a dump, create the reader login — see server_admin.hpp.
 #include "sqlgrade/engine/server_admin.hpp"
+#include "sqlgrade/engine/server_loader.hpp"
 
 #include <fcntl.h>
-#include <libpq-fe.h>
-#include <mysql.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +18,9 @@
 extern char** environ;
 
 namespace sqlgrade {
+
+using server_lib::my;
+using server_lib::pq;
 
 namespace {
 
@@ -83,45 +85,45 @@ std::string client_path(const std::string& dir, const std::vector<std::string>& 
 struct PgConn {
   PGconn* c = nullptr;
   ~PgConn() {
-    if (c) PQfinish(c);
+    if (c) pq().PQfinish(c);
   }
 };
 
 void pg_exec(PGconn* c, const std::string& sql, const std::string& what) {
-  PGresult* r = PQexec(c, sql.c_str());
-  const ExecStatusType st = PQresultStatus(r);
-  std::string msg = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? "" : PQresultErrorMessage(r);
-  PQclear(r);
+  PGresult* r = pq().PQexec(c, sql.c_str());
+  const ExecStatusType st = pq().PQresultStatus(r);
+  std::string msg = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? "" : pq().PQresultErrorMessage(r);
+  pq().PQclear(r);
   if (!msg.empty()) throw InputError(what, first_line(trim(msg)));
 }
 
 bool pg_exists(PGconn* c, const char* sql, const std::string& name) {
   const char* params[] = {name.c_str()};
-  PGresult* r = PQexecParams(c, sql, 1, nullptr, params, nullptr, nullptr, 0);
-  const bool yes = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0;
-  PQclear(r);
+  PGresult* r = pq().PQexecParams(c, sql, 1, nullptr, params, nullptr, nullptr, 0);
+  const bool yes = pq().PQresultStatus(r) == PGRES_TUPLES_OK && pq().PQntuples(r) > 0;
+  pq().PQclear(r);
   return yes;
 }
 
 std::string pg_ident(PGconn* c, const std::string& s) {
-  char* q = PQescapeIdentifier(c, s.c_str(), s.size());
+  char* q = pq().PQescapeIdentifier(c, s.c_str(), s.size());
   std::string out = q ? q : "\"\"";
-  PQfreemem(q);
+  pq().PQfreemem(q);
   return out;
 }
 
 std::string pg_literal(PGconn* c, const std::string& s) {
-  char* q = PQescapeLiteral(c, s.c_str(), s.size());
+  char* q = pq().PQescapeLiteral(c, s.c_str(), s.size());
   std::string out = q ? q : "''";
-  PQfreemem(q);
+  pq().PQfreemem(q);
   return out;
 }
 
 PGconn* pg_connect(const std::string& uri, const std::string& what) {
-  PGconn* c = PQconnectdb(uri.c_str());
-  if (PQstatus(c) != CONNECTION_OK) {
-    std::string msg = PQerrorMessage(c);
-    PQfinish(c);
+  PGconn* c = pq().PQconnectdb(uri.c_str());
+  if (pq().PQstatus(c) != CONNECTION_OK) {
+    std::string msg = pq().PQerrorMessage(c);
+    pq().PQfinish(c);
     throw InputError(what, "cannot connect: " + first_line(trim(msg)));
   }
   return c;
@@ -184,12 +186,12 @@ DbLoadResult load_postgres(const ServerDsn& admin, const DbLoadOptions& opt) {
     if (rc != 0) throw InputError(opt.dump, "psql failed (exit " + std::to_string(rc) + "): " + first_line(trim(out)));
     PgConn db{pg_connect(db_uri, "--database")};
     pg_grants(db.c, opt);
-    PGresult* r = PQexec(db.c, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'");
-    res.tables = PQresultStatus(r) == PGRES_TUPLES_OK ? std::stoul(PQgetvalue(r, 0, 0)) : 0;
-    PQclear(r);
+    PGresult* r = pq().PQexec(db.c, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'");
+    res.tables = pq().PQresultStatus(r) == PGRES_TUPLES_OK ? std::stoul(pq().PQgetvalue(r, 0, 0)) : 0;
+    pq().PQclear(r);
   } catch (...) {
-    PGresult* r = PQexec(a.c, ("DROP DATABASE IF EXISTS " + d).c_str());  // ours: created above
-    PQclear(r);
+    PGresult* r = pq().PQexec(a.c, ("DROP DATABASE IF EXISTS " + d).c_str());  // ours: created above
+    pq().PQclear(r);
     throw;
   }
   res.reader_dsn = with_login(admin, opt.reader, opt.reader_password, opt.database);
@@ -201,28 +203,28 @@ DbLoadResult load_postgres(const ServerDsn& admin, const DbLoadOptions& opt) {
 struct MyConn {
   MYSQL* m = nullptr;
   ~MyConn() {
-    if (m) mysql_close(m);
+    if (m) my().mysql_close(m);
   }
 };
 
 void my_exec(MYSQL* m, const std::string& sql, const std::string& what) {
-  if (mysql_real_query(m, sql.data(), sql.size()) != 0) throw InputError(what, mysql_error(m));
-  if (MYSQL_RES* r = mysql_store_result(m)) mysql_free_result(r);
+  if (my().mysql_real_query(m, sql.data(), sql.size()) != 0) throw InputError(what, my().mysql_error(m));
+  if (MYSQL_RES* r = my().mysql_store_result(m)) my().mysql_free_result(r);
 }
 
 std::vector<std::string> my_column(MYSQL* m, const std::string& sql) {
   std::vector<std::string> out;
-  if (mysql_real_query(m, sql.data(), sql.size()) != 0) return out;
-  if (MYSQL_RES* r = mysql_store_result(m)) {
-    while (MYSQL_ROW row = mysql_fetch_row(r)) out.push_back(row[0] ? row[0] : "");
-    mysql_free_result(r);
+  if (my().mysql_real_query(m, sql.data(), sql.size()) != 0) return out;
+  if (MYSQL_RES* r = my().mysql_store_result(m)) {
+    while (MYSQL_ROW row = my().mysql_fetch_row(r)) out.push_back(row[0] ? row[0] : "");
+    my().mysql_free_result(r);
   }
   return out;
 }
 
 std::string my_quote(MYSQL* m, const std::string& s) {
   std::string buf(s.size() * 2 + 1, '\0');
-  buf.resize(mysql_real_escape_string(m, buf.data(), s.c_str(), s.size()));
+  buf.resize(my().mysql_real_escape_string(m, buf.data(), s.c_str(), s.size()));
   return "'" + buf + "'";
 }
 
@@ -272,7 +274,7 @@ DbLoadResult load_mysql(const ServerDsn& admin, const DbLoadOptions& opt) {
     res.tables = tables.size();
     my_reader(a.m, opt);
   } catch (...) {
-    mysql_query(a.m, ("DROP DATABASE IF EXISTS " + my_ident(opt.database)).c_str());  // ours: created above
+    my().mysql_query(a.m, ("DROP DATABASE IF EXISTS " + my_ident(opt.database)).c_str());  // ours: created above
     throw;
   }
   auto lctn = my_column(a.m, "SELECT @@lower_case_table_names");
