@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "sqlgrade/engine/server.hpp"
+#include "sqlgrade/engine/server_admin.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/py/repr.hpp"
 #include "server_test_util.hpp"
@@ -145,6 +146,48 @@ TEST(ServerMySql, LoginThatMayWriteIsRefused) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("may do more than read"), std::string::npos) << e.what();
   }
+}
+
+// sqlgrade db load writes only into a database it creates: an existing one is refused, and one whose dump
+// fails is dropped again (the same name then loads, which it could not if anything were left of it).
+void check_db_load_refusals(TestServer* server, const std::string& admin_db, const std::string& existing,
+                            const std::string& bad_sql) {
+  DbLoadOptions o;
+  o.admin_dsn = server->admin_dsn(admin_db);
+  o.database = existing;
+  o.dump = std::string(std::getenv("SQLGRADE_DATA") ? std::getenv("SQLGRADE_DATA") : SQLGRADE_DEFAULT_DATA) +
+           (server->kind() == TestServer::Kind::PostgreSQL ? "/bird/minidev_postgresql/BIRD_dev.sql"
+                                                            : "/bird/minidev_mysql/BIRD_dev.sql");
+  try {
+    load_database(o);
+    FAIL() << "loaded into the existing database " << existing;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("exists"), std::string::npos) << e.what();
+  }
+  const std::string bad = server->dir() + "/bad_dump.sql";
+  FILE* f = std::fopen(bad.c_str(), "w");
+  std::fputs(bad_sql.c_str(), f);
+  std::fclose(f);
+  o.database = "sqlgrade_bad_load";
+  o.dump = bad;
+  EXPECT_THROW(load_database(o), InputError);
+  o.dump = std::string(std::getenv("SQLGRADE_DATA") ? std::getenv("SQLGRADE_DATA") : SQLGRADE_DEFAULT_DATA) +
+           (server->kind() == TestServer::Kind::PostgreSQL ? "/bird/minidev_postgresql/BIRD_dev.sql"
+                                                            : "/bird/minidev_mysql/BIRD_dev.sql");
+  // The failed load left nothing behind: the same name loads now (and its login can read it).
+  const DbLoadResult r = load_database(o);
+  EXPECT_EQ(r.tables, 75u);
+  EXPECT_TRUE(ServerPool::lease(parse_server_dsn(r.reader_dsn))->execute("SELECT count(*) FROM account", limits()).ok());
+}
+
+TEST(ServerPostgres, DbLoadWritesOnlyIntoADatabaseItCreates) {
+  SQLGRADE_REQUIRE_SERVER_DB(TestServer::Kind::PostgreSQL);
+  check_db_load_refusals(SERVER, "postgres", "bird", "CREATE TABLE t (a int);\nSELECT nosuch_function();\n");
+}
+
+TEST(ServerMySql, DbLoadWritesOnlyIntoADatabaseItCreates) {
+  SQLGRADE_REQUIRE_SERVER_DB(TestServer::Kind::MariaDB);
+  check_db_load_refusals(SERVER, "mysql", "BIRD", "CREATE TABLE t (a int);\nSELECT nosuch_function();\n");
 }
 
 }  // namespace

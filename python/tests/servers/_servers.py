@@ -2,7 +2,8 @@
 
 Each is a `sqlgrade_test_server` child (tests/server/test_server_main.cpp; SQLGRADE_TEST_SERVER, which
 ctest sets): it starts the server in a temporary folder (unix socket only), loads the Mini-Dev dump with
-`sqlgrade db load`, prints the read-only login's URI, and stops the server when its standard input
+`sqlgrade db load` (as bird_fixture / BIRD_fixture: the documented commands create bird / BIRD
+themselves), prints the read-only login's URI, and stops the server when its standard input
 closes — at the end of the session, or when this process dies. Tests skip when the server binaries or
 the data are missing.
 """
@@ -45,9 +46,9 @@ def _server(kind: str, dump: str, name: str) -> Iterator[Dict[str, str]]:
 
 @pytest.fixture(scope="session")
 def pg() -> Iterator[Dict[str, str]]:
-    yield from _server("postgresql", "bird/minidev_postgresql/BIRD_dev.sql", "bird")
+    yield from _server("postgresql", "bird/minidev_postgresql/BIRD_dev.sql", "bird_fixture")
 
 
 @pytest.fixture(scope="session")
 def my() -> Iterator[Dict[str, str]]:
-    yield from _server("mariadb", "bird/minidev_mysql/BIRD_dev.sql", "BIRD")
+    yield from _server("mariadb", "bird/minidev_mysql/BIRD_dev.sql", "BIRD_fixture")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import urllib.request
 
@@ -98,7 +99,7 @@ def test_reward_server_without_that_dialect_says_so(pg, start_server):
 
 
 def test_serve_refuses_a_login_that_may_write(pg):
-    p = subprocess.run([sqlgrade_bin(), "serve", "--port", "0", "--dsn", pg["admin"].replace("/postgres?", "/bird?")],
+    p = subprocess.run([sqlgrade_bin(), "serve", "--port", "0", "--dsn", pg["admin"].replace("/postgres?", "/bird_fixture?")],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "is a superuser" in p.stderr
 
@@ -132,3 +133,27 @@ def test_cli_refuses_verify_on_a_server(pg):
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2
     assert "--verify: the counterexample search builds SQLite databases" in p.stderr
+
+
+_BLOCK = re.compile(r"<!-- server-test: (\w+) -->\n```sh\n(.*?)\n```", re.S)
+
+
+def _doc_blocks():
+    with open(os.path.join(os.path.dirname(sqlgrade.__file__), "..", "..", "docs", "bird.md"), encoding="utf-8") as f:
+        return dict(_BLOCK.findall(f.read()))
+
+
+@pytest.mark.parametrize("which", ["postgresql", "mysql"])
+def test_documented_commands_run_verbatim(which, request):
+    """docs/bird.md's two blocks as written (db load creates the database and the login, then grades),
+    with $ADMIN the throwaway server's superuser and sqlgrade on PATH."""
+    block = _doc_blocks()[which]
+    srv = request.getfixturevalue("pg" if which == "postgresql" else "my")
+    env = dict(os.environ, ADMIN=srv["admin"], SQLGRADE_DATA=os.path.abspath(data_dir()),
+               PATH=os.path.dirname(os.path.abspath(sqlgrade_bin())) + os.pathsep + os.environ.get("PATH", ""))
+    p = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stderr
+    with open(os.path.join(data_dir(), "expected/bird_minidev_dialects/ex/official_baselines_sql_output_kg__"
+                                       f"predict_mini_dev_gpt-4_{which}.txt"), encoding="utf-8") as f:
+        assert p.stdout == f.read()
