@@ -4,4 +4,4 @@
 set(SQLGRADE_NATIVE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/module.cpp ${CMAKE_CURRENT_LIST_DIR}/evaluate.cpp
     ${CMAKE_CURRENT_LIST_DIR}/spider_eval.cpp ${CMAKE_CURRENT_LIST_DIR}/runs.cpp)
-set(SQLGRADE_NATIVE_LIBRARIES sqlgrade_verdict sqlgrade_spider sqlgrade_bird sqlgrade_spider2 sqlgrade_uda)
+set(SQLGRADE_NATIVE_LIBRARIES sqlgrade_verdict sqlgrade_verify sqlgrade_spider sqlgrade_bird sqlgrade_spider2 sqlgrade_uda)

@@ -49,10 +49,7 @@ void run_bird(BirdArgs& a) {
   const auto labels = cli::system_labels(a.preds, a.names, "--predicted_sql_path");
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path", a.names);
   const auto vopt = cli::verify_options(a.verify, a.opt.num_cpus, a.no_progress);
-  if (a.verify.on && a.opt.metric != bird::Metric::Ex) throw InputError("--verify", "needs --metric ex");
-  if (a.verify.on && a.opt.sql_dialect != "SQLite")
-    throw InputError("--verify", "the counterexample search builds SQLite databases: it is not available with "
-                                 "--sql_dialect " + a.opt.sql_dialect + " (grade without --verify; docs/verify.md)");
+  if (a.verify.on) verify::check_verifiable(a.opt);
   ServerPool::configure(resolve_jobs(a.opt.num_cpus) + 1);  // server connections: one per worker
   a.opt.predicted_sql_path = a.preds[0];
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
