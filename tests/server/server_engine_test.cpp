@@ -5,7 +5,12 @@
 // python/tests/test_server_values.py compares the two live when the drivers are installed.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "sqlgrade/engine/server.hpp"
@@ -188,6 +193,32 @@ TEST(ServerPostgres, DbLoadWritesOnlyIntoADatabaseItCreates) {
 TEST(ServerMySql, DbLoadWritesOnlyIntoADatabaseItCreates) {
   SQLGRADE_REQUIRE_SERVER_DB(TestServer::Kind::MariaDB);
   check_db_load_refusals(SERVER, "mysql", "BIRD", "CREATE TABLE t (a int);\nSELECT nosuch_function();\n");
+}
+
+// A folder a killed test process left is removed by the next start; one whose owner lives, or that has no
+// owner.pid (not ours), stays. The dead owner is a child that has exited and been reaped.
+TEST(ServerPostgres, StaleTestFoldersAreSweptOnlyWhenTheirOwnerIsGone) {
+  namespace fs = std::filesystem;
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);
+  const std::string prefix = "sqlgrade-sweeptest-" + std::to_string(getpid()) + "-";
+  const fs::path tmp = fs::temp_directory_path();
+  auto make = [&](const std::string& name, pid_t owner) {
+    fs::create_directories(tmp / (prefix + name) / "data");
+    if (owner > 0) std::ofstream(tmp / (prefix + name) / "owner.pid") << owner << "\n";
+    return tmp / (prefix + name);
+  };
+  const fs::path dead = make("dead", child), live = make("live", getpid()), unmarked = make("unmarked", 0);
+  const fs::path serving = make("serving", child);
+  std::ofstream(serving / "data" / "postmaster.pid") << getpid() << "\n";  // its "server" still runs
+  testing::sweep_stale_dirs(prefix);
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(unmarked));
+  EXPECT_TRUE(fs::exists(serving));
+  for (const fs::path& p : {live, unmarked, serving}) fs::remove_all(p);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -175,9 +176,41 @@ double TestServer::load_seconds(const std::string& name) const {
 
 namespace {
 
+// The first number in a file (a PID), or 0.
+pid_t read_pid(const fs::path& p) {
+  std::ifstream in(p);
+  long v = 0;
+  return in >> v && v > 0 ? static_cast<pid_t>(v) : 0;
+}
+
+bool pid_alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+// A test process killed outright (SIGKILL: no destructor runs) takes its server down with it
+// (PR_SET_PDEATHSIG) but leaves the folder. Every folder records the PID of the process that made it
+// (owner.pid); a folder of ours whose owner and server are both gone is removed before a new one is made.
+// Nothing else is touched: no marker, a live owner or a live server keeps the folder.
+}  // namespace
+
+void sweep_stale_dirs(const std::string& prefix) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || !e.is_directory(ec)) continue;
+    const pid_t owner = read_pid(e.path() / "owner.pid");
+    if (owner == 0 || pid_alive(owner)) continue;
+    const pid_t server = std::max(read_pid(e.path() / "data" / "postmaster.pid"), read_pid(e.path() / "mysqld.pid"));
+    if (pid_alive(server)) continue;
+    fs::remove_all(e.path(), ec);
+  }
+}
+
+namespace {
+
 std::string make_dir(const char* prefix) {
+  sweep_stale_dirs(prefix);
   std::string templ = (fs::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
   if (!mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed");
+  std::ofstream(templ + "/owner.pid") << getpid() << "\n";
   return templ;
 }
 

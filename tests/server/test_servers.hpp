@@ -6,6 +6,8 @@
 // stopped by its PID. Never a system service, never the machine's own configuration (MariaDB gets
 // --defaults-file, PostgreSQL only -c options). `load` creates a database from a dump through
 // `sqlgrade db load`'s library function, with the read-only login, once per server and database.
+// Each folder records its maker's PID (owner.pid); a folder left by a test process killed outright
+// (SIGKILL) is removed by the next start once its owner and its server are gone (sweep_stale_dirs).
 #include <sys/types.h>
 
 #include <map>
@@ -13,6 +15,10 @@
 #include <string>
 
 namespace sqlgrade::testing {
+
+// Removes the folders under the temporary directory whose name starts with `prefix` ("sqlgrade-pg-",
+// "sqlgrade-my-"), that hold an owner.pid naming a process that is gone, and whose server is gone too.
+void sweep_stale_dirs(const std::string& prefix);
 
 class TestServer {
  public:
