@@ -103,3 +103,12 @@ def test_several_systems_diff_and_report(pg, tmp_path):
     assert r.returncode == 0, r.stderr
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "gpt4" in html and "gpt35" in html and "PostgreSQL" in html
+
+
+def test_python_evaluate_refuses_verify_on_a_server(pg):
+    """sqlgrade.bird.evaluate reaches the CLI's rule (verify::check_verifiable): --verify is SQLite-only."""
+    import sqlgrade
+    d = data_dir()
+    with pytest.raises(sqlgrade.InputError, match="counterexample search builds SQLite databases"):
+        sqlgrade.bird.evaluate(pred=_pred("gpt-4", "postgresql"), gold=os.path.join(d, "bird/minidev/mini_dev_postgresql_gold.sql"),
+                               sql_dialect="PostgreSQL", dsn=pg["reader"], metric="ex", verify=True)
