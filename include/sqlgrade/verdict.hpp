@@ -64,8 +64,13 @@ const char* to_string(OrderRule rule);
 struct VerdictRequest {
   std::string benchmark = "spider2";  // spider2 | spider | bird (aliases: spider2_lite, testsuite, ...)
   // The database: a SQLite file. spider: the file or its folder; every *.sqlite of the folder is a
-  // test-suite database (<dir>/<db_id>/<db_id>.sqlite first).
+  // test-suite database (<dir>/<db_id>/<db_id>.sqlite first). bird: also a PostgreSQL or MySQL database
+  // as a URI (postgresql://reader@host/bird, mysql://reader@host/BIRD?socket=...) through a login that
+  // can only read (docs/bird.md, "PostgreSQL and MySQL"): values compared as psycopg2 / PyMySQL return them.
   std::string db;
+  // "" (from `db`), "sqlite", "postgresql" or "mysql" (the request's `dialect`): the reward server picks
+  // its --dsn database by it; a `db` of another dialect is refused.
+  std::string dialect;
   std::optional<std::string> model_output;  // text to extract the SQL from ...
   std::optional<std::string> sql;           // ... or the SQL itself, used verbatim (no extraction)
   std::optional<std::string> gold_sql;

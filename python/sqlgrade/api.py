@@ -85,6 +85,8 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
     if timeout is not None:
         _check_bound("timeout", timeout)
     req: Dict[str, Any] = {"benchmark": bench, "db_id": ref.db_id, "db": ref.path}
+    if ref.dialect:
+        req["dialect"] = ref.dialect
     if extract is False:
         req["sql"] = output
     else:
@@ -221,7 +223,7 @@ def execute(db: DbArg, sql: str, *, benchmark: Optional[str] = None, timeout: fl
     ref = resolve_db(db, bench, cfg.db_root)
     reply = get_backend(cfg).execute({"benchmark": bench, "db_id": ref.db_id, "db": ref.path, "sql": sql,
                                       "timeout": float(timeout), "max_rows": int(max_rows),
-                                      "max_bytes": int(max_bytes)})
+                                      "max_bytes": int(max_bytes), "dialect": ref.dialect})
     return ExecResult.from_reply(reply, int(max_chars))
 
 

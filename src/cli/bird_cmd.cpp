@@ -14,6 +14,8 @@
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/engine/server.hpp"
 
 namespace {
 
@@ -49,6 +51,7 @@ void run_bird(BirdArgs& a) {
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path", a.names);
   const auto vopt = cli::verify_options(a.verify, a.opt.num_cpus, a.no_progress);
   if (a.verify.on) verify::check_verifiable(a.opt);
+  ServerPool::configure(resolve_jobs(a.opt.num_cpus) + 1);  // server connections: one per worker
   a.opt.predicted_sql_path = a.preds[0];
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   {  // no output (a record, the log) may replace an input (a prediction, the gold, a database)
@@ -139,7 +142,12 @@ void register_bird_command(CLI::App& app) {
   sqlgrade::cli::add_timeout(cmd, o.meta_time_out, "seconds per prediction query", "--meta_time_out")->capture_default_str();
   cmd->add_option("--gold-timeout,--gold_time_out", o.gold_time_out, "seconds per gold query (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
-  cmd->add_option("--sql_dialect", o.sql_dialect, "SQLite (MySQL/PostgreSQL are not supported)")->capture_default_str();
+  cmd->add_option("--sql_dialect", o.sql_dialect, "SQLite | PostgreSQL | MySQL (the last two on the server --dsn names)")
+      ->capture_default_str();
+  cmd->add_option("--dsn", o.dsn,
+                  "PostgreSQL/MySQL: the database's URI through a login that can only read, e.g. "
+                  "postgresql://sqlgrade_reader@/bird?host=/run/pg or mysql://sqlgrade_reader@localhost/BIRD?socket=/run/my.sock "
+                  "(sqlgrade db load)");
   cmd->add_option("--output_log_path", args->output_log_path, "append the Mini-Dev log block to this file");
   cmd->add_option("--data_mode", o.data_mode, "original BIRD layout: read predict_<mode>.json / <mode>_gold.sql");
   cmd->add_option("--mode_gt", args->mode_gt, "accepted and ignored (as in the original script)");

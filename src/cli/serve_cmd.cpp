@@ -30,6 +30,7 @@ struct ServeArgs {
   bool log_requests = false;
   int max_concurrency = 0;
   bool word_boundary = false, nemo_strict = false, keep_think = false;
+  sqlgrade::cli::DialectFlags dialects;
 };
 
 struct ExtractArgs {
@@ -38,6 +39,7 @@ struct ExtractArgs {
 
 void run_serve(ServeArgs& a) {
   using namespace sqlgrade::serve;
+  sqlgrade::cli::apply_dialect_flags(a.dialects, a.so);
   sqlgrade::cli::check_server_folders(a.so, "serve");
   a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
   a.so.verifier.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
@@ -171,6 +173,7 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--benchmark", sa->so.default_benchmark,
                  "benchmark of a request that names none: spider2 (default), spider or bird (NeMo Gym's "
                  "bird_sql and Spider rows carry no `benchmark`)");
+  sqlgrade::cli::add_dialect_flags(s, sa->dialects);
   s->add_option("--spider2-gold-dir", sa->so.verifier.spider2_gold_dir,
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
                  "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");

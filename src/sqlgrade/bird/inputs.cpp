@@ -57,7 +57,11 @@ PairBy pair_by_from_name(const std::string& s) {
 }
 
 void check_required(const Options& o) {
-  if (o.predicted_sql_path.empty() || o.ground_truth_path.empty() || o.db_root_path.empty())
+  if (o.predicted_sql_path.empty() || o.ground_truth_path.empty())
+    throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, "
+                             "--ground_truth_path, --db_root_path)");
+  // MySQL and PostgreSQL run on the server --dsn names; the official scripts ignore --db_root_path there.
+  if (o.db_root_path.empty() && o.sql_dialect == "SQLite")
     throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, "
                              "--ground_truth_path, --db_root_path)");
 }

@@ -137,6 +137,7 @@ void bind_value(sqlite3_stmt* st, int k, const Value& v) {
     case Kind::Real: sqlite3_bind_double(st, k, v.r); break;
     case Kind::Text: sqlite3_bind_text(st, k, v.s.data(), static_cast<int>(v.s.size()), SQLITE_TRANSIENT); break;
     case Kind::Blob: sqlite3_bind_blob(st, k, v.s.data(), static_cast<int>(v.s.size()), SQLITE_TRANSIENT); break;
+    default: sqlite3_bind_text(st, k, v.s.data(), static_cast<int>(v.s.size()), SQLITE_TRANSIENT); break;  // server kinds (issue 33)
   }
 }
 

@@ -96,8 +96,9 @@ double number_field(const json& req, const char* key, const char* bound, double 
 json RewardServer::execute_json(const json& req) {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
   Bench b = parse_bench(with_gym_defaults(req).value_or(req));
+  const std::string server = server_db(req);  // BIRD in PostgreSQL / MySQL: the one database
   auto db = req.find("db_id");
-  if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
+  if (server.empty() && (db == req.end() || !db->is_string())) throw BadRequest("`db_id` (string) is required");
   auto sql = req.find("sql");
   if (sql == req.end() || !sql->is_string()) throw BadRequest("`sql` (string) is required");
   // sqlgrade::execute's defaults, capped by the server's options; execute() refuses a cap below 1.
@@ -107,7 +108,7 @@ json RewardServer::execute_json(const json& req) {
                                                   static_cast<double>(opt_.max_execute_rows)));
   lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", "max_bytes", static_cast<double>(lim.max_bytes),
                                                    static_cast<double>(opt_.verifier.max_result_bytes)));
-  std::string path = db_path(bench_name(b), db->get<std::string>());
+  std::string path = server.empty() ? db_path(bench_name(b), db->get<std::string>()) : server;
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
   ++executes_;
   json reply = {{"status", r.status},

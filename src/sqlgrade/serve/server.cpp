@@ -70,15 +70,39 @@ std::string RewardServer::db_path(std::string_view bench, const std::string& db_
 
 Verifier& RewardServer::verifier() const { return impl_->verifier; }
 
+// The server database of a request's dialect (its `dialect`, else --dialect): its URI, or "" for SQLite.
+std::string RewardServer::server_db(const json& req) const {
+  std::string dialect = opt_.default_dialect;
+  if (auto d = req.find("dialect"); d != req.end() && !d->is_null()) {
+    if (!d->is_string()) throw BadRequest("`dialect` must be a string: sqlite, postgresql or mysql");
+    try {
+      dialect = verdicts::dialect_of(d->get<std::string>());
+    } catch (const InputError& e) {
+      throw BadRequest(e.what());
+    }
+  }
+  if (dialect.empty() || dialect == "sqlite") return "";
+  const std::string& dsn = dialect == "postgresql" ? opt_.postgresql_dsn : opt_.mysql_dsn;
+  if (dsn.empty())
+    throw BadRequest("dialect " + dialect + ": this server has no " + (dialect == "postgresql" ? "PostgreSQL" : "MySQL") +
+                     " database (serve --dsn " + dialect + "://...)");
+  return dsn;
+}
+
 VerdictRequest RewardServer::verdict_request(const json& req) const {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
   (void)parse_bench(req);  // an unknown benchmark is the first error, before a missing db_id
-  auto db = req.find("db_id");
-  if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
   if (req.contains("db")) throw BadRequest("`db` (a path) is not accepted by the server: send `db_id`");
+  const std::string server = server_db(req);
+  auto db = req.find("db_id");
+  if (server.empty() && (db == req.end() || !db->is_string())) throw BadRequest("`db_id` (string) is required");
   // field errors first, then gold, then the database
   VerdictRequest r = verdicts::parse_request(req, impl_->verifier.config().extract);
   impl_->verifier.require_gold(r);
+  if (!server.empty()) {  // BIRD in PostgreSQL / MySQL: every db_id is in the one database
+    r.db = server;
+    return r;
+  }
   try {
     r.db = db_path(r.benchmark, db->get_ref<const std::string&>());
   } catch (const BadRequest& e) {

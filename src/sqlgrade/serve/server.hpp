@@ -63,6 +63,11 @@ struct ServerOptions {
   // NeMo Gym's resources servers each grade one benchmark and their rows carry no `benchmark`
   // (`sqlgrade serve --benchmark bird` stands in for Gym's bird_sql; integrations/nemo_gym/).
   std::string default_benchmark;
+  // BIRD on PostgreSQL / MySQL (serve --dsn, --dialect): the one server database of each dialect, as a
+  // URI through a read-only login (engine/server.hpp), and the dialect of a request that names none
+  // ("" or "sqlite": the SQLite folders). A request picks a dialect with `dialect`, never a URI.
+  std::string postgresql_dsn, mysql_dsn;
+  std::string default_dialect;
 };
 
 // The default of --max-concurrency: max(4, 2 x cores). Verifies wait on SQLite more than they
@@ -84,6 +89,9 @@ struct ServerStats {
 
 class RewardServer {
  public:
+  // The URI of the server database a request's `dialect` (or --dialect) names; "" for SQLite.
+  // BadRequest for an unknown dialect or one this server has no database for.
+  std::string server_db(const nlohmann::json& req) const;
   explicit RewardServer(ServerOptions opt);
   ~RewardServer();
   RewardServer(const RewardServer&) = delete;

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "sqlgrade/core/bounds.hpp"
+#include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/verdict/shaping.hpp"
 #include "sqlgrade/verdict/verify_option.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -44,6 +45,33 @@ const char* bench_name(Bench b) {
     case Bench::Bird: return "bird";
   }
   return "spider2";
+}
+
+std::string dialect_of(const std::string& name) {
+  const std::string d = to_lower(name);
+  if (d == "sqlite" || d.empty()) return "sqlite";
+  if (d == "postgresql" || d == "postgres") return "postgresql";
+  if (d == "mysql" || d == "mariadb") return "mysql";
+  bad("`dialect` must be sqlite, postgresql or mysql; got '" + name.substr(0, 40) + "'");
+}
+
+bool is_server_uri(const std::string& db) {
+  const std::string l = to_lower(db.substr(0, 16));
+  return l.rfind("postgresql://", 0) == 0 || l.rfind("postgres://", 0) == 0 || l.rfind("mysql://", 0) == 0 ||
+         l.rfind("mariadb://", 0) == 0;
+}
+
+void check_server_request(Bench b, const VerdictRequest& req) {
+  const ServerDsn dsn = parse_server_dsn(req.db, "db");
+  const std::string dialect = dsn.dialect == ServerDialect::PostgreSQL ? "postgresql" : "mysql";
+  if (b != Bench::Bird)
+    bad(std::string("benchmark ") + bench_name(b) + " grades SQLite databases; a " + dialect_name(dsn.dialect) +
+        " database is graded with benchmark bird (\"benchmark\": \"bird\")");
+  if (!req.dialect.empty() && req.dialect != dialect)
+    bad("`dialect` is " + req.dialect + " but the database is a " + dialect_name(dsn.dialect) + " one");
+  if (req.verify)
+    bad("`verify` searches SQLite databases for a counterexample: it is not available for a " +
+        std::string(dialect_name(dsn.dialect)) + " database");
 }
 
 Bench parse_bench(const json& req) {
@@ -120,7 +148,7 @@ json echo_fields(const json& req, std::vector<std::string>* dropped) {
                                            "db", "order", "shaping", "alternative_answers"};
   static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
                                        "model_output", "benchmark", "extract", "gold_single_file", "sql", "timeout",
-                                       "plug_value", "keep_distinct"};
+                                       "plug_value", "keep_distinct", "dialect"};
   json out = json::object();
   size_t unknown_bytes = 0;
   for (auto it = req.begin(); it != req.end(); ++it) {
@@ -241,6 +269,7 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   if (auto t = bounded_field(body, "timeout", "timeout")) r.timeout_s = *t;
   r.plug_value = opt_bool(body, "plug_value").value_or(false);
   r.keep_distinct = opt_bool(body, "keep_distinct").value_or(false);
+  if (auto d = opt_string(body, "dialect")) r.dialect = dialect_of(*d);
   r.verify = parse_verify_option(body);  // RL: search for a counterexample after a match
   r.order = parse_order(body);            // RL: the top-level ORDER BY rule (shaping.cpp)
   r.shaping = parse_shaping(body);        // RL: the score of each outcome
@@ -286,7 +315,9 @@ json verdict_json(Verifier& verifier, const VerdictRequest& req, const json& bod
   std::vector<std::string> unechoed;
   json resp = echo_fields(body, &unechoed);
   auto db_id = body.find("db_id");
-  resp["db_id"] = db_id != body.end() && db_id->is_string() ? *db_id : json(fs::path(req.db).stem().string());
+  resp["db_id"] = db_id != body.end() && db_id->is_string() ? *db_id
+                  : is_server_uri(req.db)                      ? json(parse_server_dsn(req.db, "db").database)
+                                                               : json(fs::path(req.db).stem().string());
   resp["question"] = body.contains("question") ? body["question"] : json("");
   resp["model_output"] = req.model_output.value_or("");
   // The gold that decided: the first that matched, else the first (gold alternatives).

@@ -169,11 +169,17 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   verdicts::Bench b = verdicts::bench_from_name(req.benchmark);
   std::error_code ec;
   if (req.db.empty()) bad("no database: `db` (a path) is required");
-  bool dir = fs::is_directory(req.db, ec);
-  if (!(fs::is_regular_file(req.db, ec) || (dir && b == verdicts::Bench::Spider)))
-    throw InputError(req.db, "no such database file");
-  if (dir && !(req.gold_sql && !req.gold_sql->empty()))
-    throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
+  if (verdicts::is_server_uri(req.db)) {
+    verdicts::check_server_request(b, req);
+  } else {
+    if (!req.dialect.empty() && req.dialect != "sqlite")
+      bad("`dialect` is " + req.dialect + " but `db` is a SQLite file: give the database's URI");
+    bool dir = fs::is_directory(req.db, ec);
+    if (!(fs::is_regular_file(req.db, ec) || (dir && b == verdicts::Bench::Spider)))
+      throw InputError(req.db, "no such database file");
+    if (dir && !(req.gold_sql && !req.gold_sql->empty()))
+      throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
+  }
   require_gold(req);
 
   Verdict v;
