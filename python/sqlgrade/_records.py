@@ -5,10 +5,11 @@ Every object that holds a run — what ``sqlgrade.spider/bird/spider2/uda.evalua
 
 * ``json``: the run record's text (what the CLI's ``--json`` writes; docs/comparing-runs.md §1);
 * ``record``: it parsed (None when the run has no record: a Spider 2.0 run that evaluated nothing);
-* ``instances``: the record's instances, one dict per instance in the record's shape — ``id``,
-  ``question``, ``scores`` (``{metric: number}``; a metric missing = not graded), ``category``
-  (``{axis: value}``), ``rows`` (first gold/predicted rows), and where the benchmark has them
-  ``gold_sql``, ``pred_sql``, ``failure_reason``, ``time_s``, ``columns``, ``detail``;
+* ``instances``: the record's instances, one dict per instance in the record's shape — always ``id``,
+  ``question`` (None when the benchmark has none), ``scores`` (``{metric: number}``; a metric missing =
+  not graded), ``category`` (``{axis: value}``), ``rows`` (first gold/predicted rows, or None), then
+  where the benchmark has them ``gold_sql``, ``pred_sql``, ``failure_reason``, ``time_s``, ``columns``,
+  ``detail``;
 * ``system``, ``benchmark``, ``metrics``, ``primary_metric``;
 * ``to_pandas()``: one row per instance, flat columns (:func:`instances_frame`).
 
@@ -45,9 +46,15 @@ class RecordView:
 
     @property
     def instances(self) -> List[Dict[str, Any]]:
-        """The record's instances (see the module docstring); [] without a record."""
-        r = self.record
-        return r["instances"] if r is not None else []
+        """The record's instances (see the module docstring), each with the five keys ``id``, ``question``,
+        ``scores``, ``category``, ``rows`` first (None / {} where the record has none), then the record's
+        others; [] without a record. Computed once."""
+        cached = self.__dict__.get("_instances_cache")
+        if cached is None:
+            r = self.record
+            cached = [_shape(i) for i in r["instances"]] if r is not None else []
+            self.__dict__["_instances_cache"] = cached
+        return cached
 
     @property
     def system(self) -> Optional[str]:
@@ -69,6 +76,13 @@ class RecordView:
         """The instances as a ``pandas.DataFrame`` (pandas is optional: ImportError naming it when missing);
         columns in :func:`instances_frame`."""
         return instances_frame(self.record)
+
+
+def _shape(inst: Dict[str, Any]) -> Dict[str, Any]:
+    out = {"id": inst["id"], "question": inst.get("question"), "scores": inst["scores"],
+           "category": inst.get("category", {}), "rows": inst.get("rows")}
+    out.update((k, v) for k, v in inst.items() if k not in out)
+    return out
 
 
 def _axes(record: Dict[str, Any]) -> List[str]:

@@ -123,7 +123,7 @@ def merge(parts: Sequence[RunLike], output: Optional[PathLike] = None,
         cmd = [str(c) for c in command] if command is not None else ["sqlgrade.runs.merge", *files.names]
         for c in cmd:
             check_text(c, "command")
-        return MergedRun(call_native("merge", files.paths, cmd, fspath(output, "output", False)))
+        return MergedRun(files.call("merge", files.paths, cmd, fspath(output, "output", False)))
 
 
 def _record_text(run: Any, what: str) -> Optional[str]:
@@ -148,6 +148,7 @@ class _RunFiles:
         self.runs, self.what = list(runs), what
         self.paths: List[str] = []
         self.names: List[str] = []
+        self.display: Dict[str, str] = {}  # temporary file -> <run SYSTEM>
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def add(self, run: Any, k: int) -> str:
@@ -163,7 +164,39 @@ class _RunFiles:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         self.names.append(f"<run {system}>")
+        self.display[path] = f"<run {system}>"
         return path
+
+    def fix(self, text: str, escape: str = "") -> str:
+        """``text`` (the library's output) with each temporary file named as its run, ``<run SYSTEM>``:
+        ``escape="json"`` inside a JSON string, ``"html"`` inside the report's data element (JSON whose
+        ``<``, ``>`` and ``&`` are \\u escapes)."""
+        for path, name in self.display.items():
+            shown = name
+            if escape:
+                shown = json.dumps(name)[1:-1]
+            if escape == "html":
+                shown = shown.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            text = text.replace(path, shown)
+        return text
+
+    def call(self, name: str, *args: Any) -> Dict[str, Any]:
+        """The native call; an error naming a temporary file names its run instead."""
+        try:
+            return call_native(name, *args)
+        except InputError as e:
+            raise InputError(self.fix(str(e))) from None
+
+    def rewrite(self, path: str, escape: str) -> None:
+        """The file the library wrote at ``path``, its temporary names fixed (atomically: temporary file + rename)."""
+        if not path or not self.display:
+            return
+        with open(path, encoding="utf-8", newline="") as f:
+            text = self.fix(f.read(), escape)
+        tmp = f"{path}.tmp-{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
 
     def __enter__(self) -> "_RunFiles":
         try:
@@ -215,7 +248,10 @@ def diff(a: RunLike, b: RunLike, *, bootstrap: int = 1000, seed: int = 12345, co
         o = native_options("DiffOptions", a=files.paths[0], b=files.paths[1], bootstrap=int(bootstrap), seed=int(seed),
                            confidence=float(confidence), common=bool(common), axes=[str(x) for x in axes],
                            agree=agree or "", list=int(list), json_out=fspath(json_out, "json_out", False))
-        return RunDiff(call_native("diff", o))
+        raw = dict(files.call("diff", o))
+        raw["text"], raw["json"] = files.fix(raw["text"]), files.fix(raw["json"], "json")
+        files.rewrite(o.json_out, "json")
+        return RunDiff(raw)
 
 
 class RunReport:
@@ -248,4 +284,7 @@ def report(runs: Sequence[RunLike], output: Optional[PathLike] = None, *, title:
             raise InputError("sqlgrade.runs.report: no runs given")
         o = native_options("ReportOptions", runs=files.paths, title=title or "", bootstrap=int(bootstrap), seed=int(seed),
                            common=bool(common), output=fspath(output, "output", False))
-        return RunReport(call_native("report", o))
+        raw = dict(files.call("report", o))
+        raw["html"] = files.fix(raw["html"], "html")
+        files.rewrite(o.output, "html")
+        return RunReport(raw)
