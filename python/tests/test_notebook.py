@@ -186,7 +186,8 @@ def test_evaluate_takes_name_everywhere():
         assert "name" in inspect.signature(fn).parameters, fn.__module__
 
 
-def test_example_notebook_runs(tmp_path):
+def test_example_notebook_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the kernel inherits it: the notebook's folder is the test's
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     nb = nbformat.read(NOTEBOOK, as_version=4)
@@ -202,3 +203,5 @@ def test_example_notebook_runs(tmp_path):
     assert "['5']" in text  # the one regression: question 5 (ids count from 0)
     assert "McNemar" in text or "mcnemar" in text
     assert "RunReport 2 runs, 6 instances" in text
+    made = [d for d in os.listdir(tmp_path) if d.startswith("sqlgrade-notebook-")]
+    assert len(made) == 1 and os.path.getsize(os.path.join(tmp_path, made[0], "report.html")) > 10000
