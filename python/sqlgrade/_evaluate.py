@@ -6,7 +6,12 @@ through the native module (GIL released, no progress bar, nothing printed), and 
 * ``str(run)`` / ``run.text``: exactly what the CLI prints on stdout (``render_text``);
 * ``run.to_dict()``: exactly what the CLI's ``--json`` file holds (parsed from ``render_json``, so it
   follows that format whatever it becomes);
-* ``run.summary``, ``run.instances``, ``run.warnings``: the headline numbers as Python values.
+* ``run.summary``, ``run.warnings``: the headline numbers as Python values;
+* ``run.record`` / ``run.instances`` / ``run.to_pandas()``: the run record and its instances, one shape
+  for every benchmark (``id``, ``question``, ``scores``, ``category``, ``rows``, ...: ``_records.py``);
+  ``run.items``: the benchmark's own per-instance dicts (Spider's ``exec_reason``, BIRD's ``status``, ...).
+
+``sqlgrade.runs.diff/report/merge`` take these run objects as they take record files.
 
 Bad input raises :class:`sqlgrade.InputError` with the CLI's one-line message (what the CLI prints
 after ``sqlgrade: ``). Whole-benchmark evaluation needs the native module (not the server backend).
@@ -21,6 +26,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._bounds import check
+from ._records import RecordView
 from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
@@ -152,7 +158,7 @@ def shard_fields(shard: Optional[str]) -> Dict[str, Any]:
     return {"shard_index": i, "shard_count": n}
 
 
-class BenchmarkRun:
+class BenchmarkRun(RecordView):
     """The result of one whole-benchmark evaluation (see the module docstring)."""
 
     benchmark = ""
@@ -161,7 +167,8 @@ class BenchmarkRun:
         self._raw = raw
         self.text: str = raw["text"]
         self.summary: Dict[str, Any] = raw.get("summary", {})
-        self.instances: List[Dict[str, Any]] = raw.get("instances", [])
+        # The benchmark's own per-instance dicts (the record's shape: `instances`, RecordView).
+        self.items: List[Dict[str, Any]] = raw.get("instances", [])
         self.warnings: List[str] = list(raw.get("warnings", []))
         self._json: Optional[str] = raw.get("json")
         self._dict: Optional[Dict[str, Any]] = None
@@ -170,8 +177,8 @@ class BenchmarkRun:
         self.verify: Optional[Dict[str, Any]] = json.loads(raw["verify"])[0] if raw.get("verify") else None
 
     @property
-    def json(self) -> Optional[str]:
-        """The CLI's ``--json`` text (None where the CLI writes no JSON for this run)."""
+    def json(self) -> Optional[str]:  # type: ignore[override]
+        """The CLI's ``--json`` text: the run record (None where the CLI writes no JSON for this run)."""
         return self._json
 
     def to_dict(self) -> Dict[str, Any]:

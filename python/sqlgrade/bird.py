@@ -27,7 +27,7 @@ class BirdRun(BenchmarkRun):
 
     ``metric``: "EX", "Soft-F1", "EM+F1", "VES" or "R-VES"; ``summary``:
     ``{"simple"|"moderate"|"challenging"|"total": {"count", "score"}}`` with the printed values (None
-    for an empty bucket); ``instances``: one dict per gold question (``index``, ``question_id``,
+    for an empty bucket); ``items``: the benchmark's own dict per gold question (``index``, ``question_id``,
     ``db_id``, ``difficulty``, ``correct``, ``score``, ``status``, ``reason``, ...);
     ``log_block``: what ``--output_log_path`` would append.
     """
