@@ -18,7 +18,7 @@ row() {
   local label="$1" conns="$2"
   shift 2
   local out
-  out="$(env "$@" wrk -t2 -c"$conns" -d"${secs}s" --timeout 30s --latency -s "$here/bench/serve_verify.lua" \
+  out="$(env "$@" wrk -t"$(( conns < 2 ? 1 : 2 ))" -c"$conns" -d"${secs}s" --timeout 30s --latency -s "$here/bench/serve_verify.lua" \
          "http://127.0.0.1:$port/verify")"
   local rps p50 p99 bad
   rps="$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<<"$out")"
@@ -27,7 +27,7 @@ row() {
   bad="$(sed -n 's/.*Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' <<<"$out")"
   printf '| %-34s | %5s | %10s | %9s | %9s | %7s |\n' "$label" "$conns" "$rps" "$p50" "$p99" "${bad:-0}"
 }
-printf '| %-34s | %5s | %10s | %9s | %9s | %7s |\n' "load" "conns" "verifies/s" "p50" "p99" "503s"
+printf '| %-34s | %5s | %10s | %9s | %9s | %7s |\n' "load" "conns" "replies/s" "p50" "p99" "503s"
 echo "|---|---|---|---|---|---|"
 serve_start "$cli" --max-concurrency "$workers" --max-queue 64 --timeout 5 --queue-timeout 30
 row "floor: 1 client back to back" 1
@@ -38,6 +38,7 @@ curl -s "http://127.0.0.1:$port/health" | tr ',' '\n' | grep -E '"(saturated|rej
 serve_stop
 # Saturated for real: every request holds its worker until --timeout 1; the queue can only wait
 # --queue-timeout 0.5 s, so the clients past the workers get 503 (Retry-After: 1) within ~0.5 s.
+rm -f "$tmp/dbs/shop.sqlite"  # serve_start builds it again
 serve_start "$cli" --max-concurrency "$workers" --max-queue 64 --timeout 1 --queue-timeout 0.5
 row "16x workers, runaways only" $((16 * workers)) SQLGRADE_BENCH_BODIES=runaway
 curl -s "http://127.0.0.1:$port/health" | tr ',' '\n' | grep -E '"(saturated|rejected_busy|verifies)"' | tr '\n' ' '; echo
