@@ -108,6 +108,10 @@ struct VerdictRequest {
   // The scores of the outcomes; null: the defaults (1 for correct, else 0), and the JSON reply then
   // carries no `score` / `outcome` (a reply to a request without shaping is as it always was).
   std::optional<RewardShaping> shaping;
+  // The reply carries `reward_components` (docs/serve.md): the verdict's parts as separate rewards for
+  // multi-reward training (NeMo Gym's reward_components, GDPO), with the shaping terms and, with
+  // `verify`, the verification outcome.
+  bool reward_components = false;
 };
 
 struct VerdictTimings {
@@ -135,6 +139,9 @@ const char* to_string(VerdictStage stage);
 // gold_failed -> gold_execution_error (NeMo Gym's words, and `timeout`), different ->
 // result_mismatch, refuted -> refuted, unverified -> unverified.
 const char* failure_reason(VerdictStage stage);
+// The failure_reason under an extraction preset (NeMo Gym bird_sql 0.4 / 0.7 words); `filler`: the
+// prediction was Gym 0.4's `SELECT 1` (no ```sql block).
+const char* gym_bird_failure_reason(ExtractPreset preset, VerdictStage stage, bool filler);
 
 // The shaping outcome of a verdict: Equal -> Correct, Different, Refuted and Unverified ->
 // WrongResult, NoSql -> NoSql, GoldFailed -> GoldError, PredFailed/Timeout/TooLarge -> Error.

@@ -8,6 +8,7 @@
 #include "sqlgrade/execute.hpp"
 #include "sqlgrade/py/repr.hpp"
 #include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/serve/server_impl.hpp"
 #include "sqlgrade/serve/wire.hpp"
 #include "sqlgrade/verdict.hpp"
 
@@ -117,6 +118,7 @@ json RewardServer::execute_json(const json& req) {
                 {"truncated", r.truncated},
                 {"error", r.error},
                 {"timings", {{"total_s", r.total_s}}}};
+  if (current_queued_s() >= 0) reply["timings"]["queued_s"] = current_queued_s();
   // max_bytes bounds the rows as the reply carries them, escapes counted (a NUL byte is 6 bytes of
   // JSON, a BLOB byte 2): 64 MiB of NULs would otherwise be a 384 MiB reply. The whole reply stays
   // within --max-reply-mb too. Rows past the bound are cut (truncated: true), as at max_rows.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/verdict/shaping.hpp"
@@ -145,7 +146,8 @@ std::string model_text(const json& req) {
 
 json echo_fields(const json& req, std::vector<std::string>* dropped) {
   static const char* const kNotEchoed[] = {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols",
-                                           "db", "order", "shaping", "alternative_answers"};
+                                           "db", "order", "shaping", "alternative_answers",
+                                           "reward_components"};
   static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
                                        "model_output", "benchmark", "extract", "gold_single_file", "sql", "timeout",
                                        "plug_value", "keep_distinct", "dialect"};
@@ -215,7 +217,7 @@ const std::vector<std::string>& label_keys() {
   static const std::vector<std::string> keys{
       "gold_sql", "alternative_answers", "gold_result", "db_id", "db_path", "benchmark", "ignore_order",
       "condition_cols", "instance_id", "gold_single_file", "extract", "timeout", "plug_value", "keep_distinct",
-      "verify", "order", "shaping"};
+      "verify", "order", "shaping", "reward_components"};
   return keys;
 }
 
@@ -256,12 +258,20 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   r.gold_single_file = opt_bool(body, "gold_single_file");
   if (auto id = body.find("instance_id"); id != body.end() && id->is_string()) r.instance_id = id->get<std::string>();
   if (auto it = body.find("extract"); it != body.end() && !it->is_null()) {
-    if (!it->is_object()) bad("`extract` must be an object");
+    // A preset name alone ("gym-bird-0.7") is short for {"preset": "gym-bird-0.7"}.
+    const json xj = it->is_string() ? json{{"preset", *it}} : *it;
+    if (!xj.is_object()) bad("`extract` must be an object or a preset name");
     ExtractOptions xo = base_extract;
-    set_bool_opt(*it, "word_boundary", xo.word_boundary);
-    set_bool_opt(*it, "tags_and_json", xo.tags_and_json);
-    set_bool_opt(*it, "raw_fallback", xo.raw_fallback);
-    set_bool_opt(*it, "after_think", xo.after_think);
+    if (auto p = xj.find("preset"); p != xj.end() && !p->is_null()) {
+      auto preset = p->is_string() ? answer::preset_from_name(p->get_ref<const std::string&>()) : std::nullopt;
+      if (!preset) bad("`extract.preset` must be \"sqlgrade\", \"gym-bird-0.4\" or \"gym-bird-0.7\"; got " + dump(*p));
+      xo.preset = *preset;
+    }
+    const json& x = xj;
+    set_bool_opt(x, "word_boundary", xo.word_boundary);
+    set_bool_opt(x, "tags_and_json", xo.tags_and_json);
+    set_bool_opt(x, "raw_fallback", xo.raw_fallback);
+    set_bool_opt(x, "after_think", xo.after_think);
     r.extract = xo;
   }
   r.sql = opt_string(body, "sql");
@@ -273,6 +283,7 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   r.verify = parse_verify_option(body);  // RL: search for a counterexample after a match
   r.order = parse_order(body);            // RL: the top-level ORDER BY rule (shaping.cpp)
   r.shaping = parse_shaping(body);        // RL: the score of each outcome
+  r.reward_components = opt_bool(body, "reward_components").value_or(false);  // RL: multi-reward
   if ((r.plug_value || r.keep_distinct) && r.benchmark != "spider")
     bad("`plug_value` and `keep_distinct` apply to benchmark spider only");
   return r;
