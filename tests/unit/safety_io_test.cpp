@@ -261,7 +261,7 @@ TEST(SafetyOutputs, VerifyAndAuditNeverReplaceAnInput) {
   // --counterexamples writes <system>/<id>.sqlite into its folder: a folder holding an input is refused.
   expect_refused(with(vs, {"--counterexamples", f.db.string()}), f.db, f.db, inputs);
   expect_refused(with(vb, {"--counterexamples", f.preds.string()}), f.preds, gpt, inputs);
-  expect_refused(with(vs, {"--counterexamples", f.t.string()}), f.t, f.spider_gold, inputs);
+  expect_refused(with(vs, {"--counterexamples", f.t.path.string()}), f.t.path, f.spider_gold, inputs);
   // Outputs elsewhere still work.
   TimedResult ok = run_cli_timed(with(vs, {"--json", (f.t / "v.json").string(), "--counterexamples", (f.t / "cex").string()}), 120);
   EXPECT_EQ(ok.rc, 0) << ok.err;

@@ -100,6 +100,11 @@ std::optional<double> rule_cell_score(CellKind kind, const Value& pred, const Va
 
 double f1_of(double p, double r);
 
+// A cell as the rules and the judge read it: NULL → "", else judge::clean_cell of its text; and
+// whether it is empty (NULL, '', only whitespace, or a quoted empty string "" / ''). (cells.cpp)
+std::string text_of(const Value& v);
+bool empty_cell(const Value& v);
+
 // Time and memory are linear in the two tables (plus the judge's questions, at most max_judge_pairs per
 // kind); `deadline` is checked while it works (DeadlineExceeded).
 MatchResult evaluate_match(const Table& gold, const Table& pred, const std::vector<KeySpec>& keys,
