@@ -1,6 +1,8 @@
 #pragma once
 // Shared helpers for sqlgrade's tests: benchmark data location (SQLGRADE_DATA), temporary folders,
-// SQLite fixtures built from .sql scripts, running the CLI, hashing files.
+// SQLite fixtures built from .sql scripts, running the CLI, hashing files. The data and the CLI are
+// there only in slow-tier binaries (tests/CMakeLists.txt defines SQLGRADE_DEFAULT_DATA and
+// SQLGRADE_CLI for them alone): a fast test that reaches for either does not compile.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -25,7 +27,9 @@ inline int open_fixture_db(const std::string& path, sqlite3** h) {
   return sqlite3_open_v2(path.c_str(), h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "unix");
 }
 
-// Root of the shared benchmark data, or "" when it is absent.
+#ifdef SQLGRADE_DEFAULT_DATA  // slow-tier binaries only (tests/CMakeLists.txt): a fast test reads no real data
+// Root of the shared benchmark data, or "" when it is absent: SQLGRADE_DATA, else the build's default
+// (../shared/data beside the checkout).
 inline std::string data_dir() {
   const char* env = std::getenv("SQLGRADE_DATA");
   std::string d = env && *env ? env : SQLGRADE_DEFAULT_DATA;
@@ -34,11 +38,41 @@ inline std::string data_dir() {
   return fs::canonical(d, ec).string();
 }
 
-// Use at the top of a test that needs the shared data: skips with a clear message when absent.
-#define SQLGRADE_REQUIRE_DATA(sub)                                                               \
-  std::string DATA = ::sqlgrade::test::data_dir();                                               \
-  if (DATA.empty() || !std::filesystem::exists(DATA + "/" + (sub)))                             \
-    GTEST_SKIP() << "benchmark data not found (set SQLGRADE_DATA; looked for " << (sub) << ")"
+// Whether a test that needs the data may skip when it is absent. Not when SQLGRADE_DATA is set
+// (scripts/test.sh and .ci/run set it when the data is there): a data test that cannot find its files
+// then fails, never skips in silence. SQLGRADE_REQUIRE_DATA=0 allows the skip again (a partial copy of
+// the data); SQLGRADE_REQUIRE_DATA=1 requires the data even with SQLGRADE_DATA unset. The same rule for
+// the Python tests: tests/tools/data_rule.py.
+inline bool data_required() {
+  const char* req = std::getenv("SQLGRADE_REQUIRE_DATA");
+  if (req && *req) return std::string(req) != "0";
+  const char* env = std::getenv("SQLGRADE_DATA");
+  return env && *env;
+}
+
+// The first of `subs` (paths relative to the data root) that does not exist, or "" when all do.
+inline std::string missing_data(const std::string& root, std::initializer_list<const char*> subs) {
+  for (const char* sub : subs)
+    if (root.empty() || !fs::exists(fs::path(root) / sub)) return sub;
+  return "";
+}
+
+// At the top of a test that needs the shared data: `SQLGRADE_REQUIRE_DATA("spider/dev.json", ...)`
+// declares `DATA` (the data root). Every path given must exist; otherwise the test skips with a message,
+// or fails when the data is required (data_required above). Every test that reads the real data goes
+// through here: tests/tools/data_rule_check.py checks the rule.
+#define SQLGRADE_REQUIRE_DATA(...)                                                                      \
+  std::string DATA = ::sqlgrade::test::data_dir();                                                      \
+  if (const std::string sqlgrade_missing_ = ::sqlgrade::test::missing_data(DATA, {__VA_ARGS__});        \
+      !sqlgrade_missing_.empty()) {                                                                     \
+    if (::sqlgrade::test::data_required())                                                              \
+      GTEST_FAIL() << "benchmark data missing: " << (DATA.empty() ? "<no data folder>" : DATA) << "/"   \
+                   << sqlgrade_missing_                                                                 \
+                   << " (SQLGRADE_DATA is set, so a data test may not skip; SQLGRADE_REQUIRE_DATA=0 allows it)"; \
+    GTEST_SKIP() << "benchmark data not found (set SQLGRADE_DATA; looked for " << sqlgrade_missing_ << ")"; \
+  }                                                                                                     \
+  static_assert(true)
+#endif
 
 inline std::string fixtures() { return SQLGRADE_FIXTURES; }
 
@@ -141,6 +175,7 @@ inline std::string shell_quote(const std::string& s) {
   return o + "'";
 }
 
+#ifdef SQLGRADE_CLI  // slow-tier binaries only: a fast test starts no process
 // Run the sqlgrade CLI with arguments (each one shell-quoted), capturing stdout and stderr.
 inline CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "",
                          const std::string& cwd = "") {
@@ -159,5 +194,6 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
   r.err = slurp(t / "err");
   return r;
 }
+#endif
 
 }  // namespace sqlgrade::test

@@ -27,6 +27,9 @@ os.environ["PYTHONPATH"] = PY_ROOT + (os.pathsep + os.environ["PYTHONPATH"] if o
 import sqlgrade  # noqa: E402
 from sqlgrade._backend import native_available  # noqa: E402
 
+sys.path.insert(0, os.path.join(REPO, "tests", "tools"))
+import data_rule  # noqa: E402  (the data rule shared with tests/tools/ and, in C++, test_support.hpp)
+
 needs_native = pytest.mark.skipif(not native_available(),
                                   reason="needs the native module sqlgrade._native (cmake --build build --target sqlgrade_native)")
 
@@ -37,8 +40,24 @@ def sqlgrade_bin() -> str:
 
 def data_dir() -> str:
     """SQLGRADE_DATA, else the build's default (ctest passes SQLGRADE_DEFAULT_DATA), else ../shared/data."""
-    return (os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA")
-            or os.path.join(REPO, "..", "shared", "data"))
+    return data_rule.root()
+
+
+def require_data(*subs: str) -> str:
+    """Inside a test: the data root when every path (relative to it) exists; else the test skips, or
+    fails when SQLGRADE_DATA is set (tests/tools/data_rule.py)."""
+    return data_rule.require(*subs)
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "needs_data(*paths): the test reads these paths of the benchmark data; "
+                            "skipped when absent, failed when SQLGRADE_DATA is set (tests/tools/data_rule.py)")
+
+
+@pytest.hookimpl(tryfirst=True)  # before the test's fixtures start servers on data that is not there
+def pytest_runtest_setup(item) -> None:
+    for mark in item.iter_markers(name="needs_data"):
+        data_rule.require(*mark.args)
 
 
 def file_hashes(paths: List[str]) -> Dict[str, str]:

@@ -28,8 +28,7 @@ from sqlgrade import bird, spider, spider2, uda
 
 pytestmark = needs_native
 DATA = data_dir()
-needs_data = pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "expected")),
-                                reason=f"benchmark data not found at {DATA} (set SQLGRADE_DATA)")
+needs_data = pytest.mark.needs_data("expected", "spider", "bird", "spider2lite")
 needs_cli = pytest.mark.skipif(not os.path.exists(sqlgrade_bin()),
                                reason=f"the CLI {sqlgrade_bin()} is not built (cmake --build build)")
 

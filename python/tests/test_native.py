@@ -12,7 +12,7 @@ import time
 import pytest
 
 import sqlgrade
-from conftest import Dbs, data_dir, file_hashes, needs_native
+from conftest import Dbs, file_hashes, needs_native, require_data
 
 pytestmark = needs_native
 
@@ -185,10 +185,8 @@ def test_native_bad_requests_raise_input_error(settings, dbs: Dbs):
 def test_native_grades_spider2_by_instance_id_with_a_gold_folder(settings):
     """issue 21 item 7: Spider 2.0-Lite by instance_id in-process, the gold folder read as the server's
     --spider2-gold-dir (official gold CSVs, condition_cols, ignore_order); without it, a clear error."""
-    s2 = os.path.join(data_dir(), "spider2lite")
+    s2 = os.path.join(require_data("spider2lite/gold", "spider2lite/databases/E_commerce.sqlite"), "spider2lite")
     gold_dir, db = os.path.join(s2, "gold"), os.path.join(s2, "databases", "E_commerce.sqlite")
-    if not (os.path.isdir(gold_dir) and os.path.isfile(db)):
-        pytest.skip("needs the Spider 2.0-Lite data (SQLGRADE_DATA)")
     # A prediction that returns exactly the official gold CSV local003_a.csv (its rows as literals).
     import csv
     with open(os.path.join(gold_dir, "exec_result", "local003_a.csv"), encoding="utf-8", newline="") as f:

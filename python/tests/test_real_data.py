@@ -16,8 +16,7 @@ from conftest import data_dir, file_hashes
 from sqlgrade import compat
 
 DATA = data_dir()
-pytestmark = pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "expected")),
-                                reason=f"benchmark data not found at {DATA} (set SQLGRADE_DATA)")
+pytestmark = pytest.mark.needs_data("expected", "spider", "bird", "spider2lite")
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ import webdriver  # noqa: E402
 from report_browser_verify import test_verified  # noqa: E402
 from report_browser_uda import test_uda_player  # noqa: E402
 from checks import check, verdict  # noqa: E402
+import data_rule  # noqa: E402
 
 CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
 SRC = os.environ.get("SQLGRADE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -387,7 +388,7 @@ BIRD_SYSTEMS = [("GPT-4 (KG)", "official_baselines_sql_output_kg/predict_mini_de
 
 
 def data_root():
-    return os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA", "")
+    return data_rule.root()
 
 
 def spider_runs(tmp):
@@ -395,9 +396,9 @@ def spider_runs(tmp):
     writes them: questions from dev.json beside the gold, first result rows); None without the data."""
     data = data_root()
     sp = os.path.join(data, "spider")
-    preds = [os.path.join(data, "preds", "spider_dev", p) for _, p in SPIDER_SYSTEMS]
-    if not all(os.path.exists(p) for p in preds) or not os.path.isdir(sp):
+    if not data_rule.script_part("the Spider part", "spider", *[os.path.join("preds", "spider_dev", p) for _, p in SPIDER_SYSTEMS]):
         return None
+    preds = [os.path.join(data, "preds", "spider_dev", p) for _, p in SPIDER_SYSTEMS]
     out = os.path.join(tmp, "spider-records")
     args = ["spider", "--gold", os.path.join(sp, "dev_gold.sql"), "--db", os.path.join(sp, "database"),
             "--table", os.path.join(sp, "tables.json"), "--etype", "all", "--json-dir", out, "--quiet", "--no-progress"]
@@ -415,7 +416,9 @@ def bird_runs(tmp):
     preds = [os.path.join(data, "preds", "bird_minidev", p) for _, p in BIRD_SYSTEMS]
     gold = os.path.join(data, "bird", "minidev", "mini_dev_sqlite_gold.sql")
     qfile = os.path.join(data, "expected", "bird", "inputs", "minidev.mini_dev_sqlite.jsonl")
-    if not all(os.path.exists(p) for p in preds + [gold, qfile]):
+    if not data_rule.script_part("the BIRD part", "bird/minidev/mini_dev_sqlite_gold.sql",
+                                 "expected/bird/inputs/minidev.mini_dev_sqlite.jsonl",
+                                 *[os.path.join("preds", "bird_minidev", p) for _, p in BIRD_SYSTEMS]):
         return None
     out = os.path.join(tmp, "bird-records")
     args = ["bird", "--ground_truth_path", gold, "--db_root_path", os.path.join(data, "bird", "dev_databases"),

@@ -17,6 +17,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import SRC, check, require_jsonschema, shard_of, verdict  # noqa: E402
 from checks import run_cli as run  # noqa: E402
+import data_rule  # noqa: E402
 
 jsonschema = require_jsonschema()
 
@@ -81,9 +82,9 @@ def main():
         check(len(doc["instances"]) == 40 and len(doc["merged_from"]) == 2, "merged record has all instances and both parts")
 
         # Real benchmark outputs: `sqlgrade spider --json` and `sqlgrade bird --json` write the record.
-        data = os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA", "")
+        data = data_rule.root()
         sp, pred = os.path.join(data, "spider"), os.path.join(data, "preds", "spider_dev", "resdsql-3b", "pred.sql")
-        if os.path.exists(pred) and os.path.isdir(sp):
+        if data_rule.script_part("the real-data Spider part", "spider", "preds/spider_dev/resdsql-3b/pred.sql"):
             for etype, compat in (("match", "spider"), ("all", "test-suite")):
                 raw = os.path.join(tmp, f"spider.{etype}.json")
                 r = run("spider", "--gold", os.path.join(sp, "dev_gold.sql"), "--pred", pred, "--db", os.path.join(sp, "database"),
@@ -96,11 +97,10 @@ def main():
                 check(len(doc["instances"]) == 1034 and doc["instances"][5]["id"] == "5", "one instance per question, id = index")
                 r = run("diff", raw, raw, "--bootstrap", "10")
                 check(r.returncode == 0, "sqlgrade reads the Spider run")
-        else:
-            print("skip the real-data Spider part: Spider data not found (set SQLGRADE_DATA)")
         bd = os.path.join(data, "bird")
         bpred = os.path.join(data, "preds", "bird_minidev", "official_baselines_sql_output_kg", "predict_mini_dev_gpt-4_sqlite.json")
-        if os.path.exists(bpred) and os.path.isdir(bd):
+        if data_rule.script_part("the real-data BIRD part", "bird/minidev", "bird/dev_databases",
+                                 "preds/bird_minidev/official_baselines_sql_output_kg/predict_mini_dev_gpt-4_sqlite.json"):
             for metric in ("ex", "soft-f1"):
                 raw = os.path.join(tmp, f"bird.{metric}.json")
                 r = run("bird", "--predicted_sql_path", bpred, "--ground_truth_path", os.path.join(bd, "minidev", "mini_dev_sqlite_gold.sql"),
@@ -112,8 +112,6 @@ def main():
                 check(valid(doc), f"the record of a real BIRD run validates ({metric})")
                 ids = [i["id"] for i in doc["instances"]]
                 check(len(ids) == 500 and len(set(ids)) == 500 and "137#2" in ids, "BIRD ids unique, repeats get #2")
-        else:
-            print("skip the real-data BIRD part: BIRD data not found (set SQLGRADE_DATA)")
 
         good = record(instances())
         good_path = write("good.json", good)

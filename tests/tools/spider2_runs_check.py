@@ -23,10 +23,11 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, require_jsonschema, run_cli as run, schema_checker, shard_of, verdict  # noqa: E402
+import data_rule  # noqa: E402
 
 jsonschema = require_jsonschema()
 
-DATA = os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA") or ""
+DATA = data_rule.root()
 
 
 def spit(path, text):
@@ -204,10 +205,9 @@ def main():
 
 
 def real_data_checks(valid):
-    s2 = os.path.join(DATA, "spider2lite") if DATA else ""
-    preds = os.path.join(DATA, "preds", "spider2lite_local") if DATA else ""
-    if not (s2 and os.path.isdir(preds)):
-        print("note: SQLGRADE_DATA not set or without spider2lite: real-data checks skipped")
+    s2 = os.path.join(DATA, "spider2lite")
+    preds = os.path.join(DATA, "preds", "spider2lite_local")
+    if not data_rule.script_part("the real-data checks", "spider2lite", "preds/spider2lite_local"):
         return
     with tempfile.TemporaryDirectory() as tmp:
         dirs = []

@@ -28,6 +28,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, report_data, run_cli as run, verdict  # noqa: E402
+import data_rule  # noqa: E402
 
 SUBSET = ["Select/select_queries_player.sql", "Select/select_queries_city.sql", "Agg/agg_queries.sql"]
 # statement -> {id: {column: new value}}: "+N" adds N, "*F" multiplies by F, else the new text; None
@@ -181,11 +182,8 @@ def report_checks(tmp, rec_path, by_id):
 
 
 def main():
-    data = os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA") or ""
-    src = os.path.join(data, "uda-bench", "Query", "Player") if data else ""
-    if not (src and all(os.path.isfile(os.path.join(src, f)) for f in SUBSET)):
-        print("SKIP: UDA-Bench data not found (set SQLGRADE_DATA; looked for uda-bench/Query/Player)")
-        return 77
+    data = data_rule.script_whole(*[os.path.join("uda-bench", "Query", "Player", f) for f in SUBSET])  # or exit 77 / 1
+    src = os.path.join(data, "uda-bench", "Query", "Player")
     with tempfile.TemporaryDirectory() as tmp:
         ds = os.path.join(tmp, "Player")
         os.makedirs(ds)

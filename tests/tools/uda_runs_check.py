@@ -22,6 +22,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import SRC, check, report_data, require_jsonschema, run_cli as run, schema_checker, shard_of, verdict  # noqa: E402
+import data_rule  # noqa: E402
 
 jsonschema = require_jsonschema()
 
@@ -124,10 +125,8 @@ def main():
 
 
 def real_data_checks(valid):
-    data = os.environ.get("SQLGRADE_DATA") or os.environ.get("SQLGRADE_DEFAULT_DATA") or ""
-    ds = os.path.join(data, "uda-bench", "Query", "Player") if data else ""
-    if not (ds and os.path.isdir(ds)):
-        print("note: SQLGRADE_DATA not set or without uda-bench: real-data checks skipped")
+    ds = os.path.join(data_rule.root(), "uda-bench", "Query", "Player")
+    if not data_rule.script_part("the real-data checks", "uda-bench/Query/Player"):
         return
     with tempfile.TemporaryDirectory() as tmp:
         res = os.path.join(tmp, "sys")

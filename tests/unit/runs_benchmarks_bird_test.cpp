@@ -107,8 +107,8 @@ TEST(RunsBenchmarks, BirdRecordIds) {
 // ---- real data ----------------------------------------------------------------------------------
 
 TEST(RunsBenchmarksData, SpiderDevShardsAndSystems) {
-  const std::string D = data_dir();
-  if (D.empty() || !fs::exists(D + "/spider/dev_gold.sql")) GTEST_SKIP() << "Spider data not found (set SQLGRADE_DATA)";
+  SQLGRADE_REQUIRE_DATA("spider/dev_gold.sql", "spider/database", "preds/spider_dev");
+  const std::string& D = DATA;
   const std::string sp = D + "/spider";
   auto base = [&](const std::string& compat) {
     return std::vector<std::string>{"spider", "--gold", sp + "/dev_gold.sql", "--db", sp + "/database", "--table",
@@ -125,9 +125,8 @@ TEST(RunsBenchmarksData, SpiderDevShardsAndSystems) {
 }
 
 TEST(RunsBenchmarksData, BirdMiniDevShardsAndSystems) {
-  const std::string D = data_dir();
-  if (D.empty() || !fs::exists(D + "/bird/minidev/mini_dev_sqlite_gold.sql"))
-    GTEST_SKIP() << "BIRD data not found (set SQLGRADE_DATA)";
+  SQLGRADE_REQUIRE_DATA("bird/minidev/mini_dev_sqlite_gold.sql", "bird/dev_databases", "preds/bird_minidev");
+  const std::string& D = DATA;
   const std::string kg = D + "/preds/bird_minidev/official_baselines_sql_output_kg/";
   for (std::string metric : {"ex", "soft-f1"}) {
     std::vector<std::string> b = {"bird", "--ground_truth_path", D + "/bird/minidev/mini_dev_sqlite_gold.sql",
@@ -174,9 +173,8 @@ TEST(RunsBenchmarks, BirdNamesQuestionsAndRows) {
 
 // --shard-by db on real data: every question of a database in one shard, the merge equal to the whole run.
 TEST(RunsBenchmarksData, ShardsByDatabase) {
-  const std::string D = data_dir();
-  if (D.empty() || !fs::exists(D + "/spider/dev_gold.sql") || !fs::exists(D + "/bird/minidev/mini_dev_sqlite_gold.sql"))
-    GTEST_SKIP() << "Spider and BIRD data not found (set SQLGRADE_DATA)";
+  SQLGRADE_REQUIRE_DATA("spider/dev_gold.sql", "bird/minidev/mini_dev_sqlite_gold.sql");
+  const std::string& D = DATA;
   const std::string sp = D + "/spider";
   check_shards({"spider", "--gold", sp + "/dev_gold.sql", "--db", sp + "/database", "--etype", "exec", "--pred",
                 D + "/preds/spider_dev/dail-sql_gpt4/pred.txt", "--no-progress", "--quiet"},

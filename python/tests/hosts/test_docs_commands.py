@@ -33,7 +33,7 @@ DOCS = ("README.md", os.path.join("docs", "python.md"))
 MARK = re.compile(r"<!-- offline-test: ([\w-]+) -->\n```sh\n(.*?)\n```", re.S)
 
 pytestmark = [
-    pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "spider2lite")), reason=f"no benchmark data in {DATA}"),
+    pytest.mark.needs_data("spider2lite"),
     pytest.mark.skipif(shutil.which("unshare") is None, reason="no unshare (util-linux)"),
 ]
 

@@ -31,7 +31,7 @@ from sqlgrade.inspect_ai import bird, spider  # noqa: E402
 
 DATA = data_dir()
 pytestmark = [needs_native,
-              pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "spider")), reason=f"no benchmark data in {DATA}")]
+              pytest.mark.needs_data("spider")]
 N = 8
 
 

@@ -28,7 +28,7 @@ from sqlgrade._datasets import rows  # noqa: E402
 
 DATA = data_dir()
 pytestmark = [needs_native,
-              pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "spider")), reason=f"no benchmark data in {DATA}")]
+              pytest.mark.needs_data("spider")]
 N = 6
 
 

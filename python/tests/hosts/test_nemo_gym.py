@@ -33,7 +33,7 @@ GYM_PY = gym_run.gym_python(GYM_VENV)
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(GYM_PY), reason=f"no {GYM_VENV} (NeMo Gym): run scripts/setup.sh"),
-    pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "spider2lite")), reason=f"no benchmark data in {DATA}"),
+    pytest.mark.needs_data("spider2lite"),
     needs_native,
 ]
 

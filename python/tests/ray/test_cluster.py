@@ -28,12 +28,12 @@ TOKEN = secrets.token_hex(32)
 os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=TOKEN)
 ray = pytest.importorskip("ray")
 
-from conftest import data_dir, sqlgrade_bin  # noqa: E402
+from conftest import data_dir, require_data, sqlgrade_bin  # noqa: E402
 from _local_cluster import VENV_BIN, LocalCluster, parent  # noqa: E402
 
 SPIDER = os.path.join(data_dir(), "spider")
 PRED = os.path.join(data_dir(), "preds", "spider_dev", "dail-sql_gpt4", "pred.txt")
-pytestmark = pytest.mark.skipif(not os.path.isfile(PRED), reason=f"needs the Spider data ({PRED})")
+pytestmark = pytest.mark.needs_data("preds/spider_dev/dail-sql_gpt4/pred.txt", "spider")
 
 
 @pytest.fixture(scope="module")
@@ -180,8 +180,9 @@ def test_other_benchmarks_merge_like_one_process(cluster: LocalCluster, name: st
     from sqlgrade.ray import grade, grade_warm
 
     cmd = _other_benchmark(name, str(tmp_path))
-    if not all(os.path.exists(c) for c in cmd if c.startswith("/")):
-        pytest.skip(f"needs the {name} data")
+    missing = [c for c in cmd if c.startswith("/") and not os.path.exists(c)]
+    if missing:
+        require_data(os.path.relpath(missing[0], data_dir()))  # skips, or fails when SQLGRADE_DATA is set
     ref = str(tmp_path / "ref.json")
     subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
     if warm:

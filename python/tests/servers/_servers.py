@@ -17,15 +17,13 @@ from typing import Dict, Iterator
 
 import pytest
 
-from conftest import data_dir, sqlgrade_bin
+from conftest import require_data, sqlgrade_bin
 
 
 def _server(kind: str, dump: str, name: str) -> Iterator[Dict[str, str]]:
     exe = os.environ.get("SQLGRADE_TEST_SERVER") or os.path.join(os.path.dirname(sqlgrade_bin()), "tests",
                                                                  "sqlgrade_test_server")
-    path = os.path.join(data_dir(), dump)
-    if not os.path.isfile(path):
-        pytest.skip(f"benchmark data not found: {path}")
+    path = os.path.join(require_data(dump), dump)  # skips, or fails when SQLGRADE_DATA is set
     if not os.access(exe, os.X_OK):
         pytest.fail(f"{exe}: not built (cmake --build build --target sqlgrade_test_server)")
     proc = subprocess.Popen([exe, "--kind", kind, "--load", f"{name}={path}"], stdin=subprocess.PIPE,
