@@ -1,7 +1,7 @@
 // The search of verify.hpp: candidates (candidate.hpp) loaded into a per-thread in-memory copy of the
 // schema inside a transaction that is rolled back, both queries run, the benchmark's rule applied; a
-// difference that survives reversed scan orders is shrunk (delta debugging over rows) and re-checked
-// on a freshly built database before it is returned.
+// difference that survives reversed scan orders is shrunk (shrink.hpp) and re-checked on a freshly
+// built database before it is returned.
 #include "sqlgrade/verify/verify.hpp"
 
 #include <sqlite3.h>
@@ -16,6 +16,7 @@
 #include "sqlgrade/spider2/frame.hpp"
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
+#include "sqlgrade/verify/shrink.hpp"
 
 namespace sqlgrade::verify {
 
@@ -130,46 +131,6 @@ struct Search {
     if (kept) *kept = std::move(k);
     return p;
   }
-  Candidate subset(const Candidate& c, const std::vector<std::pair<size_t, size_t>>& keep) const {
-    Candidate out{{}, {}, c.strategy, c.mutations};
-    out.rows.resize(c.rows.size());
-    out.src.resize(c.rows.size());
-    for (auto [t, r] : keep) {
-      out.rows[t].push_back(c.rows[t][r]);
-      out.src[t].push_back(c.src[t][r]);
-    }
-    return out;
-  }
-  // Delta debugging (ddmin, complements only) over the rows of a differing candidate.
-  Candidate shrink(Candidate c) {
-    std::vector<std::pair<size_t, size_t>> items;
-    for (size_t t = 0; t < c.rows.size(); ++t)
-      for (size_t r = 0; r < c.rows[t].size(); ++r) items.push_back({t, r});
-    size_t n = 2, spent = 0;
-    while (items.size() >= 2 && spent < budget.shrink_tests) {
-      const size_t chunk = (items.size() + n - 1) / n;
-      bool reduced = false;
-      for (size_t i = 0; i * chunk < items.size() && spent < budget.shrink_tests; ++i) {
-        std::vector<std::pair<size_t, size_t>> rest(items.begin(), items.begin() + i * chunk);
-        rest.insert(rest.end(), items.begin() + std::min(items.size(), (i + 1) * chunk), items.end());
-        ++spent;
-        Candidate kept;
-        if (!probe(subset(c, rest), &kept).differs) continue;
-        c = std::move(kept);  // rows SQLite dropped (orphans) are gone for good
-        items.clear();
-        for (size_t t = 0; t < c.rows.size(); ++t)
-          for (size_t r = 0; r < c.rows[t].size(); ++r) items.push_back({t, r});
-        n = std::max<size_t>(n - 1, 2);
-        reduced = true;
-        break;
-      }
-      if (!reduced) {
-        if (n >= items.size()) break;
-        n = std::min(items.size(), n * 2);
-      }
-    }
-    return c;
-  }
 };
 
 // Builds the shrunk rows into a new committed database and runs both queries again (forward scans).
@@ -219,7 +180,8 @@ Outcome verify(const Item& item, const Budget& budget) {
     Candidate kept;
     if (!search.probe(make_candidate(gen, rng, i), &kept).differs) continue;
     const size_t before = kept.row_count();
-    Candidate small = search.shrink(std::move(kept));
+    Candidate small = shrink(std::move(kept), budget.shrink_tests,
+                             [&](const Candidate& c, Candidate* k) { return search.probe(c, k).differs; });
     Counterexample cex;
     if (!recheck(item, *schema, small, budget, &cex)) continue;  // not re-checkable: keep searching
     cex.seed = budget.seed;
