@@ -17,6 +17,7 @@
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/shrink.hpp"
+#include "sqlgrade/verify/witness.hpp"
 
 namespace sqlgrade::verify {
 
@@ -36,6 +37,7 @@ const char* to_string(Status s) {
     case Status::NoCounterexample: return "no_counterexample";
     case Status::Refuted: return "refuted";
     case Status::Skipped: return "skipped";
+    case Status::Edge: return "edge";
   }
   return "?";
 }
@@ -167,10 +169,13 @@ Outcome verify(const Item& item, const Budget& budget) {
     out.reason = std::string("database unreadable: ") + e.what();
     return out;
   }
-  const auto constants = query_constants(item.gold_sql, item.pred_sql);
+  const QueryFacts facts = query_facts(*schema, item.gold_sql, item.pred_sql);
   const auto used = tables_used(*schema, item.gold_sql, item.pred_sql);
-  GenContext gen{*schema, constants, used, std::max<size_t>(budget.rows_per_table, 1)};
+  const QueryTargets targets = query_targets(*schema, used, item.gold_sql, item.pred_sql);
+  const Seeds seeds = seed_rows(*schema, used, targets, item.db_path);
+  GenContext gen{*schema, facts.constants, used, std::max<size_t>(budget.rows_per_table, 1), &targets, &seeds};
   Search search{item, budget, *schema, work_db(*schema)};
+  std::optional<Counterexample> edge;  // the first degenerate or unrealistic witness (witness.hpp)
   for (size_t i = 0; i < budget.candidates; ++i) {
     if (budget.seconds > 0 && elapsed() > budget.seconds) {
       out.time_capped = true;
@@ -178,10 +183,17 @@ Outcome verify(const Item& item, const Budget& budget) {
     }
     Rng rng(mix_seed(budget.seed, item.db_path + '\0' + item.gold_sql + '\0' + item.pred_sql, i));
     Candidate kept;
-    if (!search.probe(make_candidate(gen, rng, i), &kept).differs) continue;
+    Probe p = search.probe(make_candidate(gen, rng, i), &kept);
+    if (!p.differs) continue;
+    // A degenerate difference is kept as an edge finding only once; a clean one is searched on.
+    const bool degen = !degenerate(facts, item.rule, kept, p.gold, p.pred).empty();
+    if (degen && edge) continue;
     const size_t before = kept.row_count();
-    Candidate small = shrink(std::move(kept), budget.shrink_tests,
-                             [&](const Candidate& c, Candidate* k) { return search.probe(c, k).differs; });
+    // Shrinking never crosses from a non-degenerate database into a degenerate one.
+    Candidate small = shrink(std::move(kept), budget.shrink_tests, [&](const Candidate& c, Candidate* k) {
+      Probe q = search.probe(c, k);
+      return q.differs && (degen || degenerate(facts, item.rule, *k, q.gold, q.pred).empty());
+    });
     Counterexample cex;
     if (!recheck(item, *schema, small, budget, &cex)) continue;  // not re-checkable: keep searching
     cex.seed = budget.seed;
@@ -191,10 +203,22 @@ Outcome verify(const Item& item, const Budget& budget) {
     cex.rows_before_shrink = before;
     cex.fk_enforced = schema->fk_enforced;
     cex.fk_note = schema->fk_note;
+    classify_witness(facts, *schema, item, small, &cex);
+    if (cex.is_edge()) {  // keep searching for a witness that is neither degenerate nor unrealistic
+      if (!edge) edge = std::move(cex);
+      continue;
+    }
     out.status = Status::Refuted;
     out.reason = "results differ on a " + std::to_string(cex.rows.size()) + "-row database (" + cex.strategy + ")";
     out.cex = std::move(cex);
     break;
+  }
+  if (out.status != Status::Refuted && edge) {
+    out.status = Status::Edge;
+    out.reason = "results differ only on a " + std::to_string(edge->rows.size()) + "-row database that is " +
+                 (edge->degenerate.empty() ? "unrealistic: it breaks " + edge->breaks[0]
+                                           : "degenerate: " + edge->degenerate);
+    out.cex = std::move(edge);
   }
   out.candidates = search.evaluations;
   out.seconds = elapsed();
