@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/verify/witness.hpp"
@@ -249,4 +250,32 @@ TEST(VerifyTargets, LessThanVersusLessOrEqualIsFoundAtTheBoundary) {
   auto le = verify::verify(k.item("SELECT count(*) FROM dogs WHERE age < 7", "SELECT count(*) FROM dogs WHERE age <= 7"), b);
   ASSERT_EQ(le.status, Status::Refuted) << le.reason;
   EXPECT_LT(le.cex->candidate, 12u);
+}
+
+// The summary of `sqlgrade verify` (text and --json) gives the witness sizes per status.
+TEST(VerifyWitness, TheSummaryGivesTheWitnessSizesPerStatus) {
+  Kennel k;
+  SystemReport rep;
+  rep.system = "sys";
+  rep.benchmark = "spider";
+  for (const auto& [gold, pred] : std::vector<std::pair<std::string, std::string>>{
+           {"SELECT max(charge_amount) FROM charges", "SELECT charge_amount FROM charges ORDER BY charge_type DESC LIMIT 1"},
+           {"SELECT max(age) FROM dogs", "SELECT age FROM dogs ORDER BY age DESC LIMIT 1"}}) {
+    const Item it = k.item(gold, pred);
+    const Outcome o = verify::verify(it, budget());
+    ASSERT_TRUE(o.cex);
+    InstanceReport ir;
+    ir.id = std::to_string(rep.instances.size());
+    ir.status = to_string(o.status);
+    ir.counterexample_json = counterexample_json(it, o).dump();
+    rep.instances.push_back(ir);
+  }
+  const auto j = nlohmann::json::parse(render_json({rep}))[0]["witness_rows"];
+  EXPECT_EQ(j["refuted"]["2"], 1) << j.dump();
+  EXPECT_EQ(j["refuted"]["max"], 2) << j.dump();
+  ASSERT_TRUE(j.contains("edge")) << j.dump();
+  EXPECT_EQ(j["edge"]["median"].get<double>(), double(j["edge"]["max"].get<size_t>()));
+  const std::string text = render_text({rep});
+  EXPECT_NE(text.find("  witness rows  edge 1:"), std::string::npos) << text;
+  EXPECT_NE(text.find("refuted 1: 2:1 (median 2, max 2)"), std::string::npos) << text;
 }
