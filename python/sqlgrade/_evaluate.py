@@ -24,7 +24,11 @@ from ._bounds import check
 from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
-__all__ = ["BenchmarkRun", "call_native", "fspath", "native_options", "str_or_none", "bool_or_none", "shard_pair", "shard_fields"]
+__all__ = ["BenchmarkRun", "call_native", "fspath", "native_options", "str_or_none", "bool_or_none", "shard_pair", "shard_fields",
+           "verify_options", "VERIFY_KEYS"]
+
+# evaluate(verify={...}): the CLI's flags --verify-budget, --verify-candidates, --seed, --counterexamples.
+VERIFY_KEYS = ("budget", "candidates", "seed", "counterexamples")
 
 
 def _native() -> Any:
@@ -56,6 +60,27 @@ def native_options(cls: str, **fields: Any) -> Any:
         except m.InputError as e:
             raise InputError(str(e)) from None
     return o
+
+
+def verify_options(verify: Any) -> Any:
+    """``verify=`` of an evaluate(): None/False = no verification; True = the CLI's ``--verify`` with its
+    defaults (5 s and 200 candidate databases per match, seed 0); a dict of ``budget``, ``candidates``,
+    ``seed``, ``counterexamples`` (a folder: each counterexample written as ``<system>/<id>.sqlite`` +
+    ``.json``). The library's ``_native.VerifyOptions``, each value checked there (the table of bounds)."""
+    if verify is None or verify is False:
+        return None
+    if verify is not True and not isinstance(verify, dict):
+        raise InputError(f"verify must be True, False, None or a dict of {', '.join(VERIFY_KEYS)}")
+    fields = {} if verify is True else dict(verify)
+    bad = [str(k) for k in fields if k not in VERIFY_KEYS]
+    if bad:
+        raise InputError(f"verify: unknown option(s): {', '.join(bad)} ({', '.join(VERIFY_KEYS)})")
+    if "counterexamples" in fields:
+        fields["counterexamples"] = fspath(fields["counterexamples"], "verify.counterexamples")
+    for k in ("budget", "candidates", "seed"):
+        if k in fields and fields[k] is not None:
+            check({"budget": "verify_budget", "candidates": "verify_candidates", "seed": "seed"}[k], fields[k], f"verify.{k}")
+    return native_options("VerifyOptions", **fields)
 
 
 def call_native(name: str, *args: Any) -> Dict[str, Any]:
@@ -129,6 +154,9 @@ class BenchmarkRun:
         self.warnings: List[str] = list(raw.get("warnings", []))
         self._json: Optional[str] = raw.get("json")
         self._dict: Optional[Dict[str, Any]] = None
+        # evaluate(verify=...): the search's report, as `sqlgrade verify --json` writes it for this system
+        # (ex, verified_ex, refuted, instances with their counterexamples, ...); None without verify.
+        self.verify: Optional[Dict[str, Any]] = json.loads(raw["verify"])[0] if raw.get("verify") else None
 
     @property
     def json(self) -> Optional[str]:

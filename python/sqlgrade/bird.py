@@ -10,12 +10,12 @@ See docs/python.md ("Whole-benchmark evaluation").
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Dict, Optional, Union
 import os
 
 from ._bounds import check
 from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, shard_fields as _shard,
-                        str_or_none as _str)
+                        str_or_none as _str, verify_options)
 
 __all__ = ["evaluate", "BirdRun"]
 
@@ -48,7 +48,8 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
              metric: Optional[str] = None, pair_by: Optional[str] = None, data_mode: Optional[str] = None,
              jobs: Optional[int] = None, timeout: Optional[float] = None, gold_timeout: Optional[float] = None,
              repeat: Optional[int] = None, sql_dialect: Optional[str] = None, answer_json: Optional[bool] = None,
-             max_rows: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None) -> BirdRun:
+             max_rows: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None,
+             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None) -> BirdRun:
     """Runs ``sqlgrade bird`` in-process.
 
     Keywords and the CLI flags they stand for: ``pred`` --predicted_sql_path, ``gold``
@@ -60,14 +61,20 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
     100 repeats, 1,000,000 rows, ...): the keywords are the fields of ``sqlgrade::bird::Options``, bound
     by the native module. The GIL is released while it runs; nothing is printed (warnings are in
     ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
+
+    ``name`` is ``--name`` (the system's name in the run record); ``verify`` is ``--verify``
+    (``metric="ex"`` only): True or a dict of ``budget``, ``candidates``, ``seed``, ``counterexamples``,
+    as in :func:`sqlgrade.spider.evaluate` (``run.verify``, the verification lines in ``run.text``, the
+    record with the verification).
     """
-    for name, row, v in (("jobs", "jobs", jobs), ("timeout", "timeout", timeout), ("repeat", "repeat", repeat),
+    for option, row, v in (("jobs", "jobs", jobs), ("timeout", "timeout", timeout), ("repeat", "repeat", repeat),
                          ("max_rows", "max_rows", max_rows), ("gold_timeout", "timeout", gold_timeout)):
         if v is not None:
-            check(row, v, name)  # a number (not a bool, not a str), then the table's row
+            check(row, v, option)  # a number (not a bool, not a str), then the table's row
     o = native_options("BirdOptions", pred=fspath(pred, "pred"), gold=fspath(gold, "gold"),
                        db_dir=fspath(db_dir, "db_dir"), diff_json=fspath(diff_json, "diff_json", required=False),
                        metric=_str(metric), pair_by=_str(pair_by), data_mode=_str(data_mode), jobs=jobs,
                        timeout=timeout, gold_timeout=gold_timeout, repeat=repeat, sql_dialect=_str(sql_dialect),
-                       answer_json=_bool(answer_json), max_rows=max_rows, **_shard(shard), shard_by=_str(shard_by))
-    return BirdRun(call_native("bird_evaluate", o))
+                       answer_json=_bool(answer_json), max_rows=max_rows, **_shard(shard), shard_by=_str(shard_by),
+                       name=_str(name))
+    return BirdRun(call_native("bird_evaluate", o, verify_options(verify)))

@@ -47,7 +47,7 @@ void run_bird(BirdArgs& a) {
   const auto labels = cli::system_labels(a.preds, a.names, "--predicted_sql_path");
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path", a.names);
   const auto vopt = cli::verify_options(a.verify, a.opt.num_cpus, a.no_progress);
-  if (a.verify.on && a.opt.metric != bird::Metric::Ex) throw InputError("--verify", "needs --metric ex");
+  if (a.verify.on) verify::check_verifiable(a.opt);
   a.opt.predicted_sql_path = a.preds[0];
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   {  // no output (a record, the log) may replace an input (a prediction, the gold, a database)

@@ -68,7 +68,7 @@ void run_spider2(const Spider2Args& a) {
   for (const auto& j : jsons)
     if (!j.empty()) opt.also_written.push_back(j);  // checked against the inputs before the run
   const auto vopt = sqlgrade::cli::verify_options(a.verify, opt.max_workers, a.no_progress);
-  if (a.verify.on && opt.mode != s2::Mode::Sql) throw sqlgrade::InputError("--verify", "needs --mode sql");
+  if (a.verify.on) sqlgrade::verify::check_verifiable(opt);
   std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
   if (labels.empty()) labels = sqlgrade::cli::system_labels(a.result_dirs, {}, "--result_dir");
   for (size_t i = 0; i < runs.size(); ++i) runs[i].opt.name = labels[i];

@@ -123,8 +123,7 @@ void run_spider_cmd(SpiderArgs& a) {
     check_outputs_spare_inputs(cli::io_paths(outs, a.json_dir.empty() ? "--json" : "--json-dir"), in);
   }
   const auto vopt = cli::verify_options(a.verify, a.opt.jobs, a.no_progress);
-  if (a.verify.on && (a.opt.etype == Etype::Match || both || a.opt.compat != Compat::TestSuite))
-    throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
+  if (a.verify.on) verify::check_verifiable(a.opt, both);
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   if (both) return run_both(a, labels, json_paths);
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);

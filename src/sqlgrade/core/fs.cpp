@@ -344,4 +344,15 @@ bool strip_bom(std::string& s) {
   return false;
 }
 
+std::string file_version(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return "";
+  char b[160];
+  std::snprintf(b, sizeof b, "%llu:%llu:%lld:%lld.%09ld:%lld.%09ld", static_cast<unsigned long long>(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino), static_cast<long long>(st.st_size),
+                static_cast<long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec, static_cast<long long>(st.st_ctim.tv_sec),
+                st.st_ctim.tv_nsec);
+  return b;
+}
+
 }  // namespace sqlgrade

@@ -74,6 +74,13 @@ void check_outputs_spare_inputs(const std::vector<IoPath>& outputs, const std::v
 // The same for an output folder the command replaces whole (removed, then written afresh: `uda eval
 // --output-dir`): refused when an input is inside it, or when one of its files is an input.
 void check_output_folder_spares_inputs(const IoPath& folder, const std::vector<IoPath>& inputs);
+// Which version of a file is at `path` now: its identity (device and inode, through symlinks), size,
+// and modification and change times (nanoseconds), as one text; "" when it cannot be read. A file
+// replaced at the same path (a rename over it, or rewritten in place) gives another text, so what is
+// kept about a database (pooled connections, gold results, the verify search's schema and samples)
+// is keyed by it and read again. One stat() call.
+std::string file_version(const std::string& path);
+
 // The regular files (not symlinks) directly in `dir` whose name ends with `suffix`: what
 // OutputDir::remove_files_ending_with would remove. Empty when `dir` does not exist.
 std::vector<fs::path> files_ending_with(const fs::path& dir, std::string_view suffix);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 
 namespace sqlgrade {
@@ -55,8 +56,12 @@ size_t bound(PoolState& s) {
   return s.default_bound;
 }
 
+// The file's version is part of the key (core/fs.hpp file_version): a database replaced at the same
+// path (a rename over it, or rewritten in place) never gets a connection that still reads the old file
+// — such connections are left idle until the least-recently-used rule closes them.
 std::string key_of(const std::string& path, const SqliteOptions& opt) {
-  return path + (opt.text_decode == SqliteOptions::TextDecode::Ignore ? "\n#i" : "\n#e") + (opt.empty_is_ok ? "1" : "0");
+  return path + (opt.text_decode == SqliteOptions::TextDecode::Ignore ? "\n#i" : "\n#e") + (opt.empty_is_ok ? "1" : "0") +
+         "\n" + file_version(path);
 }
 
 // Moves the least recently used idle connection out (to be closed outside the lock).

@@ -111,7 +111,7 @@ json RewardServer::verify_json(const json& req) {
   json reply = verdicts::verdict_json(impl_->verifier, verdict_request(r), r);
   // A query stopped by the request's budget reads as a timeout: say which deadline it was.
   const CancelToken* t = current_cancel_token();
-  if (t && t->reason() == CancelToken::Reason::Deadline && reply["failure_reason"] == "timeout")
+  if (t && t->reason() == CancelToken::Reason::Deadline && reply["stage"] == "timeout")
     reply["failure_detail"] = budget_exceeded_message(opt_.request_budget_s);
   return reply;
 }

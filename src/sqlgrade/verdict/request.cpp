@@ -117,7 +117,7 @@ std::string model_text(const json& req) {
 
 json echo_fields(const json& req, std::vector<std::string>* dropped) {
   static const char* const kNotEchoed[] = {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols",
-                                           "db", "order", "shaping"};
+                                           "db", "order", "shaping", "alternative_answers"};
   static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
                                        "model_output", "benchmark", "extract", "gold_single_file", "sql", "timeout",
                                        "plug_value", "keep_distinct"};
@@ -181,6 +181,26 @@ std::vector<Table> gold_tables(const json& gr, Bench b) {
     out.push_back(std::move(t));
   }
   return out;
+}
+
+const std::vector<std::string>& label_keys() {
+  static const std::vector<std::string> keys{
+      "gold_sql", "alternative_answers", "gold_result", "db_id", "db_path", "benchmark", "ignore_order",
+      "condition_cols", "instance_id", "gold_single_file", "extract", "timeout", "plug_value", "keep_distinct",
+      "verify", "order", "shaping"};
+  return keys;
+}
+
+json label_body(const json& label) {
+  json body = json::object();
+  for (const std::string& k : label_keys())
+    if (auto it = label.find(k); it != label.end() && k != "db_path") body[k] = *it;
+  if (!body.contains("db_id")) {
+    auto dp = label.find("db_path");
+    if (dp == label.end() || !dp->is_string()) throw BadRequest("needs `db_id` or `db_path`");
+    body["db_id"] = fs::path(dp->get<std::string>()).stem().string();
+  }
+  return body;
 }
 
 VerdictRequest parse_request(const json& body, const ExtractOptions& base_extract) {

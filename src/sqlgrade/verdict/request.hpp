@@ -63,6 +63,18 @@ Value json_to_value(const nlohmann::json& v, Bench b);
 // gold_result: [alternative][row][cell] -> one Table per alternative (columns c0..; short rows padded).
 std::vector<Table> gold_tables(const nlohmann::json& gr, Bench b);
 
+// The keys of a label, the RL adapters' data contract (docs/python.md, "The data contract"): one table
+// for every road that grades a dataset row — /get_reward (serve/endpoints.cpp through label_body),
+// sqlgrade.openrlhf, verl, TRL, SkyRL, AReaL and inspect_ai (python/sqlgrade/_rows.py LABEL_KEYS,
+// which python/tests/test_outcomes.py holds equal to this). Each is the /verify field of the same name,
+// except db_path (the database file; the server takes its name as the db_id) and alternative_answers
+// (more golds, after gold_sql's). A row's other keys are data (a question, an id), not grading rules.
+const std::vector<std::string>& label_keys();
+// A label (a JSON object) as the /verify body it stands for: its label keys copied, nothing else; a
+// db_path without a db_id gives the db_id (its file name without the extension). BadRequest naming the
+// key when a label has neither db_id nor db_path.
+nlohmann::json label_body(const nlohmann::json& label);
+
 // The request of a /verify body (validation only; `db` is left to the caller). An `extract` object
 // overrides base_extract (request.extract is then set). Throws BadRequest with the one-line message
 // a 400 (or a Python ValueError) carries.

@@ -113,10 +113,11 @@ std::optional<bool> ignore_order_for(const VerdictRequest& req, const std::strin
 }
 
 VerdictOutcome outcome_of(const Verdict& v) {
-  if (v.verify && v.verify->status == "refuted") return VerdictOutcome::WrongResult;  // a counterexample
   switch (v.stage) {
     case VerdictStage::Equal: return VerdictOutcome::Correct;
-    case VerdictStage::Different: return VerdictOutcome::WrongResult;
+    case VerdictStage::Different:
+    case VerdictStage::Refuted:  // a counterexample: the result is wrong on a database the schema allows
+    case VerdictStage::Unverified: return VerdictOutcome::WrongResult;
     case VerdictStage::NoSql: return VerdictOutcome::NoSql;
     case VerdictStage::GoldFailed: return VerdictOutcome::GoldError;
     case VerdictStage::PredFailed:
@@ -167,21 +168,31 @@ std::optional<RewardShaping> parse_shaping(const json& body) {
   return s;
 }
 
-void parse_gold_sql(const json& body, VerdictRequest& r) {
-  auto it = body.find("gold_sql");
+namespace {
+
+// The golds of one field (a string, kept as it is, or a list of strings whose blank entries are
+// dropped): the first becomes gold_sql when there is none yet, the rest alternatives.
+void add_golds(const json& body, const char* field, VerdictRequest& r) {
+  auto it = body.find(field);
   if (it == body.end() || it->is_null()) return;
-  if (it->is_string()) {
-    r.gold_sql = it->get<std::string>();
-    return;
-  }
-  if (!it->is_array()) throw BadRequest("`gold_sql` must be a string");
-  for (size_t k = 0; k < it->size(); ++k) {
-    const json& g = (*it)[k];
-    if (!g.is_string()) throw BadRequest("`gold_sql[" + std::to_string(k) + "]` must be a string");
-    if (py::strip_view(g.get_ref<const std::string&>()).empty()) continue;
+  auto add = [&](const json& g) {
     if (!r.gold_sql) r.gold_sql = g.get<std::string>();
     else r.gold_sql_alternatives.push_back(g.get<std::string>());
+  };
+  if (it->is_string()) return add(*it);
+  if (!it->is_array()) throw BadRequest(std::string("`") + field + "` must be a string or a list of strings");
+  for (size_t k = 0; k < it->size(); ++k) {
+    const json& g = (*it)[k];
+    if (!g.is_string()) throw BadRequest(std::string("`") + field + "[" + std::to_string(k) + "]` must be a string");
+    if (!py::strip_view(g.get_ref<const std::string&>()).empty()) add(g);
   }
+}
+
+}  // namespace
+
+void parse_gold_sql(const json& body, VerdictRequest& r) {
+  add_golds(body, "gold_sql", r);
+  add_golds(body, "alternative_answers", r);  // the adapters' data contract: more golds, any match counts
 }
 
 void rules_to_json(const VerdictRequest& req, const Verdict& v, json& reply) {

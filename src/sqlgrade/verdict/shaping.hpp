@@ -24,7 +24,7 @@ bool has_top_level_order_by(std::string_view sql);
 // benchmark's rule).
 std::optional<bool> ignore_order_for(const VerdictRequest& request, const std::string& gold_sql);
 
-// The shaping outcome of a finished verdict (stage, and a match that `verify` refuted) and its score.
+// The shaping outcome of a finished verdict (from its stage) and its score.
 VerdictOutcome outcome_of(const Verdict& v);
 double score_of(const RewardShaping& shaping, VerdictOutcome outcome);
 

@@ -44,8 +44,30 @@ const char* to_string(VerdictStage s) {
     case VerdictStage::GoldFailed: return "gold_failed";
     case VerdictStage::Different: return "different";
     case VerdictStage::Equal: return "equal";
+    case VerdictStage::Refuted: return "refuted";
+    case VerdictStage::Unverified: return "unverified";
   }
   return "pred_failed";
+}
+
+// The one table of stage -> failure_reason (docs/serve.md, "failure_reason"). NeMo Gym's spider2_lite
+// and bird_sql servers define none, no_sql_extracted, execution_error and gold_execution_error; they
+// label a result that differs execution_error too, which a dashboard cannot tell from a query that did
+// not run. result_mismatch follows the "<what>_mismatch" words of NeMo Gym's other servers
+// (target_mismatch, tool_name_mismatch).
+const char* failure_reason(VerdictStage s) {
+  switch (s) {
+    case VerdictStage::Equal: return "none";
+    case VerdictStage::NoSql: return "no_sql_extracted";
+    case VerdictStage::PredFailed:
+    case VerdictStage::TooLarge: return "execution_error";
+    case VerdictStage::Timeout: return "timeout";
+    case VerdictStage::GoldFailed: return "gold_execution_error";
+    case VerdictStage::Different: return "result_mismatch";
+    case VerdictStage::Refuted: return "refuted";
+    case VerdictStage::Unverified: return "unverified";
+  }
+  return "execution_error";
 }
 
 Verifier::Verifier(VerifierConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
@@ -110,31 +132,36 @@ bool has_gold_rules(const VerdictRequest& req) {
 
 }  // namespace
 
-// The prediction against each gold in turn (gold_sql, then its alternatives): the first that matches
-// decides, else the first gold's verdict (the rule the Python API applied before issue 20).
+// The prediction against each gold in turn (gold_sql, then its alternatives). The first gold whose
+// match stands decides: a match on the database, and with `verify` one that the search did not refute
+// (verdicts::stage_after_verify). A match refuted against one gold goes on to the next, so any gold
+// the prediction is equivalent to counts. Else the first refuted match's verdict, else the first
+// gold's (the rule the Python API applied before issue 20).
 void Verifier::Impl::grade(verdicts::Bench b, const VerdictRequest& req, const std::string& sql, Verdict& v) {
-  if (!has_gold_rules(req)) {
-    judge.judge(b, req, sql, v);
-    verify_verdict(b, req, sql, v);  // only when the request asks (`verify`)
-    return;
-  }
-  std::optional<Verdict> first;
+  const bool rules = has_gold_rules(req);
+  std::optional<Verdict> first, first_refuted;
   for (size_t k = 0; k <= req.gold_sql_alternatives.size(); ++k) {
-    VerdictRequest r = req;
-    if (k > 0) r.gold_sql = req.gold_sql_alternatives[k - 1];
-    r.gold_sql_alternatives.clear();
-    r.ignore_order = verdicts::ignore_order_for(req, *r.gold_sql);
+    VerdictRequest alt;  // this gold alone, with the order rule applied to it
+    if (rules) {
+      alt = req;
+      if (k > 0) alt.gold_sql = req.gold_sql_alternatives[k - 1];
+      alt.gold_sql_alternatives.clear();
+      alt.ignore_order = verdicts::ignore_order_for(req, *alt.gold_sql);
+    }
+    const VerdictRequest& r = rules ? alt : req;
     Verdict attempt = v;
     judge.judge(b, r, sql, attempt);
-    verify_verdict(b, r, sql, attempt);
+    verify_verdict(b, r, sql, attempt);  // only when the request asks (`verify`)
     attempt.gold_index = k;
-    if (attempt.execution_match) {
+    if (attempt.execution_match) attempt.stage = verdicts::stage_after_verify(r, attempt);
+    if (attempt.stage == VerdictStage::Equal) {
       v = std::move(attempt);
       return;
     }
-    if (!first) first = std::move(attempt);
+    if (attempt.execution_match && !first_refuted) first_refuted = std::move(attempt);
+    else if (!first) first = std::move(attempt);
   }
-  v = std::move(*first);
+  v = std::move(first_refuted ? *first_refuted : *first);
 }
 
 Verdict Verifier::verdict(const VerdictRequest& req) {
@@ -154,7 +181,6 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   v.timings.extract_s = std::chrono::duration<double>(Clock::now() - t0).count();
   v.extracted_sql = sql;
   if (!sql) {
-    v.failure_reason = "no_sql_extracted";
     v.stage = VerdictStage::NoSql;
     v.pred_executed = false;
   } else if (std::string why = verdicts::sql_not_unicode(*sql); !why.empty()) {
@@ -165,7 +191,8 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
     impl_->grade(b, req, *sql, v);
   }
   // A refuted match keeps execution_match (the official verdict) but earns no reward.
-  v.reward = v.execution_match && !(v.verify && v.verify->status == "refuted") ? 1.0 : 0.0;
+  v.reward = v.stage == VerdictStage::Equal ? 1.0 : 0.0;
+  v.failure_reason = failure_reason(v.stage);
   v.outcome = verdicts::outcome_of(v);
   v.score = verdicts::score_of(req.shaping.value_or(RewardShaping{}), v.outcome);
   impl_->verdicts++;

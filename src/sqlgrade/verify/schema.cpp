@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
@@ -194,8 +195,9 @@ std::vector<std::string> TableInfo::column_names() const {
 }
 
 std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows) {
-  SqliteDb db(db_path);
   auto s = std::make_shared<Schema>();
+  s->version = file_version(db_path);  // before reading: a file replaced meanwhile is read again later
+  SqliteDb db(db_path);
   s->path = db_path;
   for (const Row& r : must(db, "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL").rows) {
     std::string type = py::text(r[0]), name = py::text(r[1]);
@@ -222,7 +224,8 @@ std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sam
 std::shared_ptr<const Schema> schema_of(const std::string& db_path, size_t sample_rows) {
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<const Schema>> cache;
-  const std::string key = db_path + "#" + std::to_string(sample_rows);
+  // the file's version is in the key: a database replaced at its path is read again (core/fs.hpp)
+  const std::string key = db_path + "#" + std::to_string(sample_rows) + "#" + file_version(db_path);
   {
     std::lock_guard<std::mutex> lk(mu);
     auto it = cache.find(key);

@@ -48,6 +48,7 @@ struct TableInfo {
 
 struct Schema {
   std::string path;                     // the benchmark database it was read from
+  std::string version;                  // which file was there (core/fs.hpp file_version)
   std::vector<TableInfo> tables;        // parents before children (cycles broken in file order)
   std::vector<std::string> after_ddl;   // CREATE INDEX / CREATE VIEW statements, in file order
   bool fk_enforced = true;              // false when a declared foreign key cannot be enforced by SQLite

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "sqlgrade/bird/compare.hpp"
+#include "sqlgrade/core/cancel.hpp"
 #include "sqlgrade/spider/test_suite.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/spider2/frame.hpp"
@@ -61,11 +62,12 @@ namespace {
 
 // The schema of one benchmark database, created once per thread in an in-memory ScratchDb.
 ScratchDb& work_db(const Schema& s) {
-  thread_local std::map<std::string, std::unique_ptr<ScratchDb>> dbs;
-  auto& slot = dbs[s.path];
-  if (!slot) {
+  thread_local std::map<std::string, std::pair<std::string, std::unique_ptr<ScratchDb>>> dbs;  // path -> (version, db)
+  auto& [version, slot] = dbs[s.path];
+  if (!slot || version != s.version) {  // a database replaced at its path gets a fresh schema copy
     slot = std::make_unique<ScratchDb>();
     create_schema(*slot, s);
+    version = s.version;
   }
   return *slot;
 }
@@ -177,7 +179,10 @@ Outcome verify(const Item& item, const Budget& budget) {
   Search search{item, budget, *schema, work_db(*schema)};
   std::optional<Counterexample> edge;  // the first degenerate or unrealistic witness (witness.hpp)
   for (size_t i = 0; i < budget.candidates; ++i) {
-    if (budget.seconds > 0 && elapsed() > budget.seconds) {
+    // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
+    // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
+    // as "no difference", so the search stops and says it was cut.
+    if ((budget.seconds > 0 && elapsed() > budget.seconds) || cancel_requested()) {
       out.time_capped = true;
       break;
     }

@@ -9,7 +9,11 @@ reads the server's own entry from there and replaces itself (exec) with
                    [--timeout T] [--max-concurrency N] [--spider2-gold-dir G] [extra_args ...]
 
 which speaks the /verify, /aggregate_metrics, /seed_session and /reverify_mode contract of Gym's
-spider2_lite and bird_sql servers (docs/python.md, "NeMo Gym"). Config keys (configs/*.yaml):
+spider2_lite and bird_sql servers (docs/python.md, "NeMo Gym"). Its replies carry the verdict's
+`stage` and a `failure_reason` derived from it: Gym's words (none, no_sql_extracted, execution_error,
+gold_execution_error) plus timeout, result_mismatch (the query ran and returned other rows, which
+Gym's servers label execution_error), refuted and unverified (a request's `verify`); docs/serve.md has
+the table. Config keys (configs/*.yaml):
 
     benchmark               spider2 | bird | spider (the rows Gym sends carry none)
     db_dir                  the benchmark's databases (spider2: <id>.sqlite; bird: <id>/<id>.sqlite;
