@@ -70,5 +70,29 @@ if(NOT TARGET utf8proc::utf8proc)
                                                       INTERFACE_INCLUDE_DIRECTORIES "${SQLGRADE_UTF8PROC_INCLUDE}")
 endif()
 
+# libpq (Debian libpq-dev) and MariaDB Connector/C (libmariadb-dev): the PostgreSQL and MySQL engines
+# (src/sqlgrade/engine/postgres.cpp, mariadb.cpp). Imported targets sqlgrade::libpq, sqlgrade::mariadb.
+foreach(_sqlgrade_server IN ITEMS "libpq;libpq;libpq-fe.h;pq;postgresql" "mariadb;libmariadb;mysql.h;mariadb;mariadb")
+  list(GET _sqlgrade_server 0 _name)
+  list(GET _sqlgrade_server 1 _pc)
+  list(GET _sqlgrade_server 2 _header)
+  list(GET _sqlgrade_server 3 _lib)
+  list(GET _sqlgrade_server 4 _suffix)
+  if(NOT TARGET sqlgrade::${_name})
+    find_package(PkgConfig QUIET)
+    if(PkgConfig_FOUND)
+      pkg_check_modules(SQLGRADE_PC_${_name} QUIET ${_pc})
+    endif()
+    find_path(SQLGRADE_${_name}_INCLUDE ${_header} HINTS ${SQLGRADE_PC_${_name}_INCLUDE_DIRS} PATH_SUFFIXES ${_suffix})
+    find_library(SQLGRADE_${_name}_LIBRARY ${_lib} HINTS ${SQLGRADE_PC_${_name}_LIBRARY_DIRS})
+    if(NOT SQLGRADE_${_name}_INCLUDE OR NOT SQLGRADE_${_name}_LIBRARY)
+      message(FATAL_ERROR "${_pc} not found (Debian: libpq-dev, libmariadb-dev)")
+    endif()
+    add_library(sqlgrade::${_name} UNKNOWN IMPORTED)
+    set_target_properties(sqlgrade::${_name} PROPERTIES IMPORTED_LOCATION "${SQLGRADE_${_name}_LIBRARY}"
+                                                        INTERFACE_INCLUDE_DIRECTORIES "${SQLGRADE_${_name}_INCLUDE}")
+  endif()
+endforeach()
+
 # DuckDB is not linked: sqlgrade dlopens libduckdb on first use (src/sqlgrade/engine/duckdb_loader.cpp),
 # at the absolute path it was built against, or $SQLGRADE_DUCKDB_LIBRARY.

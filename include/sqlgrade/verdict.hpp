@@ -64,8 +64,13 @@ const char* to_string(OrderRule rule);
 struct VerdictRequest {
   std::string benchmark = "spider2";  // spider2 | spider | bird (aliases: spider2_lite, testsuite, ...)
   // The database: a SQLite file. spider: the file or its folder; every *.sqlite of the folder is a
-  // test-suite database (<dir>/<db_id>/<db_id>.sqlite first).
+  // test-suite database (<dir>/<db_id>/<db_id>.sqlite first). bird: also a PostgreSQL or MySQL database
+  // as a URI (postgresql://reader@host/bird, mysql://reader@host/BIRD?socket=...) through a login that
+  // can only read (docs/bird.md, "PostgreSQL and MySQL"): values compared as psycopg2 / PyMySQL return them.
   std::string db;
+  // "" (from `db`), "sqlite", "postgresql" or "mysql" (the request's `dialect`): the reward server picks
+  // its --dsn database by it; a `db` of another dialect is refused.
+  std::string dialect;
   std::optional<std::string> model_output;  // text to extract the SQL from ...
   std::optional<std::string> sql;           // ... or the SQL itself, used verbatim (no extraction)
   std::optional<std::string> gold_sql;
@@ -103,6 +108,10 @@ struct VerdictRequest {
   // The scores of the outcomes; null: the defaults (1 for correct, else 0), and the JSON reply then
   // carries no `score` / `outcome` (a reply to a request without shaping is as it always was).
   std::optional<RewardShaping> shaping;
+  // The reply carries `reward_components` (docs/serve.md): the verdict's parts as separate rewards for
+  // multi-reward training (NeMo Gym's reward_components, GDPO), with the shaping terms and, with
+  // `verify`, the verification outcome.
+  bool reward_components = false;
 };
 
 struct VerdictTimings {
@@ -130,6 +139,9 @@ const char* to_string(VerdictStage stage);
 // gold_failed -> gold_execution_error (NeMo Gym's words, and `timeout`), different ->
 // result_mismatch, refuted -> refuted, unverified -> unverified.
 const char* failure_reason(VerdictStage stage);
+// The failure_reason under an extraction preset (NeMo Gym bird_sql 0.4 / 0.7 words); `filler`: the
+// prediction was Gym 0.4's `SELECT 1` (no ```sql block).
+const char* gym_bird_failure_reason(ExtractPreset preset, VerdictStage stage, bool filler);
 
 // The shaping outcome of a verdict: Equal -> Correct, Different, Refuted and Unverified ->
 // WrongResult, NoSql -> NoSql, GoldFailed -> GoldError, PredFailed/Timeout/TooLarge -> Error.

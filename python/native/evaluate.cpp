@@ -305,6 +305,7 @@ void register_options(py::module_& m) {
       .def_readwrite("diff_json", &bd::Options::diff_json_path)
       .def_readwrite("data_mode", &bd::Options::data_mode)
       .def_readwrite("sql_dialect", &bd::Options::sql_dialect)
+      .def_readwrite("dsn", &bd::Options::dsn)
       .def_readwrite("answer_json", &bd::Options::answer_json)
       .def_readwrite("shard_index", &bd::Options::shard_index)  // checked with shard_count by evaluate
       .def_readwrite("shard_count", &bd::Options::shard_count)

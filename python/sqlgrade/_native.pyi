@@ -3,7 +3,7 @@
 # include/sqlgrade/execute.hpp: execute). `sqlgrade/_native_backend.py` is the only caller. Requests and replies are the dicts of
 # the backend protocol (sqlgrade/_backend.py and docs/python.md, "Backend protocol"); every function
 # releases the GIL while it executes SQL and compares results, and is safe to call from many threads.
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 PROTOCOL_VERSION: int  # == 1
 
@@ -138,6 +138,9 @@ def uda_run(options: UdaOptions, list_errors: bool) -> Dict[str, Any]:
 def uda_eval(options: UdaQueryOptions) -> Dict[str, Any]:
     """`sqlgrade uda eval` (uda.hpp evaluate_query): "ok", "error_kind", "reason", "acc_json", "text"."""
 
+def check_outputs(outputs: List[Tuple[str, str, bool]], inputs: List[Tuple[str, str]]) -> None:
+    """core/fs.hpp check_outputs_spare_inputs: InputError "<output>: the <role> output would replace the
+    input <input> (<role>); write it elsewhere" before anything is written (issue 31)."""
 def merge(parts: List[str], command: List[str], output: str) -> Dict[str, Any]:
     """`sqlgrade merge` (runs.hpp merge_files; written atomically to `output` unless ""): {"record": the
     merged record's text, "text": the recomputed printed summary or None, "parts", "instances"}; bad

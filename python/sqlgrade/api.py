@@ -16,7 +16,7 @@ from ._backend import get_backend
 from ._bounds import check as _check_bound
 from ._dbref import resolve_db
 from ._unicode import check_text
-from .config import EXTRACT_KEYS, Config, config, normalize_benchmark
+from .config import EXTRACT_KEYS, EXTRACT_PRESETS, Config, config, normalize_benchmark
 from .errors import InputError
 from .results import ExecResult, Verdict
 from .shaping import Shaping
@@ -54,11 +54,13 @@ def _extract(extract: Union[bool, Mapping[str, bool]], cfg: Config) -> Optional[
     if extract is True:
         return dict(cfg.extract) if cfg.extract else None
     if isinstance(extract, Mapping):
-        bad = [k for k, v in extract.items() if k not in EXTRACT_KEYS or not isinstance(v, bool)]
+        bad = [k for k, v in extract.items()
+               if not (k in EXTRACT_KEYS and isinstance(v, bool)) and not (k == "preset" and v in EXTRACT_PRESETS)]
         if bad:
             raise InputError(f"extract: unknown option or non-boolean value: {', '.join(map(str, bad))}")
         return {**(cfg.extract or {}), **extract}
-    raise InputError(f"extract must be True, False or a dict of {', '.join(EXTRACT_KEYS)}")
+    raise InputError(f"extract must be True, False or a dict of {', '.join(EXTRACT_KEYS)} (bools) and preset "
+                     f"({', '.join(EXTRACT_PRESETS)})")
 
 
 def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_result: Optional[list] = None,
@@ -85,6 +87,8 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
     if timeout is not None:
         _check_bound("timeout", timeout)
     req: Dict[str, Any] = {"benchmark": bench, "db_id": ref.db_id, "db": ref.path}
+    if ref.dialect:
+        req["dialect"] = ref.dialect
     if extract is False:
         req["sql"] = output
     else:
@@ -221,7 +225,7 @@ def execute(db: DbArg, sql: str, *, benchmark: Optional[str] = None, timeout: fl
     ref = resolve_db(db, bench, cfg.db_root)
     reply = get_backend(cfg).execute({"benchmark": bench, "db_id": ref.db_id, "db": ref.path, "sql": sql,
                                       "timeout": float(timeout), "max_rows": int(max_rows),
-                                      "max_bytes": int(max_bytes)})
+                                      "max_bytes": int(max_bytes), "dialect": ref.dialect})
     return ExecResult.from_reply(reply, int(max_chars))
 
 

@@ -27,7 +27,7 @@ class BirdRun(BenchmarkRun):
 
     ``metric``: "EX", "Soft-F1", "EM+F1", "VES" or "R-VES"; ``summary``:
     ``{"simple"|"moderate"|"challenging"|"total": {"count", "score"}}`` with the printed values (None
-    for an empty bucket); ``instances``: one dict per gold question (``index``, ``question_id``,
+    for an empty bucket); ``items``: the benchmark's own dict per gold question (``index``, ``question_id``,
     ``db_id``, ``difficulty``, ``correct``, ``score``, ``status``, ``reason``, ...);
     ``log_block``: what ``--output_log_path`` would append.
     """
@@ -44,12 +44,13 @@ class BirdRun(BenchmarkRun):
         return self.summary["total"]["score"]
 
 
-def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Optional[PathLike] = None,
+def evaluate(*, pred: PathLike, gold: PathLike, db_dir: Optional[PathLike] = None, diff_json: Optional[PathLike] = None,
              metric: Optional[str] = None, pair_by: Optional[str] = None, data_mode: Optional[str] = None,
              jobs: Optional[int] = None, timeout: Optional[float] = None, gold_timeout: Optional[float] = None,
              repeat: Optional[int] = None, sql_dialect: Optional[str] = None, answer_json: Optional[bool] = None,
              max_rows: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None,
-             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None) -> BirdRun:
+             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None,
+             dsn: Optional[str] = None) -> BirdRun:
     """Runs ``sqlgrade bird`` in-process.
 
     Keywords and the CLI flags they stand for: ``pred`` --predicted_sql_path, ``gold``
@@ -57,7 +58,8 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
     (ex | soft-f1 | em-f1 | ves | r-ves), ``pair_by`` --pair-by, ``data_mode`` (original layout),
     ``jobs`` --num_cpus, ``timeout`` --meta_time_out, ``gold_timeout`` --gold_time_out (None: the
     same as ``timeout``), ``repeat``, ``sql_dialect``, ``answer_json`` --answer-json, ``max_rows``
-    --max-rows, ``shard`` ("i/n") --shard, ``shard_by`` ("id" | "db") --shard-by. An option left at None takes the library's default, the CLI's (``metric="ex"``, 30 s,
+    --max-rows, ``shard`` ("i/n") --shard, ``shard_by`` ("id" | "db") --shard-by, ``dsn`` --dsn (with
+    ``sql_dialect="PostgreSQL"`` or ``"MySQL"``: the server database's URI; ``db_dir`` is then not needed). An option left at None takes the library's default, the CLI's (``metric="ex"``, 30 s,
     100 repeats, 1,000,000 rows, ...): the keywords are the fields of ``sqlgrade::bird::Options``, bound
     by the native module. The GIL is released while it runs; nothing is printed (warnings are in
     ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
@@ -72,9 +74,10 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
         if v is not None:
             check(row, v, option)  # a number (not a bool, not a str), then the table's row
     o = native_options("BirdOptions", pred=fspath(pred, "pred"), gold=fspath(gold, "gold"),
-                       db_dir=fspath(db_dir, "db_dir"), diff_json=fspath(diff_json, "diff_json", required=False),
+                       db_dir=fspath(db_dir, "db_dir", required=dsn is None),
+                       diff_json=fspath(diff_json, "diff_json", required=False),
                        metric=_str(metric), pair_by=_str(pair_by), data_mode=_str(data_mode), jobs=jobs,
                        timeout=timeout, gold_timeout=gold_timeout, repeat=repeat, sql_dialect=_str(sql_dialect),
                        answer_json=_bool(answer_json), max_rows=max_rows, **_shard(shard), shard_by=_str(shard_by),
-                       name=_str(name))
+                       name=_str(name), dsn=_str(dsn))
     return BirdRun(call_native("bird_evaluate", o, verify_options(verify)))

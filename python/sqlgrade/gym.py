@@ -62,6 +62,7 @@ def _local_config(benchmark: str, db_dir: str, cli: Optional[str]) -> str:
         f"      db_dir: {_yaml_str(db_dir)}",
         "      max_concurrency: 32",
         "      sql_execution_timeout_s: 30.0",
+        "      verify_timeout_s: 30.0",
     ]
     if cli:
         lines.append(f"      sqlgrade_bin: {_yaml_str(cli)}")

@@ -32,7 +32,7 @@ class SpiderRun(BenchmarkRun):
 
     ``summary``: ``{"easy"|"medium"|"hard"|"extra"|"all"|"joint_all": {"count", "exact", "exec"[, "partial"]}}``
     (fractions in [0, 1], as the official scripts compute them; ``"turns"`` for interaction files);
-    ``instances``: one dict per gold/prediction pair (``db_id``, ``hardness``, ``exact``, ``exec`` —
+    ``items``: the benchmark's own dict per gold/prediction pair (``db_id``, ``hardness``, ``exact``, ``exec`` —
     1/0, or None when not evaluated — ``exec_reason``, ``pred_sql``, ...).
     """
 

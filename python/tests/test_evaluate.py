@@ -187,15 +187,15 @@ def test_spider_parity_with_cli(spider_fx, tmp_path, etype, compat):
     with open(out) as f:
         assert stable(run.to_dict()) == stable(json.load(f))
     assert tree_hash(fx["root"]) == before  # nothing written beside the inputs
-    assert len(run.instances) == 4
+    assert len(run.items) == 4
     if etype != "match":
         # 2 of 4 execute to the gold's result (count(*), and >= 22 equals > 21 on both test-suite dbs).
-        assert [i["exec"] for i in run.instances] == [1, 1, 0, 0]
+        assert [i["exec"] for i in run.items] == [1, 1, 0, 0]
         assert run.exec_accuracy == pytest.approx(0.5)
         assert run.summary["all"]["count"] == 4
-        assert run.instances[3]["exec_reason"]
+        assert run.items[3]["exec_reason"]
     if etype != "exec":
-        assert run.instances[0]["exact"] == 1 and run.instances[2]["exact"] == 0
+        assert run.items[0]["exact"] == 1 and run.items[2]["exact"] == 0
         assert "select" in run.summary["all"]["partial"]
 
 
@@ -244,7 +244,7 @@ def test_evaluate_releases_the_gil(spider_fx, tmp_path):
     finally:
         done.set()
         t.join()
-    assert run.instances[0]["exec"] == 0 and took >= 0.9
+    assert run.items[0]["exec"] == 0 and took >= 0.9
     assert during > rate * 0.1, (during, rate, took)  # > 100 ms of spinning inside a ~1 s call
 
 
@@ -275,8 +275,8 @@ def test_bird_parity_with_cli(bird_fx, tmp_path, metric):
     rc, stdout, err = cli(*args)
     assert rc == 0, err
     assert tree_hash(fx["root"]) == before
-    assert [i["status"] for i in run.instances] == ["ok", "ok", "pred_error"]
-    assert [i["correct"] for i in run.instances] == [False, True, False]
+    assert [i["status"] for i in run.items] == ["ok", "ok", "pred_error"]
+    assert [i["correct"] for i in run.items] == [False, True, False]
     assert run.summary["total"]["count"] == 3
     if metric in ("ves", "r-ves"):
         return  # timings: the printed numbers differ from run to run (checked for shape above)
@@ -323,10 +323,10 @@ def test_spider2_parity_with_cli(spider2_fx, tmp_path, flags):
     assert str(run) == stdout
     with open(out) as f:
         assert stable(run.to_dict()) == stable(json.load(f))
-    assert [i["score"] for i in run.instances] == [1, 0, 0]
+    assert [i["score"] for i in run.items] == [1, 0, 0]
     assert run.summary["n_correct"] == 1 and run.score == pytest.approx(1 / 3)
     assert f"Final score: {1 / 3}" in stdout or "--v2" in flags
-    assert run.instances[2]["error_info"]
+    assert run.items[2]["error_info"]
 
 
 @needs_cli
@@ -426,7 +426,7 @@ def test_uda_run_parity_with_cli(uda_fx, tmp_path):
         assert q["path"] in flat or q["file_stem"] in flat
     assert run.to_dict()["summary"] == s
     # The same files as the CLI: acc.json of every scored statement.
-    for q in run.instances:
+    for q in run.items:
         acc = os.path.join(fx["results"], q["path"], "acc_result", "acc.json")
         if q["status"] == "ok":
             with open(acc) as a, open(os.path.join(cli_results, q["path"], "acc_result", "acc.json")) as b:

@@ -49,6 +49,14 @@ def test_install_writes_the_folder_the_local_config_and_the_venv_link(tmp_path):
     args = app.serve_args(dict(server, host="127.0.0.1", port=4321))
     assert args[:9] == ["serve", "--host", "127.0.0.1", "--port", "4321", "--benchmark", "bird", "--db-dir", str(dbs)]
     assert ["--bird-db-dir", str(dbs)] == args[9:11] and "--timeout" in args
+    # Gym's and axolotl's default verify timeout: the whole verify, from dispatch (--request-budget)
+    assert server["verify_timeout_s"] == 30.0 and args[args.index("--request-budget") + 1] == "30.0"
+    for rel in ("spider2_lite.yaml", "bird_sql.yaml", "spider.yaml"):
+        shipped_cfg = yaml.safe_load((dest / "configs" / rel).read_text())
+        node = next(iter(next(iter(shipped_cfg.values()))["resources_servers"].values()))
+        assert node["verify_timeout_s"] == 30.0, rel
+    more = app.serve_args(dict(server, extract_preset="gym-bird-0.7", reward_components=True, queue_timeout_s=5))
+    assert more[-5:] == ["--queue-timeout", "5", "--extract-preset", "gym-bird-0.7", "--reward-components"]
 
 
 def test_install_refuses_to_overwrite_and_reports_bad_input(tmp_path):

@@ -158,7 +158,8 @@ void RewardServer::finish_batch(Batch& b) {
                 {"scores", scores},
                 {"extra_logs", {{"sql_acc", acc}, {"sql_found", found}, {"sql_executed", executed}, {"sql_graded", graded},
                                 {"sql_refuted", refuted}, {"sql_unverified", unverified}}},
-                {"ungraded", ungraded}};
+                {"ungraded", ungraded},
+                {"queued_s", b.job->queued_s}};
   if (ungraded > 0) {
     impl_->batches.over_budget++;
     reply["budget_exceeded"] = budget_exceeded_message(opt_.request_budget_s) + ": " + std::to_string(ungraded) + " of " +

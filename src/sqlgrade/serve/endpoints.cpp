@@ -8,6 +8,7 @@
 #include "sqlgrade/execute.hpp"
 #include "sqlgrade/py/repr.hpp"
 #include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/serve/server_impl.hpp"
 #include "sqlgrade/serve/wire.hpp"
 #include "sqlgrade/verdict.hpp"
 
@@ -96,8 +97,9 @@ double number_field(const json& req, const char* key, const char* bound, double 
 json RewardServer::execute_json(const json& req) {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
   Bench b = parse_bench(with_gym_defaults(req).value_or(req));
+  const std::string server = server_db(req);  // BIRD in PostgreSQL / MySQL: the one database
   auto db = req.find("db_id");
-  if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
+  if (server.empty() && (db == req.end() || !db->is_string())) throw BadRequest("`db_id` (string) is required");
   auto sql = req.find("sql");
   if (sql == req.end() || !sql->is_string()) throw BadRequest("`sql` (string) is required");
   // sqlgrade::execute's defaults, capped by the server's options; execute() refuses a cap below 1.
@@ -107,7 +109,7 @@ json RewardServer::execute_json(const json& req) {
                                                   static_cast<double>(opt_.max_execute_rows)));
   lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", "max_bytes", static_cast<double>(lim.max_bytes),
                                                    static_cast<double>(opt_.verifier.max_result_bytes)));
-  std::string path = db_path(bench_name(b), db->get<std::string>());
+  std::string path = server.empty() ? db_path(bench_name(b), db->get<std::string>()) : server;
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
   ++executes_;
   json reply = {{"status", r.status},
@@ -116,6 +118,7 @@ json RewardServer::execute_json(const json& req) {
                 {"truncated", r.truncated},
                 {"error", r.error},
                 {"timings", {{"total_s", r.total_s}}}};
+  if (current_queued_s() >= 0) reply["timings"]["queued_s"] = current_queued_s();
   // max_bytes bounds the rows as the reply carries them, escapes counted (a NUL byte is 6 bytes of
   // JSON, a BLOB byte 2): 64 MiB of NULs would otherwise be a 384 MiB reply. The whole reply stays
   // within --max-reply-mb too. Rows past the bound are cut (truncated: true), as at max_rows.

@@ -30,6 +30,13 @@ const char* bench_name(Bench b);
 Bench parse_bench(const nlohmann::json& req);
 // spider2 (spider2_lite, spider2-lite, spider2lite), spider (testsuite, test-suite) or bird, any case.
 Bench bench_from_name(const std::string& name);
+// The request's `dialect`: sqlite | postgresql (postgres) | mysql (mariadb); InputError otherwise.
+std::string dialect_of(const std::string& name);
+// True when `db` is a PostgreSQL or MySQL URI (postgresql://, postgres://, mysql://, mariadb://).
+bool is_server_uri(const std::string& db);
+// A request whose `db` is such a URI: benchmark bird only, its `dialect` (if any) the URI's, no `verify`
+// (the counterexample search builds SQLite databases). InputError with the 400's message otherwise.
+void check_server_request(Bench b, const VerdictRequest& req);
 
 // Every reply is dumped with invalid UTF-8 replaced by U+FFFD (a reply never throws).
 std::string dump(const nlohmann::json& j);

@@ -195,7 +195,36 @@ void parse_gold_sql(const json& body, VerdictRequest& r) {
   add_golds(body, "alternative_answers", r);  // the adapters' data contract: more golds, any match counts
 }
 
+// reward_components (docs/serve.md, "Reward components"): the same keys for every rollout of a
+// request shape, so a trainer's per-component tensors line up. 1.0/0.0 unless said otherwise.
+//   sql_acc        the official verdict (execution_match; a refuted match keeps it)
+//   sql_found      SQL was found in the output (not Gym 0.4's `SELECT 1` filler)
+//   sql_executed   the prediction ran to a result
+//   with `shaping`: shaping_<outcome> for each of the five outcomes — that outcome's shaping value
+//                  when it is the verdict's outcome, else 0 (they sum to `score`)
+//   with `verify`: sql_verified (the match stands after the search: reward 1), sql_refuted (a clean
+//                  refutation), sql_unverified (the search was cut before it found anything)
+json reward_components(const VerdictRequest& req, const Verdict& v) {
+  auto b = [](bool x) { return x ? 1.0 : 0.0; };
+  json c = json::object();
+  c["sql_acc"] = b(v.execution_match);
+  c["sql_found"] = b(v.extracted_sql && v.extraction_source != "filler");
+  c["sql_executed"] = b(v.pred_executed.value_or(false));
+  if (req.shaping) {
+    for (VerdictOutcome o : {VerdictOutcome::Correct, VerdictOutcome::WrongResult, VerdictOutcome::Error,
+                             VerdictOutcome::NoSql, VerdictOutcome::GoldError})
+      c[std::string("shaping_") + to_string(o)] = v.outcome == o ? v.score : 0.0;
+  }
+  if (req.verify) {
+    c["sql_verified"] = b(v.execution_match && v.stage == VerdictStage::Equal);
+    c["sql_refuted"] = b(v.stage == VerdictStage::Refuted);
+    c["sql_unverified"] = b(v.verify && v.verify->status == "unverified");
+  }
+  return c;
+}
+
 void rules_to_json(const VerdictRequest& req, const Verdict& v, json& reply) {
+  if (req.reward_components) reply["reward_components"] = reward_components(req, v);
   if (req.shaping) {
     reply["score"] = v.score;
     reply["outcome"] = to_string(v.outcome);

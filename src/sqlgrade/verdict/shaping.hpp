@@ -40,5 +40,7 @@ void parse_gold_sql(const nlohmann::json& body, VerdictRequest& request);
 // The reply fields of the rules: `score` and `outcome` when the request had `shaping`, `gold_index`
 // when it had gold alternatives. A reply to a request without them is unchanged.
 void rules_to_json(const VerdictRequest& request, const Verdict& v, nlohmann::json& reply);
+// The reply's `reward_components` (request field `reward_components: true`; names in shaping.cpp).
+nlohmann::json reward_components(const VerdictRequest& request, const Verdict& v);
 
 }  // namespace sqlgrade::verdicts

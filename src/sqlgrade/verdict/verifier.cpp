@@ -70,6 +70,26 @@ const char* failure_reason(VerdictStage s) {
   return "execution_error";
 }
 
+// NeMo Gym bird_sql's failure codes of a pinned version (docs/serve.md, "Extraction presets").
+// 0.4: a query that ran and differs, failed or timed out is `execution_error`, and
+// `no_sql_extracted` when the query was the filler of an answer without a ```sql block; a gold
+// failure or timeout `gold_execution_error`. 0.7 (PR #2898): `result_mismatch`, `execution_error`,
+// `execution_timeout`, `gold_execution_error` (0.7's `gold_execution_timeout` is not told apart: a
+// gold that timed out is `gold_execution_error` here). `refuted` and `unverified` stay sqlgrade's.
+const char* gym_bird_failure_reason(ExtractPreset preset, VerdictStage s, bool filler) {
+  const bool v07 = preset == ExtractPreset::GymBird07;
+  switch (s) {
+    case VerdictStage::Different:
+    case VerdictStage::PredFailed:
+    case VerdictStage::TooLarge:
+    case VerdictStage::Timeout:
+      if (!v07) return filler ? "no_sql_extracted" : "execution_error";
+      return s == VerdictStage::Different ? "result_mismatch" : s == VerdictStage::Timeout ? "execution_timeout" : "execution_error";
+    default: break;
+  }
+  return failure_reason(s);
+}
+
 Verifier::Verifier(VerifierConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 Verifier::~Verifier() = default;
 
@@ -169,11 +189,17 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   verdicts::Bench b = verdicts::bench_from_name(req.benchmark);
   std::error_code ec;
   if (req.db.empty()) bad("no database: `db` (a path) is required");
-  bool dir = fs::is_directory(req.db, ec);
-  if (!(fs::is_regular_file(req.db, ec) || (dir && b == verdicts::Bench::Spider)))
-    throw InputError(req.db, "no such database file");
-  if (dir && !(req.gold_sql && !req.gold_sql->empty()))
-    throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
+  if (verdicts::is_server_uri(req.db)) {
+    verdicts::check_server_request(b, req);
+  } else {
+    if (!req.dialect.empty() && req.dialect != "sqlite")
+      bad("`dialect` is " + req.dialect + " but `db` is a SQLite file: give the database's URI");
+    bool dir = fs::is_directory(req.db, ec);
+    if (!(fs::is_regular_file(req.db, ec) || (dir && b == verdicts::Bench::Spider)))
+      throw InputError(req.db, "no such database file");
+    if (dir && !(req.gold_sql && !req.gold_sql->empty()))
+      throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
+  }
   require_gold(req);
 
   Verdict v;
@@ -193,6 +219,8 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   // A refuted match keeps execution_match (the official verdict) but earns no reward.
   v.reward = v.stage == VerdictStage::Equal ? 1.0 : 0.0;
   v.failure_reason = failure_reason(v.stage);
+  if (ExtractPreset p = req.extract.value_or(impl_->cfg.extract).preset; p != ExtractPreset::Sqlgrade && !req.sql)
+    v.failure_reason = gym_bird_failure_reason(p, v.stage, v.extraction_source == "filler");
   v.outcome = verdicts::outcome_of(v);
   v.score = verdicts::score_of(req.shaping.value_or(RewardShaping{}), v.outcome);
   impl_->verdicts++;

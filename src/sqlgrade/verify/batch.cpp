@@ -251,6 +251,9 @@ void check_verifiable(const spider::Options& opt, bool both_modes) {
 
 void check_verifiable(const bird::Options& opt) {
   if (opt.metric != bird::Metric::Ex) throw InputError("--verify", "needs --metric ex");
+  if (opt.sql_dialect != "SQLite")
+    throw InputError("--verify", "the counterexample search builds SQLite databases: it is not available with "
+                                 "--sql_dialect " + opt.sql_dialect + " (grade without --verify; docs/verify.md)");
 }
 
 void check_verifiable(const spider2::Options& opt) {

@@ -61,7 +61,8 @@ void create_schema(ScratchDb& db, const Schema& s);
 
 // Reads the schema and a sample of at most `sample_rows` rows per table (InputError if unreadable).
 std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows = 400);
-// The same, memoised per (path, sample_rows) for the process.
+// The same, kept per (path, sample_rows) as an item of the engine's SqlitePool, within its byte bound
+// (cache.cpp).
 std::shared_ptr<const Schema> schema_of(const std::string& db_path, size_t sample_rows = 400);
 
 }  // namespace sqlgrade::verify

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "sqlgrade/core/cancel.hpp"
+
 namespace sqlgrade::verify {
 
 namespace {
@@ -30,7 +32,7 @@ Candidate subset(const Candidate& c, const Positions& keep) {
 Candidate shrink(Candidate c, size_t max_tests, const StillDiffers& differs, size_t* spent_out) {
   Positions items = positions(c);
   size_t n = 2, spent = 0;
-  while (items.size() >= 2 && spent < max_tests) {
+  while (items.size() >= 2 && spent < max_tests && !cancel_requested()) {
     const size_t chunk = (items.size() + n - 1) / n;
     bool reduced = false;
     for (size_t i = 0; i * chunk < items.size() && spent < max_tests; ++i) {

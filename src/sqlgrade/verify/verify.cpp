@@ -15,6 +15,7 @@
 #include "sqlgrade/spider/test_suite.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/spider2/frame.hpp"
+#include "sqlgrade/verify/cache.hpp"
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/shrink.hpp"
@@ -59,18 +60,6 @@ bool same_result(const RuleSpec& rule, const Table& gold, const Table& pred) {
 }
 
 namespace {
-
-// The schema of one benchmark database, created once per thread in an in-memory ScratchDb.
-ScratchDb& work_db(const Schema& s) {
-  thread_local std::map<std::string, std::pair<std::string, std::unique_ptr<ScratchDb>>> dbs;  // path -> (version, db)
-  auto& [version, slot] = dbs[s.path];
-  if (!slot || version != s.version) {  // a database replaced at its path gets a fresh schema copy
-    slot = std::make_unique<ScratchDb>();
-    create_schema(*slot, s);
-    version = s.version;
-  }
-  return *slot;
-}
 
 // Inserts the candidate's rows (parents first); a row SQLite rejects (NOT NULL, UNIQUE, PRIMARY KEY,
 // FOREIGN KEY, CHECK) is dropped. Returns the rows kept; `ok` is false if the transaction was lost.
@@ -176,13 +165,17 @@ Outcome verify(const Item& item, const Budget& budget) {
   const QueryTargets targets = query_targets(*schema, used, item.gold_sql, item.pred_sql);
   const Seeds seeds = seed_rows(*schema, used, targets, item.db_path);
   GenContext gen{*schema, facts.constants, used, std::max<size_t>(budget.rows_per_table, 1), &targets, &seeds};
-  Search search{item, budget, *schema, work_db(*schema)};
+  // The search's own deadline and the thread's cancellation (a reward server's request: hang-up,
+  // request budget, shutdown) bound every query on a candidate, inside a step too (cache.hpp).
+  SearchScope bounded(budget.seconds, budget.query_timeout_s);
+  WorkDb work = lease_work_db(*schema);  // the schema in memory, leased from the engine's pool (cache.hpp)
+  Search search{item, budget, *schema, *work};
   std::optional<Counterexample> edge;  // the first degenerate or unrealistic witness (witness.hpp)
   for (size_t i = 0; i < budget.candidates; ++i) {
     // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
     // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
     // as "no difference", so the search stops and says it was cut.
-    if ((budget.seconds > 0 && elapsed() > budget.seconds) || cancel_requested()) {
+    if ((budget.seconds > 0 && elapsed() > budget.seconds) || bounded.stopped() || cancel_requested()) {
       out.time_capped = true;
       break;
     }
