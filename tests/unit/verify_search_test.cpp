@@ -128,7 +128,10 @@ TEST(VerifySearch, RefutesLimitTiesAndCountStarVersusCountColumn) {
   auto ties = verify::verify(f.item("SELECT name FROM item ORDER BY price DESC LIMIT 1",
                             "SELECT name FROM item WHERE price = (SELECT max(price) FROM item)"), small());
   EXPECT_EQ(ties.status, Status::Refuted) << ties.reason;
-  auto cnt = verify::verify(f.item("SELECT count(*) FROM item", "SELECT count(price) FROM item"), small());
+  // shop.code holds a NULL in the data: COUNT(*) vs COUNT(code) is a clean refutation (item.price is never
+  // NULL in the data: the same mistake on it is an edge, verify_witness_test.cpp).
+  auto cnt = verify::verify(f.item("SELECT count(*) FROM shop WHERE shop_id < 3", "SELECT count(code) FROM shop WHERE shop_id < 3"),
+                            small());
   EXPECT_EQ(cnt.status, Status::Refuted) << cnt.reason;
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
@@ -98,6 +99,17 @@ bool fits(const Column& c, const Value& v) {
 
 bool is_key(const TableInfo& t, size_t c) { return t.columns[c].pk > 0 || t.columns[c].single_unique; }
 
+// Whether SQLite stores a NULL in the column: not NOT NULL, and not a rowid alias (an INTEGER PRIMARY
+// KEY turns NULL into a new rowid) nor the key of a WITHOUT ROWID table. A PRIMARY KEY of another
+// type accepts NULL in SQLite.
+bool takes_null(const TableInfo& t, size_t c) {
+  const Column& col = t.columns[c];
+  if (col.notnull) return false;
+  if (col.pk == 0) return true;
+  if (to_upper(t.create_sql).find("WITHOUT ROWID") != std::string::npos) return false;
+  return !(t.unique_sets.size() && t.unique_sets[0].size() == 1 && to_upper(col.type) == "INTEGER");
+}
+
 struct Builder {
   const GenContext& g;
   Rng& rng;
@@ -137,20 +149,32 @@ struct Builder {
     for (size_t ti = 0; ti < tabs.size(); ++ti)
       for (size_t r : chosen[ti]) add(ti, tabs[ti].sample[r], "original row " + std::to_string(r + 1));
   }
-  void original_subset() {
+  // A random subset of the original rows of every used table (keep 70/40/15 %, at most a random cap
+  // of rows_per_table, sometimes none), closed under foreign keys. `dense`: at most 3 x rows_per_table
+  // rows, each kept with 85 %, never an empty table: the base of the targeted strategies, so that the
+  // rows the queries join and filter are likely present.
+  void original_subset(bool dense = false) {
     const auto& tabs = g.schema.tables;
-    const unsigned keep = std::vector<unsigned>{70, 40, 15}[rng.below(3)];
+    const unsigned keep = dense ? 85 : std::vector<unsigned>{70, 40, 15}[rng.below(3)];
     std::vector<std::set<size_t>> chosen(tabs.size());
     for (size_t ti = 0; ti < tabs.size(); ++ti) {
       if (!g.used[ti] || tabs[ti].sample.empty()) continue;
-      if (rng.chance(8)) continue;  // an empty table (aggregates over nothing, NOT IN over nothing)
-      const size_t cap = 1 + rng.below(g.rows_per_table);
+      if (!dense && rng.chance(8)) continue;  // an empty table (aggregates over nothing, NOT IN over nothing)
+      const size_t cap = dense ? 3 * g.rows_per_table : 1 + rng.below(g.rows_per_table);
       for (size_t r = 0; r < tabs[ti].sample.size() && chosen[ti].size() < cap; ++r)
         if (rng.chance(keep)) chosen[ti].insert(r);
       if (tabs[ti].sample.size() > cap * 4)  // large tables: also rows from anywhere in the sample
         for (size_t k = 0; k < cap / 2; ++k) chosen[ti].insert(rng.below(tabs[ti].sample.size()));
     }
     close_parents(chosen);
+    if (dense && g.seeds) add_seeds();
+  }
+  // The seed rows (seed_rows) that are not in the candidate yet.
+  void add_seeds() {
+    for (size_t t = 0; t < g.seeds->rows.size() && t < cand.rows.size(); ++t)
+      for (size_t r = 0; r < g.seeds->rows[t].size(); ++r)
+        if (std::find(cand.rows[t].begin(), cand.rows[t].end(), g.seeds->rows[t][r]) == cand.rows[t].end())
+          add(t, g.seeds->rows[t][r], g.seeds->src[t][r]);
   }
   Value fresh_key(size_t t, size_t c, size_t salt) {
     const Column& col = g.schema.tables[t].columns[c];
@@ -163,24 +187,67 @@ struct Builder {
     return Value::text("k" + std::to_string(salt) + "_" + std::to_string(rng.below(100000)));
   }
   // A copy of a row whose key columns get fresh values: the same entity attributes twice.
-  void duplicate() {
+  // A row of table t; half of the time one of the seed rows (the rows the queries' filters select)
+  // when the candidate has some.
+  size_t pick_row(size_t t) {
+    std::vector<size_t> seeded;
+    for (size_t r = 0; r < cand.src[t].size(); ++r)
+      if (cand.src[t][r].rfind("original row where", 0) == 0) seeded.push_back(r);
+    if (!seeded.empty() && rng.chance(50)) return seeded[rng.below(seeded.size())];
+    return rng.below(cand.rows[t].size());
+  }
+  // Which rows of table t a targeted change writes: one row, about half of them, or every row (a
+  // value in every row reaches the rows the query keeps, whichever they are; shrinking then keeps the
+  // few that matter). Returns the rows and a description.
+  std::pair<std::vector<size_t>, std::string> rows_to_change(size_t t) {
+    const unsigned mode = static_cast<unsigned>(rng.below(3));
+    std::vector<size_t> out;
+    if (mode == 0) out.push_back(pick_row(t));
+    for (size_t r = 0; mode > 0 && r < cand.rows[t].size(); ++r)
+      if (mode == 2 || rng.chance(50)) out.push_back(r);
+    return {out, mode == 0 ? " (one row)" : mode == 1 ? " (about half of the rows)" : " (every row)"};
+  }
+  void set_rows(size_t t, size_t c, const std::vector<size_t>& rows, const Value& v, const std::string& why) {
+    for (size_t r : rows) {
+      cand.rows[t][r][c] = v;
+      cand.src[t][r] += "; " + g.schema.tables[t].columns[c].name + " := " + py::repr(v) + " (" + why + ")";
+    }
+  }
+  // Copies of rows whose key columns (and, most of the time, the columns unique in the data) get
+  // fresh values: the same entity attributes twice. In the targeted strategies, one row, about half
+  // or every row of the table is copied (every row doubles each join partner and each group).
+  void duplicate(bool many = false) {
     auto ts = used_tables();
     if (ts.empty()) return;
-    size_t t = ts[rng.below(ts.size())], r = rng.below(cand.rows[t].size());
-    Row row = cand.rows[t][r];
-    for (size_t c = 0; c < row.size(); ++c)
-      if (is_key(g.schema.tables[t], c)) row[c] = fresh_key(t, c, cand.rows[t].size());
-    add(t, row, cand.src[t][r] + "; duplicated with fresh key values");
-    cand.mutations.push_back("duplicate a row of " + g.schema.tables[t].name);
+    const size_t t = ts[rng.below(ts.size())];
+    std::vector<size_t> which{pick_row(t)};
+    std::string how;
+    if (many) std::tie(which, how) = rows_to_change(t);
+    const bool realistic = rng.chance(70);  // values unique in the data stay unique (witness.hpp)
+    for (size_t r : which) {
+      Row row = cand.rows[t][r];
+      for (size_t c = 0; c < row.size(); ++c)
+        if (is_key(g.schema.tables[t], c) || (realistic && g.schema.tables[t].columns[c].data_unique))
+          row[c] = fresh_key(t, c, cand.rows[t].size());
+      add(t, row, cand.src[t][r] + "; duplicated with fresh key values");
+    }
+    cand.mutations.push_back("duplicate " + std::string(which.size() == 1 ? "a row" : "rows") + " of " +
+                             g.schema.tables[t].name + how);
   }
+  // A cell to change: a used table with rows, a column (nullable and not in the key when asked; half
+  // of the time, among those, one that holds NULLs in the data when there is one).
   std::pair<size_t, size_t> pick_cell(bool want_nullable) {
     auto ts = used_tables();
     if (ts.empty()) return {SIZE_MAX, 0};
     size_t t = ts[rng.below(ts.size())];
     const auto& cols = g.schema.tables[t].columns;
-    std::vector<size_t> ok;
+    std::vector<size_t> ok, seen_null;
     for (size_t c = 0; c < cols.size(); ++c)
-      if (!want_nullable || (!cols[c].notnull && cols[c].pk == 0)) ok.push_back(c);
+      if (!want_nullable || (!cols[c].notnull && cols[c].pk == 0)) {
+        ok.push_back(c);
+        if (!cols[c].data_never_null) seen_null.push_back(c);
+      }
+    if (want_nullable && !seen_null.empty() && rng.chance(50)) ok = seen_null;
     if (ok.empty()) return {SIZE_MAX, 0};
     return {t, ok[rng.below(ok.size())]};
   }
@@ -240,6 +307,95 @@ struct Builder {
     for (size_t k = 0, n = 1 + rng.below(2); k < n; ++k) set_cell(t, c, v, "tie");
     cand.mutations.push_back("ties on " + g.schema.tables[t].name + "." + g.schema.tables[t].columns[c].name);
   }
+  // A comparison boundary of the queries written into 1 row, about half of the rows or every row of
+  // its table (query_targets).
+  void boundary() {
+    if (!g.targets || g.targets->boundaries.empty()) return constants();
+    std::vector<const Boundary*> ok;
+    for (const auto& b : g.targets->boundaries)
+      if (!cand.rows[b.table].empty() && !b.values.empty()) ok.push_back(&b);
+    if (ok.empty()) return constants();
+    const Boundary& b = *ok[rng.below(ok.size())];
+    const Value& v = b.values[rng.below(b.values.size())];
+    const auto& col = g.schema.tables[b.table].columns[b.column];
+    if (!fits(col, v)) return constants();
+    auto [rows, how] = rows_to_change(b.table);
+    set_rows(b.table, b.column, rows, v, "boundary of a comparison of " + b.from);
+    cand.mutations.push_back("boundary " + py::repr(v) + " in " + g.schema.tables[b.table].name + "." + col.name + how);
+  }
+  // A column an aggregate reads: NULL in some rows, or one row's value copied into another (duplicates
+  // for COUNT(DISTINCT)), or a whole row copied with fresh keys, or a join key changed.
+  void counted() {
+    if (!g.targets) return duplicate();
+    std::vector<std::pair<size_t, size_t>> ok;
+    for (auto tc : g.targets->counted)
+      if (!cand.rows[tc.first].empty()) ok.push_back(tc);
+    if (ok.empty()) return rng.chance(50) ? nulls() : duplicate();
+    auto [t, c] = ok[rng.below(ok.size())];
+    const auto& col = g.schema.tables[t].columns[c];
+    auto& rows = cand.rows[t];
+    const unsigned mode = static_cast<unsigned>(rng.below(4));
+    if (mode == 0 && takes_null(g.schema.tables[t], c)) {
+      auto [which, how] = rows_to_change(t);
+      set_rows(t, c, which, Value::null(), "NULL in a counted column");
+      cand.mutations.push_back("NULL in " + g.schema.tables[t].name + "." + col.name + " (counted)" + how);
+    } else if (mode <= 1 && rows.size() >= 2 && !is_key(g.schema.tables[t], c)) {
+      size_t a = pick_row(t), b = rng.below(rows.size() - 1);
+      if (b >= a) ++b;
+      set_rows(t, c, {b}, rows[a][c], "copied: a repeated counted value");
+      cand.mutations.push_back("repeated value in " + g.schema.tables[t].name + "." + col.name + " (counted)");
+    } else if (mode == 2) {
+      join_key();
+    } else {
+      duplicate(true);
+    }
+  }
+  // A column the result shows, set to other values of its domain in one row or about half of the rows:
+  // the rows a dropped filter or a wrong join lets in then show (they matched because they looked the
+  // same as the gold's rows).
+  void distinguish() {
+    if (!g.targets) return domain_value();
+    std::vector<std::pair<size_t, size_t>> ok;
+    for (auto tc : g.targets->selected)
+      if (!cand.rows[tc.first].empty()) ok.push_back(tc);
+    if (ok.empty()) return domain_value();
+    auto [t, c] = ok[rng.below(ok.size())];
+    const auto& col = g.schema.tables[t].columns[c];
+    auto [which, how] = rows_to_change(t);
+    if (which.size() == cand.rows[t].size() && which.size() > 1) which.pop_back();  // keep one as it was
+    for (size_t r : which) {
+      Value v = !is_key(g.schema.tables[t], c) && col.domain.size() > 1 ? col.domain[rng.below(col.domain.size())]
+                                                                         : fresh_key(t, c, cand.rows[t].size() + r);
+      set_rows(t, c, {r}, v, "another value of the column");
+    }
+    cand.mutations.push_back("other values in " + g.schema.tables[t].name + "." + col.name + how);
+  }
+  // A join key (a column compared with a column): NULL in some rows where the schema allows it, the
+  // value of another row (the row re-pointed at another partner), or a value no row has (no partner:
+  // a declared foreign key refuses it). What LEFT vs INNER JOIN, a swapped or dropped join turn on.
+  void join_key() {
+    if (!g.targets) return nulls();
+    std::vector<std::pair<size_t, size_t>> ok;
+    for (auto tc : g.targets->joins)
+      if (!cand.rows[tc.first].empty()) ok.push_back(tc);
+    if (ok.empty()) return nulls();
+    auto [t, c] = ok[rng.below(ok.size())];
+    const auto& col = g.schema.tables[t].columns[c];
+    const unsigned mode = static_cast<unsigned>(rng.below(3));
+    if (mode == 0 && takes_null(g.schema.tables[t], c)) {
+      auto [which, how] = rows_to_change(t);
+      set_rows(t, c, which, Value::null(), "NULL join key");
+      cand.mutations.push_back("NULL join key " + g.schema.tables[t].name + "." + col.name + how);
+    } else if (mode <= 1 && cand.rows[t].size() >= 2 && !is_key(g.schema.tables[t], c)) {
+      size_t a = rng.below(cand.rows[t].size()), b = pick_row(t);
+      set_rows(t, c, {b}, cand.rows[t][a][c], "join key of another row");
+      cand.mutations.push_back("join key " + g.schema.tables[t].name + "." + col.name + " re-pointed");
+    } else {
+      Value v = fresh_key(t, c, cand.rows[t].size() + 7);
+      set_rows(t, c, {pick_row(t)}, v, "a join key without partner");
+      cand.mutations.push_back("join key " + g.schema.tables[t].name + "." + col.name + " := " + py::repr(v));
+    }
+  }
   Value fresh_value(size_t t, size_t c, size_t row) {
     const Column& col = g.schema.tables[t].columns[c];
     if (!col.notnull && col.pk == 0 && rng.chance(10)) return Value::null();
@@ -278,6 +434,7 @@ std::vector<Constant> query_constants(const std::string& gold_sql, const std::st
   return out;
 }
 
+
 std::vector<bool> tables_used(const Schema& s, const std::string& gold_sql, const std::string& pred_sql) {
   std::set<std::string> words;
   for (const std::string* q : {&gold_sql, &pred_sql})
@@ -300,24 +457,50 @@ std::vector<bool> tables_used(const Schema& s, const std::string& gold_sql, cons
 }
 
 Candidate make_candidate(const GenContext& g, Rng& rng, size_t index) {
-  static const char* names[] = {"original-subset", "duplicate", "nulls", "constants", "ties", "fresh", "fresh+mutations"};
+  // The targeted strategies come first and twice per cycle: on a pair that a comparison boundary, a
+  // counted column or a join key separates, the first candidates find it.
+  enum Strategy { kBoundary, kCounted, kDense, kJoins, kOriginal, kDuplicate, kNulls, kConstants, kTies, kFresh, kFreshMut };
+  static const Strategy cycle[] = {kBoundary, kCounted, kDense, kJoins, kOriginal, kDuplicate, kBoundary,
+                                   kNulls, kCounted, kDense, kConstants, kTies, kFresh, kFreshMut};
+  static const char* names[] = {"boundary", "counted", "dense+mutations", "joins", "original-subset", "duplicate",
+                                "nulls", "constants", "ties", "fresh", "fresh+mutations"};
   Builder b{g, rng, {}};
   b.cand.rows.resize(g.schema.tables.size());
   b.cand.src.resize(g.schema.tables.size());
-  const size_t k = index % 7;
+  const Strategy k = cycle[index % (sizeof cycle / sizeof cycle[0])];
   b.cand.strategy = names[k];
-  if (k >= 5) b.fresh();
-  else b.original_subset();
-  const size_t n_ops = k == 0 ? 0 : 1 + rng.below(3);
+  if (k == kFresh || k == kFreshMut) b.fresh();
+  else b.original_subset(k == kBoundary || k == kCounted || k == kDense || k == kJoins);
+  const size_t n_ops = k == kOriginal ? 0 : 1 + rng.below(3);
   for (size_t op = 0; op < n_ops; ++op) {
-    size_t kind = k == 6 ? 1 + rng.below(5) : k;
-    switch (kind) {
-      case 1: b.duplicate(); break;
-      case 2: b.nulls(); break;
-      case 3: b.constants(); break;
-      case 4: b.ties(); break;
-      case 5: rng.chance(30) ? b.empty_table() : b.nulls(); break;
-      default: rng.chance(50) ? b.constants() : b.domain_value(); break;
+    switch (k) {
+      case kBoundary: rng.chance(75) ? b.boundary() : b.distinguish(); break;
+      case kCounted: b.counted(); break;
+      case kJoins: rng.chance(75) ? b.join_key() : b.distinguish(); break;
+      case kDuplicate: b.duplicate(); break;
+      case kNulls: b.nulls(); break;
+      case kConstants: b.constants(); break;
+      case kTies: b.ties(); break;
+      case kDense:
+        switch (rng.below(7)) {
+          case 0: b.boundary(); break;
+          case 1: b.counted(); break;
+          case 2: b.duplicate(true); break;
+          case 3: b.join_key(); break;
+          case 4: b.nulls(); break;
+          case 5: b.distinguish(); break;
+          default: b.constants(); break;
+        }
+        break;
+      default:  // fresh: an emptied table or NULLs; fresh+mutations: any of the mutations
+        switch (k == kFresh ? 5 : 1 + rng.below(6)) {
+          case 1: b.duplicate(); break;
+          case 2: b.nulls(); break;
+          case 3: b.constants(); break;
+          case 4: b.ties(); break;
+          case 5: rng.chance(30) ? b.empty_table() : b.nulls(); break;
+          default: b.boundary(); break;
+        }
     }
   }
   return std::move(b.cand);

@@ -34,6 +34,41 @@ std::vector<Constant> query_constants(const std::string& gold_sql, const std::st
 // Indices of the tables whose name appears as a word in either query (every table when a view is used).
 std::vector<bool> tables_used(const Schema& s, const std::string& gold_sql, const std::string& pred_sql);
 
+// Where the queries point the search (docs/verify.md "Search"): a column compared with literals
+// (`c < 5`, `c BETWEEN 1 AND 9`, `c IN ('a','b')`, `c LIKE 'x%'`, either side) and the values at its
+// boundary (the literal, ±1, ±0.5 or ±0.01, converted to the column's affinity); and the columns an
+// aggregate reads (`count(c)`, `count(DISTINCT c)`, `sum(c)`, ...): NULLs and repeated values there
+// are what COUNT(*) vs COUNT(c) and COUNT(DISTINCT c) vs COUNT(c) turn on.
+struct Boundary {
+  size_t table = 0, column = 0;
+  std::vector<Value> values;
+  std::string from;                  // "gold", "pred" or "both"
+  std::vector<std::string> filters;  // the comparisons as SQL on the column (`"age" < 7`), for seed_rows
+};
+struct QueryTargets {
+  std::vector<Boundary> boundaries;
+  std::vector<std::pair<size_t, size_t>> counted;  // (table, column)
+  std::vector<std::pair<size_t, size_t>> joins;    // columns compared with a column (`a.x = b.y`): join keys
+  std::vector<std::pair<size_t, std::string>> filters;  // (table, SQL) of several columns: `"a" - "b" > 30`
+  std::vector<std::pair<size_t, size_t>> selected;      // columns of the outermost SELECT list
+};
+// Columns are resolved by name among the tables `used` (an unqualified or aliased name may resolve to
+// several tables: each is a target).
+QueryTargets query_targets(const Schema& s, const std::vector<bool>& used, const std::string& gold_sql,
+                           const std::string& pred_sql);
+
+// Rows of the benchmark database that the queries' own filters select (every comparison of a
+// column with literals of one table together, then each alone), with their foreign-key neighbours
+// among the used tables (the parent rows they point to, the child rows that point to them): the rows
+// a filter, a join and a LIMIT act on, which a random sample of a large table may miss. Read once
+// per item, read-only, bounded (kSeedRows rows per table, a time budget).
+struct Seeds {
+  std::vector<std::vector<Row>> rows;          // per table of the Schema
+  std::vector<std::vector<std::string>> src;   // per row: which filter or key selected it
+};
+constexpr size_t kSeedRows = 24;
+Seeds seed_rows(const Schema& s, const std::vector<bool>& used, const QueryTargets& targets, const std::string& db_path);
+
 struct Candidate {
   std::vector<std::vector<Row>> rows;         // per table of the Schema, in its order
   std::vector<std::vector<std::string>> src;  // per row: where it came from
@@ -47,10 +82,13 @@ struct GenContext {
   const std::vector<Constant>& constants;
   const std::vector<bool>& used;
   size_t rows_per_table;
+  const QueryTargets* targets = nullptr;  // none: the targeted strategies fall back to constants
+  const Seeds* seeds = nullptr;           // rows the dense base always includes
 };
 
-// Candidate number `index` of the search: the strategy cycles over original-subset, duplicate, nulls,
-// constants, ties, fresh and fresh-with-constants; `rng` is seeded per (seed, item, index).
+// Candidate number `index` of the search: the strategy cycles over boundary, counted, original-subset,
+// duplicate, nulls, constants, ties, dense (a larger subset of the original rows with 1-3 of the
+// targeted mutations), fresh and fresh-with-mutations; `rng` is seeded per (seed, item, index).
 Candidate make_candidate(const GenContext& g, Rng& rng, size_t index);
 
 }  // namespace sqlgrade::verify

@@ -9,6 +9,7 @@
 #include "sqlgrade/verify/schema.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/verify.hpp"
+#include "sqlgrade/verify/witness.hpp"
 #include "sqlgrade/py/repr.hpp"
 
 namespace sqlgrade::verify {
@@ -73,6 +74,7 @@ nlohmann::json counterexample_json(const Item& item, const Outcome& out) {
                          {"gold_result", table_json(c.gold_result)}, {"pred_result", table_json(c.pred_result)},
                          {"foreign_keys_enforced", c.fk_enforced}};
   if (!c.fk_note.empty()) j["counterexample"]["foreign_keys_note"] = c.fk_note;
+  j["counterexample"].update(witness_json(c));  // witness_rows, degenerate, breaks (witness.hpp)
   return j;
 }
 

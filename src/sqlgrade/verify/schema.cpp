@@ -58,6 +58,31 @@ void read_columns(SqliteDb& db, TableInfo& t) {
     if (set.size() == 1) t.columns[set[0]].single_unique = true;
 }
 
+// The properties the data shows in practice (schema.hpp Column::data_*), over the first kMinedRows
+// rows: one aggregate query per table.
+void mine_practice(SqliteDb& db, TableInfo& t) {
+  if (t.columns.empty()) return;
+  std::string sel = "count(*)", cols;
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    cols += (k ? "," : "") + q(t.columns[k].name);
+    sel += ",count(" + q(t.columns[k].name) + "),count(DISTINCT " + q(t.columns[k].name) + ")";
+  }
+  ExecResult r = db.execute("SELECT " + sel + " FROM (SELECT " + cols + " FROM " + q(t.name) + " LIMIT " +
+                                std::to_string(kMinedRows) + ")",
+                            Limits{30, 10, 256u << 20});
+  if (!r.ok() || r.table.rows.size() != 1) return;  // too slow or too large: no claim about the data
+  const Row& row = r.table.rows[0];
+  const int64_t n = row[0].i;
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    Column& c = t.columns[k];
+    const int64_t non_null = row[1 + 2 * k].i, distinct = row[2 + 2 * k].i;
+    c.data_never_null = n >= 3 && non_null == n;
+    bool texts = c.affinity == Affinity::Text;
+    for (const auto& d : c.domain) texts = texts || d.kind == Kind::Text;
+    c.data_unique = !c.single_unique && distinct == non_null && non_null >= (texts ? 5 : 20);
+  }
+}
+
 void read_rows(SqliteDb& db, TableInfo& t, size_t sample_rows) {
   Table c = must(db, "SELECT count(*) FROM " + q(t.name));
   t.total_rows = c.rows.empty() ? 0 : static_cast<size_t>(c.rows[0][0].i);
@@ -77,6 +102,7 @@ void read_rows(SqliteDb& db, TableInfo& t, size_t sample_rows) {
       if (seen.insert(std::to_string(int(r[k].kind)) + py::repr(r[k])).second) t.columns[k].domain.push_back(r[k]);
     }
   }
+  mine_practice(db, t);
 }
 
 // Parents before children; a cycle (or a self reference) keeps file order among its tables.

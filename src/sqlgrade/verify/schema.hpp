@@ -23,7 +23,12 @@ struct Column {
   int pk = 0;                  // 1-based position in the primary key, 0 = not in it
   bool single_unique = false;  // the column alone is a PRIMARY KEY or UNIQUE
   std::vector<Value> domain;   // distinct non-NULL values seen in the sample (bounded)
+  // What the data shows in practice (read over at most kMinedRows rows of the table; witness.hpp):
+  bool data_never_null = false;  // at least 3 rows and no NULL
+  bool data_unique = false;      // not declared unique, yet its non-NULL values are all distinct, over at
+                                 // least 5 values (text) or 20 (numbers): a name, a title, a code
 };
+constexpr size_t kMinedRows = 20000;
 
 struct ForeignKey {
   std::vector<size_t> columns;       // in the child table

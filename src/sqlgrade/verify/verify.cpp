@@ -1,7 +1,7 @@
 // The search of verify.hpp: candidates (candidate.hpp) loaded into a per-thread in-memory copy of the
 // schema inside a transaction that is rolled back, both queries run, the benchmark's rule applied; a
-// difference that survives reversed scan orders is shrunk (delta debugging over rows) and re-checked
-// on a freshly built database before it is returned.
+// difference that survives reversed scan orders is shrunk (shrink.hpp) and re-checked on a freshly
+// built database before it is returned.
 #include "sqlgrade/verify/verify.hpp"
 
 #include <sqlite3.h>
@@ -18,6 +18,8 @@
 #include "sqlgrade/verify/cache.hpp"
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
+#include "sqlgrade/verify/shrink.hpp"
+#include "sqlgrade/verify/witness.hpp"
 
 namespace sqlgrade::verify {
 
@@ -37,6 +39,7 @@ const char* to_string(Status s) {
     case Status::NoCounterexample: return "no_counterexample";
     case Status::Refuted: return "refuted";
     case Status::Skipped: return "skipped";
+    case Status::Edge: return "edge";
   }
   return "?";
 }
@@ -121,46 +124,6 @@ struct Search {
     if (kept) *kept = std::move(k);
     return p;
   }
-  Candidate subset(const Candidate& c, const std::vector<std::pair<size_t, size_t>>& keep) const {
-    Candidate out{{}, {}, c.strategy, c.mutations};
-    out.rows.resize(c.rows.size());
-    out.src.resize(c.rows.size());
-    for (auto [t, r] : keep) {
-      out.rows[t].push_back(c.rows[t][r]);
-      out.src[t].push_back(c.src[t][r]);
-    }
-    return out;
-  }
-  // Delta debugging (ddmin, complements only) over the rows of a differing candidate.
-  Candidate shrink(Candidate c) {
-    std::vector<std::pair<size_t, size_t>> items;
-    for (size_t t = 0; t < c.rows.size(); ++t)
-      for (size_t r = 0; r < c.rows[t].size(); ++r) items.push_back({t, r});
-    size_t n = 2, spent = 0;
-    while (items.size() >= 2 && spent < budget.shrink_tests && !cancel_requested()) {
-      const size_t chunk = (items.size() + n - 1) / n;
-      bool reduced = false;
-      for (size_t i = 0; i * chunk < items.size() && spent < budget.shrink_tests; ++i) {
-        std::vector<std::pair<size_t, size_t>> rest(items.begin(), items.begin() + i * chunk);
-        rest.insert(rest.end(), items.begin() + std::min(items.size(), (i + 1) * chunk), items.end());
-        ++spent;
-        Candidate kept;
-        if (!probe(subset(c, rest), &kept).differs) continue;
-        c = std::move(kept);  // rows SQLite dropped (orphans) are gone for good
-        items.clear();
-        for (size_t t = 0; t < c.rows.size(); ++t)
-          for (size_t r = 0; r < c.rows[t].size(); ++r) items.push_back({t, r});
-        n = std::max<size_t>(n - 1, 2);
-        reduced = true;
-        break;
-      }
-      if (!reduced) {
-        if (n >= items.size()) break;
-        n = std::min(items.size(), n * 2);
-      }
-    }
-    return c;
-  }
 };
 
 // Builds the shrunk rows into a new committed database and runs both queries again (forward scans).
@@ -197,14 +160,17 @@ Outcome verify(const Item& item, const Budget& budget) {
     out.reason = std::string("database unreadable: ") + e.what();
     return out;
   }
-  const auto constants = query_constants(item.gold_sql, item.pred_sql);
+  const QueryFacts facts = query_facts(*schema, item.gold_sql, item.pred_sql);
   const auto used = tables_used(*schema, item.gold_sql, item.pred_sql);
-  GenContext gen{*schema, constants, used, std::max<size_t>(budget.rows_per_table, 1)};
+  const QueryTargets targets = query_targets(*schema, used, item.gold_sql, item.pred_sql);
+  const Seeds seeds = seed_rows(*schema, used, targets, item.db_path);
+  GenContext gen{*schema, facts.constants, used, std::max<size_t>(budget.rows_per_table, 1), &targets, &seeds};
   // The search's own deadline and the thread's cancellation (a reward server's request: hang-up,
   // request budget, shutdown) bound every query on a candidate, inside a step too (cache.hpp).
   SearchScope bounded(budget.seconds, budget.query_timeout_s);
   WorkDb work = lease_work_db(*schema);  // the schema in memory, leased from the engine's pool (cache.hpp)
   Search search{item, budget, *schema, *work};
+  std::optional<Counterexample> edge;  // the first degenerate or unrealistic witness (witness.hpp)
   for (size_t i = 0; i < budget.candidates; ++i) {
     // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
     // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
@@ -215,9 +181,17 @@ Outcome verify(const Item& item, const Budget& budget) {
     }
     Rng rng(mix_seed(budget.seed, item.db_path + '\0' + item.gold_sql + '\0' + item.pred_sql, i));
     Candidate kept;
-    if (!search.probe(make_candidate(gen, rng, i), &kept).differs) continue;
+    Probe p = search.probe(make_candidate(gen, rng, i), &kept);
+    if (!p.differs) continue;
+    // A degenerate difference is kept as an edge finding only once; a clean one is searched on.
+    const bool degen = !degenerate(facts, item.rule, kept, p.gold, p.pred).empty();
+    if (degen && edge) continue;
     const size_t before = kept.row_count();
-    Candidate small = search.shrink(std::move(kept));
+    // Shrinking never crosses from a non-degenerate database into a degenerate one.
+    Candidate small = shrink(std::move(kept), budget.shrink_tests, [&](const Candidate& c, Candidate* k) {
+      Probe q = search.probe(c, k);
+      return q.differs && (degen || degenerate(facts, item.rule, *k, q.gold, q.pred).empty());
+    });
     Counterexample cex;
     if (!recheck(item, *schema, small, budget, &cex)) continue;  // not re-checkable: keep searching
     cex.seed = budget.seed;
@@ -227,10 +201,22 @@ Outcome verify(const Item& item, const Budget& budget) {
     cex.rows_before_shrink = before;
     cex.fk_enforced = schema->fk_enforced;
     cex.fk_note = schema->fk_note;
+    classify_witness(facts, *schema, item, small, &cex);
+    if (cex.is_edge()) {  // keep searching for a witness that is neither degenerate nor unrealistic
+      if (!edge) edge = std::move(cex);
+      continue;
+    }
     out.status = Status::Refuted;
     out.reason = "results differ on a " + std::to_string(cex.rows.size()) + "-row database (" + cex.strategy + ")";
     out.cex = std::move(cex);
     break;
+  }
+  if (out.status != Status::Refuted && edge) {
+    out.status = Status::Edge;
+    out.reason = "results differ only on a " + std::to_string(edge->rows.size()) + "-row database that is " +
+                 (edge->degenerate.empty() ? "unrealistic: it breaks " + edge->breaks[0]
+                                           : "degenerate: " + edge->degenerate);
+    out.cex = std::move(edge);
   }
   out.candidates = search.evaluations;
   out.seconds = elapsed();

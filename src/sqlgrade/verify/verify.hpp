@@ -67,9 +67,16 @@ struct Counterexample {
   Table gold_result, pred_result;            // on the shrunk database, re-executed
   bool fk_enforced = true;
   std::string fk_note;
+  // witness.hpp: why the witness is degenerate ("" = it is not), and the properties of the benchmark
+  // data it breaks; either makes the finding an edge (Status::Edge), not a refutation.
+  std::string degenerate;
+  std::vector<std::string> breaks;
+  bool is_edge() const { return !degenerate.empty() || !breaks.empty(); }
 };
 
-enum class Status { NoCounterexample, Refuted, Skipped };
+// Refuted: a clean refutation. Edge: the results differ only on a degenerate or unrealistic witness
+// (witness.hpp); the counterexample says why.
+enum class Status { NoCounterexample, Refuted, Skipped, Edge };
 const char* to_string(Status s);
 
 struct Outcome {

@@ -1,0 +1,23 @@
+#pragma once
+// Shrinking a differing candidate database to a small witness (docs/verify.md "Shrinking"): delta
+// debugging over its rows. The caller says what "still shows the difference" means (the probe of
+// verify.cpp, plus the witness rules of witness.hpp) — shrinking only ever keeps a subset that passes.
+#include <cstddef>
+#include <functional>
+
+#include "sqlgrade/verify/candidate.hpp"
+
+namespace sqlgrade::verify {
+
+// True when `c` still shows the difference; `kept` receives the rows the database accepted (a row
+// whose foreign-key parent was removed is dropped by SQLite and gone for good).
+using StillDiffers = std::function<bool(const Candidate& c, Candidate* kept)>;
+
+// The rows of `c` at the given (table, row) positions, in that order, with their sources.
+Candidate subset(const Candidate& c, const std::vector<std::pair<size_t, size_t>>& keep);
+
+// Delta debugging (ddmin over complements) over the rows of a differing candidate; at most
+// `max_tests` calls of `differs`, each counted in *spent.
+Candidate shrink(Candidate c, size_t max_tests, const StillDiffers& differs, size_t* spent = nullptr);
+
+}  // namespace sqlgrade::verify
