@@ -43,7 +43,7 @@ def bound_error(row: str, value: float) -> Any:
 def has_top_level_order_by(sql: str) -> bool:
     """The top-level ORDER BY rule of `order: "top_level"` (src/sqlgrade/verdict/shaping.cpp)."""
 
-def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int) -> Dict[str, Any]:
+def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int, now: str = "") -> Dict[str, Any]:
     """Run one statement read-only (authorizer, query_only, one statement, deadline `timeout`
     seconds, at most `max_rows` rows and `max_bytes` bytes of result). Returns {"status": "ok" |
     "error" | "timeout" | "too_large", "columns": [str], "rows": [[cell]], "truncated": bool,
@@ -72,17 +72,18 @@ class SpiderOptions:
     shard_index: int  # --shard i/n (0/0: everything), checked by evaluate
     shard_count: int
     shard_by: str  # "" | "id" | "db"
+    now: str  # SQL's clock, a TIMESTAMP ("" = the real clock); checked and made canonical when set
 
 class BirdOptions:
     """sqlgrade::bird::Options (pred, gold, db_dir, diff_json, data_mode, sql_dialect, answer_json, metric,
-    pair_by, jobs, timeout, gold_timeout, repeat, max_rows, shard_index, shard_count, shard_by), checked as
+    pair_by, jobs, timeout, gold_timeout, repeat, max_rows, shard_index, shard_count, shard_by, now), checked as
     SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 
 class Spider2Options:
     """sqlgrade::spider2::Options (result_dir, gold_dir, db_dir, meta, strict, v2, errors_log, mode, jobs,
-    timeout, shard "i/n", shard_by), checked as SpiderOptions."""
+    timeout, shard "i/n", shard_by, now), checked as SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 
@@ -104,7 +105,7 @@ def spider2_evaluate(options: Spider2Options, write_outputs: bool) -> Dict[str, 
 class UdaOptions:
     """sqlgrade::uda::Options with the CLI's flags as flat properties (dataset_dir, results, name,
     shard_index, shard_count, shard_by, attributes_file, gt_dir, table_map, memory_limit, gold_timeout, primary_key, float_tolerance,
-    multi_value_sep, jobs, judge, llm_*, judge_log), checked as SpiderOptions."""
+    multi_value_sep, jobs, judge, llm_*, judge_log, now), checked as SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 

@@ -14,6 +14,7 @@ from typing import Any, Optional, Union
 import os
 
 from ._bounds import check
+from ._clock import now_text
 from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, shard_fields as _shard,
                         str_or_none as _str)
 
@@ -48,7 +49,8 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
              metric: Optional[str] = None, pair_by: Optional[str] = None, data_mode: Optional[str] = None,
              jobs: Optional[int] = None, timeout: Optional[float] = None, gold_timeout: Optional[float] = None,
              repeat: Optional[int] = None, sql_dialect: Optional[str] = None, answer_json: Optional[bool] = None,
-             max_rows: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None) -> BirdRun:
+             max_rows: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None,
+             now: Any = None) -> BirdRun:
     """Runs ``sqlgrade bird`` in-process.
 
     Keywords and the CLI flags they stand for: ``pred`` --predicted_sql_path, ``gold``
@@ -56,7 +58,8 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
     (ex | soft-f1 | em-f1 | ves | r-ves), ``pair_by`` --pair-by, ``data_mode`` (original layout),
     ``jobs`` --num_cpus, ``timeout`` --meta_time_out, ``gold_timeout`` --gold_time_out (None: the
     same as ``timeout``), ``repeat``, ``sql_dialect``, ``answer_json`` --answer-json, ``max_rows``
-    --max-rows, ``shard`` ("i/n") --shard, ``shard_by`` ("id" | "db") --shard-by. An option left at None takes the library's default, the CLI's (``metric="ex"``, 30 s,
+    --max-rows, ``shard`` ("i/n") --shard, ``shard_by`` ("id" | "db") --shard-by, ``now`` --now (SQL's
+    clock: an ISO 8601 string, a datetime or a date; recorded as options.now). An option left at None takes the library's default, the CLI's (``metric="ex"``, 30 s,
     100 repeats, 1,000,000 rows, ...): the keywords are the fields of ``sqlgrade::bird::Options``, bound
     by the native module. The GIL is released while it runs; nothing is printed (warnings are in
     ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
@@ -69,5 +72,6 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: PathLike, diff_json: Opt
                        db_dir=fspath(db_dir, "db_dir"), diff_json=fspath(diff_json, "diff_json", required=False),
                        metric=_str(metric), pair_by=_str(pair_by), data_mode=_str(data_mode), jobs=jobs,
                        timeout=timeout, gold_timeout=gold_timeout, repeat=repeat, sql_dialect=_str(sql_dialect),
-                       answer_json=_bool(answer_json), max_rows=max_rows, **_shard(shard), shard_by=_str(shard_by))
+                       answer_json=_bool(answer_json), max_rows=max_rows, **_shard(shard), shard_by=_str(shard_by),
+                       now=now_text(now))
     return BirdRun(call_native("bird_evaluate", o))

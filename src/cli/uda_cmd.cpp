@@ -130,6 +130,7 @@ void register_uda_eval(CLI::App* uda) {
   c->add_option("--task", e->task, "task name (informational)");
   c->add_flag("--quiet,-q", e->quiet, "print only the score (macro precision, recall, F1), not acc.json");
   add_common(c, *f, true);
+  cli::add_now(c, f->run.now);
   cli::example(c, "sqlgrade uda eval --dataset-dir UDA-Bench/Query/Art --sql-file runs/Art/Select/select_queries/1/sql.json -q");
   c->callback([=] {
     apply_common(*f);
@@ -173,6 +174,7 @@ void register_uda_command(CLI::App& app) {
       c->add_flag("--as-result", f->run.gold_as_result,
                   "also write result.csv = the gold result with file-name ids (a perfect system, for checks and benchmarks)");
       c->add_flag("--list-errors", *list_errors, "print each gold error's whole message (default: its first sentence)");
+      cli::add_now(c, f->run.now);
     }
     c->callback([=] {
       apply_common(*f);
@@ -209,6 +211,7 @@ void register_uda_command(CLI::App& app) {
                   "grade only shard i of n (\"i/n\", split by statement path; summary.json/.csv cover that shard; see `sqlgrade merge`)");
     cli::add_shard_by(c, f->run.shard_by);
     add_common(c, *f, true);
+    cli::add_now(c, f->run.now);
     cli::example(c, "sqlgrade uda run --dataset-dir UDA-Bench/Query --results runs/ --json uda.json");
     c->callback([=] {
       apply_common(*f);

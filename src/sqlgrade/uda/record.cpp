@@ -99,6 +99,7 @@ std::string render_json(const Run& run, const Options& opt, const std::vector<st
     if (!s.load_notes.empty()) notes[s.dataset] = s.load_notes;
   if (!notes.empty()) rec.options["load_notes"] = notes;
   if (opt.judge.kind == JudgeOptions::Kind::Llm && !opt.judge.model.empty()) rec.options["judge_model"] = opt.judge.model;
+  runs::note_clock(rec, opt.run.now);
   rec.inputs.push_back(runs::input_ref("queries", "gold", opt.dataset_dir));
   if (opt.run.dataset.gt_dir) rec.inputs.push_back(runs::input_ref("gt", "gold", opt.run.dataset.gt_dir->string()));
   if (opt.run.dataset.attributes_file)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/verdict/surrogates.hpp"
@@ -44,6 +45,7 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
     throw InputError("", "timeout must be a number of seconds > 0");
   if (limits.max_rows == 0) throw InputError("", "max_rows must be > 0");
   if (limits.max_bytes == 0) throw InputError("", "max_bytes must be > 0");
+  const sql_clock::ClockScope clock(limits.now, "now");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(db, ec)) throw InputError(db, "no such database file");
   auto t0 = std::chrono::steady_clock::now();

@@ -10,6 +10,7 @@
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/engine/sqlite_builtins.hpp"
+#include "sqlgrade/engine/sqlite_runtime.hpp"
 
 namespace sqlgrade::verify {
 
@@ -50,7 +51,10 @@ Value read_column(void* stmt, int c) {
 
 ScratchDb::ScratchDb() : dl_(new Deadline) {
   sqlite_configure_once();
-  sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  // The engine's VFS: its temporary files stay in memory and 'now' is the thread's pinned SQL clock
+  // (engine/sqlite_clock.hpp), as on the benchmark databases.
+  sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                  sqlite_guard::vfs_name());
   sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   sqlite3_limit(db_, SQLITE_LIMIT_ATTACHED, 0);
   sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(kMaxValueBytes));
