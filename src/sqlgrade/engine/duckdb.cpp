@@ -198,13 +198,8 @@ bool read_cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t, size_t& byte
 
 ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
   ExecResult res;
-  try {
-    duck::sync_clock(impl_->con, impl_->clock);  // the thread's pinned SQL clock, if any
-  } catch (const std::exception& e) {
-    res.status = ExecStatus::Error;
-    res.error = e.what();
-    return res;
-  }
+  // The thread's pinned SQL clock, if any (duckdb_clock.hpp); failing to pin it fails the query.
+  if (std::string e = duck::sync_clock(impl_->con, impl_->clock); !e.empty()) return ExecResult{ExecStatus::Error, e, {}, 0};
   auto t0 = std::chrono::steady_clock::now();
   std::mutex mu;
   std::condition_variable cv;

@@ -1,7 +1,6 @@
 // The pinned SQL clock in DuckDB: temporary macros over its clock functions (duckdb_clock.hpp).
 #include "sqlgrade/engine/duckdb_clock.hpp"
 
-#include <stdexcept>
 #include <string>
 
 #include "sqlgrade/engine/duckdb_loader.hpp"
@@ -28,14 +27,14 @@ const ClockMacro kMacros[] = {
     {"current_localtime", "CAST(CAST(%s AS TIMESTAMP) AS TIME)"},
 };
 
-void run(duckdb_connection con, const std::string& sql) {
+// "" or DuckDB's message.
+std::string run(duckdb_connection con, const std::string& sql) {
   duckdb_result r;
-  if (api().duckdb_query(con, sql.c_str(), &r) != DuckDBSuccess) {
-    std::string msg = api().duckdb_result_error(&r) ? api().duckdb_result_error(&r) : "unknown error";
-    api().duckdb_destroy_result(&r);
-    throw std::runtime_error("duckdb: pinning the clock: " + msg);
-  }
+  std::string err;
+  if (api().duckdb_query(con, sql.c_str(), &r) != DuckDBSuccess)
+    err = "duckdb: pinning the clock: " + std::string(api().duckdb_result_error(&r) ? api().duckdb_result_error(&r) : "unknown error");
   api().duckdb_destroy_result(&r);
+  return err;
 }
 
 std::string with(const char* body, const std::string& literal) {
@@ -46,9 +45,9 @@ std::string with(const char* body, const std::string& literal) {
 
 }  // namespace
 
-void sync_clock(duckdb_connection con, std::optional<sql_clock::Millis>& installed) {
+std::string sync_clock(duckdb_connection con, std::optional<sql_clock::Millis>& installed) {
   const std::optional<sql_clock::Millis> want = sql_clock::pinned();
-  if (want == installed) return;
+  if (want == installed) return "";
   std::string sql;
   if (want) {
     // "2024-01-31T12:00:00Z" → TIMESTAMPTZ '2024-01-31 12:00:00+00'
@@ -60,8 +59,9 @@ void sync_clock(duckdb_connection con, std::optional<sql_clock::Millis>& install
   } else {
     for (const auto& m : kMacros) sql += std::string("DROP MACRO IF EXISTS temp.") + m.name + ";\n";
   }
-  run(con, sql);
-  installed = want;
+  std::string err = run(con, sql);
+  if (err.empty()) installed = want;
+  return err;
 }
 
 }  // namespace sqlgrade::duck

@@ -13,14 +13,15 @@
 #include <duckdb.h>
 
 #include <optional>
+#include <string>
 
 #include "sqlgrade/core/clock.hpp"
 
 namespace sqlgrade::duck {
 
 // Makes `con`'s clock macros say the calling thread's pinned instant (or drops them when the thread is
-// not pinned); `installed` is what the connection has now, updated. A no-op when they agree. Throws
-// std::runtime_error with DuckDB's message when a macro cannot be made.
-void sync_clock(duckdb_connection con, std::optional<sql_clock::Millis>& installed);
+// not pinned); `installed` is what the connection has now, updated. A no-op when they agree. Returns ""
+// or, when a macro cannot be made, DuckDB's message ("duckdb: pinning the clock: ...").
+std::string sync_clock(duckdb_connection con, std::optional<sql_clock::Millis>& installed);
 
 }  // namespace sqlgrade::duck
