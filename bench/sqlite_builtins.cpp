@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   std::filesystem::path db = std::filesystem::temp_directory_path() / "sqlgrade-bench-builtins.sqlite";
   std::filesystem::remove(db);
   sqlite3* w = nullptr;
-  sqlite3_open(db.c_str(), &w);
+  sqlite3_open_v2(db.c_str(), &w, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "unix");  // sqlgrade's default VFS writes no file
   sqlite3_exec(w, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
   sqlite3_close(w);
   sqlgrade::SqliteDb guarded(db.string());

@@ -42,7 +42,7 @@ if(NOT TARGET sqlgrade::sqlite3)
   endif()
 endif()
 _sqlgrade_need(nlohmann_json 3)
-_sqlgrade_need(fmt)
+_sqlgrade_need(fmt)                         # header-only in the files that use it (sqlgrade_use_fmt): no libfmt.so
 _sqlgrade_need(OpenSSL COMPONENTS Crypto)  # SHA-256: run-record inputs, shards, the reward server's gold cache
 _sqlgrade_need(Boost 1.74)                  # headers only: Beast/Asio (HTTP), Boost.Math (McNemar)
 _sqlgrade_need(ZLIB)                        # the reward server inflates gzip/deflate bodies with a bound
@@ -51,21 +51,48 @@ if(SQLGRADE_WITH_CURL)
 endif()
 
 # utf8proc (Debian libutf8proc-dev, no CMake package): Unicode normalisation (NFKC, case folding,
-# marks) for the UDA text rules. pkg-config first, then a plain header + library lookup.
+# marks) for the UDA text rules. pkg-config first, then a plain header + library lookup; its static
+# archive when there is one (Debian ships it), so that no binary needs libutf8proc.so at run time
+# (header-only fmt likewise): the portable wheels (scripts/wheels.sh) link the same libraries as the
+# development build and bundle only libcurl and OpenSSL.
 if(NOT TARGET utf8proc::utf8proc)
   find_package(PkgConfig QUIET)
   if(PkgConfig_FOUND)
     pkg_check_modules(SQLGRADE_UTF8PROC QUIET libutf8proc)
   endif()
   find_path(SQLGRADE_UTF8PROC_INCLUDE utf8proc.h HINTS ${SQLGRADE_UTF8PROC_INCLUDE_DIRS})
-  find_library(SQLGRADE_UTF8PROC_LIBRARY utf8proc HINTS ${SQLGRADE_UTF8PROC_LIBRARY_DIRS})
-  if(NOT SQLGRADE_UTF8PROC_INCLUDE OR NOT SQLGRADE_UTF8PROC_LIBRARY)
+  find_library(SQLGRADE_UTF8PROC_LIB NAMES libutf8proc.a utf8proc HINTS ${SQLGRADE_UTF8PROC_LIBRARY_DIRS})
+  if(NOT SQLGRADE_UTF8PROC_INCLUDE OR NOT SQLGRADE_UTF8PROC_LIB)
     message(FATAL_ERROR "utf8proc not found (Debian: libutf8proc-dev)")
   endif()
   add_library(utf8proc::utf8proc UNKNOWN IMPORTED)
-  set_target_properties(utf8proc::utf8proc PROPERTIES IMPORTED_LOCATION "${SQLGRADE_UTF8PROC_LIBRARY}"
+  set_target_properties(utf8proc::utf8proc PROPERTIES IMPORTED_LOCATION "${SQLGRADE_UTF8PROC_LIB}"
                                                       INTERFACE_INCLUDE_DIRECTORIES "${SQLGRADE_UTF8PROC_INCLUDE}")
 endif()
+
+# libpq (Debian libpq-dev) and MariaDB Connector/C (libmariadb-dev): the PostgreSQL and MySQL engines
+# (src/sqlgrade/engine/postgres.cpp, mariadb.cpp). Imported targets sqlgrade::libpq, sqlgrade::mariadb.
+foreach(_sqlgrade_server IN ITEMS "libpq;libpq;libpq-fe.h;pq;postgresql" "mariadb;libmariadb;mysql.h;mariadb;mariadb")
+  list(GET _sqlgrade_server 0 _name)
+  list(GET _sqlgrade_server 1 _pc)
+  list(GET _sqlgrade_server 2 _header)
+  list(GET _sqlgrade_server 3 _lib)
+  list(GET _sqlgrade_server 4 _suffix)
+  if(NOT TARGET sqlgrade::${_name})
+    find_package(PkgConfig QUIET)
+    if(PkgConfig_FOUND)
+      pkg_check_modules(SQLGRADE_PC_${_name} QUIET ${_pc})
+    endif()
+    find_path(SQLGRADE_${_name}_INCLUDE ${_header} HINTS ${SQLGRADE_PC_${_name}_INCLUDE_DIRS} PATH_SUFFIXES ${_suffix})
+    find_library(SQLGRADE_${_name}_LIBRARY ${_lib} HINTS ${SQLGRADE_PC_${_name}_LIBRARY_DIRS})
+    if(NOT SQLGRADE_${_name}_INCLUDE OR NOT SQLGRADE_${_name}_LIBRARY)
+      message(FATAL_ERROR "${_pc} not found (Debian: libpq-dev, libmariadb-dev)")
+    endif()
+    add_library(sqlgrade::${_name} UNKNOWN IMPORTED)
+    set_target_properties(sqlgrade::${_name} PROPERTIES IMPORTED_LOCATION "${SQLGRADE_${_name}_LIBRARY}"
+                                                        INTERFACE_INCLUDE_DIRECTORIES "${SQLGRADE_${_name}_INCLUDE}")
+  endif()
+endforeach()
 
 # DuckDB is not linked: sqlgrade dlopens libduckdb on first use (src/sqlgrade/engine/duckdb_loader.cpp),
 # at the absolute path it was built against, or $SQLGRADE_DUCKDB_LIBRARY.

@@ -13,10 +13,13 @@
 # --v2) and sql mode (24 gold SQL, the qwen3 answers); UDA prepare, gold --as-result and run on all six
 # datasets, for gold-as-result and for a perturbed copy (every third result.csv loses its last row).
 # Timing fields (wall/seconds/started_at/…) are blanked before the comparison (normalise() below).
+# ONLY="uda" (or any of: spider bird spider2 uda) runs only those benchmarks' cases.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 DATA=${SQLGRADE_DATA:-$here/../shared/data}
 JOBS=${JOBS:-2}
+ONLY=${ONLY:-spider bird spider2 uda}
+want() { [[ " $ONLY " == *" $1 "* ]]; }
 
 # Blank timing fields: JSON keys naming times, and "N.NNN s" figures in text.
 normalise() {
@@ -76,7 +79,7 @@ save() {
                  resdsql-3b/pred.sql)
   local all=()
   for s in "${systems[@]}"; do all+=(--pred "$P/$s"); done
-  for compat in spider test-suite; do
+  want spider && for compat in spider test-suite; do
     for etype in all match exec; do
       for s in "${systems[@]}"; do
         local n=spider/$compat/$etype/${s%%/*}
@@ -88,13 +91,13 @@ save() {
         --json-dir "$OUT/spider/$compat/$etype/all5.records"
     done
   done
-  run spider/test-suite/plug_value "$BIN" spider --gold "$P/taoyds_pred_example/gold_example.txt" \
+  want spider && run spider/test-suite/plug_value "$BIN" spider --gold "$P/taoyds_pred_example/gold_example.txt" \
     --pred "$P/taoyds_pred_example/pred_example.txt" --db "$SP/database" --table "$SP/tables.json" --etype exec \
     --plug_value --no-progress --jobs "$JOBS"
 
   local B=$DATA/preds/bird_minidev bpreds=()
   for f in "$B"/*/predict_*.json; do bpreds+=(--predicted_sql_path "$f"); done
-  for metric in ex soft-f1 em-f1; do
+  want bird && for metric in ex soft-f1 em-f1; do
     for f in "$B"/*/predict_*.json; do
       local n=bird/$metric/$(basename "$f" .json)
       run "$n" "$BIN" bird --predicted_sql_path "$f" --ground_truth_path "$DATA/bird/minidev/mini_dev_sqlite_gold.sql" \
@@ -107,6 +110,7 @@ save() {
   done
 
   local G=$DATA/spider2lite/gold tmp
+  if want spider2; then
   tmp=$OUT.work; rm -rf "$tmp"; mkdir -p "$tmp"
   mkdir -p "$tmp/gold_copies" "$tmp/gold_sql" "$tmp/perturbed"
   for f in "$G"/exec_result/local*.csv; do
@@ -131,8 +135,10 @@ save() {
       --json-dir "$OUT/spider2/sql/$tag.records"
   done
   rm -rf "$tmp"
+  fi
 
   local Q=$DATA/uda-bench/Query
+  if want uda; then
   tmp=$OUT.work; rm -rf "$tmp"; mkdir -p "$tmp"
   run uda/prepare "$BIN" uda prepare --dataset-dir "$Q" --out "$tmp/prep" -j "$JOBS"
   (cd "$tmp/prep" && find . -type f | sort | xargs sha256sum) >"$OUT/uda/prepare.files"
@@ -153,6 +159,7 @@ save() {
     run "uda/run_pert_$d" "$BIN" uda run --dataset-dir "$Q/$d" --results "$tmp/pert" -j "$JOBS" --json "$OUT/uda/run_pert_$d.json"
   done
   rm -rf "$tmp"
+  fi
   normalise "$OUT"
   echo "saved $(find "$OUT" -type f | wc -l) files in $OUT"
 }

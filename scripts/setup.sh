@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine and builds sqlgrade into build/ (CLI: build/sqlgrade). The one set-up
 # command; re-running it is fast (every step below is skipped when already done).
-#   - installs the Debian packages sqlgrade needs (idempotent; apt-get update first)
+#   - installs the Debian packages sqlgrade needs (idempotent; apt-get update first), among them the
+#     PostgreSQL 15 and MariaDB servers, whose system services it stops and disables (the tests start
+#     throwaway servers of their own), and their client libraries (libpq, MariaDB Connector/C)
 #   - provisions DuckDB 1.4.x from the npm registry into .deps/duckdb (git-ignored):
 #       libduckdb.so  from @duckdb/node-bindings-linux-x64@$DUCKDB_NPM_BINDINGS
 #       duckdb.h      from duckdb@$DUCKDB_VERSION (same DuckDB version)
@@ -32,7 +34,30 @@ JOBS=${JOBS:-$(nproc)}
 PKGS="build-essential cmake pkg-config git libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev
       libfmt-dev libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
       clang libclang-rt-14-dev ca-certificates libutf8proc-dev libssl-dev libboost-dev zlib1g-dev
-      python3-dev python3-venv chromium chromium-driver"
+      python3-dev python3-venv chromium chromium-driver wrk
+      postgresql-15 mariadb-server libpq-dev libmariadb-dev"
+# The PostgreSQL and MariaDB servers are only binaries to sqlgrade: the tests start their own throwaway
+# servers (tests/server/test_servers.hpp). Their Debian packages enable (and, where a service manager
+# runs, start) a system-wide service; setup.sh leaves none running or enabled (stop_system_services).
+
+# The postinst scripts of postgresql-15 and mariadb-server enable their services and start them when a
+# service manager runs (a container's policy-rc.d may have refused the start): stop and disable both, so
+# that no database server of the machine's own runs for sqlgrade's sake.
+stop_system_services() {
+  local SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  for svc in postgresql mariadb; do
+    if command -v systemctl >/dev/null 2>&1; then
+      $SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || $SUDO systemctl disable "$svc" >/dev/null 2>&1 || true
+    fi
+    if command -v service >/dev/null 2>&1; then $SUDO service "$svc" stop >/dev/null 2>&1 || true; fi
+  done
+  if command -v pg_ctlcluster >/dev/null 2>&1; then
+    for v in /etc/postgresql/*/main; do
+      [ -d "$v" ] && $SUDO pg_ctlcluster "$(basename "$(dirname "$v")")" main stop >/dev/null 2>&1 || true
+    done
+  fi
+  echo "setup: the postgresql and mariadb system services are stopped and disabled (the tests start their own)"
+}
 
 if [ "${SQLGRADE_SKIP_APT:-0}" != 1 ]; then
   missing=""
@@ -49,6 +74,9 @@ if [ "${SQLGRADE_SKIP_APT:-0}" != 1 ]; then
     echo "setup: installing Debian packages:$missing"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+    case " $missing " in
+      *" postgresql-15 "*|*" mariadb-server "*) stop_system_services ;;
+    esac
   fi
 fi
 

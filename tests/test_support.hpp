@@ -19,6 +19,12 @@ namespace sqlgrade::test {
 
 namespace fs = std::filesystem;
 
+// Opens (creating) a database file for writing a fixture. sqlgrade's own VFS, the process's default,
+// cannot write a file (engine/sqlite_runtime.hpp): fixtures name the system's VFS.
+inline int open_fixture_db(const std::string& path, sqlite3** h) {
+  return sqlite3_open_v2(path.c_str(), h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "unix");
+}
+
 // Root of the shared benchmark data, or "" when it is absent.
 inline std::string data_dir() {
   const char* env = std::getenv("SQLGRADE_DATA");
@@ -83,7 +89,7 @@ inline void make_sqlite(const fs::path& db, const std::string& script) {
   fs::remove(db, ec);
   if (db.has_parent_path()) fs::create_directories(db.parent_path());
   sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.string().c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(open_fixture_db(db.string(), &h), SQLITE_OK);
   char* err = nullptr;
   int rc = sqlite3_exec(h, script.c_str(), nullptr, nullptr, &err);
   std::string msg = err ? err : "";

@@ -62,7 +62,11 @@ struct Options {
   double meta_time_out = 30.0; // seconds per prediction query (<= 0: none here; the CLI and Python refuse it, issue 19)
   double gold_time_out = -1;   // seconds per gold query; < 0: same as meta_time_out
   int repeat = 100;            // VES / R-VES timing iterations
+  // SQLite (databases from db_root_path), or PostgreSQL / MySQL: every question runs on the one server
+  // database `dsn` names (postgresql://reader@host:port/bird, mysql://reader@host/BIRD?socket=...), through
+  // a login that can only read (docs/bird.md, "PostgreSQL and MySQL").
   std::string sql_dialect = "SQLite";
+  std::string dsn;
   bool answer_json = false;    // predictions are model outputs holding {"answer": "<SQL>"}
   size_t max_rows = 1'000'000;
   bool keep_rows = false;      // keep the first rows of both results in each Instance (for the run record)
@@ -115,7 +119,8 @@ struct Run {
   // the same evaluate_many already ran, nor any of a (db, gold, prediction) an earlier one checked.
   size_t gold_executions = 0;
   std::string sql_dialect = "SQLite";
-  std::string engine_version;  // SQLite library version
+  std::string engine = "sqlite";  // sqlite, postgresql, mysql
+  std::string engine_version;  // SQLite library version, or the server's ("PostgreSQL 15.18")
   std::string started_at;      // ISO 8601 UTC
 };
 

@@ -67,14 +67,22 @@ const char* to_string(OrderRule rule);
 struct VerdictRequest {
   std::string benchmark = "spider2";  // spider2 | spider | bird (aliases: spider2_lite, testsuite, ...)
   // The database: a SQLite file. spider: the file or its folder; every *.sqlite of the folder is a
-  // test-suite database (<dir>/<db_id>/<db_id>.sqlite first).
+  // test-suite database (<dir>/<db_id>/<db_id>.sqlite first). bird: also a PostgreSQL or MySQL database
+  // as a URI (postgresql://reader@host/bird, mysql://reader@host/BIRD?socket=...) through a login that
+  // can only read (docs/bird.md, "PostgreSQL and MySQL"): values compared as psycopg2 / PyMySQL return them.
   std::string db;
+  // "" (from `db`), "sqlite", "postgresql" or "mysql" (the request's `dialect`): the reward server picks
+  // its --dsn database by it; a `db` of another dialect is refused.
+  std::string dialect;
   std::optional<std::string> model_output;  // text to extract the SQL from ...
   std::optional<std::string> sql;           // ... or the SQL itself, used verbatim (no extraction)
   std::optional<std::string> gold_sql;
   // Gold alternatives: further gold queries, tried in order when gold_sql does not match; the first
-  // that matches decides (any match counts). The verdict reported is that gold's, or gold_sql's when
-  // none matches (Verdict::gold_index says which). gold_result's alternatives are its outer list.
+  // that matches decides (any match counts). With `verify`, a gold decides only when its match
+  // survives the search: a match refuted against one gold goes on to the next, so any gold the
+  // prediction is equivalent to counts. The verdict reported is the deciding gold's; when every
+  // match was refuted, the first refuted gold's; when none matched, gold_sql's (Verdict::gold_index
+  // says which). gold_result's alternatives are its outer list.
   std::vector<std::string> gold_sql_alternatives;
   // gold_result as JSON text, [alternative][row][cell] as the /verify field; "" = none. Cells are
   // JSON values read as Python's sqlite3/csv would hold them (verdict/request.hpp: json_to_value).
@@ -91,17 +99,26 @@ struct VerdictRequest {
   std::optional<std::string> now;
   bool plug_value = false, keep_distinct = false;  // spider: the test-suite evaluator's flags
   // RL, optional: after a match, search for a database on which the prediction and gold_sql differ
-  // under the benchmark's rule (docs/verify.md, "For RL"); the reward is 1 only when none is found.
+  // under the benchmark's rule (docs/verify.md, "For RL"). A clean refutation ends the verdict at
+  // VerdictStage::Refuted (reward 0); a search cut by its time cap or the request's budget before it
+  // found anything is `unverified`, rewarded by `on_unverified`; every other class keeps the match.
   struct VerifyOption {
     double budget_s = 0.2;   // wall-clock cap of the search
     size_t candidates = 50;  // candidate databases (the deterministic bound)
     uint64_t seed = 0;
+    // The reward of a match whose search was cut: Match keeps it (1; the reply's verify.status says
+    // "unverified"), Zero ends the verdict at VerdictStage::Unverified (reward 0).
+    enum class OnUnverified { Match, Zero } on_unverified = OnUnverified::Match;
   };
   std::optional<VerifyOption> verify;  // the request's `verify` (true or {budget, candidates, seed})
   OrderRule order = OrderRule::Benchmark;
   // The scores of the outcomes; null: the defaults (1 for correct, else 0), and the JSON reply then
   // carries no `score` / `outcome` (a reply to a request without shaping is as it always was).
   std::optional<RewardShaping> shaping;
+  // The reply carries `reward_components` (docs/serve.md): the verdict's parts as separate rewards for
+  // multi-reward training (NeMo Gym's reward_components, GDPO), with the shaping terms and, with
+  // `verify`, the verification outcome.
+  bool reward_components = false;
 };
 
 struct VerdictTimings {
@@ -117,12 +134,24 @@ enum class VerdictStage {
   GoldFailed,  // the gold could not be computed (the prediction may not have run)
   Different,   // the prediction ran and its result differs from the gold (or cannot be read as one)
   Equal,       // the prediction's result matches the gold: reward 1
+  Refuted,     // it matched, but `verify` refuted the match against every gold it matched: reward 0
+  Unverified,  // it matched, the `verify` search was cut, and on_unverified is Zero: reward 0
 };
-// no_sql | pred_failed | timeout | too_large | gold_failed | different | equal (the /verify `stage`).
+// no_sql | pred_failed | timeout | too_large | gold_failed | different | equal | refuted | unverified
+// (the /verify `stage`).
 const char* to_string(VerdictStage stage);
 
-// The shaping outcome of a verdict: Equal -> Correct, Different -> WrongResult (so is a match that
-// `verify` refuted), NoSql -> NoSql, GoldFailed -> GoldError, PredFailed/Timeout/TooLarge -> Error.
+// The failure_reason of a stage, the one place it is decided (docs/serve.md has the table): equal ->
+// none, no_sql -> no_sql_extracted, pred_failed and too_large -> execution_error, timeout -> timeout,
+// gold_failed -> gold_execution_error (NeMo Gym's words, and `timeout`), different ->
+// result_mismatch, refuted -> refuted, unverified -> unverified.
+const char* failure_reason(VerdictStage stage);
+// The failure_reason under an extraction preset (NeMo Gym bird_sql 0.4 / 0.7 words); `filler`: the
+// prediction was Gym 0.4's `SELECT 1` (no ```sql block).
+const char* gym_bird_failure_reason(ExtractPreset preset, VerdictStage stage, bool filler);
+
+// The shaping outcome of a verdict: Equal -> Correct, Different, Refuted and Unverified ->
+// WrongResult, NoSql -> NoSql, GoldFailed -> GoldError, PredFailed/Timeout/TooLarge -> Error.
 enum class VerdictOutcome { Correct, WrongResult, Error, NoSql, GoldError };
 // correct | wrong_result | error | no_sql | gold_error (the /verify `outcome`).
 const char* to_string(VerdictOutcome outcome);
@@ -132,8 +161,8 @@ struct Verdict {
   bool execution_match = false;
   std::optional<std::string> extracted_sql;
   std::string extraction_source = "none";  // sql_block, tag, json_answer, raw_text, verbatim, ...
-  // none | no_sql_extracted | execution_error | gold_execution_error | timeout (NeMo Gym's words;
-  // a wrong result is execution_error too, with pred_executed = true)
+  // failure_reason(stage), set once when the verdict is complete (none | no_sql_extracted |
+  // execution_error | gold_execution_error | timeout | result_mismatch | refuted | unverified)
   std::string failure_reason = "execution_error";
   std::string failure_detail;     // the human reason
   VerdictStage stage = VerdictStage::PredFailed;
@@ -143,8 +172,12 @@ struct Verdict {
   bool gold_cached = false;
   std::optional<bool> pred_executed;  // the prediction ran to a result; null: unknown (gold failed first)
   VerdictTimings timings;
-  // Set when the request asked for `verify`. status: "refuted" (reward 0 although execution_match),
-  // "no_counterexample", "skipped" (not a match, no gold_sql, ...; reason says why).
+  // Set when the request asked for `verify`. status: "refuted" (a clean refutation: stage Refuted,
+  // reward 0 although execution_match), "unverified" (the search was cut by its time cap or the
+  // request's budget before it found anything; time_capped is true), "no_counterexample", "skipped"
+  // (not a match, no gold_sql, ...; reason says why), or another class of the search's
+  // (gold_suspect, edge, tie: the match keeps its reward). With gold alternatives, the search of the
+  // gold that decided.
   struct VerifyOutcome {
     std::string status, reason;
     size_t candidates = 0;

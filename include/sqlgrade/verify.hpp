@@ -65,6 +65,14 @@ std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const 
                                       const Options& opt);
 std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, const Options& opt);
 
+// What verifying a benchmark run needs (`--verify` of the CLI, `verify=` of Python's evaluate()):
+// grading by execution under the rule the search follows. InputError naming --verify otherwise:
+// Spider: --etype exec or all and --compat test-suite (`both_modes`: --compat both, refused); BIRD:
+// --metric ex; Spider 2.0-Lite: --mode sql.
+void check_verifiable(const spider::Options& opt, bool both_modes = false);
+void check_verifiable(const bird::Options& opt);
+void check_verifiable(const spider2::Options& opt);
+
 // The lines `--verify` prints after the official output, and `sqlgrade verify`'s text.
 std::string render_text(const std::vector<SystemReport>& reports);
 std::string render_json(const std::vector<SystemReport>& reports);

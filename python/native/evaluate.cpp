@@ -29,6 +29,7 @@
 #include "sqlgrade/uda.hpp"
 #include "native.hpp"
 #include "released.hpp"
+#include "verify_eval.hpp"
 
 namespace py = pybind11;
 
@@ -48,10 +49,15 @@ py::object num_or_none(double v) { return std::isfinite(v) ? py::object(py::floa
 
 // ---- BIRD ----
 
-py::dict bird_evaluate(sqlgrade::bird::Options o) {
+// verify: the CLI's --verify (verify_eval.hpp); the dict then has "verify", the search's report.
+py::dict bird_evaluate(sqlgrade::bird::Options o, std::optional<sqlgrade::verify::Options> verify) {
   namespace bd = sqlgrade::bird;
   try {
     bd::check_required(o);  // the CLI's check and message (bird/inputs.cpp)
+    if (verify) {
+      sqlgrade::verify::check_verifiable(o);
+      verify = sqlgrade_native::verify_options(*verify, o.num_cpus);
+    }
   } catch (const sqlgrade::InputError& e) {
     raise_input(e.what());
   }
@@ -59,10 +65,17 @@ py::dict bird_evaluate(sqlgrade::bird::Options o) {
   o.keep_rows = true;  // "json" is the run record the CLI's --json writes, first result rows included
   struct BirdRendered {
     bd::Summary sum;
-    std::string text, json, log;
+    std::string text, json, log, report;
   };
-  auto r = evaluate_released([&] { return bd::evaluate(o); }, [](const bd::Run& run) {
-    return BirdRendered{bd::summarize(run), bd::render_text(run), bd::render_json(run), bd::render_log_block(run)};
+  auto r = evaluate_released([&] { return bd::evaluate(o); }, [&](const bd::Run& run) {
+    BirdRendered b{bd::summarize(run), bd::render_text(run), bd::render_json(run), bd::render_log_block(run), {}};
+    if (verify) {
+      Rendered x{std::move(b.text), std::move(b.json)};
+      b.report = sqlgrade_native::add_verification(sqlgrade::verify::verify_bird({run}, {o.predicted_sql_path}, *verify),
+                                                   *verify, x);
+      b.text = std::move(x.text), b.json = std::move(x.json);
+    }
+    return b;
   });
   py::dict summary;
   static const char* const kBuckets[4] = {"simple", "moderate", "challenging", "total"};
@@ -93,19 +106,32 @@ py::dict bird_evaluate(sqlgrade::bird::Options o) {
   out["metric"] = bd::metric_name(r.run.metric);
   out["summary"] = summary;
   out["instances"] = inst;
+  if (verify) out["verify"] = r.out.report;
   return out;
 }
 
 // ---- Spider 2.0-Lite ----
 
-py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs) {
+py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs,
+                          std::optional<sqlgrade::verify::Options> verify) {
   namespace s2 = sqlgrade::spider2;
   o.progress = 0;
+  if (verify) {
+    try {
+      sqlgrade::verify::check_verifiable(o);
+      verify = sqlgrade_native::verify_options(*verify, o.max_workers);
+    } catch (const sqlgrade::InputError& e) {
+      raise_input(e.what());
+    }
+  }
   const bool strict = o.strict, v2 = o.v2;
+  std::string report;
   auto r = evaluate_released([&] { return s2::evaluate(o); }, [&](const s2::Run& run) {
     if (write_outputs) s2::write_outputs(run);
     // no items: the CLI writes no --json file (but for a shard, as the CLI)
-    return Rendered{s2::render_text(run), run.items.empty() && o.shard.empty() ? std::string() : s2::render_json(run)};
+    Rendered out{s2::render_text(run), run.items.empty() && o.shard.empty() ? std::string() : s2::render_json(run)};
+    if (verify) report = sqlgrade_native::add_verification(sqlgrade::verify::verify_spider2({run}, *verify), *verify, out);
+    return out;
   });
   long correct = 0;
   py::list inst;
@@ -151,6 +177,7 @@ py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs) {
   out["warnings"] = py::list();
   out["summary"] = summary;
   out["instances"] = inst;
+  if (verify) out["verify"] = report;
   return out;
 }
 
@@ -276,7 +303,8 @@ void register_options(py::module_& m) {
       .def_readwrite("keep_distinct", &sp::Options::keep_distinct)
       .def_readwrite("shard_index", &sp::Options::shard_index)  // checked with shard_count by evaluate
       .def_readwrite("shard_count", &sp::Options::shard_count)
-      .def_readwrite("shard_by", &sp::Options::shard_by);
+      .def_readwrite("shard_by", &sp::Options::shard_by)
+      .def_readwrite("name", &sp::Options::name);
   choice(so, "etype", &sp::Options::etype, &sp::parse_etype);
   choice(so, "compat", &sp::Options::compat, &sp::parse_compat);
   bounded(so, "timeout", "timeout", &sp::Options::timeout_s);
@@ -292,10 +320,12 @@ void register_options(py::module_& m) {
       .def_readwrite("diff_json", &bd::Options::diff_json_path)
       .def_readwrite("data_mode", &bd::Options::data_mode)
       .def_readwrite("sql_dialect", &bd::Options::sql_dialect)
+      .def_readwrite("dsn", &bd::Options::dsn)
       .def_readwrite("answer_json", &bd::Options::answer_json)
       .def_readwrite("shard_index", &bd::Options::shard_index)  // checked with shard_count by evaluate
       .def_readwrite("shard_count", &bd::Options::shard_count)
-      .def_readwrite("shard_by", &bd::Options::shard_by);
+      .def_readwrite("shard_by", &bd::Options::shard_by)
+      .def_readwrite("name", &bd::Options::name);
   choice(bo, "metric", &bd::Options::metric, &bd::metric_from_name);
   choice(bo, "pair_by", &bd::Options::pair_by, &bd::pair_by_from_name);
   bounded(bo, "jobs", "jobs", &bd::Options::num_cpus);
@@ -316,11 +346,20 @@ void register_options(py::module_& m) {
       .def_readwrite("v2", &s2::Options::v2)
       .def_readwrite("errors_log", &s2::Options::errors_log)
       .def_readwrite("shard", &s2::Options::shard)  // "i/n", checked with shard_by by evaluate
-      .def_readwrite("shard_by", &s2::Options::shard_by);
+      .def_readwrite("shard_by", &s2::Options::shard_by)
+      .def_readwrite("name", &s2::Options::name);
   choice(s2o, "mode", &s2::Options::mode, &s2::mode_from_name);
   bounded(s2o, "jobs", "jobs", &s2::Options::max_workers);
   bounded(s2o, "timeout", "timeout", &s2::Options::timeout_s);
   clock_field(s2o, [](s2::Options& o) -> std::string& { return o.now; });
+
+  namespace vf = sqlgrade::verify;
+  py::class_<vf::Options> vo(m, "VerifyOptions",
+                             "sqlgrade::verify::Options (the CLI's --verify-budget, --verify-candidates, --seed, --counterexamples).");
+  vo.def(py::init<>()).def_readwrite("counterexamples", &vf::Options::counterexamples_dir);
+  bounded(vo, "budget", "verify_budget", &vf::Options::budget_s);
+  bounded(vo, "candidates", "verify_candidates", &vf::Options::candidates);
+  bounded(vo, "seed", "seed", &vf::Options::seed);
 }
 
 // UDA's options are nested (RunOptions: DatasetOptions, EvalOptions; JudgeOptions); the CLI's flags
@@ -410,10 +449,10 @@ void sqlgrade_native::register_evaluate(py::module_& m) {
   register_options(m);
   register_uda_options(m);
   register_spider_evaluate(m);  // spider_eval.cpp
-  m.def("bird_evaluate", &bird_evaluate, py::arg("options"),
-        "`sqlgrade bird` in-process (GIL released, nothing printed).");
-  m.def("spider2_evaluate", &spider2_evaluate, py::arg("options"), py::arg("write_outputs"),
-        "`sqlgrade spider2` in-process (GIL released, nothing printed; files only with write_outputs).");
+  m.def("bird_evaluate", &bird_evaluate, py::arg("options"), py::arg("verify") = py::none(),
+        "`sqlgrade bird [--verify]` in-process (GIL released, nothing printed).");
+  m.def("spider2_evaluate", &spider2_evaluate, py::arg("options"), py::arg("write_outputs"), py::arg("verify") = py::none(),
+        "`sqlgrade spider2 [--verify]` in-process (GIL released, nothing printed; files only with write_outputs).");
   m.def("uda_run", &uda_run, py::arg("options"), py::arg("list_errors"),
         "`sqlgrade uda run` in-process (GIL released, nothing printed).");
   m.def("uda_eval", &uda_eval, py::arg("options"), "`sqlgrade uda eval` in-process (GIL released, nothing printed).");

@@ -365,6 +365,8 @@ PYBIND11_MODULE(_native, m) {
         auto msg = sqlgrade::bounds::violation(sqlgrade::bounds::bound(row), v);
         return msg ? py::object(py::str(*msg)) : py::object(py::none());
       }, py::arg("row"), py::arg("value"), "The library's message for `value` on row `row`, or None when it is accepted.");
+  m.def("label_keys", [] { return sqlgrade::verdicts::label_keys(); },
+        "The library's one table of label keys (the adapters' data contract; /get_reward reads the same).");
   m.def("has_top_level_order_by", [](const std::string& sql) { return sqlgrade::verdicts::has_top_level_order_by(sql); },
         py::arg("sql"), "The rule of `order: \"top_level\"` (src/sqlgrade/verdict/shaping.cpp): ORDER BY outside every parenthesis.");
   sqlgrade_native::register_evaluate(m);

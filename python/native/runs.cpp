@@ -6,9 +6,12 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sqlgrade/bird.hpp"
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs.hpp"
 #include "sqlgrade/spider.hpp"
@@ -39,6 +42,20 @@ py::dict merge(const std::vector<std::string>& parts, const std::vector<std::str
   d["parts"] = m.parts;
   d["instances"] = m.instances;
   return d;
+}
+
+// The library's one check that no output replaces an input (core/fs.hpp check_outputs_spare_inputs),
+// for the Python drivers that write files themselves (sqlgrade.ray): outputs as (path, role, folder),
+// inputs as (path, role); _native.InputError with the CLI's one-line message.
+void check_outputs(const std::vector<std::tuple<std::string, std::string, bool>>& outputs,
+                   const std::vector<std::pair<std::string, std::string>>& inputs) {
+  std::vector<sqlgrade::IoPath> out, in;
+  for (const auto& [path, role, folder] : outputs) out.push_back({path, role, {}, true, folder});
+  for (const auto& [path, role] : inputs) in.push_back({path, role});
+  sqlgrade_native::run_released([&] {
+    sqlgrade::check_outputs_spare_inputs(out, in);
+    return 0;
+  });
 }
 
 // `sqlgrade diff A B [--json-out FILE]`: the terminal table and the JSON comparison.
@@ -88,6 +105,9 @@ void sqlgrade_native::register_runs(py::module_& m) {
         "`sqlgrade diff` in-process: {text, json} (GIL released; options.json_out written unless \"\").");
   m.def("report", &report, py::arg("options"),
         "`sqlgrade report` in-process: {html, runs, instances} (GIL released; options.output written unless \"\").");
+  m.def("check_outputs", &check_outputs, py::arg("outputs"), py::arg("inputs"),
+        "core/fs.hpp check_outputs_spare_inputs: outputs [(path, role, folder)] against inputs [(path, role)]; "
+        "InputError when an output would replace an input.");
   m.def("merge", &merge, py::arg("parts"), py::arg("command"), py::arg("output"),
         "`sqlgrade merge` in-process: the shards' run records (files) as one record (GIL released, nothing printed).");
 }

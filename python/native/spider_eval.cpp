@@ -6,12 +6,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider.hpp"
 #include "native.hpp"
 #include "released.hpp"
+#include "verify_eval.hpp"
 
 namespace py = pybind11;
 
@@ -98,17 +100,40 @@ void prepare(sp::Options& o) {
   o.keep_rows = true;
 }
 
-py::dict spider_evaluate(sp::Options o) {
+// verify: the CLI's --verify (verify_eval.hpp); the dict then has "verify", the search's report.
+py::dict spider_evaluate(sp::Options o, std::optional<sqlgrade::verify::Options> verify) {
   prepare(o);
-  auto r = sqlgrade_native::evaluate_released([&] { return sp::evaluate(o); }, render_run);
-  return spider_run_dict(r.run, r.out);
+  if (verify) {
+    try {
+      sqlgrade::verify::check_verifiable(o);
+      verify = sqlgrade_native::verify_options(*verify, o.jobs);
+    } catch (const sqlgrade::InputError& e) {
+      sqlgrade_native::raise_input_line(e.what());
+    }
+  }
+  std::string report;
+  auto r = sqlgrade_native::evaluate_released([&] { return sp::evaluate(o); }, [&](const sp::Run& run) {
+    Rendered out = render_run(run);
+    if (verify) report = sqlgrade_native::add_verification(sqlgrade::verify::verify_spider({run}, {o.pred}, *verify), *verify, out);
+    return out;
+  });
+  py::dict d = spider_run_dict(r.run, r.out);
+  if (verify) d["verify"] = report;
+  return d;
 }
 
 // `sqlgrade spider --compat both` for one prediction file: one evaluate_both pass (o.compat is
 // ignored), each mode's run as spider_evaluate returns it for that compat, the CLI's stdout, and the
 // statements the pass executed and borrowed (the numbers of the CLI's stderr line).
-py::dict spider_evaluate_both(sp::Options o) {
+py::dict spider_evaluate_both(sp::Options o, std::optional<sqlgrade::verify::Options> verify) {
   prepare(o);
+  if (verify) {
+    try {
+      sqlgrade::verify::check_verifiable(o, true);  // refused: verification follows the test-suite rule only
+    } catch (const sqlgrade::InputError& e) {
+      sqlgrade_native::raise_input_line(e.what());
+    }
+  }
   struct BothRendered {
     Rendered spider, test_suite;
   };
@@ -134,8 +159,8 @@ py::dict spider_evaluate_both(sp::Options o) {
 }  // namespace
 
 void sqlgrade_native::register_spider_evaluate(py::module_& m) {
-  m.def("spider_evaluate", &spider_evaluate, py::arg("options"),
-        "`sqlgrade spider` in-process (GIL released, nothing printed).");
-  m.def("spider_evaluate_both", &spider_evaluate_both, py::arg("options"),
+  m.def("spider_evaluate", &spider_evaluate, py::arg("options"), py::arg("verify") = py::none(),
+        "`sqlgrade spider [--verify]` in-process (GIL released, nothing printed).");
+  m.def("spider_evaluate_both", &spider_evaluate_both, py::arg("options"), py::arg("verify") = py::none(),
         "`sqlgrade spider --compat both` in-process: one pass of both modes (GIL released, nothing printed).");
 }

@@ -11,7 +11,8 @@ Adapters for RL frameworks: ``sqlgrade.verl``, ``sqlgrade.trl``, ``sqlgrade.open
 ``sqlgrade.skyrl``, ``sqlgrade.areal``, and ``sqlgrade.compat`` (test-suite ``eval_exec_match``).
 Whole-benchmark evaluation with the CLI's numbers: ``sqlgrade.spider.evaluate()``,
 ``sqlgrade.bird.evaluate()``, ``sqlgrade.spider2.evaluate()``, ``sqlgrade.uda.evaluate()``; their
-shards merged with ``sqlgrade.runs.merge()``. See docs/python.md.
+shards merged with ``sqlgrade.runs.merge()``, runs compared with ``sqlgrade.runs.diff()`` /
+``report()`` (run objects or record files), instances in pandas with ``run.to_pandas()``. See docs/python.md.
 """
 
 from __future__ import annotations

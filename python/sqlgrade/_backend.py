@@ -25,7 +25,7 @@ Request (verdict)::
     condition_cols  list | int | None                     (spider2)
     gold_single_file bool | None                          (spider2 with gold_result)
     instance_id     str | None
-    extract         {"word_boundary", "tags_and_json", "raw_fallback", "after_think"} (bools) | None
+    extract         {"word_boundary", "tags_and_json", "raw_fallback", "after_think"} (bools), "preset" | None
     timeout         seconds per prediction query | None (backend default)
     plug_value, keep_distinct   bool                      (spider, test-suite flags)
     verify          True | {"budget", "candidates", "seed"} | None   (search for a counterexample after a match)

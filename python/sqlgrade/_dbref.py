@@ -9,6 +9,11 @@ Layouts, as ``sqlgrade serve`` resolves a ``db_id`` under its folders:
 So a path names its db_id: a file's stem (spider2, bird) or its folder's name (spider), and a
 folder its own name. A bare id (no path separator, no ``.sqlite``) is looked up under
 ``db_root`` when one is configured; otherwise only a server can resolve it (in its own folders).
+
+A PostgreSQL or MySQL database (benchmark bird, docs/bird.md "PostgreSQL and MySQL") is its URI,
+``postgresql://reader@host/bird`` or ``mysql://reader@host/BIRD?socket=...``: the native backend
+connects to it; a reward server never takes a URI and grades on its own ``--dsn`` database of that
+dialect (the request carries ``dialect``).
 """
 
 from __future__ import annotations
@@ -28,7 +33,23 @@ PathLike = Union[str, "os.PathLike[str]"]
 @dataclass(frozen=True)
 class DbRef:
     db_id: str
-    path: Optional[str]  # absolute; None when only a server can resolve the id
+    path: Optional[str]  # absolute; None when only a server can resolve the id; a server database's URI
+    dialect: Optional[str] = None  # "postgresql" / "mysql" for a server database, else None
+
+
+_SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
+
+
+def _server_ref(db: str) -> Optional[DbRef]:
+    """A PostgreSQL / MySQL URI as a reference: its database name is the db_id."""
+    scheme, sep, rest = db.partition("://")
+    dialect = _SCHEMES.get(scheme.lower()) if sep else None
+    if dialect is None:
+        return None
+    name = rest.split("?", 1)[0].partition("/")[2]
+    if not name:
+        raise InputError(f"{db}: the URI names no database")
+    return DbRef(name, db, dialect)
 
 
 def _looks_like_path(s: str) -> bool:
@@ -55,6 +76,9 @@ def _resolve(db: object, benchmark: str, db_root: Optional[str]) -> DbRef:
     if not isinstance(db, str) or not db.strip():
         raise InputError(f"db must be a database path or id, got {db!r}")
     check_text(db, "db")
+    server = _server_ref(db)
+    if server is not None:
+        return server
     if not _looks_like_path(db):
         if db.startswith(".") or "\\" in db or "\0" in db:
             raise InputError(f"{db}: not a valid database id")

@@ -6,7 +6,12 @@ through the native module (GIL released, no progress bar, nothing printed), and 
 * ``str(run)`` / ``run.text``: exactly what the CLI prints on stdout (``render_text``);
 * ``run.to_dict()``: exactly what the CLI's ``--json`` file holds (parsed from ``render_json``, so it
   follows that format whatever it becomes);
-* ``run.summary``, ``run.instances``, ``run.warnings``: the headline numbers as Python values.
+* ``run.summary``, ``run.warnings``: the headline numbers as Python values;
+* ``run.record`` / ``run.instances`` / ``run.to_pandas()``: the run record and its instances, one shape
+  for every benchmark (``id``, ``question``, ``scores``, ``category``, ``rows``, ...: ``_records.py``);
+  ``run.items``: the benchmark's own per-instance dicts (Spider's ``exec_reason``, BIRD's ``status``, ...).
+
+``sqlgrade.runs.diff/report/merge`` take these run objects as they take record files.
 
 Bad input raises :class:`sqlgrade.InputError` with the CLI's one-line message (what the CLI prints
 after ``sqlgrade: ``). Whole-benchmark evaluation needs the native module (not the server backend).
@@ -18,13 +23,18 @@ import copy
 import importlib
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._bounds import check
+from ._records import RecordView
 from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
-__all__ = ["BenchmarkRun", "call_native", "fspath", "native_options", "str_or_none", "bool_or_none", "shard_pair", "shard_fields"]
+__all__ = ["BenchmarkRun", "call_native", "check_outputs", "fspath", "native_options", "str_or_none", "bool_or_none", "shard_pair", "shard_fields",
+           "verify_options", "VERIFY_KEYS"]
+
+# evaluate(verify={...}): the CLI's flags --verify-budget, --verify-candidates, --seed, --counterexamples.
+VERIFY_KEYS = ("budget", "candidates", "seed", "counterexamples")
 
 
 def _native() -> Any:
@@ -58,6 +68,27 @@ def native_options(cls: str, **fields: Any) -> Any:
     return o
 
 
+def verify_options(verify: Any) -> Any:
+    """``verify=`` of an evaluate(): None/False = no verification; True = the CLI's ``--verify`` with its
+    defaults (5 s and 200 candidate databases per match, seed 0); a dict of ``budget``, ``candidates``,
+    ``seed``, ``counterexamples`` (a folder: each counterexample written as ``<system>/<id>.sqlite`` +
+    ``.json``). The library's ``_native.VerifyOptions``, each value checked there (the table of bounds)."""
+    if verify is None or verify is False:
+        return None
+    if verify is not True and not isinstance(verify, dict):
+        raise InputError(f"verify must be True, False, None or a dict of {', '.join(VERIFY_KEYS)}")
+    fields = {} if verify is True else dict(verify)
+    bad = [str(k) for k in fields if k not in VERIFY_KEYS]
+    if bad:
+        raise InputError(f"verify: unknown option(s): {', '.join(bad)} ({', '.join(VERIFY_KEYS)})")
+    if "counterexamples" in fields:
+        fields["counterexamples"] = fspath(fields["counterexamples"], "verify.counterexamples")
+    for k in ("budget", "candidates", "seed"):
+        if k in fields and fields[k] is not None:
+            check({"budget": "verify_budget", "candidates": "verify_candidates", "seed": "seed"}[k], fields[k], f"verify.{k}")
+    return native_options("VerifyOptions", **fields)
+
+
 def call_native(name: str, *args: Any) -> Dict[str, Any]:
     for a in args:  # the paths are checked by name (fspath); an option holding a surrogate is named by value
         check_text(a, f"option {ascii(a)[:40]}")
@@ -66,6 +97,17 @@ def call_native(name: str, *args: Any) -> Dict[str, Any]:
         return getattr(m, name)(*args)
     except m.InputError as e:
         raise InputError(str(e)) from None
+
+
+def check_outputs(outputs: Sequence[Tuple[Any, str, bool]], inputs: Sequence[Tuple[Any, str]]) -> None:
+    """The library's one check that no output replaces an input (core/fs.hpp check_outputs_spare_inputs,
+    as every CLI command makes it): ``outputs`` as (path, role, is_folder), ``inputs`` as (path, role);
+    None/"" paths are skipped. :class:`InputError` with the CLI's message ("<out>: the --json output
+    would replace the input <in> (--pred); write it elsewhere"), before anything is written."""
+    outs = [(fspath(p, role), role, bool(folder)) for p, role, folder in outputs if p not in (None, "")]
+    ins = [(fspath(p, role), role) for p, role in inputs if p not in (None, "")]
+    if outs:
+        call_native("check_outputs", outs, ins)
 
 
 def str_or_none(v: Any) -> Optional[str]:
@@ -116,7 +158,7 @@ def shard_fields(shard: Optional[str]) -> Dict[str, Any]:
     return {"shard_index": i, "shard_count": n}
 
 
-class BenchmarkRun:
+class BenchmarkRun(RecordView):
     """The result of one whole-benchmark evaluation (see the module docstring)."""
 
     benchmark = ""
@@ -125,14 +167,18 @@ class BenchmarkRun:
         self._raw = raw
         self.text: str = raw["text"]
         self.summary: Dict[str, Any] = raw.get("summary", {})
-        self.instances: List[Dict[str, Any]] = raw.get("instances", [])
+        # The benchmark's own per-instance dicts (the record's shape: `instances`, RecordView).
+        self.items: List[Dict[str, Any]] = raw.get("instances", [])
         self.warnings: List[str] = list(raw.get("warnings", []))
         self._json: Optional[str] = raw.get("json")
         self._dict: Optional[Dict[str, Any]] = None
+        # evaluate(verify=...): the search's report, as `sqlgrade verify --json` writes it for this system
+        # (ex, verified_ex, refuted, instances with their counterexamples, ...); None without verify.
+        self.verify: Optional[Dict[str, Any]] = json.loads(raw["verify"])[0] if raw.get("verify") else None
 
     @property
-    def json(self) -> Optional[str]:
-        """The CLI's ``--json`` text (None where the CLI writes no JSON for this run)."""
+    def json(self) -> Optional[str]:  # type: ignore[override]
+        """The CLI's ``--json`` text: the run record (None where the CLI writes no JSON for this run)."""
         return self._json
 
     def to_dict(self) -> Dict[str, Any]:

@@ -3,7 +3,7 @@
 # include/sqlgrade/execute.hpp: execute). `sqlgrade/_native_backend.py` is the only caller. Requests and replies are the dicts of
 # the backend protocol (sqlgrade/_backend.py and docs/python.md, "Backend protocol"); every function
 # releases the GIL while it executes SQL and compares results, and is safe to call from many threads.
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple
 
 PROTOCOL_VERSION: int  # == 1
 
@@ -43,6 +43,10 @@ def bound_error(row: str, value: float) -> Any:
 def has_top_level_order_by(sql: str) -> bool:
     """The top-level ORDER BY rule of `order: "top_level"` (src/sqlgrade/verdict/shaping.cpp)."""
 
+def label_keys() -> List[str]:
+    """The library's one table of label keys (src/sqlgrade/verdict/request.hpp): the adapters' data
+    contract, which /get_reward reads too (sqlgrade._rows.LABEL_KEYS is held equal to it)."""
+
 def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int, now: str = "") -> Dict[str, Any]:
     """Run one statement read-only (authorizer, query_only, one statement, deadline `timeout`
     seconds, at most `max_rows` rows and `max_bytes` bytes of result). Returns {"status": "ok" |
@@ -72,35 +76,50 @@ class SpiderOptions:
     shard_index: int  # --shard i/n (0/0: everything), checked by evaluate
     shard_count: int
     shard_by: str  # "" | "id" | "db"
+    name: str  # --name: the system's name in the run record ("": the prediction file's name)
     now: str  # SQL's clock, a TIMESTAMP ("" = the real clock); checked and made canonical when set
 
 class BirdOptions:
     """sqlgrade::bird::Options (pred, gold, db_dir, diff_json, data_mode, sql_dialect, answer_json, metric,
-    pair_by, jobs, timeout, gold_timeout, repeat, max_rows, shard_index, shard_count, shard_by, now), checked as
+    pair_by, jobs, timeout, gold_timeout, repeat, max_rows, shard_index, shard_count, shard_by, name, now), checked as
     SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 
 class Spider2Options:
     """sqlgrade::spider2::Options (result_dir, gold_dir, db_dir, meta, strict, v2, errors_log, mode, jobs,
-    timeout, shard "i/n", shard_by, now), checked as SpiderOptions."""
+    timeout, shard "i/n", shard_by, name, now), checked as SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 
-def spider_evaluate(options: SpiderOptions) -> Dict[str, Any]:
-    """`sqlgrade spider` (include/sqlgrade/spider.hpp check_required + evaluate + render_text/render_json)."""
+class VerifyOptions:
+    """sqlgrade::verify::Options, the CLI's --verify flags: budget (--verify-budget), candidates
+    (--verify-candidates), seed (--seed), each checked against the table of bounds when set, and
+    counterexamples (--counterexamples DIR)."""
+    budget: float
+    candidates: int
+    seed: int
+    counterexamples: str
 
-def spider_evaluate_both(options: SpiderOptions) -> Dict[str, Any]:
+def spider_evaluate(options: SpiderOptions, verify: Optional[VerifyOptions] = None) -> Dict[str, Any]:
+    """`sqlgrade spider [--verify]` (include/sqlgrade/spider.hpp check_required + evaluate +
+    render_text/render_json; with verify, verify::check_verifiable + verify_spider, the verification
+    lines appended to "text", the record with the verification in "json", and "verify": the report as
+    `sqlgrade verify --json` writes it; python/native/verify_eval.hpp)."""
+
+def spider_evaluate_both(options: SpiderOptions, verify: Optional[VerifyOptions] = None) -> Dict[str, Any]:
     """`sqlgrade spider --compat both` (spider.hpp check_required + evaluate_both, one pass; options.compat
     ignored): {"spider": ..., "test_suite": ... (each what spider_evaluate returns for that compat),
     "text": the CLI's stdout (both_header + each mode's text), "statements": {"executed", "spider",
     "test_suite", "lent"} (spider::ExecCounts, the CLI's stderr line)}. python/native/spider_eval.cpp."""
 
-def bird_evaluate(options: BirdOptions) -> Dict[str, Any]:
-    """`sqlgrade bird` (bird.hpp); also "metric" and "log_block" (the --output_log_path block)."""
+def bird_evaluate(options: BirdOptions, verify: Optional[VerifyOptions] = None) -> Dict[str, Any]:
+    """`sqlgrade bird [--verify]` (bird.hpp); also "metric" and "log_block" (the --output_log_path block);
+    verify as spider_evaluate's."""
 
-def spider2_evaluate(options: Spider2Options, write_outputs: bool) -> Dict[str, Any]:
-    """`sqlgrade spider2` (spider2.hpp); writes the official output files only with write_outputs."""
+def spider2_evaluate(options: Spider2Options, write_outputs: bool, verify: Optional[VerifyOptions] = None) -> Dict[str, Any]:
+    """`sqlgrade spider2 [--verify]` (spider2.hpp); writes the official output files only with
+    write_outputs; verify as spider_evaluate's."""
 
 class UdaOptions:
     """sqlgrade::uda::Options with the CLI's flags as flat properties (dataset_dir, results, name,
@@ -120,6 +139,9 @@ def uda_run(options: UdaOptions, list_errors: bool) -> Dict[str, Any]:
 def uda_eval(options: UdaQueryOptions) -> Dict[str, Any]:
     """`sqlgrade uda eval` (uda.hpp evaluate_query): "ok", "error_kind", "reason", "acc_json", "text"."""
 
+def check_outputs(outputs: List[Tuple[str, str, bool]], inputs: List[Tuple[str, str]]) -> None:
+    """core/fs.hpp check_outputs_spare_inputs: InputError "<output>: the <role> output would replace the
+    input <input> (<role>); write it elsewhere" before anything is written (issue 31)."""
 def merge(parts: List[str], command: List[str], output: str) -> Dict[str, Any]:
     """`sqlgrade merge` (runs.hpp merge_files; written atomically to `output` unless ""): {"record": the
     merged record's text, "text": the recomputed printed summary or None, "parts", "instances"}; bad

@@ -43,7 +43,7 @@ def verify_body(req: Dict[str, Any]) -> Dict[str, Any]:
     else:
         body["model_output"] = req.get("model_output") or ""
     for k in ("gold_sql", "gold_result", "ignore_order", "condition_cols", "instance_id", "gold_single_file",
-              "extract", "timeout", "verify", "order", "shaping", "now"):
+              "extract", "timeout", "verify", "order", "shaping", "now", "dialect"):
         if req.get(k) is not None:
             body[k] = req[k]
     for k in ("plug_value", "keep_distinct"):
@@ -201,6 +201,8 @@ class ServerBackend:
         body = {k: request[k] for k in ("db_id", "benchmark", "sql", "timeout", "max_rows", "max_bytes")}
         if request.get("now") is not None:
             body["now"] = request["now"]
+        if request.get("dialect"):
+            body["dialect"] = request["dialect"]  # the server's own --dsn database of that dialect
         t0 = time.perf_counter()
         status, reply = self.request("POST", "/execute", body)
         if status == 404:

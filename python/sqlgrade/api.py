@@ -17,7 +17,7 @@ from ._bounds import check as _check_bound
 from ._clock import now_text
 from ._dbref import resolve_db
 from ._unicode import check_text
-from .config import EXTRACT_KEYS, Config, config, normalize_benchmark
+from .config import EXTRACT_KEYS, EXTRACT_PRESETS, Config, config, normalize_benchmark
 from .errors import InputError
 from .results import ExecResult, Verdict
 from .shaping import Shaping
@@ -55,11 +55,13 @@ def _extract(extract: Union[bool, Mapping[str, bool]], cfg: Config) -> Optional[
     if extract is True:
         return dict(cfg.extract) if cfg.extract else None
     if isinstance(extract, Mapping):
-        bad = [k for k, v in extract.items() if k not in EXTRACT_KEYS or not isinstance(v, bool)]
+        bad = [k for k, v in extract.items()
+               if not (k in EXTRACT_KEYS and isinstance(v, bool)) and not (k == "preset" and v in EXTRACT_PRESETS)]
         if bad:
             raise InputError(f"extract: unknown option or non-boolean value: {', '.join(map(str, bad))}")
         return {**(cfg.extract or {}), **extract}
-    raise InputError(f"extract must be True, False or a dict of {', '.join(EXTRACT_KEYS)}")
+    raise InputError(f"extract must be True, False or a dict of {', '.join(EXTRACT_KEYS)} (bools) and preset "
+                     f"({', '.join(EXTRACT_PRESETS)})")
 
 
 def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_result: Optional[list] = None,
@@ -86,6 +88,8 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
     if timeout is not None:
         _check_bound("timeout", timeout)
     req: Dict[str, Any] = {"benchmark": bench, "db_id": ref.db_id, "db": ref.path}
+    if ref.dialect:
+        req["dialect"] = ref.dialect
     if extract is False:
         req["sql"] = output
     else:
@@ -101,20 +105,25 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
     return req
 
 
+# The options of `verify` (the library's, verdict/verify_option.cpp).
+VERIFY_KEYS = ("budget", "candidates", "seed", "on_unverified")
+
+
 def _verify_option(verify: Union[bool, Mapping[str, Any], None]) -> Union[bool, Dict[str, Any], None]:
     """The request's ``verify`` (docs/verify.md "For RL"): None/False off, True the defaults (0.2 s,
-    50 candidates, seed 0), or a dict of ``budget``, ``candidates``, ``seed``. The backend checks the
-    values against the table of bounds; here only the shape."""
+    50 candidates, seed 0, ``on_unverified="match"``), or a dict of ``budget``, ``candidates``,
+    ``seed``, ``on_unverified`` ("match" | "zero": the reward of a match whose search was cut). The
+    backend checks the values (the numbers against the table of bounds); here only the shape."""
     if verify is None or verify is False:
         return None
     if verify is True:
         return True
     if isinstance(verify, Mapping):
-        bad = [k for k in verify if k not in ("budget", "candidates", "seed")]
+        bad = [k for k in verify if k not in VERIFY_KEYS]
         if bad:
-            raise InputError(f"verify: unknown option(s): {', '.join(map(str, bad))} (budget, candidates, seed)")
+            raise InputError(f"verify: unknown option(s): {', '.join(map(str, bad))} ({', '.join(VERIFY_KEYS)})")
         return dict(verify)
-    raise InputError("verify must be True, False, None or a dict of budget, candidates, seed")
+    raise InputError(f"verify must be True, False, None or a dict of {', '.join(VERIFY_KEYS)}")
 
 
 def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None, gold_result: Optional[list] = None,
@@ -133,7 +142,9 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
     (default), ``spider`` or ``bird``. Shaping options (``wrong_result_score=0.1``, ...) set
     ``Verdict.score``. ``verify=True`` (or ``{"budget": s, "candidates": n, "seed": k}``) also
     searches, after a match, for a database on which the prediction and ``gold_sql`` differ: a
-    refuted match keeps ``execution_match`` but gets reward 0 (``Verdict.verify`` has the outcome).
+    refuted match keeps ``execution_match`` but gets reward 0 and stage ``refuted``; a search cut
+    before it found anything is ``unverified``, rewarded as ``on_unverified`` says (``Verdict.verify``
+    has the outcome; with gold alternatives, any gold the prediction is equivalent to counts).
     ``now`` pins SQL's clock for the gold and the prediction (``date('now')``, ``CURRENT_TIMESTAMP``,
     ...): an ISO 8601 string, a ``datetime`` (naive: UTC) or a ``date``; None: the server's ``--now``,
     else the real clock.
@@ -154,13 +165,16 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
              **common: Any) -> List[Verdict]:
     """Grade a batch. Each item is a dict of :func:`verdict` keyword arguments with the model
     output under ``"output"``; ``common`` keyword arguments apply to every item (an item's own
-    value wins). Shaping keyword arguments go in ``common``. Results keep the input order.
+    value wins). Shaping keyword arguments go in ``common``; an item may carry its own ``shaping``
+    (a :class:`Shaping` or a dict of its fields), which replaces the call's for that item. Results
+    keep the input order.
     ``threads``: requests in flight (server) or worker threads (native); default automatic.
     A bad item raises :class:`InputError` naming its index, before anything is graded."""
     cfg = config()
     if threads is not None:
         _check_bound("jobs", threads, "threads")
     rules = _shaping(shaping, common, cfg).request_fields()
+    item_rules: Dict[int, Any] = {}  # id -> (shaping, request_fields()): once per distinct item Shaping
     requests: List[Dict[str, Any]] = []
     db_memo: dict = {}  # each database of the batch resolved once
     for i, item in enumerate(items):
@@ -169,7 +183,17 @@ def verdicts(items: Iterable[Mapping[str, Any]], *, threads: Optional[int] = Non
         kw = {**common, **item}
         output = kw.pop("output", None)
         try:
-            requests.append(_build(output, cfg=cfg, rules=rules, db_memo=db_memo, **kw))
+            own = kw.pop("shaping", None)
+            seen = item_rules.get(id(own))
+            if own is None:
+                r = rules
+            elif seen is not None and seen[0] is own:
+                r = seen[1]
+            else:
+                r = _shaping(own, {}, cfg).request_fields()
+                if isinstance(own, Shaping):
+                    item_rules[id(own)] = (own, r)
+            requests.append(_build(output, cfg=cfg, rules=r, db_memo=db_memo, **kw))
         except InputError as e:
             raise InputError(f"request {i}: {e}") from None
         except TypeError as e:
@@ -207,7 +231,8 @@ def execute(db: DbArg, sql: str, *, benchmark: Optional[str] = None, timeout: fl
     ref = resolve_db(db, bench, cfg.db_root)
     reply = get_backend(cfg).execute({"benchmark": bench, "db_id": ref.db_id, "db": ref.path, "sql": sql,
                                       "timeout": float(timeout), "max_rows": int(max_rows),
-                                      "max_bytes": int(max_bytes), "now": now_text(now)})
+                                      "max_bytes": int(max_bytes), "dialect": ref.dialect,
+                                      "now": now_text(now)})
     return ExecResult.from_reply(reply, int(max_chars))
 
 

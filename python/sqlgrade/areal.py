@@ -8,8 +8,8 @@ module-level function is) and waits at most ``timeout_seconds`` (15 s by default
 dataset row (its ``messages`` and every other column). It expects a float.
 
 Data contract: the row carries ``gold_sql``, ``db_path`` (or ``db_id`` with ``db_root``), and
-optionally ``benchmark``, ``alternative_answers``, ``gold_result``, ``ignore_order``,
-``condition_cols``, ``instance_id``. Returns the shaped score. Shaping and the backend come from
+optionally every other label key of the data contract (``alternative_answers``, ``gold_result``,
+``verify``, ``shaping``, ...; docs/python.md). Returns the shaped score. Shaping and the backend come from
 the process-wide settings: call ``sqlgrade.configure(...)`` (or set ``SQLGRADE_SERVER`` /
 ``SQLGRADE_CONFIG``) before AReaL starts its pool, and the workers inherit them.
 
@@ -24,7 +24,8 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from . import api
-from ._rows import completion_text, row_kwargs
+from ._rows import completion_text, row_kwargs, row_shaping
+from .config import config
 from .errors import InputError
 
 __all__ = ["reward_fn"]
@@ -36,4 +37,5 @@ def reward_fn(prompt: Optional[str], completions: Any, prompt_ids: Optional[Sequ
     kw = row_kwargs(data, what="data")
     if kw is None:
         raise InputError("data: no gold_sql in the dataset row")
-    return api.verdict(completion_text(completions), **kw).score
+    shaping = row_shaping(kw, config().shaping)
+    return api.verdict(completion_text(completions), shaping=shaping, **kw).score

@@ -32,6 +32,8 @@ __all__ = ["Config", "config", "configure", "reload", "BENCHMARKS", "normalize_b
 BENCHMARKS = ("spider2", "spider", "bird")
 BACKENDS = ("auto", "server", "native")
 EXTRACT_KEYS = ("word_boundary", "tags_and_json", "raw_fallback", "after_think")
+# extract["preset"]: sqlgrade's order, or NeMo Gym bird_sql's extraction and failure codes of one version
+EXTRACT_PRESETS = ("sqlgrade", "gym-bird-0.4", "gym-bird-0.7")
 
 _ALIASES = {
     "spider2": "spider2", "spider2_lite": "spider2", "spider2-lite": "spider2", "spider2lite": "spider2",
@@ -59,7 +61,7 @@ class Config:
     spider2_gold_dir: Optional[str] = None
     benchmark: str = "spider2"  # default comparison
     shaping: Shaping = field(default_factory=Shaping)
-    extract: Optional[Mapping[str, bool]] = None  # word_boundary, tags_and_json, raw_fallback, after_think (None: backend default)
+    extract: Optional[Mapping[str, Any]] = None  # word_boundary, tags_and_json, raw_fallback, after_think (bools), preset (None: backend default)
     threads: int = 0  # verdicts(): parallel requests; 0 = automatic
     http_timeout: float = 120.0  # seconds to wait for one HTTP reply
     retries: int = 30  # 503 answers retried (each after Retry-After) ...
@@ -77,7 +79,8 @@ class Config:
         if isinstance(self.shaping, Mapping):
             object.__setattr__(self, "shaping", Shaping.from_dict(self.shaping))
         if self.extract is not None:
-            bad = [k for k, v in dict(self.extract).items() if k not in EXTRACT_KEYS or not isinstance(v, bool)]
+            bad = [k for k, v in dict(self.extract).items()
+                   if not (k in EXTRACT_KEYS and isinstance(v, bool)) and not (k == "preset" and v in EXTRACT_PRESETS)]
             if bad:
                 raise InputError(f"extract: unknown option or non-boolean value: {', '.join(bad)}")
             object.__setattr__(self, "extract", dict(self.extract))

@@ -15,10 +15,12 @@ Each label is a dict, or a JSON object string, with the shared data contract (``
 ``db_path`` or ``db_id``, optional ``benchmark``, ``alternative_answers``, ...). The response is
 the query after its prompt (the whole query when it does not start with the prompt).
 
-Returned: ``rewards`` = shaped scores, ``scores`` = official verdicts (1.0/0.0), ``extra_logs`` =
-``{"sql_acc", "sql_found", "sql_executed"}`` per sample; torch float32 tensors when torch can be
-imported (OpenRLHF always has it), plain lists otherwise. Shaping comes from the process-wide
-settings (``sqlgrade.configure(...)`` or ``SQLGRADE_CONFIG`` in the Ray runtime env) or keywords.
+Returned: ``rewards`` = shaped scores, ``scores`` = the rewards (1.0/0.0), ``extra_logs`` =
+``{"sql_acc", "sql_found", "sql_executed", "sql_refuted", "sql_unverified"}`` per sample (sql_acc:
+the official verdict; the same keys as ``sqlgrade serve``'s /get_reward); torch float32 tensors when
+torch can be imported (OpenRLHF always has it), plain lists otherwise. Shaping comes from the
+process-wide settings (``sqlgrade.configure(...)`` or ``SQLGRADE_CONFIG`` in the Ray runtime env) or
+keywords; a label's own ``shaping``/``order`` apply over them.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence
 
 from . import api
-from ._rows import as_mapping, row_kwargs, verdict_extras
+from ._rows import as_mapping, row_kwargs, row_shaping, verdict_extras
 from ._unicode import check_text
+from .config import config
 from .errors import InputError
 from .shaping import SHAPING_KWARGS
 
@@ -53,6 +56,7 @@ def reward_func(queries: Sequence[str], prompts: Sequence[Any], labels: Sequence
     unknown = set(kwargs) - set(SHAPING_KWARGS)
     if unknown:
         raise TypeError(f"reward_func() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+    shaping = config().shaping.with_kwargs(dict(kwargs))
     n = len(queries)
     if len(prompts) != n or len(labels) != n:
         raise InputError(f"reward_func: {n} queries but {len(prompts)} prompts and {len(labels)} labels")
@@ -65,12 +69,14 @@ def reward_func(queries: Sequence[str], prompts: Sequence[Any], labels: Sequence
             raise InputError(f"labels[{i}]: no gold_sql")
         check_text(prompts[i], f"prompts[{i}]")  # the query is model output; the prompt is not (issue 19)
         kw["output"] = _response(queries[i], prompts[i])
+        kw["shaping"] = row_shaping(kw, shaping)
         items.append(kw)
-    verdicts = api.verdicts(items, **kwargs) if items else []
+    verdicts = api.verdicts(items) if items else []
     extras = [verdict_extras(v) for v in verdicts]
     return {
         "rewards": _tensor([v.score for v in verdicts]),
         "scores": _tensor([v.reward for v in verdicts]),
         "extra_logs": {name: _tensor([e[k] for e in extras])
-                       for name, k in (("sql_acc", "acc"), ("sql_found", "sql_found"), ("sql_executed", "sql_executed"))},
+                       for name, k in (("sql_acc", "acc"), ("sql_found", "sql_found"), ("sql_executed", "sql_executed"),
+                                       ("sql_refuted", "sql_refuted"), ("sql_unverified", "sql_unverified"))},
     }

@@ -7,24 +7,33 @@ from typing import Any, Mapping, Optional
 
 from .errors import BackendUnsupported
 
-__all__ = ["Verdict", "ExecResult", "FAILURE_REASONS", "STAGES"]
-
-# The failure reasons of `sqlgrade serve` (NeMo Gym vocabulary plus `timeout`).
-FAILURE_REASONS = ("none", "no_sql_extracted", "execution_error", "gold_execution_error", "timeout")
+__all__ = ["Verdict", "ExecResult", "FAILURE_REASONS", "STAGES", "STAGE_FAILURE_REASON"]
 
 # Where a verdict ended (the reply's `stage`, set by the library: src/sqlgrade/verdict/, never read
 # from the English `failure_detail`). Its shaping `outcome` and `score` come from the library too
 # (src/sqlgrade/verdict/shaping.cpp), from the `shaping` the request carried.
-STAGES = ("no_sql", "pred_failed", "timeout", "too_large", "gold_failed", "different", "equal")
+STAGES = ("no_sql", "pred_failed", "timeout", "too_large", "gold_failed", "different", "equal", "refuted",
+          "unverified")
+
+# The failure_reason of each stage: the library's one table (sqlgrade::failure_reason, docs/serve.md),
+# NeMo Gym's words where it has one (none, no_sql_extracted, execution_error, gold_execution_error),
+# plus timeout, result_mismatch (ran, other rows), refuted and unverified (the `verify` option).
+STAGE_FAILURE_REASON = {"equal": "none", "no_sql": "no_sql_extracted", "pred_failed": "execution_error",
+                        "too_large": "execution_error", "timeout": "timeout", "gold_failed": "gold_execution_error",
+                        "different": "result_mismatch", "refuted": "refuted", "unverified": "unverified"}
+FAILURE_REASONS = ("none", "no_sql_extracted", "execution_error", "gold_execution_error", "timeout", "result_mismatch",
+                   "refuted", "unverified")
 
 
 @dataclass(frozen=True)
 class Verdict:
     """One graded rollout.
 
-    ``reward`` is the benchmark's official verdict (1.0 or 0.0); ``score`` is the shaped training
-    score (see :mod:`sqlgrade.shaping`). ``raw`` is the backend's reply as a dict (the
-    ``sqlgrade serve`` /verify reply in server mode).
+    ``reward`` is 1.0 when the verdict ended at stage ``equal``, else 0.0 (the benchmark's official
+    verdict, ``execution_match``, unless the ``verify`` option refuted the match); ``score`` is the
+    shaped training score (see :mod:`sqlgrade.shaping`); ``failure_reason`` is the stage's
+    (:data:`STAGE_FAILURE_REASON`). ``raw`` is the backend's reply as a dict (the ``sqlgrade serve``
+    /verify reply in server mode).
     """
 
     reward: float
@@ -34,13 +43,14 @@ class Verdict:
     failure_reason: str
     failure_detail: str
     executed: Optional[bool]  # the prediction ran to a result (None: unknown)
-    stage: str  # no_sql | pred_failed | timeout | too_large | gold_failed | different | equal
+    stage: str  # no_sql | pred_failed | timeout | too_large | gold_failed | different | equal | refuted | unverified
     outcome: str  # correct | wrong_result | error | no_sql | gold_error
     benchmark: str
     timings: Mapping[str, float] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
-    # verify=True: {"status": refuted | no_counterexample | skipped, "reason", "candidates", "seconds",
-    # "time_capped", "counterexample"?}; None when not asked
+    # verify=True: {"status": refuted | unverified | no_counterexample | skipped | (another class of the
+    # search: gold_suspect, edge, tie), "reason", "candidates", "seconds", "time_capped",
+    # "counterexample"?}; None when not asked
     verify: Optional[Mapping[str, Any]] = field(default=None, repr=False)
 
     @classmethod
@@ -51,7 +61,7 @@ class Verdict:
             raise BackendUnsupported("sqlgrade: the backend's /verify reply has no `score`: the server is older "
                                      "than this package (reward shaping moved into the library); upgrade sqlgrade serve")
         match = bool(reply.get("execution_match", False))
-        reason = str(reply.get("failure_reason") or ("none" if match else "execution_error"))
+        reason = str(reply.get("failure_reason") or STAGE_FAILURE_REASON.get(str(reply["stage"]), "execution_error"))
         executed = reply.get("pred_executed")
         executed = None if executed is None else bool(executed)
         checked = reply.get("verify")
@@ -81,6 +91,7 @@ class Verdict:
             "failure_detail": self.failure_detail, "executed": self.executed, "stage": self.stage,
             "outcome": self.outcome,
             "benchmark": self.benchmark, "timings": dict(self.timings), "raw": dict(self.raw),
+            "verify": None if self.verify is None else dict(self.verify),
         }
 
 

@@ -16,7 +16,8 @@ The shape is skyrl-gym's ``BaseTextEnv``: ``SQLEnv(env_config, extras)``, ``init
 ``extras`` (one dataset row): ``reward_spec.ground_truth`` or ``gold_sql``; ``db_path``, or
 ``db_id`` with ``env_config.db_path`` as the root folder (``<root>/<db_id>/<db_id>.sqlite``; with
 ``extras["data"]`` = ``synsql`` / ``spider`` / ``bird`` the SkyRL-SQL sub-folders are used);
-optional ``benchmark``, ``max_turns``, ``alternative_answers``. ``env_config`` (mapping or
+optional ``benchmark``, ``max_turns`` and every other label key of the data contract
+(``alternative_answers``, ``verify``, ``shaping``, ...; docs/python.md). ``env_config`` (mapping or
 attribute object): ``db_path``, ``timeout``, ``max_rows``, ``max_chars`` and shaping keywords.
 
 When skyrl-gym is installed the class derives from its ``BaseTextEnv``; register it with
@@ -29,7 +30,8 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import api
-from ._rows import row_kwargs
+from ._rows import row_kwargs, row_shaping
+from .config import config
 from .errors import InputError
 from .results import Verdict
 from .shaping import SHAPING_KWARGS
@@ -120,7 +122,11 @@ class SQLEnv(_Base):
         text = "".join(m.get("content", "") for m in self.chat_history if m.get("role") == "assistant")
         solution = _between(text, "<solution>", "</solution>", last=True)
         fenced = solution is not None and "```" in solution
-        v = api.verdict(solution or "", extract=True if fenced else False, **self._kw, **self.shaping)
+        kw = dict(self._kw)
+        shaping = row_shaping(kw, config().shaping.with_kwargs(dict(self.shaping)))
+        row_extract = kw.pop("extract", True)
+        extract = row_extract if fenced else False  # the row's extraction options, for a fenced answer
+        v = api.verdict(solution or "", extract=extract, shaping=shaping, **kw)
         self.last_verdict = v
         return v.score
 

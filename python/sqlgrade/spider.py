@@ -21,7 +21,7 @@ import os
 from ._bounds import check
 from ._clock import now_text
 from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, shard_fields as _shard,
-                        str_or_none as _str)
+                        str_or_none as _str, verify_options)
 
 __all__ = ["evaluate", "SpiderRun", "SpiderBoth"]
 
@@ -33,7 +33,7 @@ class SpiderRun(BenchmarkRun):
 
     ``summary``: ``{"easy"|"medium"|"hard"|"extra"|"all"|"joint_all": {"count", "exact", "exec"[, "partial"]}}``
     (fractions in [0, 1], as the official scripts compute them; ``"turns"`` for interaction files);
-    ``instances``: one dict per gold/prediction pair (``db_id``, ``hardness``, ``exact``, ``exec`` —
+    ``items``: the benchmark's own dict per gold/prediction pair (``db_id``, ``hardness``, ``exact``, ``exec`` —
     1/0, or None when not evaluated — ``exec_reason``, ``pred_sql``, ...).
     """
 
@@ -101,7 +101,7 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
              etype: Optional[str] = None, compat: Literal["both"], plug_value: Optional[bool] = None,
              keep_distinct: Optional[bool] = None, timeout: Optional[float] = None,
              jobs: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None,
-             now: Any = None) -> SpiderBoth: ...
+             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None, now: Any = None) -> SpiderBoth: ...
 
 
 @overload
@@ -109,14 +109,15 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
              etype: Optional[str] = None, compat: Optional[str] = None, plug_value: Optional[bool] = None,
              keep_distinct: Optional[bool] = None, timeout: Optional[float] = None,
              jobs: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None,
-             now: Any = None) -> SpiderRun: ...
+             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None, now: Any = None) -> SpiderRun: ...
 
 
 def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optional[PathLike] = None,
              etype: Optional[str] = None, compat: Optional[str] = None, plug_value: Optional[bool] = None,
              keep_distinct: Optional[bool] = None, timeout: Optional[float] = None,
              jobs: Optional[int] = None, shard: Optional[str] = None,
-             shard_by: Optional[str] = None, now: Any = None) -> Union[SpiderRun, SpiderBoth]:
+             shard_by: Optional[str] = None, name: Optional[str] = None,
+             verify: Union[bool, Dict[str, Any], None] = None, now: Any = None) -> Union[SpiderRun, SpiderBoth]:
     """Runs ``sqlgrade spider --gold --pred --db [--table] --etype --compat ...`` in-process.
 
     An option left at None takes the library's default, the CLI's (``etype="exec"``,
@@ -134,16 +135,24 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
     borrowing the spider pass's results, and returns a :class:`SpiderBoth` (``.spider``,
     ``.test_suite``: the two :class:`SpiderRun`; ``.statements``; ``text``: the CLI's stdout). Every
     other option, ``shard``/``shard_by`` included, applies to both modes, as in the CLI.
+
+    ``name`` is ``--name``: the system's name in the run record (default: the prediction's file
+    name). ``verify`` is ``--verify`` (docs/verify.md): True, or a dict of ``budget`` (seconds per
+    match, default 5), ``candidates`` (default 200), ``seed`` (default 0) and ``counterexamples`` (a
+    folder); after the official run every match is searched for a counterexample, ``run.text`` ends
+    with the verification lines the CLI prints, ``run.to_dict()`` is the record ``--verify --json``
+    writes, and ``run.verify`` the search's report. It needs the test-suite rule (not ``compat="both"``).
     """
-    for name, v in (("timeout", timeout), ("jobs", jobs)):
+    for option, v in (("timeout", timeout), ("jobs", jobs)):
         if v is not None:
-            check(name, v)  # a number (not a bool, not a str), then the table's row
+            check(option, v)  # a number (not a bool, not a str), then the table's row
     both = compat is not None and str(compat) == "both"  # the CLI's test (spider_cmd.cpp); others: parse_compat
     o = native_options("SpiderOptions", gold=fspath(gold, "gold"), pred=fspath(pred, "pred"),
                        db_dir=fspath(db_dir, "db_dir"), table=fspath(table, "table", required=False),
                        etype=_str(etype), compat=None if both else _str(compat), plug_value=_bool(plug_value),
                        keep_distinct=_bool(keep_distinct), timeout=timeout, jobs=jobs, **_shard(shard),
-                       shard_by=_str(shard_by), now=now_text(now))
+                       shard_by=_str(shard_by), name=_str(name), now=now_text(now))
+    vo = verify_options(verify)
     if both:
-        return SpiderBoth(call_native("spider_evaluate_both", o))
-    return SpiderRun(call_native("spider_evaluate", o))
+        return SpiderBoth(call_native("spider_evaluate_both", o, vo))
+    return SpiderRun(call_native("spider_evaluate", o, vo))

@@ -11,12 +11,13 @@ writes: ``<result_dir>_csv/``, ``<result_dir>-ids.csv``, and with ``v2`` the det
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Dict, Optional, Union
 import os
 
 from ._bounds import check
 from ._clock import now_text
-from ._evaluate import BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, str_or_none as _str
+from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, str_or_none as _str,
+                        verify_options)
 
 __all__ = ["evaluate", "Spider2Run"]
 
@@ -28,7 +29,7 @@ class Spider2Run(BenchmarkRun):
 
     ``summary``: ``{"n_gold_ids", "n_pred_ids", "n_evaluated", "n_correct", "score"}`` (``score``: the
     mean over the evaluated ids, by the official rule, or the v2 rule with ``v2=True``; None when no
-    id overlaps); ``instances``: one dict per evaluated id (``instance_id``, ``score``, ``error_info``,
+    id overlaps); ``items``: the benchmark's own dict per evaluated id (``instance_id``, ``score``, ``error_info``,
     ``pred_sql``, ``messages``; ``strict...`` with ``strict``; ``v2`` metrics with ``v2``).
     ``to_dict()`` raises ValueError when no id overlaps (the CLI then writes no --json file).
     """
@@ -44,7 +45,8 @@ def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: Optional[str] = 
              meta: Optional[PathLike] = None, jobs: Optional[int] = None, timeout: Optional[float] = None,
              strict: Optional[bool] = None, v2: Optional[bool] = None, write_outputs: bool = False,
              errors_log: Optional[PathLike] = "errors.log", shard: Optional[str] = None,
-             shard_by: Optional[str] = None, now: Any = None) -> Spider2Run:
+             shard_by: Optional[str] = None, name: Optional[str] = None,
+             verify: Union[bool, Dict[str, Any], None] = None, now: Any = None) -> Spider2Run:
     """Runs ``sqlgrade spider2 --mode --result_dir --gold_dir ...`` in-process.
 
     ``mode``: ``sql`` (run ``<id>.sql`` on ``db_dir``, default ``<gold_dir>/../databases``) or
@@ -57,13 +59,18 @@ def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: Optional[str] = 
     official output files, as the CLI always does (``errors_log``: --errors_log, "" or None = none). The
     GIL is released while it runs; nothing is printed. Raises :class:`sqlgrade.InputError` for unusable
     inputs.
+
+    ``name`` is ``--name`` (the system's name in the run record); ``verify`` is ``--verify``
+    (``mode="sql"`` only; a match is searched when the public gold SQL exists, docs/verify.md): True or a
+    dict of ``budget``, ``candidates``, ``seed``, ``counterexamples``, as in
+    :func:`sqlgrade.spider.evaluate`.
     """
-    for name, v in (("jobs", jobs), ("timeout", timeout)):
+    for option, v in (("jobs", jobs), ("timeout", timeout)):
         if v is not None:
-            check(name, v)  # a number (not a bool, not a str), then the table's row
+            check(option, v)  # a number (not a bool, not a str), then the table's row
     o = native_options("Spider2Options", result_dir=fspath(result_dir, "result_dir"), gold_dir=fspath(gold_dir, "gold_dir"),
                        mode=_str(mode), db_dir=fspath(db_dir, "db_dir", required=False),
                        meta=fspath(meta, "meta", required=False), jobs=jobs, timeout=timeout, strict=_bool(strict),
                        v2=_bool(v2), errors_log=fspath(errors_log, "errors_log", required=False), shard=_str(shard),
-                       shard_by=_str(shard_by), now=now_text(now))
-    return Spider2Run(call_native("spider2_evaluate", o, bool(write_outputs)))
+                       shard_by=_str(shard_by), name=_str(name), now=now_text(now))
+    return Spider2Run(call_native("spider2_evaluate", o, bool(write_outputs), verify_options(verify)))

@@ -6,10 +6,12 @@ where every other dataset column arrives as a list (one value per completion) an
 conversational dataset, lists of chat messages (``[{"role": "assistant", "content": ...}]``).
 It expects ``list[float | None]``; None means "not applicable to this sample".
 
-Columns read: ``gold_sql`` (required; a row without it gets None), ``db_path`` or ``db_id``
-(with ``db_root``: ``sqlgrade.configure(db_root=...)`` or ``RewardFunc(db_root=...)``), and
+Columns read: the label keys of the data contract (docs/python.md; ``sqlgrade._rows.LABEL_KEYS``,
+the library's one table): ``gold_sql`` (required; a row without it gets None), ``db_path`` or
+``db_id`` (with ``db_root``: ``sqlgrade.configure(db_root=...)`` or ``RewardFunc(db_root=...)``), and
 optionally ``benchmark``, ``alternative_answers``, ``gold_result``, ``ignore_order``,
-``condition_cols``, ``instance_id``. All other keywords are ignored.
+``condition_cols``, ``instance_id``, ``verify``, ``keep_distinct``, ``shaping``, ... All other keywords
+are ignored.
 
 ``reward_func`` uses the process-wide settings; ``RewardFunc(wrong_result_score=0.1, ...)`` is a
 named, picklable reward function with its own options::
@@ -24,15 +26,14 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from . import api
 from ._dbref import resolve_db
-from ._rows import completion_text, row_kwargs
+from ._rows import LABEL_KEYS, completion_text, row_kwargs, row_shaping
 from .config import config, normalize_benchmark
 from .errors import InputError
 from .shaping import SHAPING_KWARGS
 
 __all__ = ["reward_func", "RewardFunc"]
 
-_COLUMNS = ("gold_sql", "db_path", "db_id", "benchmark", "alternative_answers", "gold_result", "ignore_order",
-            "condition_cols", "instance_id")
+_COLUMNS = LABEL_KEYS
 
 
 class RewardFunc:
@@ -70,6 +71,7 @@ class RewardFunc:
             cols[k] = values
         if "gold_sql" not in cols and "gold_result" not in cols:
             raise InputError("reward_func: the dataset has no gold_sql column")
+        shaping = config().shaping.with_kwargs(dict(self.shaping))
         items: List[Dict[str, Any]] = []
         index: List[int] = []
         for i in range(n):
@@ -81,11 +83,12 @@ class RewardFunc:
             if kw is None:
                 continue
             kw["output"] = completion_text(completions[i])
+            kw["shaping"] = row_shaping(kw, shaping)
             items.append(kw)
             index.append(i)
         out: List[Optional[float]] = [None] * n
         if items:
-            for i, v in zip(index, api.verdicts(items, **self.shaping)):
+            for i, v in zip(index, api.verdicts(items)):
                 out[i] = v.score
         return out
 

@@ -62,7 +62,7 @@ class UdaRun(BenchmarkRun):
     """A ``uda run``: ``summary`` = the counts and averages over the whole run (``statements``,
     ``scored``, ``result_errors``, ``missing_results``, ``gold_errors``, ``precision``, ``recall``,
     ``f1``, ``scored_*``); ``datasets`` = per dataset ``{"dataset", "counts", "queries", "load_notes"}``
-    (``queries``: one dict per statement, also flattened in ``instances``)."""
+    (``queries``: one dict per statement, also flattened in ``items``; ``instances`` = the run record's)."""
 
     benchmark = "uda"
 

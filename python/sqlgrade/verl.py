@@ -12,7 +12,9 @@ Data contract (one parquet row): ``reward_model.ground_truth`` = the gold SQL (o
 name picks the comparison: ``spider2`` (default), ``bird``, ``spider``.
 
 Returned: a dict ``{"score": shaped score, "acc": 1.0/0.0 official verdict, "sql_found",
-"sql_executed"}`` (verl logs the extra keys), or the bare score with ``return_dict=False``.
+"sql_executed", "sql_refuted", "sql_unverified"}`` (verl logs the extra keys), or the bare score with
+``return_dict=False``. ``extra_info`` may carry every label key of the data contract (docs/python.md),
+``verify``, ``keep_distinct``, ``shaping`` ... included.
 Keyword options: the shaping ones (``wrong_result_score``, ``no_sql_score``, ``error_score``,
 ``correct_score``, ``gold_error_score``, ``order``), ``return_dict``; verl's own keywords
 (``reward_model``, ``reward_router_address``, ...) and any other unknown keyword are ignored.
@@ -30,7 +32,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import api
-from ._rows import as_mapping, benchmark_from_source, row_kwargs, verdict_extras
+from ._rows import as_mapping, benchmark_from_source, row_kwargs, row_shaping, verdict_extras
 from .config import config
 from .errors import InputError
 from .results import Verdict
@@ -65,7 +67,8 @@ def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_
                   **kwargs: Any) -> Score:
     """Score one rollout (verl ``custom_reward_function``)."""
     shaping, return_dict = _options(kwargs)
-    v = api.verdict(solution_str, shaping=shaping, **_kwargs(data_source, ground_truth, extra_info))
+    kw = _kwargs(data_source, ground_truth, extra_info)
+    v = api.verdict(solution_str, shaping=row_shaping(kw, shaping), **kw)
     return _result(v, return_dict)
 
 
@@ -73,7 +76,8 @@ async def compute_score_async(data_source: Any, solution_str: str, ground_truth:
                               extra_info: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Score:
     """:func:`compute_score` as a coroutine function (verl's reward loop awaits it)."""
     shaping, return_dict = _options(kwargs)
-    v = await api.averdict(solution_str, shaping=shaping, **_kwargs(data_source, ground_truth, extra_info))
+    kw = _kwargs(data_source, ground_truth, extra_info)
+    v = await api.averdict(solution_str, shaping=row_shaping(kw, shaping), **kw)
     return _result(v, return_dict)
 
 
@@ -86,5 +90,9 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str
     if not (len(data_sources) == len(ground_truths) == len(infos) == n):
         raise InputError(f"compute_score_batch: {n} solutions but {len(data_sources)} data_sources, "
                          f"{len(ground_truths)} ground_truths, {len(infos)} extra_infos")
-    items = [dict(_kwargs(data_sources[i], ground_truths[i], infos[i], i), output=solution_strs[i]) for i in range(n)]
-    return [_result(v, return_dict) for v in api.verdicts(items, shaping=shaping)]
+    items = []
+    for i in range(n):
+        kw = _kwargs(data_sources[i], ground_truths[i], infos[i], i)
+        kw["shaping"] = row_shaping(kw, shaping)
+        items.append(dict(kw, output=solution_strs[i]))
+    return [_result(v, return_dict) for v in api.verdicts(items)]

@@ -28,7 +28,8 @@ def main() -> int:
     args = sys.argv[1:]
     if not any(os.path.exists(a.split("::")[0]) for a in args):
         args += [HERE, f"--ignore={os.path.join(HERE, 'hosts')}",  # no test path given: the package's suite
-                 f"--ignore={os.path.join(HERE, 'ray')}"]
+                 f"--ignore={os.path.join(HERE, 'ray')}", f"--ignore={os.path.join(HERE, 'wheels')}",
+                 f"--ignore={os.path.join(HERE, 'servers')}"]
     return pytest.main(["-p", "no:cacheprovider", "-rs", *args])
 
 

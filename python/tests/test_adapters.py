@@ -36,10 +36,11 @@ def test_verl_naive_reward_manager_call(srv, dbs: Dbs):
     extra_info = {"db_path": dbs.shop, "num_turns": None, "rollout_reward_scores": {}}
     got = {t: verl.compute_score(data_source="spider2_lite", solution_str=t, ground_truth=GOLD, extra_info=extra_info)
            for t in (RIGHT, WRONG, BROKEN, NO_SQL)}
-    assert got[RIGHT] == {"score": 1.0, "acc": 1.0, "sql_found": 1.0, "sql_executed": 1.0}
-    assert got[WRONG] == {"score": 0.0, "acc": 0.0, "sql_found": 1.0, "sql_executed": 1.0}
-    assert got[BROKEN] == {"score": 0.0, "acc": 0.0, "sql_found": 1.0, "sql_executed": 0.0}
-    assert got[NO_SQL] == {"score": 0.0, "acc": 0.0, "sql_found": 0.0, "sql_executed": 0.0}
+    never = {"sql_refuted": 0.0, "sql_unverified": 0.0}  # no `verify` asked: never refuted, never cut
+    assert got[RIGHT] == {"score": 1.0, "acc": 1.0, "sql_found": 1.0, "sql_executed": 1.0, **never}
+    assert got[WRONG] == {"score": 0.0, "acc": 0.0, "sql_found": 1.0, "sql_executed": 1.0, **never}
+    assert got[BROKEN] == {"score": 0.0, "acc": 0.0, "sql_found": 1.0, "sql_executed": 0.0, **never}
+    assert got[NO_SQL] == {"score": 0.0, "acc": 0.0, "sql_found": 0.0, "sql_executed": 0.0, **never}
     assert len({tuple(d) for d in got.values()}) == 1  # same keys every call: verl appends them per sample
 
 
@@ -172,7 +173,8 @@ def test_openrlhf_file_mode_reward_func(srv, dbs: Dbs):
     assert as_list(out["rewards"]) == [1.0, 0.0, 0.0, 0.0]
     assert as_list(out["scores"]) == [1.0, 0.0, 0.0, 0.0]
     assert {k: as_list(v) for k, v in out["extra_logs"].items()} == {
-        "sql_acc": [1.0, 0.0, 0.0, 0.0], "sql_found": [1.0, 1.0, 1.0, 0.0], "sql_executed": [1.0, 1.0, 0.0, 0.0]}
+        "sql_acc": [1.0, 0.0, 0.0, 0.0], "sql_found": [1.0, 1.0, 1.0, 0.0], "sql_executed": [1.0, 1.0, 0.0, 0.0],
+        "sql_refuted": [0.0] * 4, "sql_unverified": [0.0] * 4}
     shaped = openrlhf.reward_func(queries, [prompt] * 4, labels, wrong_result_score=0.1, no_sql_score=-1.0)
     assert as_list(shaped["rewards"]) == [1.0, 0.1, 0.0, -1.0] and as_list(shaped["scores"]) == [1.0, 0.0, 0.0, 0.0]
     # A query that does not start with its prompt (re-tokenised) is graded whole.

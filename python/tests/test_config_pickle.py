@@ -98,3 +98,19 @@ def test_spawned_worker_processes_inherit_the_settings(srv, dbs: Dbs, settings):
         results = list(pool.map(_areal_in_worker, jobs))
     assert [r for r, _ in results] == [1.0, 0.1] * 3
     assert os.getpid() not in {pid for _, pid in results}
+
+
+@needs_native
+def test_extract_presets_from_python(settings, dbs: Dbs):
+    """extract={"preset": ...} (issue 34): NeMo Gym bird_sql's extraction of one version, its codes."""
+    settings(server=None, backend="auto")
+    old = sqlgrade.verdict("I cannot answer.", db=dbs.shop, gold_sql="SELECT 1", benchmark="bird",
+                           extract={"preset": "gym-bird-0.4"})
+    assert (old.reward, old.extracted_sql) == (1.0, "SELECT 1")  # Gym 0.4's filler runs, and matches this gold
+    new = sqlgrade.verdict("I cannot answer.", db=dbs.shop, gold_sql="SELECT 1", benchmark="bird",
+                           extract={"preset": "gym-bird-0.7"})
+    assert (new.reward, new.extracted_sql, new.failure_reason) == (0.0, None, "no_sql_extracted")
+    with pytest.raises(sqlgrade.InputError, match="preset"):
+        sqlgrade.verdict("x", db=dbs.shop, gold_sql="SELECT 1", extract={"preset": "gym-bird-0.5"})
+    assert sqlgrade.configure(extract={"preset": "gym-bird-0.7"}).extract == {"preset": "gym-bird-0.7"}
+    sqlgrade.configure(extract=None)

@@ -187,15 +187,15 @@ def test_spider_parity_with_cli(spider_fx, tmp_path, etype, compat):
     with open(out) as f:
         assert stable(run.to_dict()) == stable(json.load(f))
     assert tree_hash(fx["root"]) == before  # nothing written beside the inputs
-    assert len(run.instances) == 4
+    assert len(run.items) == 4
     if etype != "match":
         # 2 of 4 execute to the gold's result (count(*), and >= 22 equals > 21 on both test-suite dbs).
-        assert [i["exec"] for i in run.instances] == [1, 1, 0, 0]
+        assert [i["exec"] for i in run.items] == [1, 1, 0, 0]
         assert run.exec_accuracy == pytest.approx(0.5)
         assert run.summary["all"]["count"] == 4
-        assert run.instances[3]["exec_reason"]
+        assert run.items[3]["exec_reason"]
     if etype != "exec":
-        assert run.instances[0]["exact"] == 1 and run.instances[2]["exact"] == 0
+        assert run.items[0]["exact"] == 1 and run.items[2]["exact"] == 0
         assert "select" in run.summary["all"]["partial"]
 
 
@@ -244,7 +244,7 @@ def test_evaluate_releases_the_gil(spider_fx, tmp_path):
     finally:
         done.set()
         t.join()
-    assert run.instances[0]["exec"] == 0 and took >= 0.9
+    assert run.items[0]["exec"] == 0 and took >= 0.9
     assert during > rate * 0.1, (during, rate, took)  # > 100 ms of spinning inside a ~1 s call
 
 
@@ -275,8 +275,8 @@ def test_bird_parity_with_cli(bird_fx, tmp_path, metric):
     rc, stdout, err = cli(*args)
     assert rc == 0, err
     assert tree_hash(fx["root"]) == before
-    assert [i["status"] for i in run.instances] == ["ok", "ok", "pred_error"]
-    assert [i["correct"] for i in run.instances] == [False, True, False]
+    assert [i["status"] for i in run.items] == ["ok", "ok", "pred_error"]
+    assert [i["correct"] for i in run.items] == [False, True, False]
     assert run.summary["total"]["count"] == 3
     if metric in ("ves", "r-ves"):
         return  # timings: the printed numbers differ from run to run (checked for shape above)
@@ -323,10 +323,10 @@ def test_spider2_parity_with_cli(spider2_fx, tmp_path, flags):
     assert str(run) == stdout
     with open(out) as f:
         assert stable(run.to_dict()) == stable(json.load(f))
-    assert [i["score"] for i in run.instances] == [1, 0, 0]
+    assert [i["score"] for i in run.items] == [1, 0, 0]
     assert run.summary["n_correct"] == 1 and run.score == pytest.approx(1 / 3)
     assert f"Final score: {1 / 3}" in stdout or "--v2" in flags
-    assert run.instances[2]["error_info"]
+    assert run.items[2]["error_info"]
 
 
 @needs_cli
@@ -426,7 +426,7 @@ def test_uda_run_parity_with_cli(uda_fx, tmp_path):
         assert q["path"] in flat or q["file_stem"] in flat
     assert run.to_dict()["summary"] == s
     # The same files as the CLI: acc.json of every scored statement.
-    for q in run.instances:
+    for q in run.items:
         acc = os.path.join(fx["results"], q["path"], "acc_result", "acc.json")
         if q["status"] == "ok":
             with open(acc) as a, open(os.path.join(cli_results, q["path"], "acc_result", "acc.json")) as b:
@@ -533,3 +533,88 @@ def test_real_uda_player(tmp_path):
     assert str(run) == stdout
     assert run.summary["scored"] > 0
     assert tree_hash(dataset) == before
+
+
+# ---- name= and verify= (issue 30, item 10): the CLI's --name and --verify ----
+
+def _without_search_times(text: str) -> str:
+    """The verification lines without the one that prints measured seconds (`  budget ... s search ...`)."""
+    return "\n".join(line for line in text.splitlines() if not line.startswith("  budget "))
+
+
+@needs_cli
+@pytest.mark.parametrize("bench", ["spider", "bird", "spider2"])
+def test_name_and_verify_parity_with_cli(spider_fx, bird_fx, spider2_fx, tmp_path, bench):
+    vopt = {"budget": 60, "candidates": 40, "seed": 3}
+    flags = ["--verify", "--verify-budget", "60", "--verify-candidates", "40", "--seed", "3", "--name", "system A"]
+    if bench == "spider":
+        fx = spider_fx
+        run = spider.evaluate(gold=fx["gold"], pred=fx["pred"], db_dir=fx["db"], name="system A", verify=vopt)
+        args = ["spider", "--gold", fx["gold"], "--pred", fx["pred"], "--db", fx["db"]]
+    elif bench == "bird":
+        fx = bird_fx
+        run = bird.evaluate(pred=fx["pred"], gold=fx["gold"], db_dir=fx["db"], diff_json=fx["diff"], name="system A",
+                            verify=vopt)
+        args = ["bird", "--predicted_sql_path", fx["pred"], "--ground_truth_path", fx["gold"], "--db_root_path", fx["db"],
+                "--diff_json_path", fx["diff"]]
+    else:
+        fx = spider2_fx
+        run = spider2.evaluate(result_dir=fx["preds"], gold_dir=fx["gold"], errors_log=None, name="system A", verify=vopt)
+        args = ["spider2", "--result_dir", fx["preds"], "--gold_dir", fx["gold"], "--errors_log", ""]
+    out = str(tmp_path / "cli.json")
+    rc, stdout, err = cli(*args, *flags, "--json", out)
+    assert rc == 0, err
+    assert "verified execution accuracy" in str(run)
+    assert _without_search_times(str(run)) == _without_search_times(stdout)
+    with open(out) as f:
+        record = json.load(f)
+    assert stable(run.to_dict()) == stable(record)
+    assert record["system"] == "system A" and run.to_dict()["system"] == "system A"
+    summary = run.to_dict()["summary"]["verify"]
+    assert run.verify is not None and run.verify["system"] == (fx["preds"] if bench == "spider2" else fx["pred"])
+    assert (run.verify["ex"], run.verify["refuted"]) == (summary["ex"], summary["refuted"])
+    assert run.verify["refuted"] == sum(1 for i in run.verify["instances"] if i["status"] == "refuted")
+    # without verify: no verification anywhere, and the name still reaches the record
+    plain = {"spider": lambda: spider.evaluate(gold=fx["gold"], pred=fx["pred"], db_dir=fx["db"], name="B"),
+             "bird": lambda: bird.evaluate(pred=fx["pred"], gold=fx["gold"], db_dir=fx["db"], name="B"),
+             "spider2": lambda: spider2.evaluate(result_dir=fx["preds"], gold_dir=fx["gold"], errors_log=None,
+                                                 name="B")}[bench]()
+    assert plain.verify is None and "verify" not in plain.to_dict()["summary"]
+    assert plain.to_dict()["system"] == "B"
+
+
+@needs_cli
+def test_verify_preconditions_and_options_match_cli(spider_fx, bird_fx, tmp_path):
+    fx = bird_fx
+    msg = input_error_of(["bird", "--predicted_sql_path", fx["pred"], "--ground_truth_path", fx["gold"],
+                          "--db_root_path", fx["db"], "--metric", "soft-f1", "--verify"])
+    with pytest.raises(sqlgrade.InputError) as e:
+        bird.evaluate(pred=fx["pred"], gold=fx["gold"], db_dir=fx["db"], metric="soft-f1", verify=True)
+    assert str(e.value) == msg == "--verify: needs --metric ex"
+    sp = spider_fx
+    msg = input_error_of(["spider", "--gold", sp["gold"], "--pred", sp["pred"], "--db", sp["db"], "--table", sp["table"],
+                          "--compat", "both", "--verify"])
+    with pytest.raises(sqlgrade.InputError) as e:
+        spider.evaluate(gold=sp["gold"], pred=sp["pred"], db_dir=sp["db"], table=sp["table"], compat="both", verify=True)
+    assert str(e.value) == msg
+    with pytest.raises(sqlgrade.InputError, match="verify.budget"):
+        bird.evaluate(pred=fx["pred"], gold=fx["gold"], db_dir=fx["db"], verify={"budget": -1})
+    with pytest.raises(sqlgrade.InputError, match="unknown option"):
+        bird.evaluate(pred=fx["pred"], gold=fx["gold"], db_dir=fx["db"], verify={"rounds": 2})
+    # counterexamples: written under the folder, as --counterexamples writes them. `price > 3` matches the
+    # gold's `price > 5` on the fixture (no price in between) and a price of 4 refutes it.
+    pred = tmp_path / "pred.json"
+    pred.write_text(json.dumps({"0": "SELECT name FROM item WHERE price > 3\t----- bird -----\tshop",
+                                "1": "SELECT count(id) FROM sale\t----- bird -----\tshop",
+                                "2": "SELECT 1\t----- bird -----\tshop"}))
+    cex = tmp_path / "cex"
+    run = bird.evaluate(pred=pred, gold=fx["gold"], db_dir=fx["db"],
+                        verify={"budget": 60, "candidates": 40, "counterexamples": cex})
+    assert (run.verify["ex"], run.verify["refuted"]) == (2, 1)
+    written = [i["counterexample_file"] for i in run.verify["instances"] if i.get("counterexample_file")]
+    assert len(written) == 1 and os.path.exists(written[0]) and written[0].startswith(str(cex))
+    rc, stdout, err = cli("bird", "--predicted_sql_path", str(pred), "--ground_truth_path", fx["gold"],
+                          "--db_root_path", fx["db"], "--verify", "--verify-budget", "60", "--verify-candidates", "40",
+                          "--counterexamples", str(tmp_path / "cex_cli"))
+    assert rc == 0, err
+    assert _without_search_times(str(run)) == _without_search_times(stdout)

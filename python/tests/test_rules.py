@@ -73,7 +73,8 @@ def old_has_top_level_order_by(sql: str) -> bool:
 
 
 OLD_OUTCOME_OF_STAGE = {"equal": "correct", "different": "wrong_result", "no_sql": "no_sql", "gold_failed": "gold_error",
-                        "pred_failed": "error", "timeout": "error", "too_large": "error"}
+                        "pred_failed": "error", "timeout": "error", "too_large": "error",
+                        "refuted": "wrong_result", "unverified": "wrong_result"}  # issue 30: a refuted match's own stage
 
 
 def old_score(v: sqlgrade.Verdict, shaping: dict) -> float:

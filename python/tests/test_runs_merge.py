@@ -61,7 +61,8 @@ def test_uda_shards_merged_in_process_equal_the_cli(uda_fx, tmp_path, by) -> Non
     cli_out = str(tmp_path / "cli-merged.json")
     rc, stdout, err = cli("merge", *parts, "-o", cli_out)
     assert rc == 0, err
-    assert m.text == stdout and m.parts == 3 and m.instances == len(ref["instances"])
+    assert m.text == stdout and m.parts == 3 and len(m.instances) == len(ref["instances"])
+    assert [i["id"] for i in m.instances] == [i["id"] for i in json.loads(m.json)["instances"]]
     with open(out, encoding="utf-8") as a, open(cli_out, encoding="utf-8") as b:
         written, by_cli = json.load(a), json.load(b)
     assert written == m.record and stable(written) == stable(by_cli)

@@ -36,7 +36,7 @@ def cli_counts(stderr: str) -> Dict[str, int]:
 def assert_same_run(got: spider.SpiderRun, want: spider.SpiderRun) -> None:
     assert got.text == want.text
     assert got.summary == want.summary
-    assert got.instances == want.instances
+    assert got.items == want.items
     assert got.warnings == want.warnings
     assert got.n_interactions == want.n_interactions
     assert stable(got.to_dict()) == stable(want.to_dict())
@@ -78,11 +78,11 @@ def test_both_equals_separate_runs_and_cli(spider_fx, tmp_path, etype):
     flags = ["--gold", fx["gold"], "--pred", fx["pred"], "--db", fx["db"], "--table", fx["table"], "--etype", etype]
     both = check_both(kw, flags, tmp_path, expect_exec=etype != "match")
     assert tree_hash(fx["root"]) == before  # nothing written beside the inputs
-    assert len(both.spider.instances) == len(both.test_suite.instances) == 4
+    assert len(both.spider.items) == len(both.test_suite.items) == 4
     if etype != "match":
         # The fixture tells the modes apart: "SELECT nosuch ..." does not parse with the Spider grammar
         # (spider: not executed, exec 0) and the test-suite pass also runs on school_variant.sqlite.
-        assert [i["exec"] for i in both.test_suite.instances] == [1, 1, 0, 0]
+        assert [i["exec"] for i in both.test_suite.items] == [1, 1, 0, 0]
         assert both.statements["lent"] > 0
 
 
@@ -97,7 +97,7 @@ def test_both_with_a_shard(spider_fx, tmp_path, shard):
     both = check_both(kw, flags, tmp_path, expect_exec=True)
     for compat, _ in MODES:
         assert both.to_dict()[compat]["shard"]["count"] == 2
-    assert 0 < len(both.spider.instances) < 4
+    assert 0 < len(both.spider.items) < 4
 
 
 def test_both_lends_results(tmp_path):
@@ -123,7 +123,7 @@ def test_both_lends_results(tmp_path):
     out.mkdir()
     both = check_both(kw, flags, out, expect_exec=True)
     assert both.statements == {"executed": 5, "spider": 4, "test_suite": 1, "lent": 3}
-    assert [i["exec"] for i in both.spider.instances] == [i["exec"] for i in both.test_suite.instances] == [1, 1, 1]
+    assert [i["exec"] for i in both.spider.items] == [i["exec"] for i in both.test_suite.items] == [1, 1, 1]
 
 
 def test_both_input_errors_match_cli(spider_fx, tmp_path):

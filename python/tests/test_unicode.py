@@ -147,7 +147,8 @@ def test_other_inputs_raise_an_input_error_naming_the_field(backend, dbs: Dbs):
 def test_verl(backend, dbs: Dbs):
     info = {"db_path": dbs.shop}
     out = verl.compute_score(data_source="spider2_lite", solution_str=IN_SQL, ground_truth=GOLD, extra_info=info)
-    assert out == {"score": 0.0, "acc": 0.0, "sql_found": 1.0, "sql_executed": 0.0}
+    assert out == {"score": 0.0, "acc": 0.0, "sql_found": 1.0, "sql_executed": 0.0, "sql_refuted": 0.0,
+                   "sql_unverified": 0.0}
     assert verl.compute_score("spider2_lite", PROSE, GOLD, info)["score"] == 1.0
     assert asyncio.run(verl.compute_score_async("spider2_lite", IN_SQL, GOLD, info))["acc"] == 0.0
     batch = verl.compute_score_batch(["spider2_lite"] * 3, [RIGHT, IN_SQL, PROSE], [GOLD] * 3, [info] * 3)

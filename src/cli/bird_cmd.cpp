@@ -12,7 +12,10 @@
 #include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/bird.hpp"
+#include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/parallel.hpp"
+#include "sqlgrade/engine/server.hpp"
 
 namespace {
 
@@ -47,21 +50,15 @@ void run_bird(BirdArgs& a) {
   const auto labels = cli::system_labels(a.preds, a.names, "--predicted_sql_path");
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path", a.names);
   const auto vopt = cli::verify_options(a.verify, a.opt.num_cpus, a.no_progress);
-  if (a.verify.on && a.opt.metric != bird::Metric::Ex) throw InputError("--verify", "needs --metric ex");
+  if (a.verify.on) verify::check_verifiable(a.opt);
+  ServerPool::configure(resolve_jobs(a.opt.num_cpus) + 1);  // server connections: one per worker
   a.opt.predicted_sql_path = a.preds[0];
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   {  // no output (a record, the log) may replace an input (a prediction, the gold, a database)
     std::vector<IoPath> out = cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir");
     if (!a.output_log_path.empty()) out.push_back({a.output_log_path, "--output_log_path"});
-    std::vector<IoPath> in{{a.opt.diff_json_path, "--diff_json_path"}, {a.opt.db_root_path, "--db_root_path", {".sqlite"}}};
-    for (const auto& p : a.preds) {
-      bird::Options o = a.opt;
-      o.predicted_sql_path = p;
-      const bird::InputFiles f = bird::input_files(o);
-      in.push_back({f.pred, "--predicted_sql_path"});
-      in.push_back({f.gold, "--ground_truth_path"});
-    }
-    check_outputs_spare_inputs(out, in);
+    for (auto& c : cli::verify_outputs(a.verify, a.verify.on)) out.push_back(std::move(c));
+    check_outputs_spare_inputs(out, bird::run_inputs(a.opt, a.preds));
   }
   const size_t n = a.preds.size();
   auto runs = bird::evaluate_many(a.opt, a.preds, [&a](size_t k, const std::string& w) {
@@ -146,7 +143,12 @@ void register_bird_command(CLI::App& app) {
   sqlgrade::cli::add_timeout(cmd, o.meta_time_out, "seconds per prediction query", "--meta_time_out")->capture_default_str();
   cmd->add_option("--gold-timeout,--gold_time_out", o.gold_time_out, "seconds per gold query (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
-  cmd->add_option("--sql_dialect", o.sql_dialect, "SQLite (MySQL/PostgreSQL are not supported)")->capture_default_str();
+  cmd->add_option("--sql_dialect", o.sql_dialect, "SQLite | PostgreSQL | MySQL (the last two on the server --dsn names)")
+      ->capture_default_str();
+  cmd->add_option("--dsn", o.dsn,
+                  "PostgreSQL/MySQL: the database's URI through a login that can only read, e.g. "
+                  "postgresql://sqlgrade_reader@/bird?host=/run/pg or mysql://sqlgrade_reader@localhost/BIRD?socket=/run/my.sock "
+                  "(sqlgrade db load)");
   cmd->add_option("--output_log_path", args->output_log_path, "append the Mini-Dev log block to this file");
   cmd->add_option("--data_mode", o.data_mode, "original BIRD layout: read predict_<mode>.json / <mode>_gold.sql");
   cmd->add_option("--mode_gt", args->mode_gt, "accepted and ignored (as in the original script)");

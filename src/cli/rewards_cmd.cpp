@@ -19,12 +19,19 @@ namespace {
 struct RewardsArgs {
   sqlgrade::serve::RewardsOptions o;
   std::string out;
+  sqlgrade::cli::DialectFlags dialects;
 };
 
 void run_rewards(RewardsArgs& a) {
+  sqlgrade::cli::apply_dialect_flags(a.dialects, a.o.server);
   sqlgrade::cli::check_server_folders(a.o.server, "rewards");
-  if (!a.out.empty() && a.o.requests_path != "-")
-    sqlgrade::check_outputs_spare_inputs({{a.out, "--out"}}, {{a.o.requests_path, "--requests"}});
+  if (!a.out.empty()) {  // not over the requests nor a database or gold file the replies are graded on
+    const auto& so = a.o.server;
+    sqlgrade::check_outputs_spare_inputs(
+        {{a.out, "--out"}}, {{a.o.requests_path == "-" ? "" : a.o.requests_path, "--requests"},
+                             {so.db_dir, "--db", {".sqlite"}}, {so.spider_db_dir, "--spider-db-dir", {".sqlite"}},
+                             {so.bird_db_dir, "--bird-db-dir", {".sqlite"}}, {so.verifier.spider2_gold_dir, "--spider2-gold-dir"}});
+  }
   a.o.server.verifier.max_timeout_s = a.o.server.verifier.timeout_s;  // a request may lower it, as with serve
   std::string text;
   for (const std::string& line : sqlgrade::serve::grade_request_file(a.o)) text += line + "\n";
@@ -55,6 +62,7 @@ void register_rewards_command(CLI::App& app) {
   c->add_option("--bird-db-dir", ra->o.server.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db)");
   c->add_option("--benchmark", ra->o.server.default_benchmark,
                 "benchmark of a request that names none: spider2 (default), spider or bird");
+  sqlgrade::cli::add_dialect_flags(c, ra->dialects);
   c->add_option("--spider2-gold-dir", ra->o.server.verifier.spider2_gold_dir,
                 "official Spider 2.0-Lite gold folder: requests without gold_sql/gold_result use their instance_id");
   sqlgrade::cli::add_timeout(c, ra->o.server.verifier.timeout_s, "per-query deadline for predictions, seconds")

@@ -30,14 +30,29 @@ struct ServeArgs {
   bool log_requests = false;
   int max_concurrency = 0;
   bool word_boundary = false, nemo_strict = false, keep_think = false;
+  sqlgrade::cli::DialectFlags dialects;
+  std::string preset = "sqlgrade";
 };
 
 struct ExtractArgs {
   bool word_boundary = false, nemo_strict = false, no_raw = false, jsonl = false, keep_think = false;
+  std::string preset = "sqlgrade";
 };
+
+// --extract-preset: sqlgrade (default), gym-bird-0.4 or gym-bird-0.7 (CLI::IsMember has checked it).
+sqlgrade::ExtractPreset preset_of(const std::string& name) {
+  return sqlgrade::answer::preset_from_name(name).value_or(sqlgrade::ExtractPreset::Sqlgrade);
+}
+void add_preset_flag(CLI::App* app, std::string& dst) {
+  app->add_option("--extract-preset", dst,
+                  "sqlgrade (default), or NeMo Gym bird_sql's extraction and failure codes of one version: "
+                  "gym-bird-0.4 (SELECT 1 filler), gym-bird-0.7 (no SQL block: score 0)")
+      ->check(CLI::IsMember({"sqlgrade", "gym-bird-0.4", "gym-bird-0.7"}));
+}
 
 void run_serve(ServeArgs& a) {
   using namespace sqlgrade::serve;
+  sqlgrade::cli::apply_dialect_flags(a.dialects, a.so);
   sqlgrade::cli::check_server_folders(a.so, "serve");
   a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
   a.so.verifier.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
@@ -45,6 +60,7 @@ void run_serve(ServeArgs& a) {
   a.so.verifier.extract.word_boundary = a.word_boundary;
   a.so.verifier.extract.tags_and_json = !a.nemo_strict;
   a.so.verifier.extract.after_think = !(a.nemo_strict || a.keep_think);
+  a.so.verifier.extract.preset = preset_of(a.preset);
   a.http.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
   a.http.max_buffered_bytes = static_cast<size_t>(a.max_buffered_mb * (1 << 20));
   // A reply is held in the HTTP buffer until its client takes it: it cannot be larger than the buffer.
@@ -72,6 +88,7 @@ void run_extract(const ExtractArgs& a) {
   opt.tags_and_json = !a.nemo_strict;
   opt.raw_fallback = !a.no_raw;
   opt.after_think = !(a.nemo_strict || a.keep_think);
+  opt.preset = preset_of(a.preset);
   if (!a.jsonl) {
     const std::string text = sqlgrade::read_stdin();  // bounded by --max-input-mb, as every input file
     auto ex = extract_sql(text, opt);
@@ -143,6 +160,19 @@ void register_serve_bounds(CLI::App* s, ServeArgs& a) {
       ->check(sqlgrade::cli::bounded("timeout"));
 }
 
+// How /verify reads and answers (extraction, presets, reward components).
+void register_serve_extraction(CLI::App* s, ServeArgs& a) {
+  s->add_flag("--word-boundary", a.word_boundary, "raw-text SQL fallback needs a word boundary before the keyword");
+  s->add_flag("--nemo-strict", a.nemo_strict,
+              "extract SQL exactly as NeMo Gym (no <answer>/<solution>/JSON, the reasoning read too)");
+  s->add_flag("--keep-think", a.keep_think,
+              "read the whole model output, <think> reasoning included (default: only the text after the last "
+              "</think>; an unclosed <think> is no SQL)");
+  add_preset_flag(s, a.preset);
+  s->add_flag("--reward-components", a.so.reward_components,
+              "every /verify reply carries reward_components, as if each request asked (NeMo Gym multi-reward)");
+}
+
 }  // namespace
 
 static void register_extract_command(CLI::App& app);
@@ -163,6 +193,10 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--max-queue", sa->so.max_queue, "verifies waiting for a slot before 503")
       ->default_val(64)
       ->check(sqlgrade::cli::bounded("max_queue"));
+  s->add_option("--queue-timeout", sa->so.queue_timeout_s,
+                "seconds a request may wait for a worker; then 503 with Retry-After (saturation)")
+      ->default_val(30.0)
+      ->check(sqlgrade::cli::bounded("timeout"));
   sqlgrade::cli::add_timeout(s, sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
   sqlgrade::cli::add_now(s, sa->so.verifier.now);  // a request's own `now` wins (docs/serve.md)
   s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)")
@@ -172,6 +206,7 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--benchmark", sa->so.default_benchmark,
                  "benchmark of a request that names none: spider2 (default), spider or bird (NeMo Gym's "
                  "bird_sql and Spider rows carry no `benchmark`)");
+  sqlgrade::cli::add_dialect_flags(s, sa->dialects);
   s->add_option("--spider2-gold-dir", sa->so.verifier.spider2_gold_dir,
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
                  "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");
@@ -211,12 +246,7 @@ void register_serve_command(CLI::App& app) {
       ->default_val(30.0)
       ->check(sqlgrade::cli::bounded("timeout"));
   register_serve_bounds(s, *sa);
-  s->add_flag("--word-boundary", sa->word_boundary, "raw-text SQL fallback needs a word boundary before the keyword");
-  s->add_flag("--nemo-strict", sa->nemo_strict,
-              "extract SQL exactly as NeMo Gym (no <answer>/<solution>/JSON, the reasoning read too)");
-  s->add_flag("--keep-think", sa->keep_think,
-              "read the whole model output, <think> reasoning included (default: only the text after the last "
-              "</think>; an unclosed <think> is no SQL)");
+  register_serve_extraction(s, *sa);
   s->add_flag("--log-requests", sa->log_requests, "one line per request on stderr");
   s->callback([sa] { run_serve(*sa); });
   sqlgrade::cli::example(s, "sqlgrade serve --db spider2-lite/databases --spider2-gold-dir spider2-lite/gold --port 8000");
@@ -232,6 +262,7 @@ static void register_extract_command(CLI::App& app) {
   e->add_flag("--keep-think", ea->keep_think,
               "read the whole answer, <think> reasoning included (default: only the text after the last </think>; "
               "an unclosed <think> is no SQL)");
+  add_preset_flag(e, ea->preset);
   e->add_flag("--no-raw", ea->no_raw, "no raw-text fallback (only fenced blocks, tags, JSON)");
   e->add_flag("--jsonl", ea->jsonl,
               "stdin is JSONL (a string, or an object with `response`/`model_output`); prints one JSON per line");

@@ -14,6 +14,7 @@
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider2.hpp"
+#include "sqlgrade/spider2/run.hpp"
 
 namespace {
 
@@ -68,7 +69,9 @@ void run_spider2(const Spider2Args& a) {
   for (const auto& j : jsons)
     if (!j.empty()) opt.also_written.push_back(j);  // checked against the inputs before the run
   const auto vopt = sqlgrade::cli::verify_options(a.verify, opt.max_workers, a.no_progress);
-  if (a.verify.on && opt.mode != s2::Mode::Sql) throw sqlgrade::InputError("--verify", "needs --mode sql");
+  if (a.verify.on) sqlgrade::verify::check_verifiable(opt);
+  // --counterexamples against what the run reads (the records and the official outputs: evaluate_many).
+  sqlgrade::check_outputs_spare_inputs(sqlgrade::cli::verify_outputs(a.verify, a.verify.on), s2::run_inputs(opt, a.result_dirs));
   std::vector<s2::Run> runs = s2::evaluate_many(opt, a.result_dirs);
   if (labels.empty()) labels = sqlgrade::cli::system_labels(a.result_dirs, {}, "--result_dir");
   for (size_t i = 0; i < runs.size(); ++i) runs[i].opt.name = labels[i];

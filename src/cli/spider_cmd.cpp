@@ -14,6 +14,7 @@
 #include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider.hpp"
+#include "sqlgrade/spider/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
 
 namespace {
@@ -112,19 +113,18 @@ void run_spider_cmd(SpiderArgs& a) {
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   const auto labels = cli::system_labels(a.preds, a.names, "--pred");
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred", a.names);
-  {  // no output may replace an input (a prediction, the gold, tables.json, a database)
-    std::vector<IoPath> in{{a.opt.gold, "--gold"}, {a.opt.table, "--table"}, {a.opt.db_dir, "--db", {".sqlite"}}};
-    for (const auto& p : a.preds) in.push_back({p, "--pred"});
+  {  // no output may replace an input (a prediction, the gold, tables.json, the questions, a database)
     std::vector<std::string> outs;
     for (const auto& p : json_paths)
       for (const auto& q : both ? std::vector<std::string>{with_mode(p, "spider"), with_mode(p, "test-suite")}
                                 : std::vector<std::string>{p})
         outs.push_back(q);
-    check_outputs_spare_inputs(cli::io_paths(outs, a.json_dir.empty() ? "--json" : "--json-dir"), in);
+    std::vector<IoPath> out = cli::io_paths(outs, a.json_dir.empty() ? "--json" : "--json-dir");
+    for (auto& c : cli::verify_outputs(a.verify, a.verify.on)) out.push_back(std::move(c));
+    check_outputs_spare_inputs(out, spider::run_inputs(a.opt, a.preds));
   }
   const auto vopt = cli::verify_options(a.verify, a.opt.jobs, a.no_progress);
-  if (a.verify.on && (a.opt.etype == Etype::Match || both || a.opt.compat != Compat::TestSuite))
-    throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
+  if (a.verify.on) verify::check_verifiable(a.opt, both);
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   if (both) return run_both(a, labels, json_paths);
   std::vector<Run> runs = evaluate_many(a.opt, a.preds);

@@ -86,14 +86,14 @@ JudgeOptions judge_options(const CommonFlags& f) {
   return o;
 }
 
-// --json and --judge-log must not replace what the datasets read (query files, gold tables,
-// attributes, table map) nor a result (issue 19, finding 11); the library checks its own outputs.
+// --json must not replace what the datasets read (query files, gold tables, attributes, table map)
+// nor a result (issue 19, finding 11); the library checks its own outputs, the judge's log and cache.
 void check_cli_outputs(const CommonFlags& f, const std::string& dataset_dir, const std::vector<IoPath>& extra_inputs,
                        const std::string& json_out) {
   std::vector<IoPath> in{{dataset_dir, "--dataset-dir", {".sql", ".csv", "_attributes.json"}}, {f.gt_dir, "--gt-dir", {".csv"}},
                          {f.attributes_file, "--attributes-file"}, {f.table_map, "--table-map"}};
   in.insert(in.end(), extra_inputs.begin(), extra_inputs.end());
-  check_outputs_spare_inputs({{json_out, "--json"}, {f.judge_log, "--judge-log"}}, in);
+  check_outputs_spare_inputs({{json_out, "--json"}}, in);
 }
 
 void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
@@ -138,8 +138,6 @@ void register_uda_eval(CLI::App* uda) {
     q.dataset_dir = e->dataset_dir, q.dataset = e->dataset, q.query_root = e->query_root;
     q.sql_file = e->sql_file, q.query_id = e->query_id, q.result_csv = e->result_csv, q.output_dir = e->output_dir;
     q.run = f->run, q.judge = judge_options(*f);
-    check_cli_outputs(*f, e->dataset_dir.empty() ? (fs::path(e->query_root) / e->dataset).string() : e->dataset_dir,
-                      {{e->sql_file, "--sql-file"}, {e->result_csv, "--result-csv"}}, "");
     const QueryReport r = evaluate_query(q);
     if (!e->quiet) std::printf("%s\n", r.acc_json.c_str());
     else std::printf("%s\n", score_line(r.acc_json).c_str());

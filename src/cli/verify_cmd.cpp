@@ -7,7 +7,11 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
+#include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/spider/inputs.hpp"
+#include "sqlgrade/spider2/run.hpp"
+#include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/errors.hpp"
 #include "verify_flags.hpp"
 
@@ -22,6 +26,12 @@ void add_verify_flags(CLI::App* cmd, VerifyFlags& f, bool with_switch) {
   cmd->add_option("--seed", f.opt.seed, "verification: seed of the search (default 0)")->check(sqlgrade::cli::bounded("seed"));
   cmd->add_option("--counterexamples", f.opt.counterexamples_dir,
                   "verification: write each counterexample as DIR/<system>/<id>.sqlite + .json");
+}
+
+std::vector<IoPath> verify_outputs(const VerifyFlags& f, bool on) {
+  std::vector<IoPath> out;
+  if (on && !f.opt.counterexamples_dir.empty()) out.push_back({f.opt.counterexamples_dir, "--counterexamples", {}, true, true});
+  return out;
 }
 
 sqlgrade::verify::Options verify_options(const VerifyFlags& f, int jobs, bool no_progress) {
@@ -66,6 +76,14 @@ void finish(const VerifyArgs& a, const std::vector<sqlgrade::verify::SystemRepor
   std::fflush(stdout);
 }
 
+// --json and --counterexamples against every path the command reads, before anything runs (issue 31:
+// `verify spider --json db/x/x.sqlite` replaced the database, exit 0).
+void check_outputs(const VerifyArgs& a, const std::vector<sqlgrade::IoPath>& inputs) {
+  std::vector<sqlgrade::IoPath> out = sqlgrade::cli::verify_outputs(a.flags, true);
+  out.push_back({a.flags.json_out, "--json"});
+  sqlgrade::check_outputs_spare_inputs(out, inputs);
+}
+
 void common(CLI::App* c, VerifyArgs& a) {
   sqlgrade::cli::add_verify_flags(c, a.flags, false);
   sqlgrade::cli::add_jobs(c, a.jobs);
@@ -77,6 +95,7 @@ void run_spider(VerifyArgs& a) {
   using namespace sqlgrade;
   if (a.spider.gold.empty() || a.preds.empty() || a.spider.db_dir.empty())
     throw InputError("verify spider", "--gold, --pred and --db are required");
+  check_outputs(a, spider::run_inputs(a.spider, a.preds));
   auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
   a.spider.etype = spider::Etype::Exec;
   a.spider.jobs = a.jobs;
@@ -89,6 +108,7 @@ void run_bird(VerifyArgs& a) {
   using namespace sqlgrade;
   if (a.preds.empty() || a.bird.ground_truth_path.empty() || a.bird.db_root_path.empty())
     throw InputError("verify bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, --ground_truth_path, --db_root_path)");
+  check_outputs(a, bird::run_inputs(a.bird, a.preds));
   auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
   a.bird.metric = bird::Metric::Ex;
   a.bird.num_cpus = a.jobs;
@@ -101,6 +121,7 @@ void run_spider2(VerifyArgs& a) {
   using namespace sqlgrade;
   if (a.preds.empty() || a.spider2.gold_dir.empty())
     throw InputError("verify spider2", "--pred and --gold are required (official names: --result_dir, --gold_dir)");
+  check_outputs(a, spider2::run_inputs(a.spider2, a.preds));
   auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
   a.spider2.mode = spider2::Mode::Sql;
   a.spider2.max_workers = a.jobs;
@@ -139,6 +160,7 @@ void register_audit(CLI::App& app) {
     if (o.benchmark == "bird" && (o.bird_gold.empty() || o.bird_db_root.empty()))
       throw InputError("audit", "--ground_truth_path and --db are required");
     if (o.benchmark == "spider2" && o.spider2_gold_dir.empty()) throw InputError("audit", "--gold_dir is required");
+    check_outputs_spare_inputs({{a->json_out, "--json"}}, verify::audit_inputs(o));  // before any work (issue 31)
     auto rep = verify::audit(o);
     if (!a->json_out.empty()) write_file_atomic(a->json_out, verify::render_audit_json(rep));
     std::string out = verify::render_audit_text(rep);

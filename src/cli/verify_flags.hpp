@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/verify.hpp"
 
 namespace sqlgrade::cli {
@@ -17,6 +18,8 @@ struct VerifyFlags {
 
 // Adds --verify-budget, --verify-candidates, --seed, --counterexamples (and --verify when with_switch).
 void add_verify_flags(CLI::App* cmd, VerifyFlags& f, bool with_switch);
+// The --counterexamples folder (when verification runs) as an output for check_outputs_spare_inputs.
+std::vector<IoPath> verify_outputs(const VerifyFlags& f, bool on);
 // Checks the values (InputError naming the flag) and returns the options to use.
 sqlgrade::verify::Options verify_options(const VerifyFlags& f, int jobs, bool no_progress);
 // Prints the verification lines after a benchmark's official output (stdout).

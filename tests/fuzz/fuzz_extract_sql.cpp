@@ -1,5 +1,5 @@
 // libFuzzer target: SQL extraction from model answers (NeMo Gym rules and sqlgrade's extensions) and
-// the UDA statement splitter. Neither may throw on any text; an extracted SQL is never empty.
+// the UDA statement splitter (and the gym-bird presets). Neither may throw on any text; an extracted SQL is never empty.
 #include <cstdint>
 #include <cstdlib>
 
@@ -25,6 +25,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)py::strip_view(text);
     } catch (const std::exception& e) {
       fuzz::finding("extract_sql", e);
+    }
+  }
+  // The NeMo Gym bird_sql presets (answer/gym_bird.cpp): never throw, never an empty SQL.
+  for (ExtractPreset p : {ExtractPreset::GymBird04, ExtractPreset::GymBird07}) {
+    answer::ExtractOptions o;
+    o.preset = p;
+    try {
+      auto e = answer::extract_sql(text, o);
+      if (e.sql && e.sql->empty()) std::abort();
+    } catch (const std::exception& e) {
+      fuzz::finding("extract_sql preset", e);
     }
   }
   try {

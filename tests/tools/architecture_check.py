@@ -8,6 +8,9 @@
 3. No dangling file names: every src/... or include/... path, and every <module>/<file> path of a
    src/sqlgrade module, named in README.md, docs/*.md or a comment of src/, include/, python/native
    or tests/ exists.
+4. docs/safety.md's tests are real (issue 31, item 8): every GoogleTest name it gives (`Suite.Name`,
+   `Suite.*`) is a TEST/TEST_F/TEST_P of tests/, and every row of its limits table ("| input | bound |
+   set by | beyond it | test |") names a test (or "same" as the row above).
 """
 import os
 import re
@@ -142,14 +145,49 @@ def check_paths(folders):
                 fail(f"{rel} names {p}, which is not a file of src/sqlgrade/")
 
 
+GTEST_NAME = re.compile(r"`([A-Z][A-Za-z0-9]+)\.([A-Z]\w*|\*)`")
+GTEST_DEF = re.compile(r"\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+
+
+def gtests():
+    found = {}
+    for root, _, files in os.walk(os.path.join(SRC, "tests")):
+        for f in files:
+            if f.endswith((".cpp", ".hpp")):
+                with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+                    for suite, name in GTEST_DEF.findall(fh.read()):
+                        found.setdefault(suite, set()).add(name)
+    return found
+
+
+def check_safety_tests():
+    text = read("docs/safety.md")
+    found = gtests()
+    for suite, name in sorted(set(GTEST_NAME.findall(text))):
+        if suite not in found or (name != "*" and name not in found[suite]):
+            fail(f"docs/safety.md names the test {suite}.{name}, which is not a test of tests/")
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if not line.startswith("| input | bound | set by | beyond it | test |"):
+            continue
+        for k in range(i + 2, len(lines)):
+            if not lines[k].startswith("|"):
+                break
+            test = lines[k].rstrip().rstrip("|").rsplit("|", 1)[-1].strip()
+            if not (GTEST_NAME.search(test) or re.search(r"test_\w+|\.py\b", test) or test == "same"):
+                fail(f"docs/safety.md:{k + 1}: a row of the limits table names no test")
+
+
 def main():
     links, folder = check_links()
     check_includes(links, folder)
     check_paths(set(folder.values()))
+    check_safety_tests()
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed")
         return 1
-    print("docs/architecture.md matches the CMake links; no include climbs; every named source file exists")
+    print("docs/architecture.md matches the CMake links; no include climbs; every named source file exists; "
+          "every test docs/safety.md names is real")
     return 0
 
 

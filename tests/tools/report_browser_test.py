@@ -28,6 +28,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import webdriver  # noqa: E402
 from report_browser_verify import test_verified  # noqa: E402
+from report_browser_uda import test_uda_player  # noqa: E402
 from checks import check, verdict  # noqa: E402
 
 CLI = os.environ.get("SQLGRADE_CLI", "sqlgrade")
@@ -163,6 +164,19 @@ out.runHeads = Array.from(document.querySelectorAll('#instances thead th[data-co
 out.catHeads = Array.from(document.querySelectorAll('table.category-table thead th.run-head')).map((th) => th.getBoundingClientRect().right <= W);
 // Ids wrap rather than being cut.
 for (const td of document.querySelectorAll('#instances td.id')) if (td.scrollWidth > td.clientWidth + 1) out.problems.push('cut id ' + td.textContent);
+// Each run's scores are shown whole: every metric's name and value inside its cell (nothing cut, so no
+// ellipsis or half-shown label), the cell's content no wider than the cell.
+out.scoreCells = 0;
+for (const td of document.querySelectorAll('#instances td.scores')) {
+  out.scoreCells++;
+  const c = td.getBoundingClientRect();
+  if (td.scrollWidth > td.clientWidth + 1) out.problems.push('scores overflow their cell: ' + td.textContent);
+  for (const s of td.querySelectorAll('.score, .score-head, .score-name')) {
+    const r = s.getBoundingClientRect();
+    if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.width < 1) out.problems.push('cut score label ' + s.textContent + ' in ' + td.textContent);
+  }
+}
+out.height = document.documentElement.scrollHeight;
 // Axis labels of the charts stay inside their SVG.
 for (const svg of document.querySelectorAll('.chart svg')) {
   const s = svg.getBoundingClientRect();
@@ -176,7 +190,9 @@ return out;
 
 
 def check_layout(b, label, n_runs, shots=None, name=None):
-    """At 1280 and 1920 px: no sideways page scroll, no clipped or overlapping header, every run's column visible."""
+    """At 1280 and 1920 px: no sideways page scroll, no clipped or overlapping header, every run's column
+    visible, every score of every run whole in its cell. Returns the page's height at each width."""
+    heights = {}
     for width in (1280, 1920):
         b.set_viewport(width, 900)
         b.js("window.scrollTo(0, 0)")
@@ -185,9 +201,13 @@ def check_layout(b, label, n_runs, shots=None, name=None):
         check(not r["problems"], f"{label} @{width}px: headers, ids and axis labels fit ({r['problems'][:5]})")
         check(len(r["runHeads"]) == n_runs and all(r["runHeads"]), f"{label} @{width}px: every run's instance column is visible {r['runHeads']}")
         check(all(r["catHeads"]) and len(r["catHeads"]) % n_runs == 0, f"{label} @{width}px: every run's category column is visible")
+        check(r["scoreCells"] > 0, f"{label} @{width}px: the instance table shows score cells")
+        heights[width] = r["height"]
         if shots and name:
+            b.js("document.getElementById('instance-section').scrollIntoView()")
             b.screenshot(os.path.join(shots, f"{name}-{width}.png"))
     b.set_viewport(1280, 900)
+    return heights
 
 
 def check_sort_and_export(b, rec_a, label):
@@ -253,6 +273,8 @@ def test_synthetic(b, tmp, out):
     check(b.js("return document.querySelectorAll('.card .ci').length") == 2, "synthetic: each headline has an interval")
     # Show more: 150 instances, pages of 100.
     check(visible_rows(b) == 100, "synthetic: first page of 100 rows")
+    b.set_viewport(1280, 900)
+    first = b.js("return document.documentElement.scrollHeight")
     b.click(b.find("#inst-more"))
     check(visible_rows(b) == 150, "synthetic: 'Show more' shows all 150")
     # Search.
@@ -477,6 +499,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, webdriver.Browser(*found) as b:
         synthetic_html = test_synthetic(b, tmp, args.out)
         test_uda(b, tmp, args.out)
+        test_uda_player(b, tmp, args.out, shots, sys.modules[__name__])
         test_verified(b, tmp, args.out, CLI, console_errors)  # --verify records: Refuted filter, drill-down
         test_bird_scale(b, tmp, args.out)
         test_bird(b, tmp, args.out, shots)

@@ -203,12 +203,21 @@ TEST(Sqlite, MemoryCapStopsAStatementInsideSqlite) {
   for (const std::string& sql : sorts) {
     Limits lim;
     lim.max_memory = 8u << 20;
+    lim.max_spill = 0;  // nothing on disk: the cap stops the statement
     auto r = db.execute(sql, lim);
     EXPECT_EQ(r.status, ExecStatus::TooLarge) << sql << ": " << r.error;
     EXPECT_NE(r.error.find("memory cap"), std::string::npos) << r.error;
     // With the default cap (512 MiB) the same statements run.
     auto ok = db.execute(sql, Limits{});
     EXPECT_TRUE(ok.ok()) << sql << ": " << ok.error;
+    // With a spill quota (issue 31) the sorts finish past the 8 MiB cap, their temporary files on
+    // disk; a value built in memory (the third statement) still stops at the cap.
+    lim.max_spill = 256u << 20;
+    auto spilled = db.execute(sql, lim);
+    const bool sort = sql.find("randomblob(40)") != std::string::npos;
+    EXPECT_EQ(spilled.ok(), sort) << sql << ": " << spilled.error;
+    if (sort) EXPECT_GT(spilled.peak_spill, 0u) << sql;
+    if (sort) EXPECT_LE(spilled.peak_memory, size_t(8) << 20) << sql;
   }
   EXPECT_TRUE(db.execute("SELECT count(*) FROM t", Limits{}).ok());
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <random>
 
 #include "safety_corpus.hpp"
@@ -189,6 +190,49 @@ TEST(SafetyAfterQuery, UdaResultCsvMemoryIsLinear) {
   const std::string acc2 = slurp(t / "q" / "acc_result" / "acc.json");
   EXPECT_NE(acc2.find("result_error"), std::string::npos) << acc2.substr(0, 1500);
   EXPECT_NE(acc2.find("--max-result-mb"), std::string::npos) << acc2.substr(0, 1500);
+}
+
+// Issue 31: a result.csv whose rows each have a key of their own — an aggregation's groups, or distinct
+// ids — cost ~130 bytes a row in the matcher's maps (a std::map of key strings to row vectors, and a
+// std::unordered_map of normalised keys): the issue's 10 MB file took 579 MiB (58 bytes per input byte);
+// these two 10 MB files 471 and 217 MiB on c44d4a9. The keys now sit in one buffer with a sorted
+// permutation (uda/key_index.hpp), as Spider 2.0's frames: at most 16 bytes per input byte in all
+// (docs/safety.md, limits table), about what Spider 2.0's CSV path costs at worst (~15).
+void expect_uda_result_linear(const std::string& sql_file, const std::string& query_id, const std::string& header,
+                              const std::function<std::string(size_t)>& row, const char* what) {
+  TempDir t;
+  const fs::path csv = t / "q" / "result.csv";
+  std::string text = header + "\n";
+  text.reserve(10'100'000);
+  for (size_t i = 0; text.size() < 10'000'000; ++i) text += row(i) + "\n";
+  spit(csv, text);
+  const size_t bytes = text.size(), rows = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) - 1;
+  std::string().swap(text);
+  auto t0 = Clock::now();
+  auto r = run_cli({"uda", "eval", "--dataset-dir", uda_shop(), "--sql-file", uda_shop() + "/" + sql_file, "--query-id",
+                    query_id, "--result-csv", csv.string(), "--quiet"});
+  ASSERT_EQ(r.rc, 0) << r.err.substr(0, 1000);
+  const std::string acc = slurp(t / "q" / "acc_result" / "acc.json");
+  EXPECT_NE(acc.find("\"len_pred\": " + std::to_string(rows)), std::string::npos) << acc.substr(0, 1500);
+  const double per_byte = double(children_peak_rss_bytes()) / double(bytes);
+  EXPECT_LT(children_peak_mib(), asan_scaled_mib(16 * bytes >> 20)) << what << ": " << per_byte << " bytes per input byte";
+  std::printf("[safety] uda eval, 10 MB result.csv, %s (%zu rows): %.1f s, CLI peak RSS %zu MiB = %.1f bytes per input byte\n",
+              what, rows, since(t0), children_peak_mib(), per_byte);
+}
+
+// The worst shape found: one short text group key per row (`xa`, `xb`, … in base 36, ~6 bytes a row):
+// c44d4a9 took 471 MiB for it (49 bytes per input byte; 34 with `<number>,,` rows).
+TEST(SafetyAfterQuery, UdaAggregationWithADistinctGroupPerRowIsLinear) {
+  expect_uda_result_linear("Agg/agg_queries.sql", "1", "maker", [](size_t i) {
+    std::string k;
+    do k.insert(k.begin(), "abcdefghijklmnopqrstuvwxyz0123456789"[i % 36]), i /= 36; while (i);
+    return "x" + k;
+  }, "a group of its own per row");
+}
+
+TEST(SafetyAfterQuery, UdaDistinctIdPerRowIsLinear) {
+  expect_uda_result_linear("Filter/filter_queries.sql", "2", "id,name", [](size_t i) { return std::to_string(i) + ","; },
+                           "an id of its own per row");
 }
 
 // A result that puts every row under one id of a multi-entity gold group: the group's rows are matched

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "safety_child.hpp"
 #include "safety_corpus.hpp"
 #include "sqlgrade/engine/duckdb.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
@@ -33,78 +34,6 @@ namespace {
 using namespace sqlgrade;
 using namespace sqlgrade::test;
 using Clock = std::chrono::steady_clock;
-using Report = std::map<std::string, double>;
-
-double margin() {
-  const char* m = std::getenv("SQLGRADE_SAFETY_MARGIN");
-  return m && *m ? std::atof(m) : kUnderAsan ? 15.0 : 2.0;
-}
-double secs_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// A field of /proc/self/status or /proc/self/io ("VmHWM:", "wchar:"), as a number.
-double proc_field(const char* file, const std::string& key) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(key, 0) == 0) return std::atof(line.c_str() + key.size());
-  return -1;
-}
-double rss_mib() { return proc_field("/proc/self/status", "VmRSS:") / 1024; }
-double peak_mib() { return proc_field("/proc/self/status", "VmHWM:") / 1024; }
-// Bytes this process handed to write()/pwrite() so far (files, pipes, everything).
-double written_bytes() { return proc_field("/proc/self/io", "wchar:"); }
-// Open file descriptors; when not even /proc/self/fd can be opened any more, the descriptor limit.
-size_t open_fds() {
-  std::error_code ec;
-  fs::directory_iterator it("/proc/self/fd", ec);
-  if (ec) {
-    struct rlimit rl;
-    getrlimit(RLIMIT_NOFILE, &rl);
-    return static_cast<size_t>(rl.rlim_cur);
-  }
-  size_t n = 0;
-  for (; it != fs::directory_iterator(); it.increment(ec)) ++n;
-  return n;
-}
-
-// Runs `body` in a forked child and returns what it reported ("key value" lines through a pipe), plus
-// "exit" (the child's exit status; -1 if it did not exit normally). The child starts with its peak
-// RSS reset to its current RSS ("rss0").
-Report in_child(const std::function<void(Report&)>& body) {
-  int fd[2];
-  if (pipe(fd) != 0) return {{"exit", -1}};
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fd[0]);
-    std::ofstream("/proc/self/clear_refs") << "5";  // resets VmHWM to the current RSS
-    Report r;
-    r["rss0"] = rss_mib();
-    try {
-      body(r);
-    } catch (const std::exception& e) {
-      r["exception"] = 1;
-      std::fprintf(stderr, "child: %s\n", e.what());
-    }
-    std::ostringstream out;
-    for (auto& [k, v] : r) out << k << " " << v << "\n";
-    std::string s = out.str();
-    ssize_t w = write(fd[1], s.data(), s.size());
-    (void)w;
-    _exit(0);
-  }
-  close(fd[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(fd[0]);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  Report r;
-  std::istringstream in(text);
-  for (std::string k; in >> k;) in >> r[k];
-  r["exit"] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
 std::string repeat_list(const std::string& item, int n) {
   std::string s;
@@ -261,6 +190,9 @@ TEST(SafetyEngine, RowIsMeasuredBeforeItIsCopied) {
 // 63 s with the default 30 s deadline), and an in-memory DuckDB offloads what passes its memory_limit
 // into "<cwd>/.tmp". Now SQLite's temporary files live in memory charged to the query's memory cap
 // (the "sqlgrade" VFS cannot create a file) and DuckDB has no temporary directory: 0 bytes written.
+// Issue 31: past its memory cap a statement on a database file may spill into a private folder, within
+// its quota (Limits::max_spill); with the quota at 0 nothing reaches the disk, with a quota no more than
+// the quota does, and the folder is gone when the statement ends.
 TEST(SafetyEngine, NoTemporaryFilesOnDisk) {
   TempDir t;
   make_sqlite(t / "adv.sqlite", adversarial_db_script());
@@ -276,13 +208,28 @@ TEST(SafetyEngine, NoTemporaryFilesOnDisk) {
         "SELECT length(b) FROM (SELECT randomblob(100000) AS b FROM people a, people b) ORDER BY b",
     };
     double w0 = written_bytes();
+    Limits lim{deadline, 1000, 64u << 20};
+    lim.max_spill = 0;
     for (const char* q : queries) {
       auto t0 = Clock::now();
-      auto res = conn.execute(q, Limits{deadline, 1000, 64u << 20});
+      auto res = conn.execute(q, lim);
       out["worst_s"] = std::max(out["worst_s"], secs_since(t0));
       out["sqlite_ok"] += res.ok();
     }
     out["sqlite_written_mib"] = (written_bytes() - w0) / (1 << 20);
+    // A spill quota of 48 MiB past a 16 MiB memory cap: at most the quota is written, then the query is cut.
+    lim.max_memory = 16 << 20;
+    lim.max_spill = 48 << 20;
+    w0 = written_bytes();
+    for (const char* q : queries) {
+      auto t0 = Clock::now();
+      auto res = conn.execute(q, lim);
+      out["worst_s"] = std::max(out["worst_s"], secs_since(t0));
+      out["spill_ok"] += res.ok();
+      out["spill_cut"] += res.status == ExecStatus::TooLarge || res.status == ExecStatus::Timeout;
+      out["spill_peak_mib"] = std::max(out["spill_peak_mib"], static_cast<double>(res.peak_spill) / (1 << 20));
+    }
+    out["spill_written_mib"] = (written_bytes() - w0) / (1 << 20);
     // DuckDB (UDA gold tables): a 2 M-row table under a 64 MB memory_limit, with external access off
     // (the default: it also kept DuckDB from spilling, with a "Permission Error") and on.
     if (chdir((t / "cwd").c_str()) != 0) return;
@@ -308,14 +255,21 @@ TEST(SafetyEngine, NoTemporaryFilesOnDisk) {
   EXPECT_EQ(r["sqlite_ok"], 0) << "the queries are stopped (memory cap or deadline)";
   EXPECT_LE(r["worst_s"], deadline + margin());
   EXPECT_LT(r["sqlite_written_mib"], 1) << "MiB written by SQLite";
+  EXPECT_EQ(r["spill_ok"], 0);
+  EXPECT_EQ(r["spill_cut"], 2);
+  // The quota bounds what a statement holds on disk at once; the bytes written count a page SQLite
+  // rewrites in place again (97.4 MiB measured for the two statements), so they get a looser bound.
+  EXPECT_GT(r["spill_peak_mib"], 0) << "the statements spilled";
+  EXPECT_LE(r["spill_peak_mib"], 48) << "MiB held on disk at once by a statement with a 48 MiB quota";
+  EXPECT_LE(r["spill_written_mib"], 2 * 2 * 48) << "MiB written by two statements with a 48 MiB quota each";
   EXPECT_TRUE(fs::is_empty(t / "tmp"));
   for (std::string k : {"duck_", "duck_external_"}) {
     EXPECT_EQ(r[k + "status"], static_cast<double>(ExecStatus::TooLarge)) << k << ": DuckDB past its memory_limit";
     EXPECT_EQ(r[k + "cwd_entries"], 0) << k << ": DuckDB created files in its working folder";
     EXPECT_LT(r[k + "written_mib"], 1) << k << ": MiB written by DuckDB";
   }
-  std::printf("[safety] temporary files: SQLite %.2f MiB written (longest %.2f s), DuckDB %.2f / %.2f MiB\n",
-              r["sqlite_written_mib"], r["worst_s"], r["duck_written_mib"], r["duck_external_written_mib"]);
+  std::printf("[safety] temporary files: SQLite %.2f MiB written (longest %.2f s), %.1f MiB (%.1f MiB at once) with a 48 MiB spill quota, DuckDB %.2f / %.2f MiB\n",
+              r["sqlite_written_mib"], r["worst_s"], r["spill_written_mib"], r["spill_peak_mib"], r["duck_written_mib"], r["duck_external_written_mib"]);
 }
 
 // ---- finding 6: a symlinked database ----
@@ -338,7 +292,7 @@ TEST(SafetyEngine, SymlinkedDatabaseWithPendingWalIsRefused) {
     fs::create_directories(real.parent_path());
     fs::create_directories(link.parent_path());
     sqlite3* h = nullptr;
-    ASSERT_EQ(sqlite3_open(src.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(open_fixture_db(src.string(), &h), SQLITE_OK);
     for (const char* s : {"PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0", adversarial_db_script()})
       ASSERT_EQ(sqlite3_exec(h, s, nullptr, nullptr, nullptr), SQLITE_OK) << s;
     fs::copy_file(src, real);  // while the writer has them open: nothing checkpointed

@@ -41,7 +41,7 @@ void exec_sql(sqlite3* h, const char* sql) {
 void make_wal_db(const fs::path& db) {
   fs::create_directories(db.parent_path());
   sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.string().c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(open_fixture_db(db.string(), &h), SQLITE_OK);
   exec_sql(h, "PRAGMA journal_mode=WAL");
   exec_sql(h, adversarial_db_script());
   sqlite3_close(h);
@@ -94,7 +94,7 @@ TEST(SafetyFiles, DatabaseWithPendingWalIsRefusedWithoutSideFiles) {
   fs::path src = t / "src" / "adv.sqlite";
   fs::create_directories(src.parent_path());
   sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(src.string().c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(open_fixture_db(src.string(), &h), SQLITE_OK);
   exec_sql(h, "PRAGMA journal_mode=WAL");
   exec_sql(h, "PRAGMA wal_autocheckpoint=0");
   exec_sql(h, adversarial_db_script());

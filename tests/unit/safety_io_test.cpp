@@ -216,6 +216,99 @@ TEST(SafetyOutputs, BirdSubsetNeverReplacesItsData) {
                  t / "bird" / "train.json", t / "bird" / "train.json", {t / "bird" / "train.json"});
 }
 
+// ---------------------------------------------------------------- issue 31: every command, every input
+// `verify spider|bird|spider2 --json`, `audit --json` and --counterexamples were not checked: they replaced
+// the prediction, the gold or a benchmark database (exit 0). Every test below fails on c44d4a9
+// (SQLGRADE_CLI_UNDER_TEST=<c44d4a9's build/sqlgrade>).
+
+namespace {
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& extra) {
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+}  // namespace
+
+TEST(SafetyOutputs, VerifyAndAuditNeverReplaceAnInput) {
+  IoFx f;
+  const fs::path c3 = f.preds / "c3.txt", gpt = f.preds / "gpt.json", db = f.db / "adv" / "adv.sqlite";
+  const std::vector<fs::path> inputs = {c3, gpt, f.spider_gold, f.bird_gold, db};
+  const std::vector<std::string> vs = {"verify", "spider", "--gold", f.spider_gold.string(), "--pred", c3.string(),
+                                       "--db", f.db.string(), "--verify-budget", "1", "--verify-candidates", "5",
+                                       "--no-progress"};
+  const std::vector<std::string> vb = {"verify", "bird", "--pred", gpt.string(), "--gold", f.bird_gold.string(), "--db",
+                                       f.db.string(), "--verify-budget", "1", "--verify-candidates", "5", "--no-progress"};
+  const std::vector<std::string> au = {"audit", "--benchmark", "spider", "--gold", f.spider_gold.string(), "--db",
+                                       f.db.string(), "--pred", c3.string()};
+  // The issue's cases: a database, the prediction, the gold.
+  expect_refused(with(vs, {"--json", db.string()}), db, f.db, inputs);
+  expect_refused(with(vs, {"--json", c3.string()}), c3, c3, inputs);
+  expect_refused(with(vs, {"--json", f.spider_gold.string()}), f.spider_gold, f.spider_gold, inputs);
+  expect_refused(with(vb, {"--json", db.string()}), db, f.db, inputs);
+  expect_refused(with(vb, {"--json", gpt.string()}), gpt, gpt, inputs);
+  expect_refused(with(vb, {"--json", f.bird_gold.string()}), f.bird_gold, f.bird_gold, inputs);
+  expect_refused(with(au, {"--json", db.string()}), db, f.db, inputs);
+  expect_refused(with(au, {"--json", c3.string()}), c3, c3, inputs);
+  // The same file through another path: "./", "..", a symlinked folder, a hard link.
+  expect_refused(with(vs, {"--json", (f.preds / "." / "c3.txt").string()}), f.preds / "." / "c3.txt", c3, inputs);
+  expect_refused(with(vb, {"--json", (f.db / "adv" / ".." / "adv" / "adv.sqlite").string()}),
+                 f.db / "adv" / ".." / "adv" / "adv.sqlite", f.db, inputs);
+  fs::create_directory_symlink(f.db / "adv", f.t / "alias");
+  expect_refused(with(au, {"--json", (f.t / "alias" / "adv.sqlite").string()}), f.t / "alias" / "adv.sqlite", f.db, inputs);
+  fs::create_hard_link(f.spider_gold, f.t / "gold-link.txt");
+  expect_refused(with(vs, {"--json", (f.t / "gold-link.txt").string()}), f.t / "gold-link.txt", f.spider_gold, inputs);
+  // --counterexamples writes <system>/<id>.sqlite into its folder: a folder holding an input is refused.
+  expect_refused(with(vs, {"--counterexamples", f.db.string()}), f.db, f.db, inputs);
+  expect_refused(with(vb, {"--counterexamples", f.preds.string()}), f.preds, gpt, inputs);
+  expect_refused(with(vs, {"--counterexamples", f.t.string()}), f.t, f.spider_gold, inputs);
+  // Outputs elsewhere still work.
+  TimedResult ok = run_cli_timed(with(vs, {"--json", (f.t / "v.json").string(), "--counterexamples", (f.t / "cex").string()}), 120);
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_TRUE(fs::exists(f.t / "v.json"));
+  TimedResult ok2 = run_cli_timed(with(au, {"--json", (f.t / "audit.json").string()}), 120);
+  EXPECT_EQ(ok2.rc, 0) << ok2.err;
+}
+
+TEST(SafetyOutputs, VerifySpider2AndTheVerifyOptionNeverReplaceAnInput) {
+  Spider2Fixture s;
+  const fs::path pred = s.preds / "local001.sql", eval = s.gold / "spider2lite_eval.jsonl", db = s.dbs / "adv.sqlite";
+  const std::vector<fs::path> inputs = {pred, eval, db, s.meta};
+  const std::vector<std::string> v2 = {"verify", "spider2", "--pred", s.preds.string(), "--gold", s.gold.string(), "--db",
+                                       s.dbs.string(), "--meta", s.meta.string(), "--verify-budget", "1", "--no-progress"};
+  expect_refused(with(v2, {"--json", pred.string()}), pred, s.preds, inputs);
+  expect_refused(with(v2, {"--json", eval.string()}), eval, s.gold, inputs);
+  expect_refused(with(v2, {"--json", db.string()}), db, s.dbs, inputs);
+  expect_refused(with(v2, {"--json", s.meta.string()}), s.meta, s.meta, inputs);
+  expect_refused(with(v2, {"--counterexamples", s.dbs.string()}), s.dbs, s.dbs, inputs);
+  expect_refused(s.args("sql", {"--verify", "--counterexamples", s.gold.string()}), s.gold, s.gold, inputs);
+  // spider and bird --verify: the same folder check.
+  IoFx f;
+  const std::vector<fs::path> in2 = {f.preds / "c3.txt", f.preds / "gpt.json", f.spider_gold, f.db / "adv" / "adv.sqlite"};
+  expect_refused(f.spider({"--verify", "--counterexamples", f.preds.string()}), f.preds, f.preds / "c3.txt", in2);
+  expect_refused(f.bird({"--verify", "--counterexamples", f.db.string()}), f.db, f.db, in2);
+}
+
+TEST(SafetyOutputs, EveryInputOfTheCommandCounts) {
+  IoFx f;
+  // spider reads dev.json beside the gold when it writes a record (the questions).
+  spit(f.t / "dev.json", json::array({{{"question", "q"}, {"db_id", "adv"}}}).dump());
+  expect_refused(f.spider({"--json", (f.t / "dev.json").string()}), f.t / "dev.json", f.t / "dev.json", {f.t / "dev.json"});
+  // rewards: the databases the replies are graded on.
+  spit(f.t / "r.jsonl", "{\"benchmark\": \"spider\", \"db_id\": \"adv\", \"sql\": \"SELECT 1\", \"gold_sql\": \"SELECT 1\"}\n");
+  const fs::path db = f.db / "adv" / "adv.sqlite";
+  expect_refused({"rewards", "--requests", (f.t / "r.jsonl").string(), "--spider-db-dir", f.db.string(), "--out", db.string()},
+                 db, f.db, {db});
+  // uda: the LLM judge's answer cache (an SQLite file it writes) is an output too.
+  TempDir t;
+  const fs::path q = t / "Shop";
+  fs::copy(std::string(SQLGRADE_FIXTURES) + "/uda/Shop", q, fs::copy_options::recursive);
+  const fs::path attrs = q / "Shop_attributes.json";
+  expect_refused({"uda", "run", "--dataset-dir", q.string(), "--results", (t / "runs").string(), "--judge", "llm",
+                  "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m", "--llm-cache", attrs.string()},
+                 attrs, q, {attrs, q / "Products.csv"});
+}
+
 // ---------------------------------------------------------------- 12: deeply nested JSON
 
 namespace {

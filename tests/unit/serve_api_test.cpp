@@ -80,7 +80,7 @@ TEST_F(VerdictApi, StructsInStructsOut) {
   r.model_output = "```sql\nSELECT name FROM item\n```";
   Verdict w = v.verdict(r);
   EXPECT_EQ(w.reward, 0.0);
-  EXPECT_EQ(w.failure_reason, "execution_error");
+  EXPECT_EQ(w.failure_reason, "result_mismatch");  // ran, other rows (issue 30: not "did not run")
   EXPECT_TRUE(w.pred_executed.value_or(false));
   r.model_output = "```sql\nDROP TABLE item\n```";
   Verdict e = v.verdict(r);

@@ -92,7 +92,7 @@ TEST(ServeCore, Spider2GoldSqlMatchAndMismatch) {
   r = verify(s, request(sql_answer("SELECT name FROM item WHERE id < 4"), extra));
   EXPECT_EQ(r["reward"], 0.0);
   EXPECT_EQ(r["execution_match"], false);
-  EXPECT_EQ(r["failure_reason"], "execution_error");  // NeMo has no separate "wrong result" code
+  EXPECT_EQ(r["failure_reason"], "result_mismatch");  // NeMo's execution_error would say "did not run" (issue 30)
 
   // ignore_order false: the order of rows now matters
   json ordered = {{"gold_sql", "SELECT name FROM item ORDER BY id"}, {"ignore_order", false}};
@@ -325,7 +325,7 @@ TEST(ServeCore, SpiderVerdicts) {
   EXPECT_EQ(verify(s, request(sql_answer("SELECT qty, name FROM item ORDER BY qty"), g))["reward"], 1.0);
   json r = verify(s, request(sql_answer("SELECT name, qty FROM item ORDER BY name"), g));
   EXPECT_EQ(r["reward"], 0.0);
-  EXPECT_EQ(r["failure_reason"], "execution_error");
+  EXPECT_EQ(r["failure_reason"], "result_mismatch");
   // bag semantics without ORDER BY: duplicates matter
   json g2 = {{"benchmark", "spider"}, {"gold_sql", "SELECT name FROM item"}};
   EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item UNION ALL SELECT 'fig'"), g2))["reward"], 0.0);

@@ -32,7 +32,7 @@ std::vector<Case> cases() {
   json gr = {{"gold_result", json::array({json::array({json::array({"apple"}), json::array({"fig"})})})}};
   return {
       {"```sql\nSELECT price, name FROM item ORDER BY id DESC\n```", g, "none"},
-      {"```sql\nSELECT name FROM item WHERE id = 1\n```", g, "execution_error"},
+      {"```sql\nSELECT name FROM item WHERE id = 1\n```", g, "result_mismatch"},
       {"Sorry, I cannot help.", g, "no_sql_extracted"},
       {"```sql\nSELECT missing_col FROM item\n```", g, "execution_error"},
       {std::string("```sql\n") + kRunaway + "\n```", g, "timeout"},

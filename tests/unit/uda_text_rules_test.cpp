@@ -161,3 +161,36 @@ TEST(UdaQuoted, SignIsNeverPunctuation) {
   EXPECT_EQ(judge::normalize_for_compare("COVID-19"), judge::normalize_for_compare("covid 19"));
   EXPECT_EQ(judge::normalize_for_compare("1990-2000"), judge::normalize_for_compare("1990 2000"));
 }
+
+// Issue 31: a quotation mark around a whole multi-value cell is the cell's, not its first and last
+// items': removed before the split (as the plan reads a cell). Before, `"a||b||"` split into `"a`, `b`
+// and a lone `"` — an item that counted in |pred| and matched nothing (P 2/3 instead of 1).
+TEST(UdaQuoted, QuoteAroundAWholeMultiValueCellIsStrippedBeforeTheSplit) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(judge::split_multi("\"Painting||Drawing||\""), (V{"Painting", "Drawing"}));
+  EXPECT_EQ(judge::split_multi("\"University of California, Berkeley||\""), (V{"University of California, Berkeley"}));
+  EXPECT_EQ(judge::split_multi("' a || b '"), (V{"a", "b"}));
+  EXPECT_EQ(judge::split_multi("\xe2\x80\x9c" "a || b ||" "\xe2\x80\x9d"), (V{"a", "b"}));  // “a || b ||”
+  EXPECT_EQ(judge::split_multi("\" || a || b\""), (V{"a", "b"}));
+  // Items quoted one by one keep their quotes (the item rules remove them), and so does a single value.
+  EXPECT_EQ(judge::split_multi("\"a\" || \"b\""), (V{"\"a\"", "\"b\""}));
+  EXPECT_EQ(judge::split_multi("\"a\"||b||\"c\""), (V{"\"a\"", "b", "\"c\""}));
+  EXPECT_EQ(judge::split_multi("\"a, b\""), (V{"\"a, b\""}));
+  // A quote inside the cell that wraps nothing whole is text.
+  EXPECT_EQ(judge::split_multi("\"a||b"), (V{"\"a", "b"}));
+
+  judge::RulesJudge rules;
+  Table gold = make({"id", "schools"}, {{"1", "University of California, Berkeley||"},
+                                        {"2", "Painting||Drawing||Photography"},
+                                        {"3", "1842/1/27 || Paris"}});
+  Table pred = make({"id", "schools"}, {{"1", "\"University of California, Berkeley||\""},
+                                        {"2", "\"painting || drawing || photography ||\""},
+                                        {"3", "\"1842-01-27\" || \"paris\""}});
+  std::vector<KeySpec> id{{"id", 0, 0, true}};
+  auto m = evaluate_match(gold, pred, id, {col("schools", CellKind::Multi, 1, 1)}, MatchOptions{}, rules);
+  ASSERT_EQ(m.pairs.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(m.cells[0][k].p, 1.0) << "row " << k;  // before: 1/2, 3/4, 1
+  EXPECT_EQ(m.columns[0].precision, 1.0);
+  EXPECT_EQ(m.columns[0].recall, 1.0);
+  EXPECT_EQ(m.judge_questions, 0u);
+}

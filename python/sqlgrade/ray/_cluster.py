@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import SqlgradeError
 
-__all__ = ["ClusterError", "connect", "alive_nodes", "node_label", "import_ray", "die_with_parent"]
+__all__ = ["ClusterError", "connect", "alive_nodes", "node_label", "import_ray", "die_with_parent", "node_lost",
+           "wait_on_nodes"]
 
 
 class ClusterError(SqlgradeError, RuntimeError):
@@ -75,6 +76,46 @@ def _forwarded_env() -> Dict[str, str]:
 
 def alive_nodes(ray: Any) -> List[Dict[str, Any]]:
     return [n for n in ray.nodes() if n.get("Alive")]
+
+
+# What Ray raises for work placed on a node that is gone: a task pinned to it (NodeAffinity, soft=False)
+# is "unschedulable" ("The node specified via NodeAffinitySchedulingStrategy doesn't exist any more or
+# is infeasible"; sqlgrade's pinned work asks for no resource, so only a dead node makes it so), an
+# actor on it cannot be placed, or its worker dies with it.
+_NODE_LOST = ("TaskUnschedulableError", "ActorUnschedulableError", "NodeDiedError", "WorkerCrashedError",
+              "RayActorError", "ActorDiedError", "ActorUnavailableError", "OwnerDiedError", "ObjectLostError")
+
+
+def node_lost(e: BaseException) -> bool:
+    """True when ``e`` (from ``ray.get`` of work pinned to one node) says the node is gone."""
+    return any(c.__name__ in _NODE_LOST for c in type(e).__mro__)
+
+
+def wait_on_nodes(ray: Any, refs: Dict[Any, str], timeout_s: float) -> Tuple[List[Any], List[Any], List[Any]]:
+    """Waits for ``refs`` (each the work pinned to the node id it maps to) until all are ready or
+    ``timeout_s`` passes, and gives up on the work of a node that Ray no longer lists as alive (killed
+    after the caller listed it: Ray's list lags a node's death by seconds). Returns (ready, gone,
+    pending): gone = refs whose node died, pending = refs still waited for at the deadline."""
+    deadline = time.monotonic() + timeout_s
+    ready: List[Any] = []
+    gone: List[Any] = []
+    pending = list(refs)
+    while pending:
+        r, pending = ray.wait(pending, num_returns=len(pending), timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+        ready += r
+        if pending:
+            alive = {n["NodeID"] for n in alive_nodes(ray)}
+            dead = [p for p in pending if refs[p] not in alive]
+            for p in dead:
+                try:
+                    ray.cancel(p, force=True)
+                except Exception:  # noqa: BLE001 - an actor call, or already gone
+                    pass
+            gone += dead
+            pending = [p for p in pending if refs[p] in alive]
+        if pending and time.monotonic() >= deadline:
+            break
+    return ready, gone, pending
 
 
 def node_label(node_id: str, ip: str = "") -> str:

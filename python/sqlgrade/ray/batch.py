@@ -17,13 +17,14 @@ import shutil
 import subprocess
 import tempfile
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .._cli import binary
+from .._evaluate import check_outputs
 from ..errors import InputError
-from ._cluster import ClusterError, alive_nodes, connect, die_with_parent, import_ray, node_label
+from ._cluster import ClusterError, alive_nodes, connect, die_with_parent, import_ray, node_label, node_lost, wait_on_nodes
 
-__all__ = ["grade", "preflight", "BENCHMARKS"]
+__all__ = ["grade", "preflight", "BENCHMARKS", "command_inputs", "check_output"]
 
 BENCHMARKS = {"spider": 1, "bird": 1, "spider2": 1, "uda": 2}  # words of the subcommand ("uda run")
 _OWN_FLAGS = ("--shard", "--json", "--json-dir")  # set by sqlgrade.ray for each shard
@@ -44,6 +45,29 @@ def _check_command(command: Sequence[str]) -> List[str]:
     head = BENCHMARKS[cmd[0]]
     return cmd[:head] + [os.path.abspath(c) if not c.startswith("-") and not os.path.isabs(c) and os.path.exists(c)
                          else c for c in cmd[head:]]
+
+
+def command_inputs(command: Sequence[str], head: int = 0) -> List[Tuple[str, str]]:
+    """Every path the command names after its first ``head`` words — the files and folders it reads,
+    databases included — with the flag that names it: (path, flag). A folder protects every file under it."""
+    cmd = [str(c) for c in command]
+    out = []
+    for i in range(head, len(cmd)):
+        flag, eq, value = cmd[i].partition("=")
+        if cmd[i].startswith("-"):
+            path, role = (value, flag) if eq else ("", "")
+        else:
+            path, role = cmd[i], cmd[i - 1] if i > head and cmd[i - 1].startswith("-") else "the command"
+        if path and os.path.exists(path):
+            out.append((os.path.abspath(path), role))
+    return out
+
+
+def check_output(output: str, role: str, command: Sequence[str], head: int = 0) -> None:
+    """Before any work: ``output`` must not replace a path the command reads (the library's one check,
+    core/fs.hpp, as every CLI command makes it; issue 31: `grade --json pred.txt -- spider ... --pred
+    pred.txt` graded, then replaced the prediction with the merged record)."""
+    check_outputs([(output, role, False)], command_inputs(command, head))
 
 
 def _refuse_both(cmd: Sequence[str]) -> None:
@@ -123,27 +147,36 @@ def preflight(ray: Any, cmd: List[str], timeout_s: float) -> List[Dict[str, Any]
 
 def check_nodes(ray: Any, paths: List[str], timeout_s: float, need_cli: bool = True) -> List[Dict[str, Any]]:
     """The preflight: a task pinned to each alive node checks sqlgrade, (need_cli) its CLI and ``paths``;
-    a ClusterError names the node that fails or does not answer within ``timeout_s``."""
+    a ClusterError names the node that fails or does not answer within ``timeout_s``. A node that dies
+    meanwhile — or died just before and is still listed alive: its pinned task is unschedulable — is left
+    out (issue 31: the job failed in the preflight instead of grading on the nodes alive); the job
+    needs one node that passes."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     check = ray.remote(num_cpus=0, max_retries=0)(_node_check)
-    nodes = alive_nodes(ray)
-    refs = {check.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(
-        paths, need_cli): n for n in nodes}
-    ready, pending = ray.wait(list(refs), num_returns=len(refs), timeout=timeout_s)
+    nodes = {n["NodeID"]: n for n in alive_nodes(ray)}
+    refs = {check.options(scheduling_strategy=NodeAffinitySchedulingStrategy(i, soft=False)).remote(paths, need_cli): i
+            for i in nodes}
+    ready, gone, pending = wait_on_nodes(ray, refs, timeout_s)
     if pending:
-        names = ", ".join(node_label(refs[r]["NodeID"], refs[r]["NodeManagerAddress"]) for r in pending)
+        names = ", ".join(node_label(refs[r], nodes[refs[r]]["NodeManagerAddress"]) for r in pending)
         raise ClusterError(f"node(s) {names}: no answer to the sqlgrade check within {timeout_s:g} s")
     out = []
     for r in ready:
-        n = refs[r]
+        n = nodes[refs[r]]
         try:
             res = ray.get(r)
         except Exception as e:  # noqa: BLE001 - Ray wraps the worker's exception
+            if node_lost(e):
+                gone.append(r)
+                continue
             raise ClusterError(f"node {node_label(n['NodeID'], n['NodeManagerAddress'])}: {_remote_error(e)}") from None
         if res["error"]:
             raise ClusterError(f"node {res['node']}: {res['error']}")
         out.append(res)
+    if not out:
+        names = ", ".join(node_label(refs[r], nodes[refs[r]]["NodeManagerAddress"]) for r in gone) or "none listed"
+        raise ClusterError(f"no Ray node alive to grade on (gone: {names})")
     return out
 
 
@@ -155,6 +188,7 @@ def grade(command: Sequence[str], *, json_out: str, address: Optional[str] = Non
     ``{"text": merge's table, "record": the record, "parts": [{index, node, pid, seconds}]}``.
     ``timeout_s`` bounds the whole job. Raises :class:`ClusterError` naming the node on failure."""
     cmd = _check_command(command)
+    check_output(json_out, "--json", cmd, BENCHMARKS[cmd[0]])
     ray = connect(address, timeout_s=connect_timeout_s)
     if check_nodes:
         preflight(ray, cmd, min(timeout_s, 120.0))

@@ -26,8 +26,8 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
-from ._cluster import ClusterError, alive_nodes, connect, node_label
-from .batch import _merge, _refuse_both, _remote_error, check_nodes
+from ._cluster import ClusterError, alive_nodes, connect, node_label, node_lost, wait_on_nodes
+from .batch import _merge, _refuse_both, _remote_error, check_nodes, check_output
 
 __all__ = ["GraderPool", "grade_warm", "command_kwargs", "WARM_BENCHMARKS"]
 
@@ -187,25 +187,40 @@ class GraderPool:
             for _ in range(want - have.get(n["NodeID"], 0)):
                 rank = self._next_rank + len(new)
                 new.append((self._remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-                    n["NodeID"], soft=False)).remote(rank), node_label(n["NodeID"], n["NodeManagerAddress"])))
+                    n["NodeID"], soft=False)).remote(rank), node_label(n["NodeID"], n["NodeManagerAddress"]),
+                    n["NodeID"]))
         if not new:
             return
         self._next_rank += len(new)
-        refs = [a.info.remote() for a, _ in new]
-        _, pending = self.ray.wait(refs, num_returns=len(refs), timeout=self.start_timeout_s)
-        for (a, where), r in zip(new, refs):
+        refs = {a.info.remote(): node_id for a, _, node_id in new}
+        # A node that died after it was listed (Ray lists it alive for seconds) gets no grader; the others do.
+        _, gone, pending = wait_on_nodes(self.ray, refs, self.start_timeout_s)
+        started = []
+        for (a, where, _), r in zip(new, refs):
             try:
+                if r in gone:
+                    continue
                 if r in pending:
                     raise ClusterError(f"node {where}: a sqlgrade grader did not start within "
                                        f"{self.start_timeout_s:g} s (its CPUs busy with other work?)")
                 try:
                     info = self.ray.get(r)
                 except Exception as e:  # noqa: BLE001 - Ray wraps the worker's exception
+                    if node_lost(e):
+                        continue
                     raise ClusterError(f"node {where}: a sqlgrade grader failed to start: {_remote_error(e)}") from None
             except ClusterError:
-                for b, _ in new:
+                for b, _, _ in new:
                     self.ray.kill(b)
                 raise
+            started.append((a, info))
+        for a, _, _ in new:
+            if all(a is not b for b, _ in started):
+                try:
+                    self.ray.kill(a)
+                except Exception:  # noqa: BLE001 - its node is gone
+                    pass
+        for a, info in started:
             self.actors.append(a)
             self.infos.append(info)
         order = sorted(range(len(self.actors)), key=lambda k: (self.infos[k]["node_id"], self.infos[k]["rank"]))
@@ -346,6 +361,7 @@ def grade_warm(command: Sequence[str], *, json_out: str, address: Optional[str] 
     ``{"text", "record", "parts": [{index, node, pid, rank, seconds, warm}], "lost": [...], "graders"}``.
     ``timeout_s`` bounds the batches; a ClusterError names the node on failure."""
     benchmark, kwargs = command_kwargs(command)
+    check_output(json_out, "--json", command, 2 if benchmark == "uda" else 1)
     own = pool is None
     if own:
         paths = [v for v in kwargs.values() if isinstance(v, str) and os.path.isabs(v) and os.path.exists(v)]

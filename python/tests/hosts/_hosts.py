@@ -13,7 +13,8 @@ from typing import Dict, List, Optional, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY_ROOT = os.path.dirname(os.path.dirname(HERE))  # python/
 REPO = os.path.dirname(PY_ROOT)
-GYM_VENV = os.path.join(REPO, ".venv-gym")
+# NeMo Gym's venv: .venv-gym (nemo-gym 0.4.0), or SQLGRADE_GYM_VENV (ctest python.hosts.nemo_gym7: .venv-gym7, 0.7.0)
+GYM_VENV = os.environ.get("SQLGRADE_GYM_VENV") or os.path.join(REPO, ".venv-gym")
 
 
 def build_dir() -> str:

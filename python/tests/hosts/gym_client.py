@@ -1,12 +1,13 @@
-"""Run by NeMo Gym's own interpreter (.venv-gym, nemo-gym 0.4.0) for test_nemo_gym.py: Gym's client
+"""Run by NeMo Gym's own interpreter (.venv-gym: nemo-gym 0.4.0; .venv-gym7: 0.7.0) for test_nemo_gym.py and
+bench/gym_side_by_side.py (gym_run.client): Gym's client
 (nemo_gym.server_utils.ServerClient, found through Gym's head server) posts the same verify requests to
 Gym's Python resources servers and to sqlgrade's, validates sqlgrade's replies with Gym's own response
 models, and times a batch through each.
 
     python gym_client.py SPEC.json   ->   one JSON object on stdout
 
-SPEC: {"head_port", "parity": [{"gym", "ours", "model", "rows"}], "bench": {"gym", "ours", "rows"},
-       "concurrency"}
+SPEC: {"head_port", "parity": [{"gym", "ours", "model", "rows"}], "benches": [{"gym", "ours", "rows"}],
+       "concurrency"}   ->   {"parity": [...], "bench": {server: {"seconds", "rewards", "failure_reasons"}}}
 """
 
 from __future__ import annotations
@@ -52,9 +53,13 @@ async def main(spec: Dict[str, Any]) -> Dict[str, Any]:
         gym = await _verify_all(client, p["gym"], p["rows"], 8)
         ours = await _verify_all(client, p["ours"], p["rows"], 8)
         model = _model(p["model"])
-        for o in ours:  # Gym's client side accepts sqlgrade's replies as its own server's
-            model.model_validate(o)
-            BaseVerifyResponse.model_validate(o)
+        invalid = []
+        for i, o in enumerate(ours):  # Gym's client side accepts sqlgrade's replies as its own server's
+            for m in (model, BaseVerifyResponse):
+                try:
+                    m.model_validate(o)
+                except ValueError as e:  # pydantic's ValidationError
+                    invalid.append(f"row {i}: {m.__name__}: {' '.join(str(e).split())[:300]}")
         stripped = [{"_ng_task_index": i, "_ng_rollout_index": 0, "reward": o["reward"], **{
             k: o[k] for k in ("failure_reason",) if k in o}} for i, o in enumerate(ours)]
         agg = await _post(client, p["ours"], "/aggregate_metrics", {"verify_responses": stripped})
@@ -64,14 +69,15 @@ async def main(spec: Dict[str, Any]) -> Dict[str, Any]:
         await raise_for_status(res)
         root = await client.get(server_name=p["ours"], url_path="/")
         out["parity"].append({"gym": gym, "ours": ours, "aggregate": agg, "gym_aggregate": gym_agg,
-                              "reverify_mode": await get_response_json(res), "root_status": root.status})
-    b = spec.get("bench")
-    if b:
+                              "reverify_mode": await get_response_json(res), "root_status": root.status,
+                              "invalid": invalid})
+    for b in spec.get("benches", []):
         for name in (b["gym"], b["ours"]):
             await _verify_all(client, name, b["rows"][:32], spec["concurrency"])  # warm both (connections, golds)
             t0 = time.perf_counter()
             replies = await _verify_all(client, name, b["rows"], spec["concurrency"])
-            out["bench"][name] = {"seconds": time.perf_counter() - t0, "rewards": [r["reward"] for r in replies]}
+            out["bench"][name] = {"seconds": time.perf_counter() - t0, "rewards": [r["reward"] for r in replies],
+                                  "failure_reasons": [r.get("failure_reason") for r in replies]}
     return out
 
 

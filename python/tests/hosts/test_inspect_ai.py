@@ -26,6 +26,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from conftest import data_dir, needs_native  # noqa: E402
 from sqlgrade._datasets import rows  # noqa: E402
+from sqlgrade.results import STAGES  # noqa: E402
 from sqlgrade.inspect_ai import bird, spider  # noqa: E402
 
 DATA = data_dir()
@@ -70,7 +71,11 @@ def test_inspect_eval_with_the_mock_model(benchmark, folder, task, tmp_path):
     metrics = log.results.scores[0].metrics
     assert metrics["accuracy"].value == pytest.approx(sum(expected.values()) / N)
     reasons = {s.id: s.scores["sqlgrade"].metadata["failure_reason"] for s in log.samples}
-    assert sorted(set(reasons.values())) == ["execution_error", "no_sql_extracted", "none"]
+    # wrong: ran and returned other rows (result_mismatch, issue 30); error: did not run
+    assert sorted(set(reasons.values())) == ["execution_error", "no_sql_extracted", "none", "result_mismatch"]
+    wrong_id = list(expected)[1]
+    assert reasons[wrong_id] == "result_mismatch"
+    assert all(s.scores["sqlgrade"].metadata["stage"] in STAGES for s in log.samples)
     think_id = list(expected)[5]
     assert reasons[think_id] == "no_sql_extracted"
     assert all(s.scores["sqlgrade"].answer for s in log.samples if expected[s.id] == 1.0)

@@ -92,7 +92,8 @@ def test_openrlhf_http_reward_client_against_sqlgrade_serve(fixture_server, dbs:
     assert len(replies) == 1
     assert replies[0]["rewards"] == [1.0, 0.0, 0.0] and replies[0]["scores"] == [1.0, 0.0, 0.0]
     # sql_graded: 1.0 per rollout graded within the request budget (docs/serve.md, issue 19)
-    assert set(replies[0]["extra_logs"]) == {"sql_acc", "sql_found", "sql_executed", "sql_graded"}
+    assert set(replies[0]["extra_logs"]) == {"sql_acc", "sql_found", "sql_executed", "sql_graded", "sql_refuted",
+                                             "sql_unverified"}
     assert replies[0]["extra_logs"]["sql_graded"] == [1.0, 1.0, 1.0]
     assert file_hashes(dbs.all_files()) == before
 

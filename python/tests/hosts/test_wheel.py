@@ -124,7 +124,9 @@ def test_wheel_contents(wheel):
     for need in ("sqlgrade/__init__.py", "sqlgrade/__main__.py", "sqlgrade/_cli.py", "sqlgrade/py.typed",
                  "sqlgrade/_native.pyi", "sqlgrade/bin/sqlgrade", "sqlgrade/lib/libduckdb.so", "sqlgrade/verl.py",
                  "sqlgrade/inspect_ai/scorer.py", "sqlgrade/lm_eval/__init__.py",
-                 "sqlgrade/_bounds_table.json"):  # the table of bounds as data (server-only mode, issue 20)
+                 "sqlgrade/_bounds_table.json",  # the table of bounds as data (server-only mode, issue 20)
+                 "sqlgrade/gym.py", "sqlgrade/gym_server/app.py", "sqlgrade/gym_server/configs/bird_sql.yaml",
+                 "sqlgrade/gym_server/requirements.txt"):  # the NeMo Gym folder (python -m sqlgrade.gym install)
         assert need in names, need
     assert [n for n in names if re.fullmatch(r"sqlgrade/_native\.cpython-.*\.so", n)]
     assert "sqlgrade = sqlgrade._cli:main" in ep and "[inspect_ai]" in ep

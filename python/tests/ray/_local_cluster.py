@@ -9,6 +9,16 @@ which would end every Ray of the machine).
 Ray's node start has fixed internal limits (agents must register within a time that a loaded 2-core
 machine can exceed): a node that is not up within its deadline is stopped and started again, at most
 twice (bounded retries, reported).
+
+The Ray Client server (``ray://``) is started by ``client_server()``, on free ports (issue 31): `ray start
+--ray-client-server-port` starts Ray's proxy, which starts one "specific server" per client on the
+first free port from 23000 — a port every Ray of the machine (other test runs included) starts from,
+so that two clients at once could both pick it, and the second one's server failed ("Starting Ray
+client server failed", ray_client_server_23000). Here the head's proxy (on a free port: `ray start`
+cannot start without one) is left unused, and this module starts Ray's own proxy
+(ray.util.client.server --mode proxy, the code `ray start` runs) with its specific-server ports moved
+to a block that was free, waiting up to 120 s (not 30) for a specific server to answer on a loaded
+machine; a proxy not up within its deadline is started again (at most twice, reported).
 """
 
 from __future__ import annotations
@@ -39,8 +49,8 @@ class LocalCluster:
         self.tmp = tempfile.mkdtemp(prefix="sr", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
         self.port = free_port()
         self.address = f"127.0.0.2:{self.port}"
-        self.client_port = free_port()  # the head's Ray Client server: drivers elsewhere join as ray://
-        self.client_address = f"ray://127.0.0.2:{self.client_port}"
+        self.client_port = 0  # the Ray Client server (client_server()): drivers elsewhere join as ray://
+        self.client_address = ""
         self.token = token or secrets.token_hex(32)  # a driver must have it in its environment before `import ray`
         self.start_timeout_s = start_timeout_s
         self.procs: Dict[str, subprocess.Popen] = {}
@@ -48,7 +58,7 @@ class LocalCluster:
         self.retries = 0
         self.env = self._env()
         self._start("head", ["--head", "--port", str(self.port), "--node-ip-address", "127.0.0.2",
-                             "--ray-client-server-port", str(self.client_port),
+                             "--ray-client-server-port", str(free_port()),  # its own proxy, left unused
                              "--include-dashboard", "false", "--temp-dir", os.path.join(self.tmp, "t"),
                              "--resources", '{"node_a": 1}'], expect_nodes=1)
         for i in range(workers):
@@ -74,7 +84,7 @@ class LocalCluster:
         if ray != RAY:  # nothing of this checkout on the node's Python path
             env = {k: v for k, v in self.env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         self._start(name, ["--address", self.address, "--node-ip-address", ip, "--resources", json.dumps(resources)],
-                    expect_nodes=len(self.procs) + 1, ray=ray, env=env)
+                    expect_nodes=len([n for n in self.procs if n != "client"]) + 1, ray=ray, env=env)
 
     def _start(self, name: str, args: List[str], expect_nodes: int, ray: str = RAY,
                env: Optional[Dict[str, str]] = None) -> None:
@@ -90,6 +100,37 @@ class LocalCluster:
             self.kill(name)
             self.retries += 1
         raise RuntimeError(f"ray start {name}: not up after 3 attempts; log {self.logs[name]}:\n" + self.tail(name))
+
+    def client_server(self, start_timeout_s: float = 120.0) -> str:
+        """The ``ray://`` address of a Ray Client server for this cluster, started on first use (free
+        ports; at most three starts)."""
+        if self.client_address and self.procs.get("client") and self.procs["client"].poll() is None:
+            return self.client_address
+        patch = ("import runpy, sys; import ray.util.client.server.proxier as p; "
+                 "p.MIN_SPECIFIC_SERVER_PORT, p.MAX_SPECIFIC_SERVER_PORT = int(sys.argv[1]), int(sys.argv[2]); "
+                 "sys.argv = sys.argv[:1] + sys.argv[3:]; "
+                 "runpy.run_module('ray.util.client.server', run_name='__main__', alter_sys=True)")
+        env = dict(self.env, RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S="120")
+        for attempt in range(3):
+            port, base = free_port(), free_port("127.0.0.1")
+            log = os.path.join(self.tmp, f"client.{attempt}.log")
+            self.logs["client"] = log
+            with open(log, "w") as f:
+                self.procs["client"] = subprocess.Popen(
+                    [sys.executable, "-c", patch, str(base), str(base + 16), f"--address={self.address}",
+                     "--host=127.0.0.2", f"--port={port}", "--mode=proxy"],
+                    env=env, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+            deadline = time.monotonic() + start_timeout_s
+            while time.monotonic() < deadline and self.procs["client"].poll() is None:
+                try:
+                    socket.create_connection(("127.0.0.2", port), timeout=2).close()
+                    self.client_port, self.client_address = port, f"ray://127.0.0.2:{port}"
+                    return self.client_address
+                except OSError:
+                    time.sleep(0.5)
+            self.kill("client")
+            self.retries += 1
+        raise RuntimeError(f"Ray Client server: not up after 3 attempts; log {self.logs['client']}:\n" + self.tail("client"))
 
     def tail(self, name: str, n: int = 4000) -> str:
         with open(self.logs[name], encoding="utf-8", errors="replace") as f:

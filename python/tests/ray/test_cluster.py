@@ -358,9 +358,19 @@ def test_a_ray_client_address_grades_like_one_process(cluster: LocalCluster, tmp
     subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
     out = tmp_path / "client.json"
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    p = subprocess.run([sys.executable, "-m", "sqlgrade.ray", "grade", *warm, "--address", cluster.client_address,
-                        "--json", str(out), "--timeout", "600", "--", *cmd],
-                       capture_output=True, text=True, timeout=900, env=env)
+    address = cluster.client_server()  # on free ports (_local_cluster.py)
+    # Ray's proxy starts a server per client; on a loaded machine that start can fail inside Ray ("Starting
+    # Ray client server failed", "Proxy failed to Connect to backend"): such a run is started again, at
+    # most twice, and reported. Any other failure fails the test.
+    for attempt in range(3):
+        p = subprocess.run([sys.executable, "-m", "sqlgrade.ray", "grade", *warm, "--address", address,
+                            "--json", str(out), "--timeout", "600", "--", *cmd],
+                           capture_output=True, text=True, timeout=900, env=env)
+        if p.returncode == 0 or not any(m in p.stderr for m in ("Starting Ray client server failed",
+                                                                 "Proxy failed to Connect to backend")):
+            break
+        print(f"\nray client: attempt {attempt + 1} defeated by Ray's client server start, retried: "
+              f"{p.stderr.strip().splitlines()[-1][:300]}")
     assert p.returncode == 0, p.stderr[-3000:]
     assert "node" in p.stderr  # the summary line naming the nodes that graded
     with open(out, encoding="utf-8") as f, open(ref, encoding="utf-8") as g:
@@ -473,3 +483,52 @@ def test_batch_and_reward_stream_survive_a_killed_node(cluster: LocalCluster, bi
     _assert_same_run(result["out"]["record"], big_set["ref"])
     after = [r["node"] for r in _stream(backend, rows[:20], lambda n: None)]
     assert len(set(after)) == 1  # every database is now served by the node left
+
+
+def test_a_job_started_right_after_a_node_died_grades_on_the_nodes_alive(cluster: LocalCluster, tmp_path) -> None:
+    """Issue 31: a node's processes are killed and a job starts at once — `python -m sqlgrade.ray grade`
+    (shard tasks, a fresh driver) and, beside it, warm graders in this process. Ray still lists the
+    dead node as alive for seconds; its pinned preflight task was "unschedulable" ("The node specified
+    via NodeAffinitySchedulingStrategy doesn't exist any more or is infeasible") and failed the job.
+    Now the dead node is left out and both jobs grade on the nodes alive, each record equal to one
+    process's. (Last: the cluster keeps a dead node in its list.)"""
+    from sqlgrade.ray import grade_warm
+
+    gold, pred = str(tmp_path / "gold.sql"), str(tmp_path / "pred.txt")
+    with open(os.path.join(SPIDER, "dev_gold.sql"), encoding="utf-8") as f, open(gold, "w", encoding="utf-8") as g:
+        g.writelines(f.readlines()[:300])
+    with open(PRED, encoding="utf-8") as f, open(pred, "w", encoding="utf-8") as g:
+        g.writelines(f.readlines()[:300])
+    cmd = ["spider", "--gold", gold, "--pred", pred, "--db", os.path.join(SPIDER, "database"), "--etype", "exec",
+           "--jobs", "1"]
+    ref = str(tmp_path / "ref.json")
+    subprocess.run([sqlgrade_bin(), *cmd, "--json", ref], check=True, capture_output=True, timeout=600)
+    with open(ref, encoding="utf-8") as f:
+        reference = json.load(f)
+    from sqlgrade.ray._cluster import connect
+
+    connect(cluster.address)
+    cluster.add_node("node4", "127.0.0.5", {"node_d": 1})
+    deadline = time.monotonic() + 120
+    while not any(n["Alive"] and n["NodeManagerAddress"] == "127.0.0.5" for n in ray.nodes()):
+        assert time.monotonic() < deadline, "node4 never joined"
+        time.sleep(0.5)
+    cluster.kill("node4")  # SIGKILL: its raylet, workers and agents
+    assert any(n["Alive"] and n["NodeManagerAddress"] == "127.0.0.5" for n in ray.nodes())  # still listed alive
+    env = {k: v for k, v in os.environ.items()}
+    driver = subprocess.Popen([sys.executable, "-m", "sqlgrade.ray", "grade", "--address", cluster.address,
+                               "--json", str(tmp_path / "shards.json"), "--shards", "2", "--timeout", "600", "--",
+                               *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        warm = grade_warm(cmd, json_out=str(tmp_path / "warm.json"), address=cluster.address, batches=2,
+                          timeout_s=600)
+        out, err = driver.communicate(timeout=900)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    assert driver.returncode == 0, err[-3000:]
+    with open(tmp_path / "shards.json", encoding="utf-8") as f:
+        _assert_same_run(json.load(f), reference)
+    _assert_same_run(warm["record"], reference)
+    assert all("127.0.0.5" not in g["node"] for g in warm["graders"])  # no grader on the dead node

@@ -19,6 +19,7 @@ const char* to_string(ExtractSource s) {
     case ExtractSource::JsonAnswer: return "json_answer";
     case ExtractSource::RawText: return "raw_text";
     case ExtractSource::UnclosedThink: return "unclosed_think";
+    case ExtractSource::Filler: return "filler";
   }
   return "none";
 }
@@ -224,6 +225,7 @@ std::optional<std::string_view> answer_after_think(std::string_view text) {
 }
 
 Extracted extract_sql(std::string_view text, const ExtractOptions& opt) {
+  if (opt.preset != ExtractPreset::Sqlgrade) return gym_bird_extract(text, opt.preset);
   Extracted out;
   if (opt.after_think) {
     auto answer = answer_after_think(text);

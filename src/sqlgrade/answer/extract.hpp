@@ -34,8 +34,12 @@ namespace sqlgrade::answer {
 // The options are the public struct of include/sqlgrade/extract.hpp (one definition, one set of defaults).
 using ExtractOptions = sqlgrade::ExtractOptions;
 
-enum class ExtractSource { None, SqlBlock, GenericBlock, Tag, JsonAnswer, RawText, UnclosedThink };
+enum class ExtractSource { None, SqlBlock, GenericBlock, Tag, JsonAnswer, RawText, UnclosedThink, Filler };
 const char* to_string(ExtractSource s);
+
+// "sqlgrade" | "gym-bird-0.4" | "gym-bird-0.7"; parse: nullopt for another name.
+const char* to_string(ExtractPreset p);
+std::optional<ExtractPreset> preset_from_name(std::string_view name);
 
 struct Extracted {
   std::optional<std::string> sql;  // nullopt (or never empty) when no SQL was found
@@ -43,6 +47,10 @@ struct Extracted {
 };
 
 Extracted extract_sql(std::string_view text, const ExtractOptions& opt = {});
+
+// NeMo Gym bird_sql's extract_sql_from_response of one version (gym_bird.cpp; preset != Sqlgrade):
+// source SqlBlock with the SQL, or Filler with `SELECT 1` (0.4), or None (0.7: no block).
+Extracted gym_bird_extract(std::string_view text, ExtractPreset preset);
 
 // The part of a model answer that is graded under after_think: the text after the last "</think>"
 // (the whole text when there is none); nullopt when a "<think>" is still open in it.

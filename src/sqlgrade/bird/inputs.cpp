@@ -57,7 +57,11 @@ PairBy pair_by_from_name(const std::string& s) {
 }
 
 void check_required(const Options& o) {
-  if (o.predicted_sql_path.empty() || o.ground_truth_path.empty() || o.db_root_path.empty())
+  if (o.predicted_sql_path.empty() || o.ground_truth_path.empty())
+    throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, "
+                             "--ground_truth_path, --db_root_path)");
+  // MySQL and PostgreSQL run on the server --dsn names; the official scripts ignore --db_root_path there.
+  if (o.db_root_path.empty() && o.sql_dialect == "SQLite")
     throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, "
                              "--ground_truth_path, --db_root_path)");
 }
@@ -192,6 +196,19 @@ std::pair<std::string, std::string> split_prediction(const std::string& raw, boo
   if (had_separator) *had_separator = one;
   if (one) return {raw.substr(0, p), raw.substr(p + sep.size())};
   return {trim(raw), ""};
+}
+
+std::vector<IoPath> run_inputs(const Options& opt, const std::vector<std::string>& preds) {
+  std::vector<IoPath> in{{opt.diff_json_path, "--diff_json_path"}, {opt.db_root_path, "--db_root_path", {".sqlite"}},
+                         {opt.ground_truth_path, "--ground_truth_path"}};
+  for (const auto& p : preds) {
+    Options o = opt;
+    o.predicted_sql_path = p;
+    const InputFiles f = input_files(o);
+    in.push_back({f.pred, "--predicted_sql_path"});
+    in.push_back({f.gold, "--ground_truth_path"});
+  }
+  return in;
 }
 
 }  // namespace sqlgrade::bird

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sqlgrade/bird/run.hpp"
+#include "sqlgrade/core/fs.hpp"
 
 namespace sqlgrade::bird {
 
@@ -47,5 +48,10 @@ std::vector<QuestionInfo> load_questions(const std::string& path);
 // unstripped; otherwise (Mini-Dev) the whole string stripped and db_id "" (the official code would use
 // "financial", which only matters in the original layout, where it crashes instead).
 std::pair<std::string, std::string> split_prediction(const std::string& raw, bool* had_separator = nullptr);
+
+// Every path a BIRD run of these prediction files reads — each prediction and gold file (the original
+// layout's predict_<mode>.json and <mode>_gold.sql included), the difficulty file and the databases
+// (every .sqlite under --db_root_path): what no output may replace (core/fs.hpp, issue 31).
+std::vector<IoPath> run_inputs(const Options& opt, const std::vector<std::string>& preds);
 
 }  // namespace sqlgrade::bird

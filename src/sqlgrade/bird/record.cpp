@@ -9,6 +9,7 @@
 
 #include "sqlgrade/bird.hpp"
 #include "sqlgrade/bird/run.hpp"
+#include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
@@ -70,8 +71,9 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   rec.inputs.push_back(runs::input_ref("gold", "gold", opt.ground_truth_path));
   rec.inputs.push_back(runs::input_ref("pred", "pred", opt.predicted_sql_path));
   if (!opt.diff_json_path.empty()) rec.inputs.push_back(runs::input_ref("difficulty", "gold", opt.diff_json_path));
-  rec.inputs.push_back(runs::input_ref("db", "gold", opt.db_root_path, runs::HashInputs::None));
-  rec.engines.push_back({"sqlite", r.engine_version});
+  if (r.engine == "sqlite") rec.inputs.push_back(runs::input_ref("db", "gold", opt.db_root_path, runs::HashInputs::None));
+  else rec.options["dsn"] = parse_server_dsn(opt.dsn).redacted();  // the password never reaches a record
+  rec.engines.push_back({r.engine, r.engine_version});
   if (opt.meta_time_out > 0) rec.timeout_s = opt.meta_time_out;
   rec.shard = runs::shard_option(opt.shard_index, opt.shard_count, opt.shard_by);
   rec.category_axes.push_back({"difficulty", {"simple", "moderate", "challenging"}});

@@ -4,7 +4,6 @@
 #include "sqlgrade/bird/run.hpp"
 
 #include <nlohmann/json.hpp>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,9 +12,9 @@
 #include <set>
 
 #include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/bird/backend.hpp"
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/bird/inputs.hpp"
-#include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
@@ -25,6 +24,7 @@
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/runs/result_rows.hpp"
+#include "sqlgrade/py/equality.hpp"
 #include "sqlgrade/py/number.hpp"
 
 namespace sqlgrade::bird {
@@ -68,6 +68,13 @@ struct Outcome {
   ResultRows gold_first, pred_first;
 };
 
+bool has_unhashable(const Table& t) {
+  for (const Row& r : t.rows)
+    for (const Value& v : r)
+      if (v.kind == Kind::Unhashable) return true;
+  return false;
+}
+
 std::string failure_status(const char* side, ExecStatus s) {
   return std::string(side) + (s == ExecStatus::Timeout ? "_timeout" : s == ExecStatus::TooLarge ? "_too_large" : "_error");
 }
@@ -101,6 +108,13 @@ Outcome check(Metric m, const ExecResult& g, const ExecResult& p, double pred_ti
       o.score = 0;
       o.status = failure_status("pred", ExecStatus::Timeout);
       o.reason = "timeout after " + std::to_string(pred_timeout_s) + " s (comparing the result)";
+    } catch (const py::Unhashable& e) {
+      // A list or dict cell (a PostgreSQL array, a JSON object): set() raises TypeError in the official
+      // script, whose handler scores the pair 0 — whichever side holds it.
+      o.correct = false;
+      o.score = 0;
+      o.status = failure_status(has_unhashable(g.table) ? "gold" : "pred", ExecStatus::Error);
+      o.reason = std::string("TypeError: ") + e.what() + " (the official script's set() of the rows raises)";
     }
   }
   return o;
@@ -122,18 +136,19 @@ void apply(Instance& it, const Outcome& o) {
 
 using Clock = std::chrono::steady_clock;
 
-// VES / R-VES of a correct pair: alternate pred / gold `repeat` times on this thread's connection; the
-// timer covers the engine call (prepare + step to the end + row copy), i.e. execute + fetchall without
-// connecting. A failure or the budget (meta_time_out x repeat) exceeded scores 0.
-void time_pair(Outcome& o, SqliteDb& db, const exec::Item& item, const Options& opt, const Limits& pred_lim,
+// VES / R-VES of a correct pair: alternate pred / gold `repeat` times; SQLite's timer covers the engine
+// call (prepare + step to the end + row copy), i.e. execute + fetchall without connecting; a server's is
+// the time the server reports (backend.hpp). A failure or the budget (meta_time_out x repeat) exceeded
+// scores 0.
+void time_pair(Outcome& o, Backend& db, const exec::Item& item, const Options& opt, const Limits& pred_lim,
                const Limits& gold_lim) {
   const int repeat = std::max(1, opt.repeat);
   std::vector<double> ratios;
   ratios.reserve(repeat);
   auto budget_end = Clock::now() + std::chrono::duration<double>(opt.meta_time_out > 0 ? opt.meta_time_out * repeat : 1e18);
   for (int r = 0; r < repeat; ++r) {
-    ExecResult tp = db.execute(item.pred, pred_lim);
-    ExecResult tg = db.execute(item.gold, gold_lim);
+    ExecResult tp = db.timed(item.db, item.pred, pred_lim);
+    ExecResult tg = db.timed(item.db, item.gold, gold_lim);
     if (!tp.ok() || !tg.ok()) {
       o.status = !tp.ok() ? "pred_timeout" : "gold_timeout";
       o.reason = "during timing: " + (!tp.ok() ? tp.error : tg.error);
@@ -216,12 +231,10 @@ struct Grading {
   size_t n = 0;
   std::vector<int> pred_of{};    // gold index -> prediction entry index
   std::vector<char> in_shard{};  // per gold index
+  Backend* backend = nullptr;    // where the queries run (--sql_dialect)
 };
 
 void read_inputs(Grading& g) {
-  if (g.opt.sql_dialect != "SQLite")
-    throw InputError("--sql_dialect", "only SQLite is supported (MySQL/PostgreSQL need a server; the official "
-                                      "scripts use hard-coded localhost credentials)");
   g.files = input_files(g.opt);
   if (g.files.original) g.rr.layout = Layout::Original;
   g.gold = load_gold(g.files.gold);
@@ -454,19 +467,14 @@ void build_instances(Grading& g) {
 void check_databases(const Grading& g) {
   std::set<std::string> dbs;
   for (auto& it : g.rr.items) dbs.insert(it.db_id);
-  std::error_code ec;
   for (auto& d : dbs) {
-    std::string p = db_file(g.opt.db_root_path, d);
-    bool plain = is_plain_name(d);
-    if (plain && fs::is_regular_file(p, ec)) continue;
     long line = 0;
     for (auto& gi : g.gold)
       if (gi.db_id == d) {
         line = gi.line;
         break;
       }
-    throw InputError(g.files.gold, plain ? "database not found: " + p
-                                         : "db_id '" + d + "' is not a folder name inside --db_root_path", line);
+    g.backend->check_database(d, g.files.gold, line);
   }
 }
 
@@ -491,24 +499,22 @@ void assign_ids(Grading& g) {
 // the official script does.
 void grade(Grading& g, SharedCache& cache, const Limits& pred_lim, const Limits& gold_lim) {
   const Options& opt = g.opt;
-  SqliteOptions sopt;
-  sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's default text_factory raises
-  sopt.empty_is_ok = true;                              // cursor.execute(" ") returns no rows
+  Backend& db = *g.backend;
   std::vector<size_t> pending;
   std::vector<exec::Item> work;
   for (size_t i = 0; i < g.n; ++i) {
     const Instance& it = g.rr.items[i];
     if (!it.has_pred || !g.in_shard[i]) continue;  // nothing to compare: the gold need not run
     pending.push_back(i);
-    work.push_back({db_file(opt.db_root_path, it.db_id), it.gold_sql, it.pred_sql});
+    work.push_back({db.location(it.db_id), it.gold_sql, it.pred_sql});
   }
   const bool ves = opt.metric == Metric::Ves || opt.metric == Metric::RVes;
   exec::Steps<ExecResult, ExecResult, Outcome> steps{
-      [&](const exec::Item& w) { return SqlitePool::lease(w.db, sopt)->execute(w.gold, gold_lim); },
-      [&](const exec::Item& w) { return SqlitePool::lease(w.db, sopt)->execute(w.pred, pred_lim); },
+      [&](const exec::Item& w) { return db.execute(w.db, w.gold, gold_lim); },
+      [&](const exec::Item& w) { return db.execute(w.db, w.pred, pred_lim); },
       [&](const exec::Item& w, const ExecResult& gr, const ExecResult& pr) {
         Outcome o = check(opt.metric, gr, pr, pred_lim.timeout_s, opt.keep_rows);
-        if (ves && o.correct) time_pair(o, *SqlitePool::lease(w.db, sopt), w, opt, pred_lim, gold_lim);
+        if (ves && o.correct) time_pair(o, db, w, opt, pred_lim, gold_lim);
         return o;
       }};
   Progress progress("bird " + std::string(metric_name(opt.metric)), work.size(), opt.progress);
@@ -540,12 +546,15 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   rr.opt = opt;
   rr.metric = opt.metric;
   rr.sql_dialect = opt.sql_dialect;
-  rr.engine_version = sqlite3_libversion();
   rr.started_at = runs::utc_now_iso8601();
+  const std::unique_ptr<Backend> backend = make_backend(opt);
+  rr.engine = backend->engine();
+  rr.engine_version = backend->engine_version();
   Grading g{opt, rr, [&](const std::string& w) {
               rr.warnings.push_back(w);
               if (warn_cb) warn_cb(w);
             }};
+  g.backend = backend.get();
   read_inputs(g);
   check_questions(g);
   pair_predictions(g);

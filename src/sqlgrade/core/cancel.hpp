@@ -19,18 +19,22 @@ class CancelToken {
   enum class Reason { None, Cancelled, Deadline, Parent };
 
   explicit CancelToken(const CancelToken* parent = nullptr, Clock::time_point deadline = Clock::time_point::max())
-      : parent_(parent), deadline_(deadline) {}
+      : parent_(parent), deadline_(deadline.time_since_epoch().count()) {}
   CancelToken(const CancelToken&) = delete;
   CancelToken& operator=(const CancelToken&) = delete;
 
   void cancel() { flag_.store(true, std::memory_order_relaxed); }
-  Clock::time_point deadline() const { return deadline_; }
+  Clock::time_point deadline() const { return Clock::time_point(Clock::duration(deadline_.load(std::memory_order_relaxed))); }
+  // Sets the deadline later (the reward server starts a request's budget when a worker takes it, not
+  // when it is queued). Any thread; the work reads it at its next check.
+  void set_deadline(Clock::time_point d) { deadline_.store(d.time_since_epoch().count(), std::memory_order_relaxed); }
   const CancelToken* parent() const { return parent_; }
 
   // Why the work must stop (None: it may go on). Cancelled wins over Deadline over Parent.
   Reason reason() const {
     if (flag_.load(std::memory_order_relaxed)) return Reason::Cancelled;
-    if (deadline_ != Clock::time_point::max() && Clock::now() >= deadline_) return Reason::Deadline;
+    const Clock::time_point d = deadline();
+    if (d != Clock::time_point::max() && Clock::now() >= d) return Reason::Deadline;
     if (parent_ && parent_->cancelled()) return Reason::Parent;
     return Reason::None;
   }
@@ -39,7 +43,7 @@ class CancelToken {
  private:
   std::atomic<bool> flag_{false};
   const CancelToken* parent_;
-  Clock::time_point deadline_;
+  std::atomic<Clock::rep> deadline_;  // Clock::time_point's count (max(): none)
 };
 
 namespace cancel_detail {

@@ -244,7 +244,45 @@ bool is_within(const fs::path& inner, const fs::path& outer) {
 
 }  // namespace
 
+namespace {
+
+// The regular files (not through symlinks) under an existing folder, as outputs of `role`; an
+// InputError past 100,000 (`why`: what the folder is for).
+std::vector<IoPath> files_under(const IoPath& folder, const fs::path& real, const char* why) {
+  std::vector<IoPath> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(real, ec), end; !ec && it != end; it.increment(ec)) {
+    if (files.size() >= 100000)
+      throw InputError(folder.path.string(), std::string("holds more than 100000 files; ") + why + ", choose another");
+    if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back({it->path(), folder.role});
+  }
+  return files;
+}
+
+// An output folder the command writes into: no input inside it, none of its files an input.
+void check_output_folder(const IoPath& folder, const std::vector<IoPath>& inputs) {
+  std::error_code ec;
+  if (!fs::is_directory(folder.path, ec)) return;  // not there yet (or not a folder: the writer says so)
+  const fs::path f = fs::canonical(folder.path, ec);
+  if (ec) return;
+  for (const auto& i : inputs) {
+    std::error_code iec;
+    if (i.path.empty()) continue;
+    const fs::path c = fs::canonical(i.path, iec);
+    if (!iec && is_within(c, f))
+      throw InputError(folder.path.string(), "the " + folder.role + " output would replace the input " +
+                                                 i.path.string() + " (" + i.role + ") inside it; write it elsewhere");
+  }
+  std::vector<IoPath> files = files_under(folder, f, "an output folder is written into");
+  for (auto& x : files) x.role = folder.role + " (a file inside it)";
+  check_outputs_spare_inputs(files, inputs);
+}
+
+}  // namespace
+
 void check_outputs_spare_inputs(const std::vector<IoPath>& outputs, const std::vector<IoPath>& inputs) {
+  for (const auto& o : outputs)
+    if (o.folder && !o.path.empty()) check_output_folder(o, inputs);
   // The existing entries the outputs would replace: their folder resolved, their own name not (a
   // symlink there is replaced, never written through). Outputs that do not exist replace nothing.
   struct Out {
@@ -254,7 +292,7 @@ void check_outputs_spare_inputs(const std::vector<IoPath>& outputs, const std::v
   };
   std::vector<Out> outs;
   for (const auto& o : outputs) {
-    if (o.path.empty()) continue;
+    if (o.path.empty() || o.folder) continue;
     std::error_code ec;
     const fs::path parent = o.path.has_parent_path() ? o.path.parent_path() : fs::path(".");
     Out x{&o, fs::weakly_canonical(parent, ec) / o.path.filename(), {}};
@@ -309,13 +347,7 @@ void check_output_folder_spares_inputs(const IoPath& folder, const std::vector<I
       throw InputError(folder.path.string(), "would remove " + i.path.string() + " (" + i.role +
                                                  ") with the folder it replaces; write the output elsewhere");
   }
-  std::vector<IoPath> files;  // its files (not through symlinks), at most 100,000
-  for (fs::recursive_directory_iterator it(f, ec), end; !ec && it != end; it.increment(ec)) {
-    if (files.size() >= 100000)
-      throw InputError(folder.path.string(), "holds more than 100000 files; an output folder is replaced whole, choose another");
-    if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back({it->path(), folder.role});
-  }
-  check_outputs_spare_inputs(files, inputs);
+  check_outputs_spare_inputs(files_under(folder, f, "an output folder is replaced whole"), inputs);
 }
 
 std::vector<fs::path> files_ending_with(const fs::path& dir, std::string_view suffix) {
@@ -342,6 +374,17 @@ bool strip_bom(std::string& s) {
     return true;
   }
   return false;
+}
+
+std::string file_version(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return "";
+  char b[160];
+  std::snprintf(b, sizeof b, "%llu:%llu:%lld:%lld.%09ld:%lld.%09ld", static_cast<unsigned long long>(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino), static_cast<long long>(st.st_size),
+                static_cast<long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec, static_cast<long long>(st.st_ctim.tv_sec),
+                st.st_ctim.tv_nsec);
+  return b;
 }
 
 }  // namespace sqlgrade

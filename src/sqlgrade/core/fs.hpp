@@ -55,25 +55,40 @@ class OutputDir {
 };
 // No output replaces an input (issue 19, finding 11: `bird --json-dir <the predictions' folder>`
 // replaced the prediction files with run records; --json / --output_log_path could overwrite a
-// prediction or gold file). A command lists the files it will write or replace and the inputs it
-// reads, and calls check_outputs_spare_inputs before it reads or writes anything.
+// prediction or gold file; issue 31: `verify --json`, `audit --json`, `--counterexamples` and the Ray
+// drivers did not ask). This is the one check: every command (CLI, the library calls behind the Python
+// API, the Ray drivers through the native module) lists the files and folders it will write or replace
+// and every path it reads — databases included — and calls check_outputs_spare_inputs before it reads
+// or writes anything.
 struct IoPath {
   fs::path path;
   std::string role;                    // the flag that names it: "--json", "--pred"
   std::vector<std::string> suffixes{};  // an input folder: only its files whose name ends with one of
                                         // these are inputs (none: every file) ...
   bool recursive = true;                // ... at any depth, or (false) directly in it
+  // An output: a folder the command writes files into under names not known before it runs
+  // (`--counterexamples DIR`); refused when it holds an input.
+  bool folder = false;
 };
 // InputError "<output>: the --json output would replace the input <input> (--pred); write it elsewhere"
 // (exit 2) when an
 // output file that already exists is an input file — the same file (device and inode: through
 // symlinks and hard links) — or lies inside an input folder and matches its suffixes. An output that
 // does not exist yet replaces nothing; one that is a symlink is replaced itself (write_file_atomic
-// renames over it), never what it points to, so it replaces no input either.
+// renames over it), never what it points to, so it replaces no input either. An output folder
+// (`folder`) is refused when an input lies inside it (by its real path) or one of its files is an
+// input ("<folder>: the --counterexamples output would replace the input <input> (--db) inside it").
 void check_outputs_spare_inputs(const std::vector<IoPath>& outputs, const std::vector<IoPath>& inputs);
 // The same for an output folder the command replaces whole (removed, then written afresh: `uda eval
 // --output-dir`): refused when an input is inside it, or when one of its files is an input.
 void check_output_folder_spares_inputs(const IoPath& folder, const std::vector<IoPath>& inputs);
+// Which version of a file is at `path` now: its identity (device and inode, through symlinks), size,
+// and modification and change times (nanoseconds), as one text; "" when it cannot be read. A file
+// replaced at the same path (a rename over it, or rewritten in place) gives another text, so what is
+// kept about a database (pooled connections, gold results, the verify search's schema and samples)
+// is keyed by it and read again. One stat() call.
+std::string file_version(const std::string& path);
+
 // The regular files (not symlinks) directly in `dir` whose name ends with `suffix`: what
 // OutputDir::remove_files_ending_with would remove. Empty when `dir` does not exist.
 std::vector<fs::path> files_ending_with(const fs::path& dir, std::string_view suffix);

@@ -24,9 +24,17 @@ struct Limits {
   // pages it reads into its cache) before it is stopped (TooLarge, "memory cap"); 0 means none. DuckDB
   // has its database-wide memory_limit instead (DuckOptions).
   size_t max_memory = 512u << 20;
+  // SQLite: what the statement's temporary files (sorts, temporary b-trees) may hold on disk once they
+  // no longer fit in max_memory, in a private folder removed when the statement ends
+  // (engine/sqlite_spill.hpp); 0: nothing on disk, the memory cap stops the statement. In-memory
+  // scratch databases never spill.
+  size_t max_spill = size_t(4) << 30;
 };
 
 enum class ExecStatus { Ok, Error, Timeout, TooLarge };
+// The error of a TooLarge statement stopped because other statements held the process's temporary
+// disk space (engine/sqlite_spill.hpp): a matter of load, not of the query (never cached as its result).
+inline constexpr const char* kSpillCrowded = "memory cap: the process's temporary disk space was in use by other queries";
 const char* to_string(ExecStatus s);
 
 struct ExecResult {
@@ -34,6 +42,10 @@ struct ExecResult {
   std::string error;  // engine message for Error / TooLarge / Timeout
   Table table;
   double seconds = 0;  // wall time spent in the engine
+  // SQLite: the most memory the statement held inside SQLite, and on disk in spilled temporary files
+  // (what a real query needs: bench/sqlite_needs.cpp).
+  size_t peak_memory = 0;
+  size_t peak_spill = 0;
   bool ok() const { return status == ExecStatus::Ok; }
 };
 

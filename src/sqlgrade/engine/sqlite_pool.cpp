@@ -1,9 +1,12 @@
-// SqlitePool (sqlite.hpp): a bounded set of read-only connections shared by every thread.
+// SqlitePool (sqlite.hpp): a bounded set of SQLite items — read-only connections to files, and items
+// kept per database by the verification search — shared by every thread.
 //
 // Before, each thread kept one connection per database file for its whole life: 5,000 databases meant
 // 5,006 open files and 539 MiB, and under the common limit of 1,024 open files a third of the correct
-// answers scored 0 ("unable to open database file"). Now at most max_open() connections are open;
-// opening one more first closes the least recently used idle connection.
+// answers scored 0 ("unable to open database file"). Then at most max_open() connections were open.
+// Issue 31: the verification search kept a scratch database per thread and a schema sample per
+// database for the life of the process (+679 MiB in the server after 100 databases); they are items of
+// this pool now, and every item counts against one byte bound.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -12,27 +15,33 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 
 namespace sqlgrade {
 
-struct SqlitePool::Lease::Entry {
+struct SqlitePool::Entry {
   std::string key;
-  std::unique_ptr<SqliteDb> db;
+  std::unique_ptr<PoolItem> item;
+  size_t bytes = 0;   // as measured when it was made or last came back
+  bool file = false;  // holds an open file (counted against max_open)
 };
 
 namespace {
 
-using Entry = SqlitePool::Lease::Entry;
+using Entry = SqlitePool::Entry;
 using Idle = std::list<std::unique_ptr<Entry>>;
 
 struct PoolState {
   std::mutex mu;
   std::condition_variable returned;
   size_t max_open_opt = 0;
+  size_t max_bytes_opt = 0;
   size_t default_bound = 0;  // from RLIMIT_NOFILE, re-read whenever a connection is about to open
-  size_t open = 0;  // leased + idle + being opened
-  Idle idle;        // most recently used first
+  size_t open = 0;           // file connections leased + idle + being opened
+  size_t bytes = 0;          // bytes of every item, leased or idle
+  size_t items = 0;          // items leased + idle
+  Idle idle;                 // most recently used first
   std::unordered_multimap<std::string, Idle::iterator> idle_by_key;
 };
 
@@ -55,46 +64,74 @@ size_t bound(PoolState& s) {
   return s.default_bound;
 }
 
-std::string key_of(const std::string& path, const SqliteOptions& opt) {
-  return path + (opt.text_decode == SqliteOptions::TextDecode::Ignore ? "\n#i" : "\n#e") + (opt.empty_is_ok ? "1" : "0");
+size_t byte_bound(const PoolState& s) {
+  return s.max_bytes_opt > 0 ? s.max_bytes_opt : SqlitePoolOptions::kDefaultMaxBytes;
 }
 
-// Moves the least recently used idle connection out (to be closed outside the lock).
-std::unique_ptr<Entry> take_lru(PoolState& s) {
-  auto last = std::prev(s.idle.end());
-  auto range = s.idle_by_key.equal_range((*last)->key);
+// The file's version is part of the key (core/fs.hpp file_version): a database replaced at the same
+// path (a rename over it, or rewritten in place) never gets a connection that still reads the old file
+// — such connections are left idle until the least-recently-used rule closes them.
+std::string key_of(const std::string& path, const SqliteOptions& opt) {
+  return "file\n" + path + (opt.text_decode == SqliteOptions::TextDecode::Ignore ? "\n#i" : "\n#e") +
+         (opt.empty_is_ok ? "1" : "0") + "\n" + file_version(path);
+}
+
+// Moves an idle entry out of the pool (to be closed outside the lock).
+std::unique_ptr<Entry> take_out(PoolState& s, Idle::iterator pos) {
+  auto range = s.idle_by_key.equal_range((*pos)->key);
   for (auto it = range.first; it != range.second; ++it)
-    if (it->second == last) {
+    if (it->second == pos) {
       s.idle_by_key.erase(it);
       break;
     }
-  std::unique_ptr<Entry> e = std::move(*last);
-  s.idle.erase(last);
-  --s.open;
+  std::unique_ptr<Entry> e = std::move(*pos);
+  s.idle.erase(pos);
+  if (e->file) --s.open;
+  s.bytes -= std::min(s.bytes, e->bytes);
+  --s.items;
   return e;
+}
+
+// The least recently used idle connection to a file, or idle.end().
+Idle::iterator lru_file(PoolState& s) {
+  for (auto it = s.idle.end(); it != s.idle.begin();) {
+    --it;
+    if ((*it)->file) return it;
+  }
+  return s.idle.end();
+}
+
+// Closes idle items, least recently used first, until both bounds hold (or nothing idle is left).
+void evict_locked(PoolState& s, std::vector<std::unique_ptr<Entry>>& closing) {
+  while (s.open > bound(s)) {
+    auto it = lru_file(s);
+    if (it == s.idle.end()) break;
+    closing.push_back(take_out(s, it));
+  }
+  while (s.bytes > byte_bound(s) && !s.idle.empty()) closing.push_back(take_out(s, std::prev(s.idle.end())));
 }
 
 }  // namespace
 
-SqlitePool::Lease::Lease(Entry* e) : entry_(e), db_(e->db.get()) {}
-SqlitePool::Lease::Lease(Lease&& o) noexcept : entry_(o.entry_), db_(o.db_) { o.entry_ = nullptr; }
+PoolItem* SqlitePool::item_of(Entry* e) { return e->item.get(); }
 
-SqlitePool::Lease::~Lease() {
-  if (!entry_) return;
+void SqlitePool::give_back(Entry* e) {
   PoolState& s = state();
+  const size_t now = e->item->resident_bytes();  // the item is still this thread's
   std::vector<std::unique_ptr<Entry>> closing;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    s.idle.emplace_front(entry_);
-    s.idle_by_key.emplace(entry_->key, s.idle.begin());
-    while (s.open > bound(s) && !s.idle.empty()) closing.push_back(take_lru(s));  // the bound was lowered
+    s.bytes = s.bytes - std::min(s.bytes, e->bytes) + now;
+    e->bytes = now;
+    s.idle.emplace_front(e);
+    s.idle_by_key.emplace(e->key, s.idle.begin());
+    evict_locked(s, closing);
   }
   s.returned.notify_one();
 }
 
-SqlitePool::Lease SqlitePool::lease(const std::string& path, SqliteOptions opt) {
+SqlitePool::Entry* SqlitePool::take(const std::string& key, bool file, const std::function<std::unique_ptr<PoolItem>()>& make) {
   PoolState& s = state();
-  std::string key = key_of(path, opt);
   std::unique_ptr<Entry> victim;
   {
     std::unique_lock<std::mutex> lk(s.mu);
@@ -105,32 +142,49 @@ SqlitePool::Lease SqlitePool::lease(const std::string& path, SqliteOptions opt) 
         s.idle_by_key.erase(it);
         Entry* e = pos->release();
         s.idle.erase(pos);
-        return Lease(e);
+        return e;
       }
+      if (!file) break;
       s.default_bound = 0;  // a connection is needed: follow the current RLIMIT_NOFILE
       if (s.open < bound(s)) break;
-      if (!s.idle.empty()) {
-        victim = take_lru(s);
+      if (auto lru = lru_file(s); lru != s.idle.end()) {
+        victim = take_out(s, lru);
         break;
       }
       s.returned.wait(lk);  // every connection is leased: wait for one to come back
     }
-    ++s.open;  // reserved for the connection opened below
+    if (file) ++s.open;  // reserved for the connection opened below
   }
   victim.reset();  // closed outside the lock
   auto e = std::make_unique<Entry>();
-  e->key = std::move(key);
+  e->key = key;
+  e->file = file;
   try {
-    e->db = std::make_unique<SqliteDb>(path, opt);
+    e->item = make();
   } catch (...) {
-    {
-      std::lock_guard<std::mutex> lk(s.mu);
-      --s.open;
+    if (file) {
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        --s.open;
+      }
+      s.returned.notify_one();
     }
-    s.returned.notify_one();
     throw;
   }
-  return Lease(e.release());
+  e->bytes = e->item->resident_bytes();
+  std::vector<std::unique_ptr<Entry>> closing;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.bytes += e->bytes;
+    ++s.items;
+    evict_locked(s, closing);
+  }
+  return e.release();
+}
+
+SqlitePool::Lease SqlitePool::lease(const std::string& path, SqliteOptions opt) {
+  Entry* e = take(key_of(path, opt), true, [&]() -> std::unique_ptr<PoolItem> { return std::make_unique<SqliteDb>(path, opt); });
+  return Lease(e, static_cast<SqliteDb*>(e->item.get()));
 }
 
 void SqlitePool::configure(const SqlitePoolOptions& opt) {
@@ -139,7 +193,8 @@ void SqlitePool::configure(const SqlitePoolOptions& opt) {
   {
     std::lock_guard<std::mutex> lk(s.mu);
     s.max_open_opt = opt.max_open;
-    while (s.open > bound(s) && !s.idle.empty()) closing.push_back(take_lru(s));
+    s.max_bytes_opt = opt.max_bytes;
+    evict_locked(s, closing);
   }
   s.returned.notify_all();
 }
@@ -156,12 +211,30 @@ size_t SqlitePool::open_count() {
   return s.open;
 }
 
+size_t SqlitePool::max_bytes() {
+  PoolState& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  return byte_bound(s);
+}
+
+size_t SqlitePool::resident_bytes() {
+  PoolState& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  return s.bytes;
+}
+
+size_t SqlitePool::item_count() {
+  PoolState& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  return s.items;
+}
+
 void SqlitePool::close_idle() {
   PoolState& s = state();
   std::vector<std::unique_ptr<Entry>> closing;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    while (!s.idle.empty()) closing.push_back(take_lru(s));
+    while (!s.idle.empty()) closing.push_back(take_out(s, std::prev(s.idle.end())));
   }
   s.returned.notify_all();
 }

@@ -2,6 +2,9 @@
 #include "sqlgrade/engine/sqlite_runtime.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstdint>
@@ -10,6 +13,7 @@
 #include <cstring>
 
 #include "sqlgrade/engine/sqlite_clock.hpp"
+#include "sqlgrade/engine/sqlite_spill.hpp"
 
 namespace sqlgrade::sqlite_guard {
 
@@ -39,6 +43,7 @@ bool charge(long long n) {
     return false;
   }
   b->used += n;
+  if (b->used > b->peak) b->peak = b->used;
   return true;
 }
 
@@ -91,8 +96,10 @@ void mem_shutdown(void*) {}
 
 // A temporary file in 64 KiB chunks allocated with sqlite3_malloc64, i.e. charged to the budget of
 // the query that writes it (and each chunk looks at its deadline). A write the budget refuses fails
-// with SQLITE_FULL and the query stops. The struct lives in memory SQLite allocated (szOsFile bytes):
-// plain data only.
+// with SQLITE_FULL and the query stops — unless the statement may spill (QueryBudget::spill): then,
+// when the next chunks would pass the cap, the file moves to disk in the statement's private folder
+// (sqlite_spill.hpp) and grows there within the spill quota. The struct lives in memory SQLite
+// allocated (szOsFile bytes): plain data only.
 constexpr sqlite3_int64 kChunk = 64 << 10;
 
 struct MemFile {
@@ -100,7 +107,9 @@ struct MemFile {
   char** chunks;
   sqlite3_int64 nchunks;  // chunks allocated
   sqlite3_int64 cap;      // slots in `chunks`
-  sqlite3_int64 size;     // file size in bytes
+  sqlite3_int64 size;     // file size in bytes (on disk: the bytes counted against the spill quota)
+  int fd;                 // >= 0 once the file spilled to disk
+  SpillArea* area;        // the spill area holding `fd`
 };
 
 MemFile* mf(sqlite3_file* f) { return reinterpret_cast<MemFile*>(f); }
@@ -112,6 +121,12 @@ void free_chunks_from(MemFile* m, sqlite3_int64 keep) {
 
 int mem_close(sqlite3_file* f) {
   MemFile* m = mf(f);
+  if (m->fd >= 0) {
+    m->area->close_file(m->fd, m->size);
+    m->fd = -1;
+    m->area = nullptr;
+    return SQLITE_OK;
+  }
   free_chunks_from(m, 0);
   sqlite3_free(m->chunks);
   m->chunks = nullptr;
@@ -119,9 +134,36 @@ int mem_close(sqlite3_file* f) {
   return SQLITE_OK;
 }
 
+bool pwrite_all(int fd, const char* p, sqlite3_int64 n, sqlite3_int64 off) {
+  while (n > 0) {
+    ssize_t w = ::pwrite(fd, p, static_cast<size_t>(n), static_cast<off_t>(off));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w, n -= w, off += w;
+  }
+  return true;
+}
+
+int disk_read(MemFile* m, char* dst, int amt, sqlite3_int64 off) {
+  sqlite3_int64 got = 0;
+  while (got < amt) {
+    ssize_t r = ::pread(m->fd, dst + got, static_cast<size_t>(amt - got), static_cast<off_t>(off + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return SQLITE_IOERR_READ;
+    if (r == 0) break;
+    got += r;
+  }
+  if (got < amt) {
+    std::memset(dst + got, 0, static_cast<size_t>(amt - got));
+    return SQLITE_IOERR_SHORT_READ;
+  }
+  return SQLITE_OK;
+}
+
 int mem_read(sqlite3_file* f, void* out, int amt, sqlite3_int64 off) {
   MemFile* m = mf(f);
   char* dst = static_cast<char*>(out);
+  if (m->fd >= 0) return disk_read(m, dst, amt, off);
   sqlite3_int64 avail = std::max<sqlite3_int64>(0, std::min<sqlite3_int64>(amt, m->size - off));
   for (sqlite3_int64 done = 0; done < avail;) {
     sqlite3_int64 pos = off + done, in_chunk = pos % kChunk;
@@ -134,6 +176,55 @@ int mem_read(sqlite3_file* f, void* out, int amt, sqlite3_int64 off) {
     return SQLITE_IOERR_SHORT_READ;
   }
   return SQLITE_OK;
+}
+
+// Whether growing the in-memory file to `end` bytes would take the statement past half its memory cap,
+// for a statement that may spill: then it moves to disk instead. Half, so that the page cache, the
+// sorter's in-memory run and the values keep room below the cap: a temporary file that waited for the
+// cap itself could lose the race to any other allocation, and the statement stopped anyway.
+bool should_spill(const MemFile* m, sqlite3_int64 end) {
+  const QueryBudget* b = t_budget;
+  if (!b || !b->spill || b->cap <= 0) return false;
+  const sqlite3_int64 need = (end + kChunk - 1) / kChunk;
+  if (need <= m->nchunks) return false;
+  long long more = (need - m->nchunks) * (kChunk + kHeader);
+  if (need > m->cap) more += std::max<sqlite3_int64>(need, 2 * m->cap) * static_cast<sqlite3_int64>(sizeof(char*));
+  return b->used + more > b->cap / 2;
+}
+
+// Moves an in-memory temporary file to a file in the statement's spill folder (its chunks freed).
+bool spill_out(MemFile* m) {
+  QueryBudget* b = t_budget;
+  SpillArea* a = b->spill;
+  if (!a->grow(m->size)) return false;
+  const int fd = a->open_file();
+  if (fd < 0) {
+    a->shrink(m->size);
+    b->over_cap = true;  // nowhere to spill: the memory cap stands
+    return false;
+  }
+  for (sqlite3_int64 done = 0; done < m->size; done += kChunk) {
+    if (!pwrite_all(fd, m->chunks[done / kChunk], std::min(kChunk, m->size - done), done)) {
+      a->close_file(fd, m->size);
+      return false;
+    }
+  }
+  free_chunks_from(m, 0);
+  sqlite3_free(m->chunks);
+  m->chunks = nullptr;
+  m->cap = 0;
+  m->fd = fd;
+  m->area = a;
+  return true;
+}
+
+int disk_write(MemFile* m, const void* in, int amt, sqlite3_int64 off) {
+  const sqlite3_int64 end = off + amt;
+  if (end > m->size) {
+    if (!m->area->grow(end - m->size)) return SQLITE_FULL;
+    m->size = end;
+  }
+  return pwrite_all(m->fd, static_cast<const char*>(in), amt, off) ? SQLITE_OK : SQLITE_IOERR_WRITE;
 }
 
 // Makes chunks exist up to byte `end` (new chunks zeroed: a hole reads as zeros).
@@ -157,6 +248,8 @@ bool reserve(MemFile* m, sqlite3_int64 end) {
 
 int mem_write(sqlite3_file* f, const void* in, int amt, sqlite3_int64 off) {
   MemFile* m = mf(f);
+  if (m->fd < 0 && should_spill(m, off + amt) && !spill_out(m)) return SQLITE_FULL;
+  if (m->fd >= 0) return disk_write(m, in, amt, off);
   if (!reserve(m, off + amt)) return SQLITE_FULL;
   const char* src = static_cast<const char*>(in);
   for (sqlite3_int64 done = 0; done < amt;) {
@@ -171,12 +264,17 @@ int mem_write(sqlite3_file* f, const void* in, int amt, sqlite3_int64 off) {
 
 int mem_truncate(sqlite3_file* f, sqlite3_int64 size) {
   MemFile* m = mf(f);
-  if (size < m->size) {
-    free_chunks_from(m, (size + kChunk - 1) / kChunk);
-    // Bytes past the end inside the last chunk read as zeros if the file grows again.
-    if (size % kChunk && m->nchunks > 0) std::memset(m->chunks[m->nchunks - 1] + size % kChunk, 0, kChunk - size % kChunk);
+  if (size >= m->size) return SQLITE_OK;
+  if (m->fd >= 0) {
+    if (::ftruncate(m->fd, static_cast<off_t>(size)) != 0) return SQLITE_IOERR_TRUNCATE;
+    m->area->shrink(m->size - size);
     m->size = size;
+    return SQLITE_OK;
   }
+  free_chunks_from(m, (size + kChunk - 1) / kChunk);
+  // Bytes past the end inside the last chunk read as zeros if the file grows again.
+  if (size % kChunk && m->nchunks > 0) std::memset(m->chunks[m->nchunks - 1] + size % kChunk, 0, kChunk - size % kChunk);
+  m->size = size;
   return SQLITE_OK;
 }
 
@@ -210,6 +308,7 @@ int vfs_open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* f, int flags, in
   if (name == nullptr || (flags & SQLITE_OPEN_DELETEONCLOSE)) {
     MemFile* m = mf(f);
     std::memset(m, 0, sizeof *m);
+    m->fd = -1;
     m->base.pMethods = &kMemMethods;
     if (out_flags) *out_flags = flags;
     return SQLITE_OK;
@@ -264,7 +363,9 @@ bool register_vfs() {
   g_vfs.xCurrentTime = vfs_current_time;
   g_vfs.xGetLastError = vfs_last_error;
   g_vfs.xCurrentTimeInt64 = vfs_current_time64;
-  return sqlite3_vfs_register(&g_vfs, 0) == SQLITE_OK;
+  // The default: a connection opened without naming a VFS (a new kind of connection, a test fixture, a
+  // library) cannot write a file or spill a temporary one either.
+  return sqlite3_vfs_register(&g_vfs, 1) == SQLITE_OK;
 }
 
 struct Setup {
@@ -297,8 +398,43 @@ const Setup& setup() {
 BudgetScope::BudgetScope(QueryBudget& b) : prev_(t_budget) { t_budget = &b; }
 BudgetScope::~BudgetScope() { t_budget = prev_; }
 
+namespace {
+QueryBudget armed(Deadline& dl, const Limits& limits, SpillArea* spill) {
+  dl.fired = false;
+  dl.active = limits.timeout_s > 0;
+  if (dl.active) dl.until = std::chrono::steady_clock::now() + std::chrono::microseconds(static_cast<long long>(limits.timeout_s * 1e6));
+  QueryBudget b;
+  b.cap = static_cast<long long>(std::min<size_t>(limits.max_memory, size_t(1) << 62));
+  b.deadline = &dl;
+  b.spill = spill;
+  return b;
+}
+SpillArea* spill_for(const Limits& limits, bool may_spill) {
+  if (!may_spill || limits.max_spill == 0 || limits.max_memory == 0 || spill_limit() <= 0) return nullptr;
+  return SpillArea::begin(static_cast<long long>(std::min<size_t>(limits.max_spill, size_t(1) << 62)));
+}
+}  // namespace
+
+StatementScope::StatementScope(Deadline& dl, const Limits& limits, bool may_spill)
+    : dl_(dl), budget_(armed(dl, limits, nullptr)), spill_(spill_for(limits, may_spill)), scope_(budget_) {
+  budget_.spill = spill_;
+}
+
+StatementScope::~StatementScope() {
+  dl_.active = false;
+  if (spill_) spill_->end();
+}
+
+bool StatementScope::spill_over_quota() const { return spill_ && spill_->over_quota(); }
+bool StatementScope::spill_crowded() const { return spill_ && spill_->crowded(); }
+long long StatementScope::spill_peak() const { return spill_ ? spill_->peak() : 0; }
+
 bool configure_once() { return setup().allocator; }
 bool allocator_installed() { return setup().allocator; }
 const char* vfs_name() { return setup().vfs ? g_vfs.zName : nullptr; }
+const char* file_vfs_name() {
+  setup();
+  return base_vfs() ? base_vfs()->zName : nullptr;
+}
 
 }  // namespace sqlgrade::sqlite_guard

@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "sqlgrade/py/decimal.hpp"
+
 namespace sqlgrade::py {
 
 namespace {
@@ -38,6 +40,42 @@ RowSet make_set(const std::vector<Row>& rows, DeadlineTicker& tick) {
   return s;
 }
 
+size_t int_hash(int64_t i) { return std::hash<int64_t>{}(i) * 0x9e3779b97f4a7c15ULL; }
+
+size_t real_hash(double r) {
+  int64_t x;
+  if (integral_double(r, x)) return int_hash(x);
+  return std::hash<double>{}(r) ^ 0x2545f4914f6cdd1dULL;
+}
+
+// Python's numbers: int, float, Decimal, bool.
+bool numeric(Kind k) { return k == Kind::Int || k == Kind::Real || k == Kind::Decimal || k == Kind::Bool; }
+
+Decimal decimal_of(const Value& v) {
+  auto d = Decimal::parse(v.s);
+  return d ? *d : Decimal{Decimal::Form::NaN};
+}
+
+// == between two numbers of different kinds (bool counts as the int 0 or 1).
+bool numbers_equal(const Value& a, const Value& b) {
+  if (a.kind == Kind::Decimal || b.kind == Kind::Decimal) {
+    const Value& dv = a.kind == Kind::Decimal ? a : b;
+    const Value& o = a.kind == Kind::Decimal ? b : a;
+    const Decimal d = decimal_of(dv);
+    if (o.kind == Kind::Decimal) return decimal_equals(d, decimal_of(o));
+    if (o.kind == Kind::Real) return decimal_equals(d, o.r);
+    return decimal_equals(d, o.i);  // Int, Bool
+  }
+  if (a.kind == Kind::Real || b.kind == Kind::Real) {
+    const Value& rv = a.kind == Kind::Real ? a : b;
+    const Value& iv = a.kind == Kind::Real ? b : a;
+    if (iv.kind == Kind::Real) return rv.r == iv.r;
+    int64_t x;
+    return integral_double(rv.r, x) && x == iv.i;
+  }
+  return a.i == b.i;  // Int, Bool
+}
+
 }  // namespace
 
 bool equal(const Value& a, const Value& b) {
@@ -46,31 +84,31 @@ bool equal(const Value& a, const Value& b) {
       case Kind::Null: return true;
       case Kind::Int: return a.i == b.i;
       case Kind::Real: return a.r == b.r;
-      default: return a.s == b.s;
+      case Kind::Text:
+      case Kind::Blob:
+      case Kind::Other: return a.s == b.s;
+      case Kind::Decimal: return decimal_equals(decimal_of(a), decimal_of(b));
+      case Kind::Unhashable: return a.s == b.s;  // lists compare item by item; their reprs stand in
+      default: return a.i == b.i;  // Bool, dates, times, timedelta: the number value.hpp keeps
     }
   }
-  if (a.is_number() && b.is_number()) {
-    const Value& iv = a.kind == Kind::Int ? a : b;
-    const Value& rv = a.kind == Kind::Int ? b : a;
-    int64_t x;
-    return integral_double(rv.r, x) && x == iv.i;
-  }
-  return false;  // None vs anything else, str vs bytes, number vs str
+  if (numeric(a.kind) && numeric(b.kind)) return numbers_equal(a, b);
+  return false;  // None vs anything else, str vs bytes, number vs str, date vs datetime, naive vs aware
 }
 
 size_t hash(const Value& v) {
   switch (v.kind) {
     case Kind::Null: return 0x51ed270b27a1c3d5ULL;
-    case Kind::Int: return std::hash<int64_t>{}(v.i) * 0x9e3779b97f4a7c15ULL;
-    case Kind::Real: {
-      int64_t x;
-      if (integral_double(v.r, x)) return std::hash<int64_t>{}(x) * 0x9e3779b97f4a7c15ULL;
-      return std::hash<double>{}(v.r) ^ 0x2545f4914f6cdd1dULL;
-    }
+    case Kind::Int:
+    case Kind::Bool: return int_hash(v.i);
+    case Kind::Real: return real_hash(v.r);
     case Kind::Text: return std::hash<std::string>{}(v.s);
     case Kind::Blob: return std::hash<std::string>{}(v.s) ^ 0x7f4a7c159e3779b9ULL;
+    case Kind::Decimal: return decimal_hash(decimal_of(v), int_hash, real_hash);
+    case Kind::Other: return std::hash<std::string>{}(v.s) ^ 0x3c6ef372fe94f82bULL;
+    case Kind::Unhashable: throw Unhashable(std::string("unhashable type: '") + (v.i ? "dict" : "list") + "'");
+    default: return std::hash<int64_t>{}(v.i) ^ (static_cast<size_t>(v.kind) * 0xa54ff53a5f1d36f1ULL);
   }
-  return 0;
 }
 
 bool rows_equal(const Row& a, const Row& b) {

@@ -14,7 +14,15 @@
 // (sqlite3 never returns NaN: SQLite stores it as NULL). Hashes are consistent with equal() (an
 // integral float hashes like the equal int) but are not CPython's hash values: no result depends on
 // hash order.
+//
+// The server kinds (value.hpp: Decimal, Bool, dates and times, Other, Unhashable — what psycopg2 and
+// PyMySQL return) follow Python too: numbers (int, float, Decimal, bool) compare exactly with one
+// another (Decimal('0.5') == 0.5, Decimal('33.33333') != 33.33333, True == 1); a date never equals a
+// datetime, a naive datetime or time never equals an aware one, aware ones compare their UTC instants;
+// hash() of a list or dict raises TypeError, so set() and dict.fromkeys() of rows holding one raise
+// (Unhashable below) — the official scripts then score the pair 0.
 #include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 #include "sqlgrade/core/deadline.hpp"
@@ -23,9 +31,15 @@
 
 namespace sqlgrade::py {
 
+// Python's TypeError: unhashable type: 'list' (or 'dict').
+class Unhashable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // `a == b`.
 bool equal(const Value& a, const Value& b);
-// hash(a), consistent with equal().
+// hash(a), consistent with equal(). Throws Unhashable for a list or dict (Kind::Unhashable).
 size_t hash(const Value& v);
 
 // tuple == tuple (same length, equal() item by item) and a hash consistent with it.

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sqlgrade/py/datetime.hpp"
+#include "sqlgrade/py/decimal.hpp"
+
 namespace sqlgrade::py {
 
 // CPython's float_repr_style 'short': format_float_short with mode 0 (shortest round trip), then
@@ -89,16 +92,33 @@ std::string repr(const Value& v) {
     case Kind::Real: return float_repr(v.r);
     case Kind::Text: return str_repr(v.s);
     case Kind::Blob: return bytes_repr(v.s);
+    case Kind::Decimal: return "Decimal('" + v.s + "')";
+    case Kind::Bool: return v.i ? "True" : "False";
+    case Kind::Other:
+    case Kind::Unhashable: return v.s;
+    default: return datetime_repr(v);  // dates, times, timedelta
   }
-  return "";
 }
 
-// str() differs from repr() only for str itself (no quotes); bytes print their repr.
-std::string str(const Value& v) { return v.kind == Kind::Text ? v.s : repr(v); }
+// str() differs from repr() for str itself (no quotes) and for the types whose str() value.hpp keeps
+// (Decimal, dates and times: 1.5, 2020-01-02); bytes print their repr.
+std::string str(const Value& v) {
+  switch (v.kind) {
+    case Kind::Text:
+    case Kind::Decimal:
+    case Kind::Date:
+    case Kind::DateTime:
+    case Kind::DateTimeTz:
+    case Kind::Time:
+    case Kind::TimeTz:
+    case Kind::Duration: return v.s;
+    default: return repr(v);
+  }
+}
 
 std::string text(const Value& v) {
   if (v.kind == Kind::Null) return "";
-  return v.kind == Kind::Text || v.kind == Kind::Blob ? v.s : repr(v);  // numbers: str() = repr()
+  return v.kind == Kind::Blob ? v.s : str(v);  // numbers: str() = repr()
 }
 
 }  // namespace sqlgrade::py

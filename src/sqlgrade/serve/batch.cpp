@@ -110,8 +110,10 @@ void RewardServer::grade_rollout(Batch& b, size_t i) {
   };
   try {
     Verdict v = verifier().verdict(b.requests[i]);
-    // A query stopped by the request's budget or by a cancellation is no verdict on the rollout.
-    if (v.failure_reason == "timeout" && b.job->token->cancelled()) return;
+    // A query or a `verify` search stopped by the request's budget or by a cancellation is no verdict
+    // on the rollout.
+    const bool cut = v.stage == VerdictStage::Timeout || (v.verify && v.verify->status == "unverified");
+    if (cut && b.job->token->cancelled()) return;
     b.verdicts[i] = std::move(v);
     b.graded[i] = 1;
   } catch (const InputError& e) {
@@ -131,27 +133,33 @@ void RewardServer::finish_batch(Batch& b) {
     impl_->cancelled++;
     return b.job->finish(cancelled_reply(why, opt_.request_budget_s));
   }
-  json rewards = json::array(), acc = json::array(), found = json::array(), executed = json::array(),
-       graded = json::array();
+  json rewards = json::array(), scores = json::array(), acc = json::array(), found = json::array(), executed = json::array(),
+       graded = json::array(), refuted = json::array(), unverified = json::array();
   size_t ungraded = 0;
   for (size_t i = 0; i < b.requests.size(); ++i) {
     const Verdict& v = b.verdicts[i];
     const bool ok = b.graded[i] != 0;
     ungraded += ok ? 0 : 1;
-    // rewards: the shaped score (= the official verdict under the default shaping: a refuted match
-    // scores 0); scores: the official verdict, as the file-mode adapter (sqlgrade/openrlhf.py) answers.
+    // rewards: the shaped score (= the reward under the default shaping: a refuted match scores 0);
+    // scores: the reward; sql_acc: the official verdict (execution_match) — as the file-mode adapter
+    // (sqlgrade/openrlhf.py) answers.
     rewards.push_back(ok ? v.score : 0.0);
-    acc.push_back(ok ? v.reward : 0.0);
+    scores.push_back(ok ? v.reward : 0.0);
+    acc.push_back(ok && v.execution_match ? 1.0 : 0.0);  // the official verdict (sql_refuted: verify said no)
     found.push_back(ok && v.extracted_sql ? 1.0 : 0.0);
     executed.push_back(ok && v.pred_executed.value_or(false) ? 1.0 : 0.0);
     graded.push_back(ok ? 1.0 : 0.0);
+    refuted.push_back(ok && v.stage == VerdictStage::Refuted ? 1.0 : 0.0);
+    unverified.push_back(ok && v.verify && v.verify->status == "unverified" ? 1.0 : 0.0);
   }
   impl_->batches.rollouts_graded += b.requests.size() - ungraded;
   impl_->batches.rollouts_ungraded += ungraded;
   json reply = {{"rewards", rewards},
-                {"scores", acc},
-                {"extra_logs", {{"sql_acc", acc}, {"sql_found", found}, {"sql_executed", executed}, {"sql_graded", graded}}},
-                {"ungraded", ungraded}};
+                {"scores", scores},
+                {"extra_logs", {{"sql_acc", acc}, {"sql_found", found}, {"sql_executed", executed}, {"sql_graded", graded},
+                                {"sql_refuted", refuted}, {"sql_unverified", unverified}}},
+                {"ungraded", ungraded},
+                {"queued_s", b.job->queued_s}};
   if (ungraded > 0) {
     impl_->batches.over_budget++;
     reply["budget_exceeded"] = budget_exceeded_message(opt_.request_budget_s) + ": " + std::to_string(ungraded) + " of " +

@@ -8,6 +8,7 @@
 #include "sqlgrade/execute.hpp"
 #include "sqlgrade/py/repr.hpp"
 #include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/serve/server_impl.hpp"
 #include "sqlgrade/serve/wire.hpp"
 #include "sqlgrade/verdict.hpp"
 
@@ -96,8 +97,9 @@ double number_field(const json& req, const char* key, const char* bound, double 
 json RewardServer::execute_json(const json& req) {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
   Bench b = parse_bench(with_gym_defaults(req).value_or(req));
+  const std::string server = server_db(req);  // BIRD in PostgreSQL / MySQL: the one database
   auto db = req.find("db_id");
-  if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
+  if (server.empty() && (db == req.end() || !db->is_string())) throw BadRequest("`db_id` (string) is required");
   auto sql = req.find("sql");
   if (sql == req.end() || !sql->is_string()) throw BadRequest("`sql` (string) is required");
   // sqlgrade::execute's defaults, capped by the server's options; execute() refuses a cap below 1.
@@ -114,7 +116,7 @@ json RewardServer::execute_json(const json& req) {
   } else {
     lim.now = opt_.verifier.now;
   }
-  std::string path = db_path(bench_name(b), db->get<std::string>());
+  std::string path = server.empty() ? db_path(bench_name(b), db->get<std::string>()) : server;
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
   ++executes_;
   json reply = {{"status", r.status},
@@ -123,6 +125,7 @@ json RewardServer::execute_json(const json& req) {
                 {"truncated", r.truncated},
                 {"error", r.error},
                 {"timings", {{"total_s", r.total_s}}}};
+  if (current_queued_s() >= 0) reply["timings"]["queued_s"] = current_queued_s();
   // max_bytes bounds the rows as the reply carries them, escapes counted (a NUL byte is 6 bytes of
   // JSON, a BLOB byte 2): 64 MiB of NULs would otherwise be a 384 MiB reply. The whole reply stays
   // within --max-reply-mb too. Rows past the bound are cut (truncated: true), as at max_rows.
@@ -140,14 +143,15 @@ json RewardServer::execute_json(const json& req) {
 
 // OpenRLHF (--remote_rm_url http://host:port/get_reward): {"query": [prompt + response], "prompts":
 // [prompt], "labels": [label]} -> {"rewards", "scores", "extra_logs"}. A label is the data contract
-// of the Python adapters: an object (or a JSON object string) with gold_sql (or gold_result), db_id
-// (or db_path, whose file name without .sqlite is used as the db_id: the server only reads its own
-// folders), optional benchmark, ignore_order, condition_cols, instance_id, and the RL rules of /verify
-// (gold_sql as a list of alternatives, order, shaping). The response is the query after its prompt.
-// rewards = the shaped scores (without `shaping`: the official verdicts, 1.0 / 0.0), scores = the
-// official verdicts (as sqlgrade/openrlhf.py's file mode); extra_logs has sql_acc (the official
-// verdict), sql_found and sql_executed per rollout. This part checks the request and returns one verdict
-// request per rollout; batch.cpp grades them.
+// of the Python adapters: an object (or a JSON object string) read through the library's one table of
+// label keys (verdicts::label_body: gold_sql or gold_result, alternative_answers, db_id or db_path,
+// whose file name without .sqlite is used as the db_id — the server only reads its own folders — and
+// every other grading field of /verify: benchmark, ignore_order, ..., keep_distinct, verify, order,
+// shaping). The response is the query after its prompt. rewards = the shaped scores (without
+// `shaping`: the reward, 1.0 / 0.0), scores = the reward (as sqlgrade/openrlhf.py's file mode);
+// extra_logs has sql_acc (the official verdict, execution_match), sql_found, sql_executed,
+// sql_refuted and sql_unverified per rollout. This part checks the request and returns one verdict request per rollout; batch.cpp
+// grades them.
 std::vector<VerdictRequest> RewardServer::openrlhf_requests(const json& req) const {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
   auto q = req.find("query"), p = req.find("prompts"), l = req.find("labels");
@@ -175,14 +179,11 @@ std::vector<VerdictRequest> RewardServer::openrlhf_requests(const json& req) con
       label = &parsed;
     }
     if (!label->is_object()) throw BadRequest(at + "must be an object or a JSON object string");
-    json body = json::object();
-    for (const char* k : {"gold_sql", "gold_result", "benchmark", "ignore_order", "condition_cols", "instance_id",
-                          "gold_single_file", "db_id", "extract", "order", "shaping"})
-      if (auto it = label->find(k); it != label->end()) body[k] = *it;
-    if (!body.contains("db_id")) {
-      auto dp = label->find("db_path");
-      if (dp == label->end() || !dp->is_string()) throw BadRequest(at + "needs `db_id` or `db_path`");
-      body["db_id"] = std::filesystem::path(dp->get<std::string>()).stem().string();
+    json body;
+    try {
+      body = verdicts::label_body(*label);  // the one table of label keys (verdict/request.hpp)
+    } catch (const InputError& e) {
+      throw BadRequest(at + e.what());
     }
     const std::string& query = (*q)[i].get_ref<const std::string&>();
     std::string response = query;

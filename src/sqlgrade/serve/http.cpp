@@ -13,6 +13,7 @@
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -264,6 +265,11 @@ class Session : public Tracked, public std::enable_shared_from_this<Session> {
     res_.result(static_cast<unsigned>(r.status));
     res_.set(http::field::content_type, "application/json");
     if (r.status == 503) res_.set(http::field::retry_after, "1");
+    if (r.queued_s >= 0) {  // a queued endpoint: how long the request waited for a worker
+      char q[32];
+      std::snprintf(q, sizeof q, "%.6f", r.queued_s);
+      res_.set("X-Sqlgrade-Queued-S", q);
+    }
     res_.body() = std::move(r.body);
     res_.keep_alive(keep_alive_ && !sh_.stopping);
     res_.prepare_payload();

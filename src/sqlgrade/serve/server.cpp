@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cstdio>
 #include <future>
 
 #include "sqlgrade/serve/server_impl.hpp"
@@ -70,15 +71,39 @@ std::string RewardServer::db_path(std::string_view bench, const std::string& db_
 
 Verifier& RewardServer::verifier() const { return impl_->verifier; }
 
+// The server database of a request's dialect (its `dialect`, else --dialect): its URI, or "" for SQLite.
+std::string RewardServer::server_db(const json& req) const {
+  std::string dialect = opt_.default_dialect;
+  if (auto d = req.find("dialect"); d != req.end() && !d->is_null()) {
+    if (!d->is_string()) throw BadRequest("`dialect` must be a string: sqlite, postgresql or mysql");
+    try {
+      dialect = verdicts::dialect_of(d->get<std::string>());
+    } catch (const InputError& e) {
+      throw BadRequest(e.what());
+    }
+  }
+  if (dialect.empty() || dialect == "sqlite") return "";
+  const std::string& dsn = dialect == "postgresql" ? opt_.postgresql_dsn : opt_.mysql_dsn;
+  if (dsn.empty())
+    throw BadRequest("dialect " + dialect + ": this server has no " + (dialect == "postgresql" ? "PostgreSQL" : "MySQL") +
+                     " database (serve --dsn " + dialect + "://...)");
+  return dsn;
+}
+
 VerdictRequest RewardServer::verdict_request(const json& req) const {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
   (void)parse_bench(req);  // an unknown benchmark is the first error, before a missing db_id
-  auto db = req.find("db_id");
-  if (db == req.end() || !db->is_string()) throw BadRequest("`db_id` (string) is required");
   if (req.contains("db")) throw BadRequest("`db` (a path) is not accepted by the server: send `db_id`");
+  const std::string server = server_db(req);
+  auto db = req.find("db_id");
+  if (server.empty() && (db == req.end() || !db->is_string())) throw BadRequest("`db_id` (string) is required");
   // field errors first, then gold, then the database
   VerdictRequest r = verdicts::parse_request(req, impl_->verifier.config().extract);
   impl_->verifier.require_gold(r);
+  if (!server.empty()) {  // BIRD in PostgreSQL / MySQL: every db_id is in the one database
+    r.db = server;
+    return r;
+  }
   try {
     r.db = db_path(r.benchmark, db->get_ref<const std::string&>());
   } catch (const BadRequest& e) {
@@ -98,10 +123,12 @@ std::optional<json> RewardServer::with_gym_defaults(const json& req) const {
   const bool bench = !opt_.default_benchmark.empty() && absent("benchmark");
   auto gt = req.find("gt_sql");
   const bool gold = gt != req.end() && gt->is_string() && absent("gold_sql") && absent("gold_result");
-  if (!bench && !gold) return std::nullopt;
+  const bool components = opt_.reward_components && absent("reward_components");
+  if (!bench && !gold && !components) return std::nullopt;
   json r = req;
   if (bench) r["benchmark"] = opt_.default_benchmark;
   if (gold) r["gold_sql"] = *gt;
+  if (components) r["reward_components"] = true;
   return r;
 }
 
@@ -111,8 +138,9 @@ json RewardServer::verify_json(const json& req) {
   json reply = verdicts::verdict_json(impl_->verifier, verdict_request(r), r);
   // A query stopped by the request's budget reads as a timeout: say which deadline it was.
   const CancelToken* t = current_cancel_token();
-  if (t && t->reason() == CancelToken::Reason::Deadline && reply["failure_reason"] == "timeout")
+  if (t && t->reason() == CancelToken::Reason::Deadline && reply["stage"] == "timeout")
     reply["failure_detail"] = budget_exceeded_message(opt_.request_budget_s);
+  if (current_queued_s() >= 0 && reply.contains("timings")) reply["timings"]["queued_s"] = current_queued_s();
   return reply;
 }
 
@@ -135,10 +163,39 @@ Reply RewardServer::handle(std::string_view body, json (RewardServer::*fn)(const
   return guarded([&] { return bounded(dump((this->*fn)(parse_body(body)))); }, impl_->bad);
 }
 
+// /verify: the verdict, with the request's `response` echoed as the bytes the client sent.
+Reply RewardServer::handle_verify(std::string_view body) {
+  impl_->inflight++;
+  struct Dec {
+    std::atomic<size_t>& n;
+    ~Dec() { n--; }
+  } dec{impl_->inflight};
+  return guarded(
+      [&] {
+        json reply = verify_json(parse_body(body));
+        auto raw = reply.contains("response") ? raw_member(body, "response") : std::nullopt;
+        if (!raw) return bounded(dump(reply));
+        reply.erase("response");
+        return bounded(with_raw_member(dump(reply), "response", *raw));
+      },
+      impl_->bad);
+}
+
 void RewardServer::Job::finish(Reply r) {
   server->impl_->exec.release();  // the slot is free before the caller sees the result
+  r.queued_s = queued_s;
   done(std::move(r));
 }
+
+namespace {
+thread_local double tl_queued_s = -1;
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+double current_queued_s() { return tl_queued_s; }
+void set_current_queued_s(double s) { tl_queued_s = s; }
 
 std::shared_ptr<CancelToken> RewardServer::submit_async(Queued endpoint, std::string body,
                                                         std::function<void(Reply)> done) {
@@ -151,24 +208,55 @@ std::shared_ptr<CancelToken> RewardServer::submit_async(Queued endpoint, std::st
     done(busy_reply());
     return nullptr;
   }
-  auto token = std::make_shared<CancelToken>(&impl_->root, deadline_after(opt_.request_budget_s));
-  auto job = std::make_shared<Job>(Job{this, token, std::move(done)});
-  impl_->exec.post_request([this, endpoint, job, body = std::move(body)] { run(endpoint, job, body); });
-  return token;
+  // The budget starts when a worker takes the request (run()); until then the queue timeout bounds it.
+  auto job = std::make_shared<Job>();
+  job->server = this;
+  job->token = std::make_shared<CancelToken>(&impl_->root);
+  job->done = std::move(done);
+  job->body = std::move(body);
+  job->queued_at = std::chrono::steady_clock::now();
+  std::shared_ptr<std::atomic<int>> state(job, &job->state);
+  impl_->watch.add(deadline_after(opt_.queue_timeout_s), state, [this, w = std::weak_ptr<Job>(job)] {
+    if (auto j = w.lock()) expire(*j);
+  });
+  impl_->exec.post_request([this, endpoint, job] { run(endpoint, job); });
+  return job->token;
 }
 
-void RewardServer::run(Queued endpoint, const std::shared_ptr<Job>& job, const std::string& body) {
-  if (job->token->cancelled()) {  // the client left, the server stops, or the request waited past its budget
+// On the queue watch's thread, once it has moved the job from Queued to Expired: its worker will skip it.
+void RewardServer::expire(Job& job) {
+  job.queued_s = since(job.queued_at);
+  job.body = std::string();  // the executor's task stays queued until a worker pops and skips it
+  impl_->saturated++;
+  char b[160];
+  std::snprintf(b, sizeof b,
+                "server saturated: no worker took the request within --queue-timeout (%g s; waited %.3f s, %u workers "
+                "busy), retry later",
+                opt_.queue_timeout_s, job.queued_s, opt_.max_concurrency);
+  Reply r = error_reply(503, b);
+  job.finish(std::move(r));
+}
+
+void RewardServer::run(Queued endpoint, const std::shared_ptr<Job>& job) {
+  if (!QueueWatch::take(job->state)) return;  // answered 503 at --queue-timeout
+  job->queued_s = since(job->queued_at);
+  job->token->set_deadline(deadline_after(opt_.request_budget_s));  // the budget runs from dispatch
+  const std::string body = std::move(job->body);
+  if (job->token->cancelled()) {  // the client left, or the server stops
     impl_->cancelled++;
     return job->finish(cancelled_reply(job->token->reason(), opt_.request_budget_s));
   }
+  set_current_queued_s(job->queued_s);
+  struct Reset {
+    ~Reset() { set_current_queued_s(-1); }
+  } reset;
   if (endpoint == Queued::OpenRlhf) return start_batch(body, job);  // finishes the job when graded
   Reply r;
   {
     CancelScope scope(job->token.get());  // the engine's deadline checks read it
     try {
       switch (endpoint) {
-        case Queued::Verify: r = handle(body, &RewardServer::verify_json); break;
+        case Queued::Verify: r = handle_verify(body); break;
         case Queued::Execute: r = handle(body, &RewardServer::execute_json); break;
         case Queued::AggregateMetrics: r = aggregate_metrics(body); break;
         case Queued::OpenRlhf: break;
@@ -215,6 +303,7 @@ ServerStats RewardServer::stats() const {
   VerifierStats v = impl_->verifier.stats();
   s.verifies = v.verdicts;
   s.rejected_busy = impl_->rejected;
+  s.saturated = impl_->saturated;
   s.bad_requests = impl_->bad;
   s.gold_cache_hits = v.gold_cache_hits;
   s.gold_cache_misses = v.gold_cache_misses;
@@ -248,6 +337,8 @@ json RewardServer::health_json() const {
   j["batches"] = impl_->batches.to_json();
   j["verifies"] = s.verifies;
   j["rejected_busy"] = s.rejected_busy;
+  j["saturated"] = s.saturated;
+  j["queue_timeout_s"] = opt_.queue_timeout_s;
   j["bad_requests"] = s.bad_requests;
   j["gold_cache"] = {{"entries", s.gold_cache_entries},
                      {"bytes", s.gold_cache_bytes},

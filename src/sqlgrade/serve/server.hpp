@@ -24,6 +24,7 @@
 // RewardServer is independent of HTTP (tests call it directly); serve_http() (reward_http.hpp) puts an
 // HTTP server in front of it.
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -51,10 +52,14 @@ struct ServerOptions {
   VerifierConfig verifier;
   unsigned max_concurrency = 0;   // verifies executing at once; 0 = max(4, 2 x cores) (docs/serve.md)
   size_t max_queue = 64;          // verifies waiting for a slot; more -> 503
+  // Longest wait for a worker (--queue-timeout): a request still queued then gets 503 with
+  // Retry-After (saturation, like NeMo Gym's pool's PoolSaturatedError), never an unbounded wait.
+  double queue_timeout_s = 30;
   size_t max_execute_rows = 10'000;  // /execute: cap on a request's max_rows
   size_t max_batch = 4096;           // /get_reward: rollouts per request
-  // Total time of one queued request, from its admission to its reply (--request-budget): its queries
-  // stop at this deadline; a batch's rollouts not graded by then score 0 and are flagged.
+  // Total time of one queued request, from when a worker takes it to its reply (--request-budget; its
+  // wait in the queue is bounded by queue_timeout_s): its queries stop at this deadline; a batch's
+  // rollouts not graded by then score 0 and are flagged.
   double request_budget_s = 120;
   // Largest reply as serialised, escapes counted (--max-reply-mb): /execute cuts its rows to fit, any
   // other reply over it becomes a 413.
@@ -63,6 +68,13 @@ struct ServerOptions {
   // NeMo Gym's resources servers each grade one benchmark and their rows carry no `benchmark`
   // (`sqlgrade serve --benchmark bird` stands in for Gym's bird_sql; integrations/nemo_gym/).
   std::string default_benchmark;
+  // BIRD on PostgreSQL / MySQL (serve --dsn, --dialect): the one server database of each dialect, as a
+  // URI through a read-only login (engine/server.hpp), and the dialect of a request that names none
+  // ("" or "sqlite": the SQLite folders). A request picks a dialect with `dialect`, never a URI.
+  std::string postgresql_dsn, mysql_dsn;
+  std::string default_dialect;
+  // Every /verify reply carries reward_components (--reward-components), as if each request asked.
+  bool reward_components = false;
 };
 
 // The default of --max-concurrency: max(4, 2 x cores). Verifies wait on SQLite more than they
@@ -73,10 +85,13 @@ unsigned default_max_concurrency();
 struct Reply {
   int status = 200;
   std::string body;  // JSON
+  // Queued endpoints: seconds the request waited for a worker (HTTP header X-Sqlgrade-Queued-S);
+  // negative when it was never queued (refused at once, or not a queued endpoint).
+  double queued_s = -1;
 };
 
 struct ServerStats {
-  uint64_t verifies = 0, rejected_busy = 0, bad_requests = 0;
+  uint64_t verifies = 0, rejected_busy = 0, bad_requests = 0, saturated = 0;
   uint64_t gold_cache_hits = 0, gold_cache_misses = 0;
   size_t gold_cache_entries = 0, gold_cache_bytes = 0;
   size_t inflight = 0;
@@ -84,6 +99,9 @@ struct ServerStats {
 
 class RewardServer {
  public:
+  // The URI of the server database a request's `dialect` (or --dialect) names; "" for SQLite.
+  // BadRequest for an unknown dialect or one this server has no database for.
+  std::string server_db(const nlohmann::json& req) const;
   explicit RewardServer(ServerOptions opt);
   ~RewardServer();
   RewardServer(const RewardServer&) = delete;
@@ -134,17 +152,24 @@ class RewardServer {
   VerdictRequest verdict_request(const nlohmann::json& body) const;
   Verifier& verifier() const;
   Reply handle(std::string_view body, nlohmann::json (RewardServer::*fn)(const nlohmann::json&));
+  Reply handle_verify(std::string_view body);
   Reply bounded(std::string body) const;  // the reply, or a 413 when it is over max_reply_bytes
 
-  // One admitted request: its token, and its completion (finish() gives the admission slot back and
-  // calls `done`; exactly once).
+  // One admitted request: its token, body, and its completion (finish() gives the admission slot back
+  // and calls `done`; exactly once: by the worker that takes it, or by the queue watch at
+  // --queue-timeout, whichever moves `state` first — queue_watch.hpp).
   struct Job {
-    RewardServer* server;
+    RewardServer* server = nullptr;
     std::shared_ptr<CancelToken> token;
     std::function<void(Reply)> done;
+    std::string body;
+    std::chrono::steady_clock::time_point queued_at;
+    std::atomic<int> state{0};
+    double queued_s = -1;
     void finish(Reply r);
   };
-  void run(Queued endpoint, const std::shared_ptr<Job>& job, const std::string& body);
+  void expire(Job& job);  // the queue timeout: 503, Retry-After
+  void run(Queued endpoint, const std::shared_ptr<Job>& job);
   // /get_reward (batch.cpp): checks every label, then grades the rollouts in slices.
   struct Batch;
   void start_batch(const std::string& body, const std::shared_ptr<Job>& job);

@@ -12,6 +12,7 @@
 
 #include "sqlgrade/core/cancel.hpp"
 #include "sqlgrade/serve/executor.hpp"
+#include "sqlgrade/serve/queue_watch.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "sqlgrade/verdict.hpp"
 
@@ -24,6 +25,11 @@ inline constexpr auto kBatchSlice = std::chrono::milliseconds(10);
 
 // now + `seconds` (the far future for a budget beyond any clock).
 CancelToken::Clock::time_point deadline_after(double seconds);
+
+// The seconds the calling worker's request waited in the queue (-1: none): /verify and /execute put
+// them in `timings.queued_s`, /get_reward at the top level.
+double current_queued_s();
+void set_current_queued_s(double s);
 
 // The reply to a request that was cancelled before or while it ran: 503 (Retry-After) naming why.
 Reply cancelled_reply(CancelToken::Reason why, double budget_s);
@@ -44,9 +50,10 @@ struct RewardServer::Impl {
   CancelToken root;  // cancel_all(); every request's token is its child (declared first: destroyed last)
   Verifier verifier;
   Executor exec;
-  std::atomic<uint64_t> rejected{0}, bad{0}, cancelled{0};
+  std::atomic<uint64_t> rejected{0}, bad{0}, cancelled{0}, saturated{0};
   std::atomic<size_t> inflight{0};
   BatchStats batches;
+  QueueWatch watch;  // declared after exec: stopped first, the workers answer what it still held
 
   explicit Impl(const ServerOptions& o) : verifier(o.verifier), exec(o.max_concurrency, o.max_queue) {}
 };

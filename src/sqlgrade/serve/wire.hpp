@@ -3,6 +3,7 @@
 // names, error replies. The request model itself (benchmark names, field checks, gold_result cells,
 // echoed fields) is the verdict module's (verdict/request.hpp); serve/ only turns HTTP bodies into
 // it and verdicts back into replies. Internal to the serve module.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,5 +41,14 @@ using sqlgrade::kMaxJsonDepth;
 nlohmann::json parse_body(std::string_view body);
 
 Reply error_reply(int status, const std::string& message);
+
+// The raw text of the top-level member `key` of a JSON object text, as the client sent it (the last
+// one, as the parser keeps it); nullopt when absent, or when a key uses escapes. `body` must be JSON
+// the parser accepted. /verify echoes `response` with it, byte for byte (NeMo Gym 0.7's contract:
+// verify returns the response it received, unmodified; a re-serialised copy would reorder keys and
+// respell numbers).
+std::optional<std::string_view> raw_member(std::string_view body, std::string_view key);
+// `dumped` (a serialised object) with "key":raw appended as its last member.
+std::string with_raw_member(std::string dumped, std::string_view key, std::string_view raw);
 
 }  // namespace sqlgrade::serve

@@ -20,7 +20,8 @@ bool at_least(double a, double b) { return a <= 0 || (b > 0 && a >= b); }
 
 bool ResultShare::covers(const Limits& lim) const {
   return at_least(lim.timeout_s, strict_.timeout_s) && lim.max_bytes >= strict_.max_bytes &&
-         at_least(static_cast<double>(lim.max_memory), static_cast<double>(strict_.max_memory)) && !lim.keep_partial;
+         at_least(static_cast<double>(lim.max_memory), static_cast<double>(strict_.max_memory)) &&
+         (lim.max_memory == 0 || lim.max_spill >= strict_.max_spill) && !lim.keep_partial;
 }
 
 std::shared_ptr<const ExecResult> ResultShare::lend(const std::string& path, const std::string& sql,

@@ -18,12 +18,7 @@ namespace sqlgrade::spider2 {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-constexpr auto kJsonReplace = nlohmann::json::error_handler_t::replace;
-
-// What the run reads: each result folder's predictions, the gold folder, the databases, the metadata.
-std::vector<IoPath> input_paths(const Options& opt, const std::vector<std::string>& result_dirs) {
+std::vector<IoPath> run_inputs(const Options& opt, const std::vector<std::string>& result_dirs) {
   std::vector<IoPath> in;
   for (const auto& d : result_dirs) in.push_back({d, "--result_dir", {opt.mode == Mode::Sql ? ".sql" : ".csv"}});
   in.push_back({opt.gold_dir, "--gold_dir"});
@@ -31,6 +26,10 @@ std::vector<IoPath> input_paths(const Options& opt, const std::vector<std::strin
   in.push_back({default_meta_path(opt), "--meta"});
   return in;
 }
+
+namespace {
+
+constexpr auto kJsonReplace = nlohmann::json::error_handler_t::replace;
 
 // What write_outputs (and the caller) will write or replace for these result folders.
 std::vector<IoPath> output_paths(const Options& opt, const std::vector<std::string>& result_dirs) {
@@ -83,7 +82,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
       o.result_dir = d;
       OutputDir::check(csv_dir_path(o));
     }
-  check_outputs_spare_inputs(output_paths(opt, result_dirs), input_paths(opt, result_dirs));
+  check_outputs_spare_inputs(output_paths(opt, result_dirs), run_inputs(opt, result_dirs));
   const std::string started = runs::utc_now_iso8601();
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Run> out = run_many(opt, result_dirs);

@@ -103,6 +103,7 @@ void append_value(std::string& out, const Value& v, K kind) {
     case Kind::Real: out += py::float_repr(v.r); break;
     case Kind::Text: append_field(out, v.s); break;
     case Kind::Blob: append_field(out, py::repr(v)); break;
+    default: append_field(out, py::str(v)); break;  // server kinds (Decimal, dates): their str()
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/spider2.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/spider2/compare_v2.hpp"
@@ -16,6 +17,11 @@ namespace sqlgrade::spider2 {
 // to the gold folder (<gold_dir>/../spider2-lite.jsonl, <gold_dir>/../databases).
 std::string default_meta_path(const Options& opt);
 std::string default_db_dir(const Options& opt);
+
+// What a run of these result folders reads — each folder's predictions (<id>.sql, or <id>.csv in
+// exec_result mode), the gold folder, the databases (sql mode), the metadata: what no output may replace
+// (core/fs.hpp check_outputs_spare_inputs; `spider2`, `verify spider2`, `audit`).
+std::vector<IoPath> run_inputs(const Options& opt, const std::vector<std::string>& result_dirs);
 
 // <gold_dir>/spider2lite_eval.jsonl -> entries by instance_id (InputError naming file and line).
 std::map<std::string, EvalEntry> load_eval_jsonl(const std::string& path);

@@ -14,6 +14,7 @@
 #include "sqlgrade/uda.hpp"
 #include "sqlgrade/uda/driver.hpp"
 #include "sqlgrade/uda/judge/judge.hpp"
+#include "sqlgrade/uda/judge/llm_cache.hpp"
 #include "sqlgrade/uda/judge/llm_judge.hpp"
 #include "sqlgrade/uda/judge/llm_trace.hpp"
 #include "sqlgrade/core/json.hpp"
@@ -35,6 +36,17 @@ struct JudgeSetup {
     return llm ? llm->summary() : std::string();
   }
 };
+
+// The files the judge writes — the log (--judge-log) and the LLM's answer cache — never replace what the
+// call reads (issue 31: the CLI checked the log, the Python API nothing; the cache was not checked).
+void check_judge_outputs(const JudgeOptions& f, const std::vector<IoPath>& inputs) {
+  std::vector<IoPath> out{{f.log, "--judge-log"}};
+  if (f.kind == JudgeOptions::Kind::Llm) {
+    const std::string cache = f.cache.empty() ? judge::default_cache_path() : f.cache;
+    if (cache != "none") out.push_back({cache, "--llm-cache"});
+  }
+  check_outputs_spare_inputs(out, inputs);
+}
 
 std::unique_ptr<JudgeSetup> make_judge(const JudgeOptions& f) {
   auto s = std::make_unique<JudgeSetup>();
@@ -196,6 +208,7 @@ QueryReport evaluate_query(const QueryOptions& opt) {
     in.push_back({sqlf, "--sql-file"});
     in.push_back({result, "--result-csv"});
     check_output_folder_spares_inputs({out, "--output-dir"}, in);
+    check_judge_outputs(opt.judge, in);
   }
   Dataset ds(ddir, opt.run.dataset);
   auto jd = make_judge(opt.judge);
@@ -217,6 +230,12 @@ QueryReport evaluate_query(const QueryOptions& opt) {
 Run evaluate(const Options& opt) {
   runs::shard_option(opt.run.shard_index, opt.run.shard_count, opt.run.shard_by);  // a bad shard: before anything runs
   const sql_clock::ClockScope clock(opt.run.now, "--now");
+  {
+    std::vector<IoPath> in{{opt.results, "--results", {"result.csv", "sql.json"}}};
+    for (const auto& dir : dataset_dirs(opt.dataset_dir))
+      for (auto& i : dataset_inputs(dir, opt.run.dataset)) in.push_back(std::move(i));
+    check_judge_outputs(opt.judge, in);
+  }
   auto jd = make_judge(opt.judge);
   Run run;
   run.started_at = runs::utc_now_iso8601();

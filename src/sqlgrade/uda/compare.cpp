@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/uda/key_index.hpp"
 #include "sqlgrade/uda/unicode.hpp"
 #include "sqlgrade/py/number.hpp"
 #include "sqlgrade/py/repr.hpp"
@@ -100,7 +101,7 @@ namespace {
 const Value& cell_at(const Table& t, size_t r, size_t c) { return t.rows[r][c]; }
 Value cell_at(const TextTable& t, size_t r, size_t c) { return t.value(r, c); }
 
-using RowGroups = std::map<std::string, std::vector<size_t>>;  // key → rows, in table order
+using RowGroups = std::map<std::string, std::vector<size_t>>;  // key → rows, in table order (the gold's)
 
 // One comparison of a result with its gold: rows grouped and paired by key, then cells scored per
 // column, then the metrics. Each step is a member; run() calls them in the plan's order.
@@ -166,19 +167,25 @@ class Matcher {
       if (g.empty()) gorder_.push_back(gkeys_[i]);
       g.push_back(i);
     }
+    // The result's rows (any number: a result.csv up to --max-result-mb) in a KeyIndex, not a map.
+    pkeys_.reserve(pred_.size());
     for (size_t i = 0; i < pred_.size(); ++i) {
       tick_.tick();
-      pgroups_[key_of(pred_, i, false, false)].push_back(i);
+      pkeys_.add(i, key_of(pred_, i, false, false));
     }
-    dup_warning(ggroups_, "gold");
-    dup_warning(pgroups_, "result");
+    pkeys_.sort();
+    dup_warning([&](auto&& f) { for (auto& [k, rows] : ggroups_) f(k, rows.size()); }, "gold");
+    dup_warning([&](auto&& f) { pkeys_.for_each_group([&](std::string_view k, size_t a, size_t b) { f(k, b - a); }); },
+                "result");
   }
 
   // Duplicate keys are reported with the first few key values, as the reference does. Rows without any
   // key value are left out: the gold's (Art's id-less rows) are reported once by the dataset's load
   // notes (gold_summary.json), not by every query that returns them; the result's either pair with
   // those or are counted among the unmatched rows.
-  void dup_warning(const RowGroups& groups, const char* side) {
+  // `groups(f)` calls f(key, rows) for every group, in key order.
+  template <class Groups>
+  void dup_warning(Groups&& groups, const char* side) {
     auto show_key = [](std::string k) {
       if (!k.empty()) k.pop_back();
       return "(" + replace_all(k, "\x1f", ", ") + ")";
@@ -186,19 +193,22 @@ class Matcher {
     const std::string empty_key(keys_.size(), '\x1f');
     size_t n = 0;
     std::string shown;
-    for (auto& [k, rows] : groups)
-      if (rows.size() > 1 && k != empty_key && ++n <= 5) shown += (shown.empty() ? "" : " ") + show_key(k);
+    groups([&](std::string_view k, size_t rows) {
+      if (rows > 1 && k != empty_key && ++n <= 5) shown += (shown.empty() ? "" : " ") + show_key(std::string(k));
+    });
     if (n)
       res_.warnings.push_back(std::string(side) + " has " + std::to_string(n) + " key value(s) with several rows: " +
                               shown + (n > 5 ? " ..." : ""));
   }
 
   void pair_group(const std::string& k) {
-    auto pit = pgroups_.find(k);
-    if (pit == pgroups_.end()) return;
+    const auto [first, last] = pkeys_.find(k);
+    if (first == last) return;
     const auto& G = ggroups_[k];
-    const auto& P = pit->second;
-    if (G.size() == 1 && P.size() == 1) return pair_up(G[0], P[0]);
+    if (G.size() == 1 && last - first == 1) return pair_up(G[0], pkeys_.row_at(first));
+    std::vector<size_t> P;  // the group's result rows, in table order
+    P.reserve(last - first);
+    for (size_t i = first; i < last; ++i) P.push_back(pkeys_.row_at(i));
     res_.multi_entity = true;
     if (opt_.primary_gold_col < 0 || opt_.primary_pred_col < 0) {
       for (size_t i = 0; i < std::min(G.size(), P.size()); ++i) pair_up(G[i], P[i]);
@@ -216,19 +226,17 @@ class Matcher {
     auto primary_key = [&](const Value& v) {
       return pass == 0 ? key_text(v, false) : judge::normalize_for_compare(text_of(v));
     };
-    std::unordered_map<std::string, std::pair<size_t, std::vector<size_t>>> free_by_key;  // key -> (next, rows)
+    KeyIndex free_by_key;
     for (size_t p : P)
-      if (!pused_[p]) free_by_key[primary_key(pcell(p, opt_.primary_pred_col))].second.push_back(p), tick_.tick();
+      if (!pused_[p]) free_by_key.add(p, primary_key(pcell(p, opt_.primary_pred_col))), tick_.tick();
+    free_by_key.sort();
+    FirstFree next(free_by_key, pused_);
     for (size_t g : G) {
       if (gused_[g]) continue;
       tick_.tick();
       std::string gk = primary_key(gcell(g, opt_.primary_gold_col));
       if (gk.empty() && pass == 1) continue;
-      auto it = free_by_key.find(gk);
-      if (it == free_by_key.end()) continue;
-      auto& [next, rows] = it->second;
-      while (next < rows.size() && pused_[rows[next]]) ++next;
-      if (next < rows.size()) pair_up(g, rows[next++]);
+      if (auto p = next(gk)) pair_up(g, *p);
     }
   }
 
@@ -276,20 +284,21 @@ class Matcher {
     ask_pairs(entity_cands_, qs);
   }
 
-  // Leftover groups (aggregation): normalised key equality.
+  // Leftover groups (aggregation): normalised key equality. Each free gold row, in order, takes the first
+  // free result row with its normalised key — the same pairs as each free result row, in order, taking
+  // the first free gold row with its key; so the index holds the gold's free rows, not the result's
+  // (which can be millions: issue 31).
   void pair_normalised_keys() {
-    std::unordered_map<std::string, std::vector<size_t>> free_pred;
-    for (size_t p = 0; p < pred_.size(); ++p)
-      if (!pused_[p]) free_pred[key_of(pred_, p, false, true)].push_back(p);
-    for (size_t g = 0; g < gold_.size(); ++g) {
-      if (gused_[g]) continue;
-      auto it = free_pred.find(key_of(gold_, g, true, true));
-      if (it == free_pred.end()) continue;
-      for (size_t p : it->second)
-        if (!pused_[p]) {
-          pair_up(g, p);
-          break;
-        }
+    KeyIndex free_gold;
+    for (size_t g = 0; g < gold_.size(); ++g)
+      if (!gused_[g]) free_gold.add(g, key_of(gold_, g, true, true)), tick_.tick();
+    free_gold.sort();
+    if (free_gold.size() == 0) return;
+    FirstFree next(free_gold, gused_);
+    for (size_t p = 0; p < pred_.size(); ++p) {
+      if (pused_[p]) continue;
+      tick_.tick();
+      if (auto g = next(key_of(pred_, p, false, true))) pair_up(*g, p);
     }
   }
 
@@ -496,7 +505,8 @@ class Matcher {
   DeadlineTicker tick_;
   MatchResult res_;
   std::vector<std::string> gkeys_, gorder_;
-  RowGroups ggroups_, pgroups_;
+  RowGroups ggroups_;
+  KeyIndex pkeys_;  // the result's rows by exact key
   std::vector<char> gused_, pused_;
   std::vector<std::pair<size_t, size_t>> pairs_;
   // entity questions collected across groups: (gold row, pred row), and how many there were

@@ -7,7 +7,10 @@
 #include <filesystem>
 
 #include "sqlgrade/core/clock.hpp"
+#include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/py/repr.hpp"
+#include "sqlgrade/verdict/request.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/verdict/surrogates.hpp"
 
@@ -24,6 +27,10 @@ std::vector<std::vector<ExecuteCell>> cells_of(std::vector<Row> rows) {
     for (size_t c = 0; c < row.size(); ++c) {
       Value& v = row[c];
       ExecuteCell& x = cells[c];
+      // A server's other Python values (Decimal, dates, lists: engine/server_values.hpp) as their str();
+      // a bool as the int it equals.
+      if (v.kind == Kind::Bool) v = Value::integer(v.i);
+      else if (v.kind > Kind::Blob) v = Value::text(py::str(v));
       x.kind = v.kind == Kind::Int    ? ExecuteCell::Kind::Int
                : v.kind == Kind::Real ? ExecuteCell::Kind::Real
                : v.kind == Kind::Text ? ExecuteCell::Kind::Text
@@ -47,17 +54,20 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
   if (limits.max_bytes == 0) throw InputError("", "max_bytes must be > 0");
   const sql_clock::ClockScope clock(limits.now, "now");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(db, ec)) throw InputError(db, "no such database file");
+  const bool server = verdicts::is_server_uri(db);
+  if (!server && !std::filesystem::is_regular_file(db, ec)) throw InputError(db, "no such database file");
   auto t0 = std::chrono::steady_clock::now();
-  auto conn = SqlitePool::lease(db);  // InputError when it is not a readable SQLite database
   if (std::string why = verdicts::sql_not_unicode(sql); !why.empty()) {  // a lone surrogate (issue 19)
+    if (!server) SqlitePool::lease(db);  // InputError when it is not a readable SQLite database
     ExecuteResult out;
     out.status = "error";
     out.error = why;
     return out;
   }
   Limits lim{limits.timeout_s, limits.max_rows, limits.max_bytes, /*keep_partial=*/true};
-  ExecResult r = conn->execute(sql, lim);
+  // A PostgreSQL / MySQL database by its URI (engine/server.hpp: the read-only login, the deadline on
+  // the server and from the client); InputError when it cannot be reached or its login may write.
+  ExecResult r = server ? ServerPool::lease(parse_server_dsn(db, "db"))->execute(sql, lim) : SqlitePool::lease(db)->execute(sql, lim);
   ExecuteResult out;
   out.columns = std::move(r.table.columns);
   out.rows = cells_of(std::move(r.table.rows));

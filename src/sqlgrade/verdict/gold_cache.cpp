@@ -27,6 +27,7 @@ size_t gold_bytes(const GoldData& d) {
 
 bool load_dependent(const ExecResult& r) {
   if (r.status == ExecStatus::Timeout) return true;
+  if (r.status == ExecStatus::TooLarge) return r.error.rfind(kSpillCrowded, 0) == 0;  // the others' temporary files
   if (r.status != ExecStatus::Error) return false;  // Ok and TooLarge are properties of query and data
   for (const char* m : {"out of memory", "is locked", "database is busy", "disk I/O error", "unable to open",
                         "cannot open", "interrupted", "Too many open files"})

@@ -7,7 +7,10 @@
 
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/core/deadline.hpp"
+#include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/py/equality.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider2/frame.hpp"
 #include "sqlgrade/spider2/run.hpp"
@@ -40,8 +43,10 @@ VerdictStage stage_of(ExecStatus s) {
                                      : VerdictStage::PredFailed;
 }
 
+// A SQLite file, or a PostgreSQL / MySQL database by its URI (benchmark bird; verifier.cpp checks).
 ExecResult run(const std::string& path, const std::string& sql, const Limits& lim) {
   try {
+    if (is_server_uri(path)) return ServerPool::lease(parse_server_dsn(path, "db"))->execute(sql, lim);
     return SqlitePool::lease(path)->execute(sql, lim);
   } catch (const std::exception& e) {
     ExecResult r;
@@ -122,7 +127,8 @@ Limits Judge::gold_limits() const {
 
 // Executes a gold query once per (benchmark, db, SQL) and keeps the result.
 GoldPtr Judge::gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit) {
-  return cache_.get(gold_key({bench_name(b), path, gold_sql}), [&]() -> GoldPtr {
+  // keyed by the file's version too: a database replaced at its path is queried again (core/fs.hpp)
+  return cache_.get(gold_key({bench_name(b), path, file_version(path), gold_sql}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
     ExecResult r = run(path, gold_sql, gold_limits());
     if (!r.ok()) {
@@ -211,7 +217,7 @@ void Judge::judge_spider(const VerdictRequest& req, const std::string& pred_sql,
       [&](const std::string& db_file, const std::string& query, const std::function<ExecResult()>& execute) {
         auto g0 = Clock::now();
         bool hit = false;
-        GoldPtr g = cache_.get(gold_key({"spider-testsuite", db_file, query}), [&]() -> GoldPtr {
+        GoldPtr g = cache_.get(gold_key({"spider-testsuite", db_file, file_version(db_file), query}), [&]() -> GoldPtr {
           auto d = std::make_shared<GoldData>();
           d->exec = execute();
           d->ok = d->exec.ok();
@@ -228,10 +234,6 @@ void Judge::judge_spider(const VerdictRequest& req, const std::string& pred_sql,
   v.timings.pred_s = std::max(0.0, total - gold_s);  // prediction runs and comparisons, interleaved
   v.gold_cached = hits > 0 && misses == 0;
   v.execution_match = r.score == 1;
-  v.failure_reason = v.execution_match ? "none"
-                     : r.gold_error    ? "gold_execution_error"
-                     : r.timeout       ? "timeout"
-                                       : "execution_error";
   v.failure_detail = r.reason;
   v.stage = v.execution_match ? VerdictStage::Equal
             : r.gold_error    ? VerdictStage::GoldFailed
@@ -244,7 +246,6 @@ void Judge::judge_spider(const VerdictRequest& req, const std::string& pred_sql,
 
 void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v) {
   v.execution_match = false;
-  v.failure_reason = "execution_error";
   const bool has_gold_sql = req.gold_sql && !req.gold_sql->empty();
   if (b == Bench::Spider && has_gold_sql) return judge_spider(req, pred_sql, v);
 
@@ -258,7 +259,6 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
                               : gold_from_rows(b, req.gold_result_json, &v.gold_cached);
   v.timings.gold_s = since(t0);
   if (!gold->ok) {
-    v.failure_reason = "gold_execution_error";
     v.stage = VerdictStage::GoldFailed;
     v.failure_detail = gold->error;
     return;  // pred_executed stays unknown
@@ -270,7 +270,6 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
   v.timings.pred_s = since(t0);
   if (!pr.ok()) {
     v.pred_executed = false;
-    v.failure_reason = pr.status == ExecStatus::Timeout ? "timeout" : "execution_error";
     v.stage = stage_of(pr.status);
     v.failure_detail = std::string("prediction ") + status_word(pr.status) + ": " + pr.error;
     return;
@@ -284,12 +283,10 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
     compare(b, req, *gold, pr.table, Deadline::left_of(timeout_s, pr.seconds), v);
   } catch (const DeadlineExceeded&) {
     v.execution_match = false;
-    v.failure_reason = "timeout";
     v.stage = VerdictStage::Timeout;
     v.failure_detail = "prediction timeout after " + seconds_text(timeout_s) + " s (converting or comparing the result)";
   }
   v.timings.compare_s = since(t0);
-  if (v.execution_match) v.failure_reason = "none";
   if (v.stage != VerdictStage::Timeout) v.stage = v.execution_match ? VerdictStage::Equal : VerdictStage::Different;
 }
 
@@ -338,9 +335,14 @@ void Judge::compare(Bench b, const VerdictRequest& req, const GoldData& gold, co
       if (!v.execution_match) v.failure_detail = "result differs from the gold";
       break;
     case Bench::Bird:
-      for (auto& g : gold.tables)
-        if (bird::ex_match(pred, g, deadline)) v.execution_match = true;
-      if (!v.execution_match) v.failure_detail = "result differs from the gold";
+      try {
+        for (auto& g : gold.tables)
+          if (bird::ex_match(pred, g, deadline)) v.execution_match = true;
+        if (!v.execution_match) v.failure_detail = "result differs from the gold";
+      } catch (const py::Unhashable& e) {  // a list cell (PostgreSQL array): the official set() raises
+        v.execution_match = false;
+        v.failure_detail = std::string("TypeError: ") + e.what() + " (the official script's set() of the rows raises)";
+      }
       break;
   }
 }

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <iterator>
 
+#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/core/clock.hpp"
+#include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/verdict/shaping.hpp"
 #include "sqlgrade/verdict/verify_option.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -45,6 +47,33 @@ const char* bench_name(Bench b) {
     case Bench::Bird: return "bird";
   }
   return "spider2";
+}
+
+std::string dialect_of(const std::string& name) {
+  const std::string d = to_lower(name);
+  if (d == "sqlite" || d.empty()) return "sqlite";
+  if (d == "postgresql" || d == "postgres") return "postgresql";
+  if (d == "mysql" || d == "mariadb") return "mysql";
+  bad("`dialect` must be sqlite, postgresql or mysql; got '" + name.substr(0, 40) + "'");
+}
+
+bool is_server_uri(const std::string& db) {
+  const std::string l = to_lower(db.substr(0, 16));
+  return l.rfind("postgresql://", 0) == 0 || l.rfind("postgres://", 0) == 0 || l.rfind("mysql://", 0) == 0 ||
+         l.rfind("mariadb://", 0) == 0;
+}
+
+void check_server_request(Bench b, const VerdictRequest& req) {
+  const ServerDsn dsn = parse_server_dsn(req.db, "db");
+  const std::string dialect = dsn.dialect == ServerDialect::PostgreSQL ? "postgresql" : "mysql";
+  if (b != Bench::Bird)
+    bad(std::string("benchmark ") + bench_name(b) + " grades SQLite databases; a " + dialect_name(dsn.dialect) +
+        " database is graded with benchmark bird (\"benchmark\": \"bird\")");
+  if (!req.dialect.empty() && req.dialect != dialect)
+    bad("`dialect` is " + req.dialect + " but the database is a " + dialect_name(dsn.dialect) + " one");
+  if (req.verify)
+    bad("`verify` searches SQLite databases for a counterexample: it is not available for a " +
+        std::string(dialect_name(dsn.dialect)) + " database");
 }
 
 Bench parse_bench(const json& req) {
@@ -118,10 +147,11 @@ std::string model_text(const json& req) {
 
 json echo_fields(const json& req, std::vector<std::string>* dropped) {
   static const char* const kNotEchoed[] = {"db_id", "question", "gold_sql", "gold_result", "ignore_order", "condition_cols",
-                                           "db", "order", "shaping"};
+                                           "db", "order", "shaping", "alternative_answers",
+                                           "reward_components"};
   static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
                                        "model_output", "benchmark", "extract", "gold_single_file", "sql", "timeout",
-                                       "plug_value", "keep_distinct", "now"};
+                                       "plug_value", "keep_distinct", "now", "dialect"};
   json out = json::object();
   size_t unknown_bytes = 0;
   for (auto it = req.begin(); it != req.end(); ++it) {
@@ -184,6 +214,26 @@ std::vector<Table> gold_tables(const json& gr, Bench b) {
   return out;
 }
 
+const std::vector<std::string>& label_keys() {
+  static const std::vector<std::string> keys{
+      "gold_sql", "alternative_answers", "gold_result", "db_id", "db_path", "benchmark", "ignore_order",
+      "condition_cols", "instance_id", "gold_single_file", "extract", "timeout", "plug_value", "keep_distinct",
+      "verify", "order", "shaping", "reward_components"};
+  return keys;
+}
+
+json label_body(const json& label) {
+  json body = json::object();
+  for (const std::string& k : label_keys())
+    if (auto it = label.find(k); it != label.end() && k != "db_path") body[k] = *it;
+  if (!body.contains("db_id")) {
+    auto dp = label.find("db_path");
+    if (dp == label.end() || !dp->is_string()) throw BadRequest("needs `db_id` or `db_path`");
+    body["db_id"] = fs::path(dp->get<std::string>()).stem().string();
+  }
+  return body;
+}
+
 VerdictRequest parse_request(const json& body, const ExtractOptions& base_extract) {
   if (!body.is_object()) bad("the request body must be a JSON object");
   VerdictRequest r;
@@ -209,12 +259,20 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   r.gold_single_file = opt_bool(body, "gold_single_file");
   if (auto id = body.find("instance_id"); id != body.end() && id->is_string()) r.instance_id = id->get<std::string>();
   if (auto it = body.find("extract"); it != body.end() && !it->is_null()) {
-    if (!it->is_object()) bad("`extract` must be an object");
+    // A preset name alone ("gym-bird-0.7") is short for {"preset": "gym-bird-0.7"}.
+    const json xj = it->is_string() ? json{{"preset", *it}} : *it;
+    if (!xj.is_object()) bad("`extract` must be an object or a preset name");
     ExtractOptions xo = base_extract;
-    set_bool_opt(*it, "word_boundary", xo.word_boundary);
-    set_bool_opt(*it, "tags_and_json", xo.tags_and_json);
-    set_bool_opt(*it, "raw_fallback", xo.raw_fallback);
-    set_bool_opt(*it, "after_think", xo.after_think);
+    if (auto p = xj.find("preset"); p != xj.end() && !p->is_null()) {
+      auto preset = p->is_string() ? answer::preset_from_name(p->get_ref<const std::string&>()) : std::nullopt;
+      if (!preset) bad("`extract.preset` must be \"sqlgrade\", \"gym-bird-0.4\" or \"gym-bird-0.7\"; got " + dump(*p));
+      xo.preset = *preset;
+    }
+    const json& x = xj;
+    set_bool_opt(x, "word_boundary", xo.word_boundary);
+    set_bool_opt(x, "tags_and_json", xo.tags_and_json);
+    set_bool_opt(x, "raw_fallback", xo.raw_fallback);
+    set_bool_opt(x, "after_think", xo.after_think);
     r.extract = xo;
   }
   r.sql = opt_string(body, "sql");
@@ -228,9 +286,11 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
     if (!at) bad("`now`: " + why);
     r.now = sql_clock::format(*at);
   }
+  if (auto d = opt_string(body, "dialect")) r.dialect = dialect_of(*d);
   r.verify = parse_verify_option(body);  // RL: search for a counterexample after a match
   r.order = parse_order(body);            // RL: the top-level ORDER BY rule (shaping.cpp)
   r.shaping = parse_shaping(body);        // RL: the score of each outcome
+  r.reward_components = opt_bool(body, "reward_components").value_or(false);  // RL: multi-reward
   if ((r.plug_value || r.keep_distinct) && r.benchmark != "spider")
     bad("`plug_value` and `keep_distinct` apply to benchmark spider only");
   return r;
@@ -273,7 +333,9 @@ json verdict_json(Verifier& verifier, const VerdictRequest& req, const json& bod
   std::vector<std::string> unechoed;
   json resp = echo_fields(body, &unechoed);
   auto db_id = body.find("db_id");
-  resp["db_id"] = db_id != body.end() && db_id->is_string() ? *db_id : json(fs::path(req.db).stem().string());
+  resp["db_id"] = db_id != body.end() && db_id->is_string() ? *db_id
+                  : is_server_uri(req.db)                      ? json(parse_server_dsn(req.db, "db").database)
+                                                               : json(fs::path(req.db).stem().string());
   resp["question"] = body.contains("question") ? body["question"] : json("");
   resp["model_output"] = req.model_output.value_or("");
   // The gold that decided: the first that matched, else the first (gold alternatives).

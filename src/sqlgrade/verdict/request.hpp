@@ -30,6 +30,13 @@ const char* bench_name(Bench b);
 Bench parse_bench(const nlohmann::json& req);
 // spider2 (spider2_lite, spider2-lite, spider2lite), spider (testsuite, test-suite) or bird, any case.
 Bench bench_from_name(const std::string& name);
+// The request's `dialect`: sqlite | postgresql (postgres) | mysql (mariadb); InputError otherwise.
+std::string dialect_of(const std::string& name);
+// True when `db` is a PostgreSQL or MySQL URI (postgresql://, postgres://, mysql://, mariadb://).
+bool is_server_uri(const std::string& db);
+// A request whose `db` is such a URI: benchmark bird only, its `dialect` (if any) the URI's, no `verify`
+// (the counterexample search builds SQLite databases). InputError with the 400's message otherwise.
+void check_server_request(Bench b, const VerdictRequest& req);
 
 // Every reply is dumped with invalid UTF-8 replaced by U+FFFD (a reply never throws).
 std::string dump(const nlohmann::json& j);
@@ -62,6 +69,18 @@ nlohmann::json echo_fields(const nlohmann::json& req, std::vector<std::string>* 
 Value json_to_value(const nlohmann::json& v, Bench b);
 // gold_result: [alternative][row][cell] -> one Table per alternative (columns c0..; short rows padded).
 std::vector<Table> gold_tables(const nlohmann::json& gr, Bench b);
+
+// The keys of a label, the RL adapters' data contract (docs/python.md, "The data contract"): one table
+// for every road that grades a dataset row — /get_reward (serve/endpoints.cpp through label_body),
+// sqlgrade.openrlhf, verl, TRL, SkyRL, AReaL and inspect_ai (python/sqlgrade/_rows.py LABEL_KEYS,
+// which python/tests/test_outcomes.py holds equal to this). Each is the /verify field of the same name,
+// except db_path (the database file; the server takes its name as the db_id) and alternative_answers
+// (more golds, after gold_sql's). A row's other keys are data (a question, an id), not grading rules.
+const std::vector<std::string>& label_keys();
+// A label (a JSON object) as the /verify body it stands for: its label keys copied, nothing else; a
+// db_path without a db_id gives the db_id (its file name without the extension). BadRequest naming the
+// key when a label has neither db_id nor db_path.
+nlohmann::json label_body(const nlohmann::json& label);
 
 // The request of a /verify body (validation only; `db` is left to the caller). An `extract` object
 // overrides base_extract (request.extract is then set). Throws BadRequest with the one-line message

@@ -24,7 +24,7 @@ bool has_top_level_order_by(std::string_view sql);
 // benchmark's rule).
 std::optional<bool> ignore_order_for(const VerdictRequest& request, const std::string& gold_sql);
 
-// The shaping outcome of a finished verdict (stage, and a match that `verify` refuted) and its score.
+// The shaping outcome of a finished verdict (from its stage) and its score.
 VerdictOutcome outcome_of(const Verdict& v);
 double score_of(const RewardShaping& shaping, VerdictOutcome outcome);
 
@@ -40,5 +40,7 @@ void parse_gold_sql(const nlohmann::json& body, VerdictRequest& request);
 // The reply fields of the rules: `score` and `outcome` when the request had `shaping`, `gold_index`
 // when it had gold alternatives. A reply to a request without them is unchanged.
 void rules_to_json(const VerdictRequest& request, const Verdict& v, nlohmann::json& reply);
+// The reply's `reward_components` (request field `reward_components: true`; names in shaping.cpp).
+nlohmann::json reward_components(const VerdictRequest& request, const Verdict& v);
 
 }  // namespace sqlgrade::verdicts

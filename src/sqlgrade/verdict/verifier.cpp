@@ -45,8 +45,50 @@ const char* to_string(VerdictStage s) {
     case VerdictStage::GoldFailed: return "gold_failed";
     case VerdictStage::Different: return "different";
     case VerdictStage::Equal: return "equal";
+    case VerdictStage::Refuted: return "refuted";
+    case VerdictStage::Unverified: return "unverified";
   }
   return "pred_failed";
+}
+
+// The one table of stage -> failure_reason (docs/serve.md, "failure_reason"). NeMo Gym's spider2_lite
+// and bird_sql servers define none, no_sql_extracted, execution_error and gold_execution_error; they
+// label a result that differs execution_error too, which a dashboard cannot tell from a query that did
+// not run. result_mismatch follows the "<what>_mismatch" words of NeMo Gym's other servers
+// (target_mismatch, tool_name_mismatch).
+const char* failure_reason(VerdictStage s) {
+  switch (s) {
+    case VerdictStage::Equal: return "none";
+    case VerdictStage::NoSql: return "no_sql_extracted";
+    case VerdictStage::PredFailed:
+    case VerdictStage::TooLarge: return "execution_error";
+    case VerdictStage::Timeout: return "timeout";
+    case VerdictStage::GoldFailed: return "gold_execution_error";
+    case VerdictStage::Different: return "result_mismatch";
+    case VerdictStage::Refuted: return "refuted";
+    case VerdictStage::Unverified: return "unverified";
+  }
+  return "execution_error";
+}
+
+// NeMo Gym bird_sql's failure codes of a pinned version (docs/serve.md, "Extraction presets").
+// 0.4: a query that ran and differs, failed or timed out is `execution_error`, and
+// `no_sql_extracted` when the query was the filler of an answer without a ```sql block; a gold
+// failure or timeout `gold_execution_error`. 0.7 (PR #2898): `result_mismatch`, `execution_error`,
+// `execution_timeout`, `gold_execution_error` (0.7's `gold_execution_timeout` is not told apart: a
+// gold that timed out is `gold_execution_error` here). `refuted` and `unverified` stay sqlgrade's.
+const char* gym_bird_failure_reason(ExtractPreset preset, VerdictStage s, bool filler) {
+  const bool v07 = preset == ExtractPreset::GymBird07;
+  switch (s) {
+    case VerdictStage::Different:
+    case VerdictStage::PredFailed:
+    case VerdictStage::TooLarge:
+    case VerdictStage::Timeout:
+      if (!v07) return filler ? "no_sql_extracted" : "execution_error";
+      return s == VerdictStage::Different ? "result_mismatch" : s == VerdictStage::Timeout ? "execution_timeout" : "execution_error";
+    default: break;
+  }
+  return failure_reason(s);
 }
 
 Verifier::Verifier(VerifierConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
@@ -111,31 +153,36 @@ bool has_gold_rules(const VerdictRequest& req) {
 
 }  // namespace
 
-// The prediction against each gold in turn (gold_sql, then its alternatives): the first that matches
-// decides, else the first gold's verdict (the rule the Python API applied before issue 20).
+// The prediction against each gold in turn (gold_sql, then its alternatives). The first gold whose
+// match stands decides: a match on the database, and with `verify` one that the search did not refute
+// (verdicts::stage_after_verify). A match refuted against one gold goes on to the next, so any gold
+// the prediction is equivalent to counts. Else the first refuted match's verdict, else the first
+// gold's (the rule the Python API applied before issue 20).
 void Verifier::Impl::grade(verdicts::Bench b, const VerdictRequest& req, const std::string& sql, Verdict& v) {
-  if (!has_gold_rules(req)) {
-    judge.judge(b, req, sql, v);
-    verify_verdict(b, req, sql, v);  // only when the request asks (`verify`)
-    return;
-  }
-  std::optional<Verdict> first;
+  const bool rules = has_gold_rules(req);
+  std::optional<Verdict> first, first_refuted;
   for (size_t k = 0; k <= req.gold_sql_alternatives.size(); ++k) {
-    VerdictRequest r = req;
-    if (k > 0) r.gold_sql = req.gold_sql_alternatives[k - 1];
-    r.gold_sql_alternatives.clear();
-    r.ignore_order = verdicts::ignore_order_for(req, *r.gold_sql);
+    VerdictRequest alt;  // this gold alone, with the order rule applied to it
+    if (rules) {
+      alt = req;
+      if (k > 0) alt.gold_sql = req.gold_sql_alternatives[k - 1];
+      alt.gold_sql_alternatives.clear();
+      alt.ignore_order = verdicts::ignore_order_for(req, *alt.gold_sql);
+    }
+    const VerdictRequest& r = rules ? alt : req;
     Verdict attempt = v;
     judge.judge(b, r, sql, attempt);
-    verify_verdict(b, r, sql, attempt);
+    verify_verdict(b, r, sql, attempt);  // only when the request asks (`verify`)
     attempt.gold_index = k;
-    if (attempt.execution_match) {
+    if (attempt.execution_match) attempt.stage = verdicts::stage_after_verify(r, attempt);
+    if (attempt.stage == VerdictStage::Equal) {
       v = std::move(attempt);
       return;
     }
-    if (!first) first = std::move(attempt);
+    if (attempt.execution_match && !first_refuted) first_refuted = std::move(attempt);
+    else if (!first) first = std::move(attempt);
   }
-  v = std::move(*first);
+  v = std::move(first_refuted ? *first_refuted : *first);
 }
 
 Verdict Verifier::verdict(const VerdictRequest& req) {
@@ -143,11 +190,17 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   verdicts::Bench b = verdicts::bench_from_name(req.benchmark);
   std::error_code ec;
   if (req.db.empty()) bad("no database: `db` (a path) is required");
-  bool dir = fs::is_directory(req.db, ec);
-  if (!(fs::is_regular_file(req.db, ec) || (dir && b == verdicts::Bench::Spider)))
-    throw InputError(req.db, "no such database file");
-  if (dir && !(req.gold_sql && !req.gold_sql->empty()))
-    throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
+  if (verdicts::is_server_uri(req.db)) {
+    verdicts::check_server_request(b, req);
+  } else {
+    if (!req.dialect.empty() && req.dialect != "sqlite")
+      bad("`dialect` is " + req.dialect + " but `db` is a SQLite file: give the database's URI");
+    bool dir = fs::is_directory(req.db, ec);
+    if (!(fs::is_regular_file(req.db, ec) || (dir && b == verdicts::Bench::Spider)))
+      throw InputError(req.db, "no such database file");
+    if (dir && !(req.gold_sql && !req.gold_sql->empty()))
+      throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
+  }
   require_gold(req);
   // Gold and prediction (and a `verify` search) read SQL's clock at the request's instant, else the
   // config's; the gold cache keys carry it (gold_cache.cpp).
@@ -158,7 +211,6 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   v.timings.extract_s = std::chrono::duration<double>(Clock::now() - t0).count();
   v.extracted_sql = sql;
   if (!sql) {
-    v.failure_reason = "no_sql_extracted";
     v.stage = VerdictStage::NoSql;
     v.pred_executed = false;
   } else if (std::string why = verdicts::sql_not_unicode(*sql); !why.empty()) {
@@ -169,7 +221,10 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
     impl_->grade(b, req, *sql, v);
   }
   // A refuted match keeps execution_match (the official verdict) but earns no reward.
-  v.reward = v.execution_match && !(v.verify && v.verify->status == "refuted") ? 1.0 : 0.0;
+  v.reward = v.stage == VerdictStage::Equal ? 1.0 : 0.0;
+  v.failure_reason = failure_reason(v.stage);
+  if (ExtractPreset p = req.extract.value_or(impl_->cfg.extract).preset; p != ExtractPreset::Sqlgrade && !req.sql)
+    v.failure_reason = gym_bird_failure_reason(p, v.stage, v.extraction_source == "filler");
   v.outcome = verdicts::outcome_of(v);
   v.score = verdicts::score_of(req.shaping.value_or(RewardShaping{}), v.outcome);
   impl_->verdicts++;

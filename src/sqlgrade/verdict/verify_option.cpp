@@ -4,9 +4,11 @@
 #include "sqlgrade/verdict/verify_option.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 
+#include "sqlgrade/core/cancel.hpp"
 #include "sqlgrade/spider/test_suite.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/verify/verify.hpp"
@@ -21,10 +23,17 @@ std::optional<VerdictRequest::VerifyOption> parse_verify_option(const json& body
   if (it == body.end() || it->is_null() || (it->is_boolean() && !it->get<bool>())) return std::nullopt;
   VerdictRequest::VerifyOption o;
   if (it->is_boolean()) return o;
-  if (!it->is_object()) throw BadRequest("verify: must be true, false or an object {budget, candidates, seed}");
-  static const std::set<std::string> known{"budget", "candidates", "seed"};
+  if (!it->is_object())
+    throw BadRequest("verify: must be true, false or an object {budget, candidates, seed, on_unverified}");
+  static const std::set<std::string> known{"budget", "candidates", "seed", "on_unverified"};
   for (auto f = it->begin(); f != it->end(); ++f)
-    if (!known.count(f.key())) throw BadRequest("verify." + f.key().substr(0, 64) + ": unknown field (budget, candidates, seed)");
+    if (!known.count(f.key()))
+      throw BadRequest("verify." + f.key().substr(0, 64) + ": unknown field (budget, candidates, seed, on_unverified)");
+  if (auto p = it->find("on_unverified"); p != it->end() && !p->is_null()) {
+    if (*p == "match") o.on_unverified = VerdictRequest::VerifyOption::OnUnverified::Match;
+    else if (*p == "zero") o.on_unverified = VerdictRequest::VerifyOption::OnUnverified::Zero;
+    else throw BadRequest("verify.on_unverified: must be \"match\" or \"zero\"; got " + dump(*p).substr(0, 40));
+  }
   try {
     if (auto v = bounded_field(*it, "budget", "verify_budget")) o.budget_s = *v;
     if (auto v = bounded_field(*it, "candidates", "verify_candidates")) o.candidates = static_cast<size_t>(*v);
@@ -84,6 +93,23 @@ std::string make_item(Bench b, const VerdictRequest& req, const std::string& pre
   return "";
 }
 
+// A search that stopped before its candidates ran out found nothing it can vouch for: its time cap
+// ended it, or the request was cancelled (its budget, a hang-up, shutdown: the queries on the
+// candidates were interrupted and count as no difference). Such a search is "unverified", never
+// "no_counterexample".
+void mark_cut(Verdict::VerifyOutcome& out, double budget_s) {
+  if (out.status != "no_counterexample" && out.status != "unverified") return;
+  const bool cancelled = cancel_requested();
+  if (!out.time_capped && !cancelled) return;
+  out.status = "unverified";
+  out.time_capped = true;
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", budget_s);
+  out.reason = cancelled ? "the search was cut by the request's cancellation (budget, hang-up or shutdown) "
+                           "before it found a counterexample"
+                         : std::string("the search reached its time cap (") + b + " s) before it found a counterexample";
+}
+
 }  // namespace
 
 void verify_verdict(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v) {
@@ -109,8 +135,18 @@ void verify_verdict(Bench b, const VerdictRequest& req, const std::string& pred_
     out.seconds = o.seconds;
     out.time_capped = o.time_capped;
     if (o.cex) out.counterexample_json = verify::counterexample_json(item, o)["counterexample"].dump();
+    mark_cut(out, req.verify->budget_s);
   }
   v.verify = std::move(out);
+}
+
+VerdictStage stage_after_verify(const VerdictRequest& req, const Verdict& v) {
+  if (!v.execution_match || !v.verify || !req.verify) return v.stage;
+  if (v.verify->status == "refuted") return VerdictStage::Refuted;
+  if (v.verify->status == "unverified" &&
+      req.verify->on_unverified == VerdictRequest::VerifyOption::OnUnverified::Zero)
+    return VerdictStage::Unverified;
+  return v.stage;
 }
 
 void verify_to_json(const Verdict& v, json& reply) {

@@ -1,9 +1,11 @@
 // `sqlgrade audit`: gold queries that fail, golds whose result depends on scan order (ties at an
 // ORDER BY ... LIMIT boundary, LIMIT without ORDER BY, unordered GROUP BY picks), the predictions
 // graded against them, and the scoreable-vs-nominal denominators (docs/verify.md "Audit").
-// Nondeterminism is detected by running the gold on an in-memory copy of its database twice, the
-// second time with PRAGMA reverse_unordered_selects=1 (a pragma the engine's read-only authorizer
-// does not allow, hence the ScratchDb copy), and comparing the two results with the benchmark's rule.
+// Nondeterminism is detected by running the gold on its database twice, the second time with unordered
+// scans reversed (PRAGMA reverse_unordered_selects, which only the engine itself may set on a read-only
+// connection: ReversedScans), and comparing the two results with the benchmark's rule. The database is
+// read through the engine's pooled read-only connection, never copied (issue 31: a whole in-memory copy
+// per database and thread cost 4 x 121 MiB -> 1,072 MiB with --jobs 2).
 #include <filesystem>
 #include <cstring>
 #include <map>
@@ -18,10 +20,11 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
 #include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/bird/inputs.hpp"
+#include "sqlgrade/spider/inputs.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/audit_clock.hpp"
-#include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/py/number.hpp"
 
@@ -36,16 +39,6 @@ struct Gold {
   RuleSpec rule;
   std::map<std::string, int> verdicts;  // system -> score of its prediction for this gold
 };
-
-ScratchDb& copy_of(const std::string& db_path) {
-  thread_local std::map<std::string, std::unique_ptr<ScratchDb>> copies;
-  auto& slot = copies[db_path];
-  if (!slot) {
-    slot = std::make_unique<ScratchDb>();
-    slot->load_from(SqlitePool::lease(db_path)->handle());
-  }
-  return *slot;
-}
 
 // The gold's final `ORDER BY e1, e2 LIMIT n [OFFSET m]` (top level, no compound select): the query
 // with the LIMIT dropped and the ORDER BY terms appended to the select list, and the boundary rows.
@@ -123,12 +116,13 @@ std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) 
     if (std::string d = clock_dependence(g.db_path, g.sql, g.rule, lim); !d.empty()) return {"clock_dependent", d};
   if (ties_at_limit(g.db_path, g.sql, r.table.width(), lim))
     return {"nondeterministic", "ties at the ORDER BY ... LIMIT boundary: the rows kept are an arbitrary choice among equals"};
-  ScratchDb& db = copy_of(g.db_path);
-  ExecResult fwd = db.run(g.sql, lim);
-  db.exec("PRAGMA reverse_unordered_selects=1");
-  ExecResult rev = db.run(g.sql, lim);
-  db.exec("PRAGMA reverse_unordered_selects=0");
-  if (fwd.ok() && rev.ok() && !same_result(g.rule, fwd.table, rev.table)) {
+  ExecResult rev;
+  {
+    auto db = SqlitePool::lease(g.db_path);
+    ReversedScans reversed(*db);
+    rev = db->execute(g.sql, lim);
+  }
+  if (rev.ok() && !same_result(g.rule, r.table, rev.table)) {
     std::string lower = to_lower(g.sql);
     std::string why = lower.find("limit") == std::string::npos ? "row order differs under reversed scans"
                       : lower.find("order by") == std::string::npos ? "LIMIT without ORDER BY"
@@ -258,6 +252,22 @@ AuditReport audit(const AuditOptions& opt) {
   if (opt.benchmark == "bird") return audit_bird(opt);
   if (opt.benchmark == "spider2") return audit_spider2(opt);
   throw InputError("--benchmark", "expected spider, bird or spider2, got '" + opt.benchmark + "'");
+}
+
+std::vector<IoPath> audit_inputs(const AuditOptions& opt) {
+  if (opt.benchmark == "spider") {
+    spider::Options so;
+    so.gold = opt.gold, so.db_dir = opt.db_dir, so.table = opt.table;
+    return spider::run_inputs(so, opt.preds);
+  }
+  if (opt.benchmark == "bird") {
+    bird::Options bo;
+    bo.ground_truth_path = opt.bird_gold, bo.db_root_path = opt.bird_db_root, bo.diff_json_path = opt.bird_diff;
+    return bird::run_inputs(bo, opt.preds);
+  }
+  spider2::Options so;
+  so.gold_dir = opt.spider2_gold_dir, so.db_dir = opt.spider2_db_dir, so.meta_path = opt.spider2_meta;
+  return spider2::run_inputs(so, opt.preds);
 }
 
 std::string render_audit_text(const AuditReport& r) {

@@ -251,4 +251,20 @@ std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, 
   return reps;
 }
 
+void check_verifiable(const spider::Options& opt, bool both_modes) {
+  if (opt.etype == spider::Etype::Match || both_modes || opt.compat != spider::Compat::TestSuite)
+    throw InputError("--verify", "needs execution under the test-suite rule (--etype exec or all, --compat test-suite)");
+}
+
+void check_verifiable(const bird::Options& opt) {
+  if (opt.metric != bird::Metric::Ex) throw InputError("--verify", "needs --metric ex");
+  if (opt.sql_dialect != "SQLite")
+    throw InputError("--verify", "the counterexample search builds SQLite databases: it is not available with "
+                                 "--sql_dialect " + opt.sql_dialect + " (grade without --verify; docs/verify.md)");
+}
+
+void check_verifiable(const spider2::Options& opt) {
+  if (opt.mode != spider2::Mode::Sql) throw InputError("--verify", "needs --mode sql");
+}
+
 }  // namespace sqlgrade::verify

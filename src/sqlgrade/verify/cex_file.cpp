@@ -23,6 +23,7 @@ nlohmann::json value_json(const Value& v) {
     case Kind::Real: return v.r;
     case Kind::Text: return v.s;
     case Kind::Blob: return nlohmann::json{{"blob", py::repr(v)}};
+    default: return py::str(v);  // server kinds (never in a SQLite counterexample)
   }
   return nullptr;
 }

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <set>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
@@ -16,6 +16,7 @@ namespace sqlgrade::verify {
 
 namespace {
 constexpr size_t kDomainCap = 64;  // distinct values kept per column
+constexpr size_t kSampleBytes = size_t(4) << 20;  // rows of a table's sample, as the engine counts result bytes
 std::string q(const std::string& s) { return "\"" + replace_all(s, "\"", "\"\"") + "\""; }
 
 Table must(SqliteDb& db, const std::string& sql) {
@@ -62,7 +63,13 @@ void read_rows(SqliteDb& db, TableInfo& t, size_t sample_rows) {
   t.total_rows = c.rows.empty() ? 0 : static_cast<size_t>(c.rows[0][0].i);
   std::string cols;
   for (size_t k = 0; k < t.columns.size(); ++k) cols += (k ? "," : "") + q(t.columns[k].name);
-  t.sample = must(db, "SELECT " + cols + " FROM " + q(t.name) + " LIMIT " + std::to_string(sample_rows)).rows;
+  // The sample is kept between searches (cache.hpp): at most kSampleBytes of rows per table, whatever
+  // the size of the database's values.
+  Limits lim{60, sample_rows, kSampleBytes};
+  lim.keep_partial = true;
+  ExecResult r = db.execute("SELECT " + cols + " FROM " + q(t.name) + " LIMIT " + std::to_string(sample_rows), lim);
+  if (!r.ok() && r.status != ExecStatus::TooLarge) throw InputError(db.path(), "cannot read the rows of " + t.name + ": " + r.error);
+  t.sample = std::move(r.table.rows);
   for (size_t k = 0; k < t.columns.size(); ++k) {
     std::set<std::string> seen;
     for (const Row& r : t.sample) {
@@ -168,8 +175,9 @@ std::vector<std::string> TableInfo::column_names() const {
 }
 
 std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows) {
-  SqliteDb db(db_path);
   auto s = std::make_shared<Schema>();
+  s->version = file_version(db_path);  // before reading: a file replaced meanwhile is read again later
+  SqliteDb db(db_path);
   s->path = db_path;
   for (const Row& r : must(db, "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL").rows) {
     std::string type = py::text(r[0]), name = py::text(r[1]);
@@ -191,20 +199,6 @@ std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sam
   order_by_foreign_keys(*s);
   check_enforceable(*s);
   return s;
-}
-
-std::shared_ptr<const Schema> schema_of(const std::string& db_path, size_t sample_rows) {
-  static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<const Schema>> cache;
-  const std::string key = db_path + "#" + std::to_string(sample_rows);
-  {
-    std::lock_guard<std::mutex> lk(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
-  auto s = read_schema(db_path, sample_rows);  // two threads may read it once each; the first one stays
-  std::lock_guard<std::mutex> lk(mu);
-  return cache.emplace(key, s).first->second;
 }
 
 }  // namespace sqlgrade::verify

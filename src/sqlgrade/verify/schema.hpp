@@ -43,6 +43,7 @@ struct TableInfo {
 
 struct Schema {
   std::string path;                     // the benchmark database it was read from
+  std::string version;                  // which file was there (core/fs.hpp file_version)
   std::vector<TableInfo> tables;        // parents before children (cycles broken in file order)
   std::vector<std::string> after_ddl;   // CREATE INDEX / CREATE VIEW statements, in file order
   bool fk_enforced = true;              // false when a declared foreign key cannot be enforced by SQLite
@@ -55,7 +56,8 @@ void create_schema(ScratchDb& db, const Schema& s);
 
 // Reads the schema and a sample of at most `sample_rows` rows per table (InputError if unreadable).
 std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows = 400);
-// The same, memoised per (path, sample_rows) for the process.
+// The same, kept per (path, sample_rows) as an item of the engine's SqlitePool, within its byte bound
+// (cache.cpp).
 std::shared_ptr<const Schema> schema_of(const std::string& db_path, size_t sample_rows = 400);
 
 }  // namespace sqlgrade::verify

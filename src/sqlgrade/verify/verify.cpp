@@ -11,9 +11,11 @@
 #include <memory>
 
 #include "sqlgrade/bird/compare.hpp"
+#include "sqlgrade/core/cancel.hpp"
 #include "sqlgrade/spider/test_suite.hpp"
 #include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/spider2/frame.hpp"
+#include "sqlgrade/verify/cache.hpp"
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 
@@ -55,17 +57,6 @@ bool same_result(const RuleSpec& rule, const Table& gold, const Table& pred) {
 }
 
 namespace {
-
-// The schema of one benchmark database, created once per thread in an in-memory ScratchDb.
-ScratchDb& work_db(const Schema& s) {
-  thread_local std::map<std::string, std::unique_ptr<ScratchDb>> dbs;
-  auto& slot = dbs[s.path];
-  if (!slot) {
-    slot = std::make_unique<ScratchDb>();
-    create_schema(*slot, s);
-  }
-  return *slot;
-}
 
 // Inserts the candidate's rows (parents first); a row SQLite rejects (NOT NULL, UNIQUE, PRIMARY KEY,
 // FOREIGN KEY, CHECK) is dropped. Returns the rows kept; `ok` is false if the transaction was lost.
@@ -146,7 +137,7 @@ struct Search {
     for (size_t t = 0; t < c.rows.size(); ++t)
       for (size_t r = 0; r < c.rows[t].size(); ++r) items.push_back({t, r});
     size_t n = 2, spent = 0;
-    while (items.size() >= 2 && spent < budget.shrink_tests) {
+    while (items.size() >= 2 && spent < budget.shrink_tests && !cancel_requested()) {
       const size_t chunk = (items.size() + n - 1) / n;
       bool reduced = false;
       for (size_t i = 0; i * chunk < items.size() && spent < budget.shrink_tests; ++i) {
@@ -209,9 +200,16 @@ Outcome verify(const Item& item, const Budget& budget) {
   const auto constants = query_constants(item.gold_sql, item.pred_sql);
   const auto used = tables_used(*schema, item.gold_sql, item.pred_sql);
   GenContext gen{*schema, constants, used, std::max<size_t>(budget.rows_per_table, 1)};
-  Search search{item, budget, *schema, work_db(*schema)};
+  // The search's own deadline and the thread's cancellation (a reward server's request: hang-up,
+  // request budget, shutdown) bound every query on a candidate, inside a step too (cache.hpp).
+  SearchScope bounded(budget.seconds, budget.query_timeout_s);
+  WorkDb work = lease_work_db(*schema);  // the schema in memory, leased from the engine's pool (cache.hpp)
+  Search search{item, budget, *schema, *work};
   for (size_t i = 0; i < budget.candidates; ++i) {
-    if (budget.seconds > 0 && elapsed() > budget.seconds) {
+    // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
+    // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
+    // as "no difference", so the search stops and says it was cut.
+    if ((budget.seconds > 0 && elapsed() > budget.seconds) || bounded.stopped() || cancel_requested()) {
       out.time_capped = true;
       break;
     }

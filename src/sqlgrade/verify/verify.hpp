@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/table.hpp"
+#include "sqlgrade/verify.hpp"
 
 namespace sqlgrade::verify {
 
@@ -89,5 +91,9 @@ std::string write_counterexample(const Item& item, const Outcome& out, const std
 
 // The sidecar's JSON (also used by `sqlgrade verify --json`).
 nlohmann::json counterexample_json(const Item& item, const Outcome& out);
+
+// Every path `sqlgrade audit` reads with these options (the benchmark's run inputs, databases
+// included): what its --json may not replace (core/fs.hpp check_outputs_spare_inputs, issue 31).
+std::vector<IoPath> audit_inputs(const AuditOptions& opt);
 
 }  // namespace sqlgrade::verify

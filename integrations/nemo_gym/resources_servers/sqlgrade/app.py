@@ -9,7 +9,11 @@ reads the server's own entry from there and replaces itself (exec) with
                    [--timeout T] [--max-concurrency N] [--spider2-gold-dir G] [extra_args ...]
 
 which speaks the /verify, /aggregate_metrics, /seed_session and /reverify_mode contract of Gym's
-spider2_lite and bird_sql servers (docs/python.md, "NeMo Gym"). Config keys (configs/*.yaml):
+spider2_lite and bird_sql servers (docs/python.md, "NeMo Gym"). Its replies carry the verdict's
+`stage` and a `failure_reason` derived from it: Gym's words (none, no_sql_extracted, execution_error,
+gold_execution_error) plus timeout, result_mismatch (the query ran and returned other rows, which
+Gym's servers label execution_error), refuted and unverified (a request's `verify`); docs/serve.md has
+the table. Config keys (configs/*.yaml):
 
     benchmark               spider2 | bird | spider (the rows Gym sends carry none)
     db_dir                  the benchmark's databases (spider2: <id>.sqlite; bird: <id>/<id>.sqlite;
@@ -18,6 +22,12 @@ spider2_lite and bird_sql servers (docs/python.md, "NeMo Gym"). Config keys (con
     spider2_gold_dir        optional official Spider 2.0-Lite gold folder (rows with only an instance_id)
     sql_execution_timeout_s per-query deadline (Gym's key; --timeout)
     max_concurrency         verifies at once (Gym's key; --max-concurrency)
+    verify_timeout_s        the whole verify's deadline, from when a worker takes it (--request-budget;
+                            the shipped configs say 30.0, the verify timeout Gym and axolotl default to)
+    queue_timeout_s         longest wait for a worker; then HTTP 503 with Retry-After (--queue-timeout)
+    extract_preset          sqlgrade (default) | gym-bird-0.4 | gym-bird-0.7: NeMo Gym bird_sql's own
+                            extraction and failure codes of that version (--extract-preset)
+    reward_components       true: every reply carries reward_components (--reward-components)
     sqlgrade_bin            the sqlgrade CLI (default: $SQLGRADE_BIN, else `sqlgrade` on PATH: the
                             console command of the sqlgrade wheel in this server's venv)
     extra_args              more `sqlgrade serve` flags, e.g. ["--keep-think"]
@@ -75,6 +85,14 @@ def serve_args(cfg: Dict[str, Any]) -> List[str]:
         args += ["--timeout", str(cfg["sql_execution_timeout_s"])]
     if cfg.get("max_concurrency"):
         args += ["--max-concurrency", str(cfg["max_concurrency"])]
+    if cfg.get("verify_timeout_s"):
+        args += ["--request-budget", str(cfg["verify_timeout_s"])]
+    if cfg.get("queue_timeout_s"):
+        args += ["--queue-timeout", str(cfg["queue_timeout_s"])]
+    if cfg.get("extract_preset"):
+        args += ["--extract-preset", str(cfg["extract_preset"])]
+    if cfg.get("reward_components"):
+        args += ["--reward-components"]
     return args + [str(a) for a in (cfg.get("extra_args") or [])]
 
 

@@ -23,7 +23,7 @@ function headlineSection() {
       h.ci_text ? el('div', { class: 'small ci' }, `${Math.round(D.bootstrap.confidence * 100)}% CI ${h.ci_text}`) : null,
       el('div', { class: 'small muted' }, `${PRIMARY} · ${h.n} instances`), ...others);
   });
-  const head = ['', 'run', num('instances'), ...METRICS.map((m) => num(m.name + (m.name === PRIMARY ? ' *' : ''))),
+  const head = ['', 'run', num('instances'), ...METRICS.map((m) => num(breakable(m.name + (m.name === PRIMARY ? ' *' : '')), 'metric-head')),
                 num(`${PRIMARY} ${Math.round(D.bootstrap.confidence * 100)}% CI`), 'started', num('wall s'), 'sqlgrade'];
   const rows = RUNS.map((r, k) => [el('span', {}, swatch(k)), r.label, num(r.n),
     ...METRICS.map((m) => num(r.headline[m.name].text)), num(r.headline[PRIMARY].ci_text || '–'), r.started_at,
@@ -137,25 +137,71 @@ addVerifyFilters(FILTERS, EXTRA_FILTER_LABELS);  // report_verify.js: 'Refuted' 
 const filterLabel = (f) => EXTRA_FILTER_LABELS[f] || ({ all: 'All', failed: KIND[state.metric] === 'binary' ? `Failed ${state.metric}` : `${state.metric} < 1`,
   regressed: `Regressed ${state.metric}`, improved: `Improved ${state.metric}`, different: 'Any score differs' })[f];
 
+// A run's scores in its cell of the instance table, every metric shown whole (never cut, no ellipsis).
+// Metrics named GROUP_MEASURE that form a full grid (UDA: macro / row × f1 / precision / recall) are
+// a small matrix, one line per group (three lines for UDA's six metrics, so a row stays short);
+// otherwise one name-value pair per metric, wrapping as the column allows (Spider: exec, exact).
+const MEASURE_ABBR = { f1: 'F1', precision: 'P', recall: 'R' };
+const SCORE_GRID = (() => {
+  const parts = METRICS.map((m) => { const at = m.name.lastIndexOf('_'); return at > 0 ? [m.name.slice(0, at), m.name.slice(at + 1)] : null; });
+  if (METRICS.length < 4 || parts.some((p) => !p)) return null;
+  const groups = [...new Set(parts.map((p) => p[0]))], measures = [...new Set(parts.map((p) => p[1]))];
+  if (groups.length < 2 || measures.length < 2 || groups.length * measures.length !== METRICS.length) return null;
+  return { groups, measures };
+})();
+// The instance table's column widths (px): the score columns as wide as their content needs, ids up to
+// 260 px so that UDA's statement paths take two lines, not four.
+const SCORE_W = SCORE_GRID
+  ? Math.max(...SCORE_GRID.groups.map((g) => g.length)) * 7 + SCORE_GRID.measures.length * 44 + 36
+  : METRICS.length <= 2 ? 110 : Math.min(230, Math.max(...METRICS.map((m) => m.name.length)) * 7 + 56);
+// An id may break after each '/' (UDA's Player/Filter/filter_queries_city/3): wide enough for the longest
+// id on two such lines (at most 220 px; longer ones still wrap anywhere rather than being cut).
+const twoLines = (id) => {
+  const at = [...id.matchAll(/\//g)].map((m) => m.index + 1);
+  return at.reduce((best, k) => Math.min(best, Math.max(k, id.length - k)), id.length);
+};
+const ID_W = Math.min(220, Math.max(110, D.instances.reduce((w, i) => Math.max(w, twoLines(i.id)), 0) * 7.5 + 24));
+// Categories ("Player · Filter") on one line where they fit in 200 px.
+const catText = (i) => Object.values(i.cat).join(' \u00b7 ');
+const CAT_W = Math.min(200, Math.max(110, D.instances.reduce((w, i) => Math.max(w, catText(i).length), 0) * 7.5 + 24));
+const splitAfter = (text, ch) => {
+  const parts = String(text).split(ch);
+  return parts.flatMap((p, k) => (k < parts.length - 1 ? [p + ch, el('wbr', {})] : [p]));
+};
+
+function scoreCell(s) {
+  const title = METRICS.filter((m) => s[m.name] !== undefined).map((m) => `${metricLabel(m)} = ${s[m.name]}`).join('\n');
+  const value = (name) => {
+    const v = s[name];
+    if (v === undefined) return el('span', { class: 'score muted' }, '–');
+    return el('span', { class: `score ${isFail(v, name) ? 'fail' : 'pass'}${name === state.metric ? ' sel' : ''}` }, fmtScore(v, KIND[name]));
+  };
+  if (SCORE_GRID) {
+    const g = el('div', { class: 'score-grid' }, el('span', {}), ...SCORE_GRID.measures.map((x) => el('span', { class: 'score-head' }, MEASURE_ABBR[x] || x)));
+    g.style.gridTemplateColumns = `auto repeat(${SCORE_GRID.measures.length}, 1fr)`;
+    for (const grp of SCORE_GRID.groups) g.append(el('span', { class: 'score-head score-group' }, grp), ...SCORE_GRID.measures.map((x) => value(`${grp}_${x}`)));
+    return el('td', { class: 'scores', title }, g);
+  }
+  return el('td', { class: 'scores', title }, ...METRICS.filter((m) => s[m.name] !== undefined).map((m) =>
+    el('span', { class: 'score-pair' }, el('span', { class: 'score-name' }, m.name), ' ', value(m.name))));
+}
+
 // Table columns: key, header, sort key, cell.
 function instanceColumns() {
   const cols = [
-    { key: 'id', head: 'id', cls: 'c-id', sort: (i) => i.id, natural: true, cell: (i) => el('td', { class: 'id' }, i.id) },
-    { key: 'cat', head: 'category', cls: 'c-cat', sort: (i) => Object.values(i.cat).join(' '), cell: (i) => el('td', {}, Object.values(i.cat).join(' · ')) },
+    { key: 'id', head: 'id', cls: 'c-id', width: ID_W, sort: (i) => i.id, natural: true, cell: (i) => el('td', { class: 'id' }, ...splitAfter(i.id, '/')) },
+    { key: 'cat', head: 'category', cls: 'c-cat', width: CAT_W, sort: (i) => Object.values(i.cat).join(' '),
+      cell: (i) => el('td', { class: 'cat' }, catText(i)) },
     { key: 'text', head: 'question / gold SQL', cls: 'c-text', sort: (i) => i.q || i.gold || '',
-      cell: (i) => el('td', { title: shorten(i.q || i.gold, 400) }, shorten(i.q || i.gold, 160)) },
+      cell: (i) => el('td', { class: 'wrap', title: shorten(i.q || i.gold, 400) }, el('div', { class: 'clamp' }, shorten(i.q || i.gold, 160))) },
   ];
   RUNS.forEach((r, k) => cols.push({
-    key: `run${k}`, head: el('span', { title: r.label }, swatch(k), r.label), cls: 'c-score', run: k,
+    key: `run${k}`, head: el('span', { title: r.label }, swatch(k), r.label), cls: 'c-score', width: SCORE_W, run: k,
     sort: (i) => score(i, k, state.metric),
-    cell: (i) => el('td', { class: 'scores' }, ...METRICS.filter((m) => i.runs[k].s[m.name] !== undefined).map((m) => {
-      const v = i.runs[k].s[m.name];
-      return el('span', { class: `score ${isFail(v, m.name) ? 'fail' : 'pass'}${m.name === state.metric ? ' sel' : ''}`, title: `${m.name} = ${v}` },
-        `${m.name} ${fmtScore(v, m.kind)}`);
-    })),
+    cell: (i) => scoreCell(i.runs[k].s),
   }));
   cols.push({ key: 'fail', head: 'failure (compared run)', cls: 'c-fail', sort: (i) => i.runs[state.cmp].fail || '',
-    cell: (i) => el('td', { title: i.runs[state.cmp].fail || '' }, shorten(i.runs[state.cmp].fail || '', 80)) });
+    cell: (i) => el('td', { class: 'wrap', title: i.runs[state.cmp].fail || '' }, el('div', { class: 'clamp' }, shorten(i.runs[state.cmp].fail || '', 80))) });
   return cols;
 }
 
@@ -282,7 +328,11 @@ function instanceSection() {
     return th;
   });
   const tbody = el('tbody', {});
-  const tbl = el('table', { id: 'instances' }, el('colgroup', {}, ...cols.map((c) => el('col', { class: c.cls }))),
+  const tbl = el('table', { id: 'instances' }, el('colgroup', {}, ...cols.map((c) => {
+      const col = el('col', { class: c.cls });
+      if (c.width) col.style.width = `${c.width}px`;  // CSSOM: allowed by the page's CSP
+      return col;
+    })),
     el('thead', {}, el('tr', {}, ...ths)), tbody);
   const more = el('button', { type: 'button', class: 'more', id: 'inst-more' }, 'Show more');
   more.addEventListener('click', () => { state.limit += PAGE; render(); });

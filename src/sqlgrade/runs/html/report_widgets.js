@@ -58,6 +58,11 @@ function swatch(k) {
   s.style.background = color(k);
   return s;
 }
+// A name that may wrap after each '_' (metric names in narrow headers), its text unchanged.
+function breakable(name) {
+  const parts = String(name).split('_');
+  return el('span', {}, ...parts.flatMap((p, i) => (i < parts.length - 1 ? [p + '_', el('wbr', {})] : [p])));
+}
 function shorten(s, n) {
   s = String(s === null || s === undefined ? '' : s).replace(/\s+/g, ' ').trim();
   return s.length > n ? s.slice(0, n - 1) + '…' : s;

@@ -65,7 +65,8 @@ class RulesJudge : public Judge {
 // the ends are trimmed — what the reference's `\s+` / strip() do on Python strings.
 std::string clean_cell(std::string_view s);
 
-// Splits a multi-value cell on the separator (default "||"), trims items and drops empty ones.
+// Splits a multi-value cell on the separator (default "||"), trims items and drops empty ones. Quotation
+// marks around a whole cell that holds the separator are removed first (unicode::unquote).
 std::vector<std::string> split_multi(std::string_view s, std::string_view sep = "||");
 
 // Parses a number written the ways extraction systems write them: "1,234.5", "$12", "12%", " 3 ".

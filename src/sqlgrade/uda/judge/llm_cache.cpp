@@ -23,11 +23,9 @@ struct Stmt {
 }  // namespace
 
 LlmCache::LlmCache(const std::filesystem::path& file) : path_(file) {
-  sqlite_configure_once();
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  int rc = sqlite3_open_v2(file.string().c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
+  int rc = open_cache_file(file.string(), &db_);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);

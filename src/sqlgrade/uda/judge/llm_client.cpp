@@ -199,6 +199,26 @@ std::string no_proxy_list() {
   return np;
 }
 
+// The CA certificates for HTTPS: $SSL_CERT_FILE or $CURL_CA_BUNDLE when set, else the first bundle
+// found among the distributions' usual places; empty: libcurl's own default. The portable wheel's
+// libcurl is Debian's, whose compiled-in default (/etc/ssl/certs/ca-certificates.crt) does not exist on
+// RHEL-family or SUSE systems (docs/python.md, "Portable wheels").
+const std::string& ca_bundle() {
+  static const std::string path = [] {
+    for (const char* n : {"SSL_CERT_FILE", "CURL_CA_BUNDLE"})
+      if (const char* v = std::getenv(n); v && *v) return std::string(v);
+    for (const char* p : {"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+                          "/etc/ssl/ca-bundle.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+                          "/etc/ssl/cert.pem"})
+      if (std::FILE* f = std::fopen(p, "rb")) {
+        std::fclose(f);
+        return std::string(p);
+      }
+    return std::string();
+  }();
+  return path;
+}
+
 // One POST of `body` to `url` on the (reset) handle: the reply's body and Retry-After land in `ex`,
 // its HTTP status in `status`, curl's message in `curl_error` when the transfer failed.
 CURLcode post(CURL* h, const LlmConfig& cfg, const std::string& url, const std::string& body, Exchange& ex, long& status,
@@ -228,6 +248,7 @@ CURLcode post(CURL* h, const LlmConfig& cfg, const std::string& url, const std::
   curl_easy_setopt(h, CURLOPT_NOPROXY, kNoProxy.c_str());
   curl_easy_setopt(h, CURLOPT_USERAGENT, "sqlgrade/" SQLGRADE_VERSION);
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+  if (!ca_bundle().empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca_bundle().c_str());
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 

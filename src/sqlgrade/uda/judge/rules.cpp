@@ -26,8 +26,20 @@ std::string clean_cell(std::string_view s) {
 }
 
 std::vector<std::string> split_multi(std::string_view s, std::string_view sep) {
+  std::vector<std::string> parts = split(s, sep);
+  // A quotation mark around the whole cell ("a || b ||", as a tool that quotes its cells writes it)
+  // belongs to no item: it is removed before the split, as the plan reads a cell (issue 31; before, the
+  // split left the items `"a` and a lone `"`, which counted in |items| and matched nothing). Items
+  // quoted one by one ("\"a\" || \"b\"") are not such a cell: each item's quotes are the item rules'.
+  if (parts.size() > 1) {
+    const std::string first = unicode::collapse_space(parts.front());
+    if (unicode::unquote(first) == first) {
+      std::string whole = unicode::unquote(s);
+      if (whole != unicode::collapse_space(s)) parts = split(whole, sep);
+    }
+  }
   std::vector<std::string> out;
-  for (auto& part : split(s, sep)) {
+  for (auto& part : parts) {
     std::string t = unicode::collapse_space(part);
     if (!t.empty()) out.push_back(std::move(t));
   }
