@@ -18,6 +18,10 @@ struct ExecuteLimits {
   double timeout_s = 10.0;         // wall-clock deadline; must be > 0
   size_t max_rows = 100;           // rows returned at most (more: truncated)
   size_t max_bytes = 16u << 20;    // approximate result bytes at most (more: truncated)
+  // Not a limit: SQL's clock for the query (date('now'), CURRENT_TIMESTAMP, ... return this instant; a
+  // TIMESTAMP, ISO 8601, UTC unless it carries an offset); "" = the real clock. InputError "now: ..."
+  // when malformed.
+  std::string now;
 };
 
 // One value of a result row, as SQLite returned it.

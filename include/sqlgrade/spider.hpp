@@ -80,6 +80,10 @@ struct Options {
   // --shard-by: "" or "id" splits by the id above; "db" by the database (db_id), so that one shard holds
   // every question of its databases (shard_of(db_id, n) == i - 1).
   std::string shard_by;
+  // --now: the instant SQL's clock reads (date('now'), CURRENT_TIMESTAMP, julianday('now'), ...;
+  // core/clock.hpp), a TIMESTAMP (ISO 8601, UTC unless it carries an offset); "" = the real clock.
+  // Recorded in the run record as options.now (canonical form); InputError "--now: ..." when malformed.
+  std::string now;
 };
 
 // One gold/prediction pair.

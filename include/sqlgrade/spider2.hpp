@@ -54,6 +54,10 @@ struct Options {
   // checks them, with the run's own outputs (<result_dir>_csv/, -ids.csv, -detailed-metrics.json,
   // errors_log), against every input before anything runs: no output may replace an input.
   std::vector<std::string> also_written;
+  // --now: the instant SQL's clock reads (date('now'), CURRENT_TIMESTAMP, julianday('now'), ...;
+  // core/clock.hpp), a TIMESTAMP (ISO 8601, UTC unless it carries an offset); "" = the real clock.
+  // Recorded in the run record as options.now (canonical form); InputError "--now: ..." when malformed.
+  std::string now;
 };
 
 // The tolerant v2 evaluator's metrics of one instance.

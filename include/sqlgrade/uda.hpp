@@ -63,6 +63,10 @@ struct RunOptions {
   // --shard-by: "" or "id" splits by the path above; "db" by the dataset (its first part), so that one
   // shard holds every statement of its datasets (shard_of(dataset, n) == i - 1).
   std::string shard_by;
+  // --now: the instant DuckDB's clock functions return (current_date, now(), CURRENT_TIMESTAMP, ...;
+  // core/clock.hpp), a TIMESTAMP (ISO 8601, UTC unless it carries an offset); "" = the real clock.
+  // Recorded in the run record as options.now.
+  std::string now;
 };
 
 // The cell judge: the offline rules, or an OpenAI-compatible chat server (needs libcurl).

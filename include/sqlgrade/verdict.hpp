@@ -37,6 +37,9 @@ struct VerifierConfig {
   size_t gold_cache_entries = 4096;
   size_t gold_cache_bytes = 256u << 20;
   ExtractOptions extract;          // default extraction options (a request may override them)
+  // SQL's clock for requests that do not give their own `now` (core/clock.hpp: a TIMESTAMP, ISO 8601);
+  // "" = the real clock. The server's --now.
+  std::string now;
   // Optional official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl + exec_result/*.csv), read
   // with the spider2 module's loader: a spider2 request with neither gold_sql nor gold_result is
   // graded against the official gold CSVs of its instance_id, with the official condition_cols and
@@ -90,6 +93,10 @@ struct VerdictRequest {
   std::string instance_id;                  // spider2: key into spider2_gold_dir
   std::optional<ExtractOptions> extract;    // null: the config's
   double timeout_s = 0;                     // per prediction query; 0 = the config's
+  // SQL's clock for this verdict, gold and prediction alike: date('now'), CURRENT_TIMESTAMP, ... return
+  // this instant (a TIMESTAMP, ISO 8601, UTC unless it carries an offset); null = the config's `now`
+  // (the server's --now), else the real clock. Gold results are cached per clock.
+  std::optional<std::string> now;
   bool plug_value = false, keep_distinct = false;  // spider: the test-suite evaluator's flags
   // RL, optional: after a match, search for a database on which the prediction and gold_sql differ
   // under the benchmark's rule (docs/verify.md, "For RL"). A clean refutation ends the verdict at

@@ -84,7 +84,7 @@ std::string add_to_record(const std::string& record_json, const SystemReport& re
 // ---- the gold audit (`sqlgrade audit`)
 struct AuditFinding {
   std::string id, db, gold_sql;
-  std::string kind;    // "gold_fails", "nondeterministic"
+  std::string kind;    // "gold_fails", "nondeterministic", "clock_dependent" (its result changes with SQL's clock)
   std::string detail;
   std::vector<std::string> predictions;  // "<system>: <id> scored <0|1>" graded against this gold
 };
@@ -104,6 +104,7 @@ struct AuditOptions {
   std::vector<std::string> preds;  // optional: prediction files/folders graded against these golds
   int jobs = 0;
   double timeout_s = 30;
+  std::string now;  // --now: SQL's clock for every query but the clock check's own two runs ("" = real)
 };
 AuditReport audit(const AuditOptions& opt);
 std::string render_audit_text(const AuditReport& r);

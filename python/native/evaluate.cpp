@@ -24,6 +24,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider.hpp"
 #include "sqlgrade/spider2.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/uda.hpp"
 #include "native.hpp"
@@ -277,6 +278,19 @@ void choice(py::class_<O>& c, const char* name, E O::*field, E (*parse)(const st
       });
 }
 
+// `now` (SQL's clock, core/clock.hpp): a TIMESTAMP, checked and made canonical when set (the message
+// names the keyword: "now: not a timestamp: ..."); "" = the real clock.
+template <class O, class At>
+void clock_field(py::class_<O>& c, At at) {
+  c.def_property("now", [at](O& o) -> std::string { return at(o); }, [at](O& o, const std::string& v) {
+    try {
+      at(o) = sqlgrade::sql_clock::canonical(v, "now");
+    } catch (const sqlgrade::InputError& e) {
+      raise_input(e.what());
+    }
+  });
+}
+
 void register_options(py::module_& m) {
   namespace sp = sqlgrade::spider;
   py::class_<sp::Options> so(m, "SpiderOptions", "sqlgrade::spider::Options (`sqlgrade spider`'s flags).");
@@ -295,6 +309,7 @@ void register_options(py::module_& m) {
   choice(so, "compat", &sp::Options::compat, &sp::parse_compat);
   bounded(so, "timeout", "timeout", &sp::Options::timeout_s);
   bounded(so, "jobs", "jobs", &sp::Options::jobs);
+  clock_field(so, [](sp::Options& o) -> std::string& { return o.now; });
 
   namespace bd = sqlgrade::bird;
   py::class_<bd::Options> bo(m, "BirdOptions", "sqlgrade::bird::Options (`sqlgrade bird`'s flags).");
@@ -318,6 +333,7 @@ void register_options(py::module_& m) {
   bounded(bo, "gold_timeout", "timeout", &bd::Options::gold_time_out);  // unset: -1, the same as timeout
   bounded(bo, "repeat", "repeat", &bd::Options::repeat);
   bounded(bo, "max_rows", "max_rows", &bd::Options::max_rows);
+  clock_field(bo, [](bd::Options& o) -> std::string& { return o.now; });
 
   namespace s2 = sqlgrade::spider2;
   py::class_<s2::Options> s2o(m, "Spider2Options", "sqlgrade::spider2::Options (`sqlgrade spider2`'s flags).");
@@ -335,6 +351,7 @@ void register_options(py::module_& m) {
   choice(s2o, "mode", &s2::Options::mode, &s2::mode_from_name);
   bounded(s2o, "jobs", "jobs", &s2::Options::max_workers);
   bounded(s2o, "timeout", "timeout", &s2::Options::timeout_s);
+  clock_field(s2o, [](s2::Options& o) -> std::string& { return o.now; });
 
   namespace vf = sqlgrade::verify;
   py::class_<vf::Options> vo(m, "VerifyOptions",
@@ -390,6 +407,7 @@ void uda_common(py::class_<O>& c) {
   field<O, std::string>(c, "llm_cache", [](O& o) -> std::string& { return o.judge.cache; });
   field<O, std::string>(c, "judge_log", [](O& o) -> std::string& { return o.judge.log; });
   bounded_at<O, double>(c, "gold_timeout", "timeout", [](O& o) -> double& { return o.run.eval.gold_timeout_s; });
+  clock_field(c, [](O& o) -> std::string& { return o.run.now; });
   bounded_at<O, double>(c, "float_tolerance", "float_tolerance", [](O& o) -> double& { return o.run.eval.float_tolerance; });
   bounded_at<O, int>(c, "jobs", "jobs", [](O& o) -> int& { return o.run.jobs; });
   bounded_at<O, int>(c, "llm_concurrency", "llm_concurrency", [](O& o) -> int& { return o.judge.concurrency; });

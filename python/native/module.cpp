@@ -300,11 +300,12 @@ py::list verdicts(py::list requests, int threads) {
 }
 
 // `db` and `sql` are str (or bytes); the SQL is model output (a lone surrogate in it gives an error result).
-py::dict execute(py::handle db_arg, py::handle sql_arg, double timeout, long long max_rows, long long max_bytes) {
+py::dict execute(py::handle db_arg, py::handle sql_arg, double timeout, long long max_rows, long long max_bytes,
+                 const std::string& now) {
   check_bound("timeout", timeout, "timeout");
   check_bound("max_rows", static_cast<double>(max_rows), "max_rows");
   check_bound("max_bytes", static_cast<double>(max_bytes), "max_bytes");
-  sqlgrade::ExecuteLimits lim{timeout, static_cast<size_t>(max_rows), static_cast<size_t>(max_bytes)};
+  sqlgrade::ExecuteLimits lim{timeout, static_cast<size_t>(max_rows), static_cast<size_t>(max_bytes), now};
   sqlgrade::ExecuteResult r;
   try {
     auto text = [](py::handle o, bool model, const char* name) {
@@ -357,7 +358,8 @@ PYBIND11_MODULE(_native, m) {
   m.def("verdicts", &verdicts, py::arg("requests"), py::arg("threads") = 0,
         "Verdicts in request order on `threads` threads (0: all cores), GIL released for the batch.");
   m.def("execute", &execute, py::arg("db"), py::arg("sql"), py::arg("timeout"), py::arg("max_rows"),
-        py::arg("max_bytes"), "Run one statement read-only under a deadline and caps.");
+        py::arg("max_bytes"), py::arg("now") = std::string(),
+        "Run one statement read-only under a deadline and caps (`now`: SQL's clock, \"\" = the real one).");
   m.def("bounds", &bounds_table, "The library's table of numeric bounds (core/bounds.hpp), row by row.");
   m.def("bound_error", [](const std::string& row, double v) -> py::object {
         auto msg = sqlgrade::bounds::violation(sqlgrade::bounds::bound(row), v);

@@ -47,7 +47,7 @@ def label_keys() -> List[str]:
     """The library's one table of label keys (src/sqlgrade/verdict/request.hpp): the adapters' data
     contract, which /get_reward reads too (sqlgrade._rows.LABEL_KEYS is held equal to it)."""
 
-def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int) -> Dict[str, Any]:
+def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int, now: str = "") -> Dict[str, Any]:
     """Run one statement read-only (authorizer, query_only, one statement, deadline `timeout`
     seconds, at most `max_rows` rows and `max_bytes` bytes of result). Returns {"status": "ok" |
     "error" | "timeout" | "too_large", "columns": [str], "rows": [[cell]], "truncated": bool,
@@ -77,17 +77,18 @@ class SpiderOptions:
     shard_count: int
     shard_by: str  # "" | "id" | "db"
     name: str  # --name: the system's name in the run record ("": the prediction file's name)
+    now: str  # SQL's clock, a TIMESTAMP ("" = the real clock); checked and made canonical when set
 
 class BirdOptions:
     """sqlgrade::bird::Options (pred, gold, db_dir, diff_json, data_mode, sql_dialect, answer_json, metric,
-    pair_by, jobs, timeout, gold_timeout, repeat, max_rows, shard_index, shard_count, shard_by, name), checked as
+    pair_by, jobs, timeout, gold_timeout, repeat, max_rows, shard_index, shard_count, shard_by, name, now), checked as
     SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 
 class Spider2Options:
     """sqlgrade::spider2::Options (result_dir, gold_dir, db_dir, meta, strict, v2, errors_log, mode, jobs,
-    timeout, shard "i/n", shard_by, name), checked as SpiderOptions."""
+    timeout, shard "i/n", shard_by, name, now), checked as SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 
@@ -123,7 +124,7 @@ def spider2_evaluate(options: Spider2Options, write_outputs: bool, verify: Optio
 class UdaOptions:
     """sqlgrade::uda::Options with the CLI's flags as flat properties (dataset_dir, results, name,
     shard_index, shard_count, shard_by, attributes_file, gt_dir, table_map, memory_limit, gold_timeout, primary_key, float_tolerance,
-    multi_value_sep, jobs, judge, llm_*, judge_log), checked as SpiderOptions."""
+    multi_value_sep, jobs, judge, llm_*, judge_log, now), checked as SpiderOptions."""
     def __getattr__(self, name: str) -> Any: ...
     def __setattr__(self, name: str, value: Any) -> None: ...
 

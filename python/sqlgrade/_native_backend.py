@@ -89,4 +89,4 @@ class NativeBackend:
     def execute(self, request: dict) -> dict:
         self._need_path(request)
         return self._call(self._m.execute, request["db"], request["sql"], float(request["timeout"]),
-                          int(request["max_rows"]), int(request["max_bytes"]))
+                          int(request["max_rows"]), int(request["max_bytes"]), request.get("now") or "")

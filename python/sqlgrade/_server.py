@@ -43,7 +43,7 @@ def verify_body(req: Dict[str, Any]) -> Dict[str, Any]:
     else:
         body["model_output"] = req.get("model_output") or ""
     for k in ("gold_sql", "gold_result", "ignore_order", "condition_cols", "instance_id", "gold_single_file",
-              "extract", "timeout", "verify", "order", "shaping", "dialect"):
+              "extract", "timeout", "verify", "order", "shaping", "now", "dialect"):
         if req.get(k) is not None:
             body[k] = req[k]
     for k in ("plug_value", "keep_distinct"):
@@ -199,6 +199,8 @@ class ServerBackend:
 
     def execute(self, request: Dict[str, Any]) -> Dict[str, Any]:
         body = {k: request[k] for k in ("db_id", "benchmark", "sql", "timeout", "max_rows", "max_bytes")}
+        if request.get("now") is not None:
+            body["now"] = request["now"]
         if request.get("dialect"):
             body["dialect"] = request["dialect"]  # the server's own --dsn database of that dialect
         t0 = time.perf_counter()

@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from ._backend import get_backend
 from ._bounds import check as _check_bound
+from ._clock import now_text
 from ._dbref import resolve_db
 from ._unicode import check_text
 from .config import EXTRACT_KEYS, EXTRACT_PRESETS, Config, config, normalize_benchmark
@@ -68,7 +69,7 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
            instance_id: Optional[str] = None, gold_single_file: Optional[bool] = None,
            extract: Union[bool, Mapping[str, bool]] = True, timeout: Optional[float] = None,
            plug_value: bool = False, keep_distinct: bool = False, verify: Union[bool, Mapping[str, Any], None] = None,
-           rules: Mapping[str, Any], cfg: Config, db_memo: Optional[dict] = None) -> Dict[str, Any]:
+           now: Any = None, rules: Mapping[str, Any], cfg: Config, db_memo: Optional[dict] = None) -> Dict[str, Any]:
     """A protocol request: the golds (alternatives after the first) and the shaping travel with it;
     the library applies them (the order rule, any-match, the scores)."""
     if output is None:
@@ -99,6 +100,7 @@ def _build(output: Optional[str], *, db: DbArg, gold_sql: GoldSql = None, gold_r
                timeout=None if timeout is None else float(timeout), plug_value=bool(plug_value),
                keep_distinct=bool(keep_distinct))
     req["verify"] = _verify_option(verify)
+    req["now"] = now_text(now)  # SQL's clock for gold and prediction (None: the backend's)
     req.update(rules)  # order and shaping (Shaping.request_fields)
     return req
 
@@ -129,7 +131,7 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
             instance_id: Optional[str] = None, gold_single_file: Optional[bool] = None,
             extract: Union[bool, Mapping[str, bool]] = True, timeout: Optional[float] = None,
             plug_value: bool = False, keep_distinct: bool = False, verify: Union[bool, Mapping[str, Any], None] = None,
-            shaping: Optional[Shaping] = None, **shaping_kwargs: Any) -> Verdict:
+            now: Any = None, shaping: Optional[Shaping] = None, **shaping_kwargs: Any) -> Verdict:
     """Grade one model output (or, with ``extract=False``, one SQL query) against a gold.
 
     ``db`` is the database file (``.sqlite``; for ``benchmark="spider"`` the file or its folder,
@@ -143,6 +145,9 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
     refuted match keeps ``execution_match`` but gets reward 0 and stage ``refuted``; a search cut
     before it found anything is ``unverified``, rewarded as ``on_unverified`` says (``Verdict.verify``
     has the outcome; with gold alternatives, any gold the prediction is equivalent to counts).
+    ``now`` pins SQL's clock for the gold and the prediction (``date('now')``, ``CURRENT_TIMESTAMP``,
+    ...): an ISO 8601 string, a ``datetime`` (naive: UTC) or a ``date``; None: the server's ``--now``,
+    else the real clock.
     Raises :class:`InputError` for bad input, never for a bad prediction.
     """
     cfg = config()
@@ -152,7 +157,7 @@ def verdict(output: Optional[str] = None, *, db: DbArg, gold_sql: GoldSql = None
     req = _build(output, db=db, gold_sql=gold_sql, gold_result=gold_result, benchmark=benchmark,
                  ignore_order=ignore_order, condition_cols=condition_cols, instance_id=instance_id,
                  gold_single_file=gold_single_file, extract=extract, timeout=timeout, plug_value=plug_value,
-                 keep_distinct=keep_distinct, verify=verify, rules=shp.request_fields(), cfg=cfg)
+                 keep_distinct=keep_distinct, verify=verify, now=now, rules=shp.request_fields(), cfg=cfg)
     return Verdict.from_reply(get_backend(cfg).verdict(req))
 
 
@@ -210,11 +215,12 @@ async def averdicts(items: Iterable[Mapping[str, Any]], **kwargs: Any) -> List[V
 
 
 def execute(db: DbArg, sql: str, *, benchmark: Optional[str] = None, timeout: float = 10.0, max_rows: int = 100,
-            max_chars: int = 4000, max_bytes: int = 16 << 20) -> ExecResult:
+            max_chars: int = 4000, max_bytes: int = 16 << 20, now: Any = None) -> ExecResult:
     """Run one query read-only, bounded by ``timeout`` seconds, ``max_rows`` rows and
     ``max_bytes`` bytes, for an agent's observation. A failing query gives a result with
     ``status`` error/timeout (not an exception); ``ExecResult.text`` is the observation cut to
-    ``max_chars`` characters. Raises :class:`InputError` for a missing database or bad limits."""
+    ``max_chars`` characters. ``now`` pins SQL's clock as in :func:`verdict`. Raises
+    :class:`InputError` for a missing database or bad limits."""
     cfg = config()
     if not isinstance(sql, str):
         raise InputError(f"sql must be a string, got {type(sql).__name__}")
@@ -225,7 +231,8 @@ def execute(db: DbArg, sql: str, *, benchmark: Optional[str] = None, timeout: fl
     ref = resolve_db(db, bench, cfg.db_root)
     reply = get_backend(cfg).execute({"benchmark": bench, "db_id": ref.db_id, "db": ref.path, "sql": sql,
                                       "timeout": float(timeout), "max_rows": int(max_rows),
-                                      "max_bytes": int(max_bytes), "dialect": ref.dialect})
+                                      "max_bytes": int(max_bytes), "dialect": ref.dialect,
+                                      "now": now_text(now)})
     return ExecResult.from_reply(reply, int(max_chars))
 
 

@@ -14,6 +14,7 @@ from typing import Any, Dict, Optional, Union
 import os
 
 from ._bounds import check
+from ._clock import now_text
 from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, shard_fields as _shard,
                         str_or_none as _str, verify_options)
 
@@ -50,7 +51,7 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: Optional[PathLike] = Non
              repeat: Optional[int] = None, sql_dialect: Optional[str] = None, answer_json: Optional[bool] = None,
              max_rows: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None,
              name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None,
-             dsn: Optional[str] = None) -> BirdRun:
+             dsn: Optional[str] = None, now: Any = None) -> BirdRun:
     """Runs ``sqlgrade bird`` in-process.
 
     Keywords and the CLI flags they stand for: ``pred`` --predicted_sql_path, ``gold``
@@ -59,7 +60,8 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: Optional[PathLike] = Non
     ``jobs`` --num_cpus, ``timeout`` --meta_time_out, ``gold_timeout`` --gold_time_out (None: the
     same as ``timeout``), ``repeat``, ``sql_dialect``, ``answer_json`` --answer-json, ``max_rows``
     --max-rows, ``shard`` ("i/n") --shard, ``shard_by`` ("id" | "db") --shard-by, ``dsn`` --dsn (with
-    ``sql_dialect="PostgreSQL"`` or ``"MySQL"``: the server database's URI; ``db_dir`` is then not needed). An option left at None takes the library's default, the CLI's (``metric="ex"``, 30 s,
+    ``sql_dialect="PostgreSQL"`` or ``"MySQL"``: the server database's URI; ``db_dir`` is then not needed), ``now`` --now (SQL's
+    clock: an ISO 8601 string, a datetime or a date; recorded as options.now). An option left at None takes the library's default, the CLI's (``metric="ex"``, 30 s,
     100 repeats, 1,000,000 rows, ...): the keywords are the fields of ``sqlgrade::bird::Options``, bound
     by the native module. The GIL is released while it runs; nothing is printed (warnings are in
     ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
@@ -79,5 +81,5 @@ def evaluate(*, pred: PathLike, gold: PathLike, db_dir: Optional[PathLike] = Non
                        metric=_str(metric), pair_by=_str(pair_by), data_mode=_str(data_mode), jobs=jobs,
                        timeout=timeout, gold_timeout=gold_timeout, repeat=repeat, sql_dialect=_str(sql_dialect),
                        answer_json=_bool(answer_json), max_rows=max_rows, **_shard(shard), shard_by=_str(shard_by),
-                       name=_str(name), dsn=_str(dsn))
+                       name=_str(name), dsn=_str(dsn), now=now_text(now))
     return BirdRun(call_native("bird_evaluate", o, verify_options(verify)))

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Literal, Optional, Union, overload
 import os
 
 from ._bounds import check
+from ._clock import now_text
 from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, shard_fields as _shard,
                         str_or_none as _str, verify_options)
 
@@ -100,7 +101,7 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
              etype: Optional[str] = None, compat: Literal["both"], plug_value: Optional[bool] = None,
              keep_distinct: Optional[bool] = None, timeout: Optional[float] = None,
              jobs: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None,
-             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None) -> SpiderBoth: ...
+             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None, now: Any = None) -> SpiderBoth: ...
 
 
 @overload
@@ -108,7 +109,7 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
              etype: Optional[str] = None, compat: Optional[str] = None, plug_value: Optional[bool] = None,
              keep_distinct: Optional[bool] = None, timeout: Optional[float] = None,
              jobs: Optional[int] = None, shard: Optional[str] = None, shard_by: Optional[str] = None,
-             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None) -> SpiderRun: ...
+             name: Optional[str] = None, verify: Union[bool, Dict[str, Any], None] = None, now: Any = None) -> SpiderRun: ...
 
 
 def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optional[PathLike] = None,
@@ -116,7 +117,7 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
              keep_distinct: Optional[bool] = None, timeout: Optional[float] = None,
              jobs: Optional[int] = None, shard: Optional[str] = None,
              shard_by: Optional[str] = None, name: Optional[str] = None,
-             verify: Union[bool, Dict[str, Any], None] = None) -> Union[SpiderRun, SpiderBoth]:
+             verify: Union[bool, Dict[str, Any], None] = None, now: Any = None) -> Union[SpiderRun, SpiderBoth]:
     """Runs ``sqlgrade spider --gold --pred --db [--table] --etype --compat ...`` in-process.
 
     An option left at None takes the library's default, the CLI's (``etype="exec"``,
@@ -124,7 +125,9 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
     ``sqlgrade::spider::Options``, bound by the native module. ``table`` (tables.json) is needed for
     ``etype="match"``/``"all"`` and ``compat="spider"``. ``shard="i/n"`` and ``shard_by`` ("id" | "db")
     are ``--shard``/``--shard-by``: grade one shard, whose record (``run.json``) ``sqlgrade merge``
-    combines with the others. The GIL is released while it runs; nothing is printed (warnings are in
+    combines with the others. ``now`` is ``--now``: SQL's clock (``date('now')``, ``CURRENT_TIMESTAMP``,
+    ...) returns this instant (an ISO 8601 string, a datetime or a date; recorded as options.now; None:
+    the real clock). The GIL is released while it runs; nothing is printed (warnings are in
     ``run.warnings``). Raises :class:`sqlgrade.InputError` with the CLI's message for unusable inputs.
 
     ``compat="both"`` is ``--compat both``: one pass of the library's ``evaluate_both`` grades under
@@ -148,7 +151,7 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
                        db_dir=fspath(db_dir, "db_dir"), table=fspath(table, "table", required=False),
                        etype=_str(etype), compat=None if both else _str(compat), plug_value=_bool(plug_value),
                        keep_distinct=_bool(keep_distinct), timeout=timeout, jobs=jobs, **_shard(shard),
-                       shard_by=_str(shard_by), name=_str(name))
+                       shard_by=_str(shard_by), name=_str(name), now=now_text(now))
     vo = verify_options(verify)
     if both:
         return SpiderBoth(call_native("spider_evaluate_both", o, vo))

@@ -15,6 +15,7 @@ from typing import Any, Dict, Optional, Union
 import os
 
 from ._bounds import check
+from ._clock import now_text
 from ._evaluate import (BenchmarkRun, bool_or_none as _bool, call_native, fspath, native_options, str_or_none as _str,
                         verify_options)
 
@@ -45,13 +46,14 @@ def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: Optional[str] = 
              strict: Optional[bool] = None, v2: Optional[bool] = None, write_outputs: bool = False,
              errors_log: Optional[PathLike] = "errors.log", shard: Optional[str] = None,
              shard_by: Optional[str] = None, name: Optional[str] = None,
-             verify: Union[bool, Dict[str, Any], None] = None) -> Spider2Run:
+             verify: Union[bool, Dict[str, Any], None] = None, now: Any = None) -> Spider2Run:
     """Runs ``sqlgrade spider2 --mode --result_dir --gold_dir ...`` in-process.
 
     ``mode``: ``sql`` (run ``<id>.sql`` on ``db_dir``, default ``<gold_dir>/../databases``) or
     ``exec_result`` (compare ``<id>.csv``); ``meta`` --meta; ``jobs`` --max_workers; ``timeout`` per
     query; ``strict`` --strict; ``v2`` --v2; ``shard`` ("i/n") --shard; ``shard_by`` ("id" | "db")
-    --shard-by. An option left at None takes the library's default, the
+    --shard-by; ``now`` --now (SQL's clock: an ISO 8601 string, a datetime or a date; recorded as
+    options.now). An option left at None takes the library's default, the
     CLI's (``mode="sql"``, 60 s per query, all cores): the keywords are the fields of
     ``sqlgrade::spider2::Options``, bound by the native module. ``write_outputs=True`` also writes the
     official output files, as the CLI always does (``errors_log``: --errors_log, "" or None = none). The
@@ -70,5 +72,5 @@ def evaluate(*, result_dir: PathLike, gold_dir: PathLike, mode: Optional[str] = 
                        mode=_str(mode), db_dir=fspath(db_dir, "db_dir", required=False),
                        meta=fspath(meta, "meta", required=False), jobs=jobs, timeout=timeout, strict=_bool(strict),
                        v2=_bool(v2), errors_log=fspath(errors_log, "errors_log", required=False), shard=_str(shard),
-                       shard_by=_str(shard_by), name=_str(name))
+                       shard_by=_str(shard_by), name=_str(name), now=now_text(now))
     return Spider2Run(call_native("spider2_evaluate", o, bool(write_outputs), verify_options(verify)))

@@ -20,6 +20,7 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from ._bounds import check
+from ._clock import now_text
 from ._evaluate import BenchmarkRun, call_native, fspath, native_options, shard_fields
 from ._unicode import check_text
 
@@ -30,7 +31,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 _COMMON = ("attributes_file", "gt_dir", "table_map", "memory_limit", "gold_timeout", "primary_key",
            "float_tolerance", "multi_value_sep", "jobs", "judge", "llm_base_url", "llm_model", "llm_api_key",
            "llm_cache", "llm_concurrency", "llm_timeout", "llm_retries", "llm_max_tokens", "llm_max_failures",
-           "judge_log")
+           "judge_log", "now")
 
 
 # Numeric options and their rows of the table of bounds (_bounds.py): the types are checked here, the
@@ -51,6 +52,8 @@ def _common(kw: Dict[str, Any]) -> Dict[str, Any]:
         if k in _BOUNDED:
             check(_BOUNDED[k], v, k)
         out[k] = os.fspath(v) if k in ("attributes_file", "gt_dir", "table_map", "judge_log", "llm_cache") else v
+        if k == "now":
+            out[k] = now_text(v)  # SQL's clock in DuckDB (a str, datetime or date)
         check_text(out[k], k)
     return out
 
@@ -107,7 +110,8 @@ def run(*, dataset_dir: PathLike, results: PathLike, list_errors: bool = False, 
     ``memory_limit``, ``gold_timeout``, ``primary_key``, ``float_tolerance``, ``multi_value_sep``,
     ``jobs``, ``judge`` ("rules"/"llm"), ``llm_base_url``, ``llm_model``, ``llm_api_key``,
     ``llm_cache``, ``llm_concurrency``, ``llm_timeout``, ``llm_retries``, ``llm_max_tokens``,
-    ``llm_max_failures``, ``judge_log``. ``list_errors`` only changes ``text``. ``--require-all`` is
+    ``llm_max_failures``, ``judge_log``, ``now`` (--now: DuckDB's clock functions return this instant,
+    an ISO 8601 string, a datetime or a date). ``list_errors`` only changes ``text``. ``--require-all`` is
     ``run.summary["missing_results"] + run.summary["result_errors"] > 0``.
     """
     check_text(name, "name")

@@ -139,6 +139,7 @@ void register_bird_command(CLI::App& app) {
   cmd->add_option("--diff_json_path", o.diff_json_path, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");
   cmd->add_option("--metric", args->metric, "ex | soft-f1 | em-f1 | ves | r-ves")->capture_default_str();
   sqlgrade::cli::add_jobs(cmd, o.num_cpus, "--num_cpus");
+  sqlgrade::cli::add_now(cmd, o.now);
   sqlgrade::cli::add_timeout(cmd, o.meta_time_out, "seconds per prediction query", "--meta_time_out")->capture_default_str();
   cmd->add_option("--gold-timeout,--gold_time_out", o.gold_time_out, "seconds per gold query (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli_common.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/errors.hpp"
 
 namespace sqlgrade::cli {
@@ -72,6 +73,20 @@ std::string path_name(const std::vector<const CLI::App*>& path) {
 
 CLI::Option* add_db(CLI::App* c, std::string& dir, const std::string& what, const std::string& official) {
   return c->add_option(names("--db", official), dir, what);
+}
+
+CLI::Option* add_now(CLI::App* c, std::string& now) {
+  return c
+      ->add_option("--now", now,
+                   "pin SQL's clock: date('now'), CURRENT_DATE, CURRENT_TIMESTAMP, julianday('now'), ... return this "
+                   "instant (ISO 8601, UTC unless an offset is given; recorded as options.now). Default: the real clock")
+      ->type_name("TIMESTAMP")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            std::string why;
+            return sql_clock::parse(text, &why) ? std::string() : why;
+          },
+          "YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|+HH:MM]"));
 }
 
 CLI::Option* add_jobs(CLI::App* c, int& jobs, const std::string& official) {

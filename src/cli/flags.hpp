@@ -16,6 +16,10 @@ CLI::Option* add_db(CLI::App* c, std::string& dir, const std::string& what, cons
 CLI::Option* add_jobs(CLI::App* c, int& jobs, const std::string& official = "");
 // "--timeout" (+ official alias): seconds per query, bounded by the table's "timeout" row.
 CLI::Option* add_timeout(CLI::App* c, double& seconds, const std::string& what, const std::string& official = "");
+// "--now TIMESTAMP": the instant SQL's clock reads (date('now'), CURRENT_TIMESTAMP, ...; core/clock.hpp),
+// on every command that executes SQL. The text is checked as typed ("--now: not a timestamp: ...") and
+// kept as typed; the library canonicalises it for the run record (options.now).
+CLI::Option* add_now(CLI::App* c, std::string& now);
 // "--quiet,-q": nothing on stderr but errors (no warnings, no progress bar); the result is still printed.
 CLI::Option* add_quiet(CLI::App* c, bool& quiet);
 // "--shard-by id|db": what --shard splits by (the library checks the value: exit 2 naming --shard-by).

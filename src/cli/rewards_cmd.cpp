@@ -68,6 +68,7 @@ void register_rewards_command(CLI::App& app) {
   sqlgrade::cli::add_timeout(c, ra->o.server.verifier.timeout_s, "per-query deadline for predictions, seconds")
       ->default_val(30.0);
   sqlgrade::cli::add_jobs(c, ra->o.jobs);
+  sqlgrade::cli::add_now(c, ra->o.server.verifier.now);  // a request's own `now` wins
   c->callback([ra] { run_rewards(*ra); });
   sqlgrade::cli::example(c, "sqlgrade rewards --requests rollouts.jsonl --db spider2-lite/databases --out rewards.jsonl");
 }

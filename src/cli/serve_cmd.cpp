@@ -198,6 +198,7 @@ void register_serve_command(CLI::App& app) {
       ->default_val(30.0)
       ->check(sqlgrade::cli::bounded("timeout"));
   sqlgrade::cli::add_timeout(s, sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
+  sqlgrade::cli::add_now(s, sa->so.verifier.now);  // a request's own `now` wins (docs/serve.md)
   s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
   s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");

@@ -131,6 +131,7 @@ void register_spider2_command(CLI::App& app) {
   sqlgrade::cli::add_db(sub, a->opt.db_dir, "sql mode: folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
   sub->add_option("--meta", a->opt.meta_path, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)");
   sqlgrade::cli::add_jobs(sub, a->opt.max_workers, "--max_workers");
+  sqlgrade::cli::add_now(sub, a->opt.now);
   sqlgrade::cli::add_timeout(sub, a->opt.timeout_s, "per-query timeout in seconds (the official flag is unused; this one is real)")
       ->capture_default_str();
   sub->add_option("--max-result-mb", a->max_result_mb,

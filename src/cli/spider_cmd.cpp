@@ -184,6 +184,7 @@ void register_spider_command(CLI::App& app) {
                   "sharing executions (records NAME.spider.json, NAME.test-suite.json)");
   sqlgrade::cli::add_timeout(cmd, args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)");
   sqlgrade::cli::add_jobs(cmd, args->opt.jobs);
+  sqlgrade::cli::add_now(cmd, args->opt.now);
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
   cmd->add_option("--json-dir", args->json_dir, "several --pred: one run record per prediction file, DIR/<name>.json");
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question index; see sqlgrade merge)");

@@ -130,6 +130,7 @@ void register_uda_eval(CLI::App* uda) {
   c->add_option("--task", e->task, "task name (informational)");
   c->add_flag("--quiet,-q", e->quiet, "print only the score (macro precision, recall, F1), not acc.json");
   add_common(c, *f, true);
+  cli::add_now(c, f->run.now);
   cli::example(c, "sqlgrade uda eval --dataset-dir UDA-Bench/Query/Art --sql-file runs/Art/Select/select_queries/1/sql.json -q");
   c->callback([=] {
     apply_common(*f);
@@ -144,6 +145,51 @@ void register_uda_eval(CLI::App* uda) {
     if (!r.ok) {
       std::fprintf(stderr, "sqlgrade: %s\n", cli::first_line(r.reason).c_str());
       throw cli::Exit{1};
+    }
+  });
+}
+
+// `uda run`: whole datasets, a summary per dataset and the run record.
+void register_uda_run(CLI::App* uda) {
+  auto f = std::make_shared<CommonFlags>();
+  auto dataset_dir = std::make_shared<std::string>();
+  auto results = std::make_shared<std::string>();
+  auto verbose = std::make_shared<bool>(false);
+  auto require_all = std::make_shared<bool>(false);
+  auto json_out = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>();
+  auto* c = uda->add_subcommand("run", "evaluate every statement of the datasets against <results>/<Dataset>/<Task>/<stem>/<n>/result.csv; summary per dataset");
+  c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
+  c->add_option("--results", *results, "results root holding <Dataset>/<Task>/<file stem>/<n>/result.csv")->required();
+  c->add_flag("--list-errors", *verbose, "print every statement that was not scored, with its reason");
+  c->add_flag("--require-all", *require_all,
+              "exit 1 when a statement with a gold result has no result.csv or an unusable one (it scores 0 either way)");
+  c->add_option("--json", *json_out, "also write the run record (docs/run-record.schema.json) to FILE");
+  c->add_option("--name", *name, "the system's name in the run record, diff and report (default: the --results folder's name)");
+  auto shard = std::make_shared<std::string>();
+  c->add_option("--shard", *shard,
+                "grade only shard i of n (\"i/n\", split by statement path; summary.json/.csv cover that shard; see `sqlgrade merge`)");
+  cli::add_shard_by(c, f->run.shard_by);
+  add_common(c, *f, true);
+  cli::add_now(c, f->run.now);
+  cli::example(c, "sqlgrade uda run --dataset-dir UDA-Bench/Query --results runs/ --json uda.json");
+  c->callback([=] {
+    apply_common(*f);
+    cli::apply_shard(*shard, f->run.shard_index, f->run.shard_count);
+    Options o;
+    o.dataset_dir = *dataset_dir, o.results = *results, o.name = *name, o.run = f->run, o.judge = judge_options(*f);
+    check_cli_outputs(*f, *dataset_dir, {{*results, "--results", {"result.csv", "sql.json"}}}, *json_out);
+    const Run run = evaluate(o);
+    if (!json_out->empty()) write_file_atomic(*json_out, render_json(run, o, cli::invocation()));
+    print(render_text(run, *verbose));
+    if (*require_all) {
+      const SummaryCounts t = totals(run);
+      if (t.missing_results + t.result_errors > 0) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "sqlgrade: --require-all: %zu missing result(s) and %zu result error(s) (scored 0; see summary.json)\n",
+                     t.missing_results, t.result_errors);
+        throw cli::Exit{1};
+      }
     }
   });
 }
@@ -171,6 +217,7 @@ void register_uda_command(CLI::App& app) {
       c->add_flag("--as-result", f->run.gold_as_result,
                   "also write result.csv = the gold result with file-name ids (a perfect system, for checks and benchmarks)");
       c->add_flag("--list-errors", *list_errors, "print each gold error's whole message (default: its first sentence)");
+      cli::add_now(c, f->run.now);
     }
     c->callback([=] {
       apply_common(*f);
@@ -183,49 +230,5 @@ void register_uda_command(CLI::App& app) {
   }
 
   register_uda_eval(uda);
-
-
-  // run (whole datasets)
-  {
-    auto f = std::make_shared<CommonFlags>();
-    auto dataset_dir = std::make_shared<std::string>();
-    auto results = std::make_shared<std::string>();
-    auto verbose = std::make_shared<bool>(false);
-    auto require_all = std::make_shared<bool>(false);
-    auto json_out = std::make_shared<std::string>();
-    auto name = std::make_shared<std::string>();
-    auto* c = uda->add_subcommand("run", "evaluate every statement of the datasets against <results>/<Dataset>/<Task>/<stem>/<n>/result.csv; summary per dataset");
-    c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
-    c->add_option("--results", *results, "results root holding <Dataset>/<Task>/<file stem>/<n>/result.csv")->required();
-    c->add_flag("--list-errors", *verbose, "print every statement that was not scored, with its reason");
-    c->add_flag("--require-all", *require_all,
-                "exit 1 when a statement with a gold result has no result.csv or an unusable one (it scores 0 either way)");
-    c->add_option("--json", *json_out, "also write the run record (docs/run-record.schema.json) to FILE");
-    c->add_option("--name", *name, "the system's name in the run record, diff and report (default: the --results folder's name)");
-    auto shard = std::make_shared<std::string>();
-    c->add_option("--shard", *shard,
-                  "grade only shard i of n (\"i/n\", split by statement path; summary.json/.csv cover that shard; see `sqlgrade merge`)");
-    cli::add_shard_by(c, f->run.shard_by);
-    add_common(c, *f, true);
-    cli::example(c, "sqlgrade uda run --dataset-dir UDA-Bench/Query --results runs/ --json uda.json");
-    c->callback([=] {
-      apply_common(*f);
-      cli::apply_shard(*shard, f->run.shard_index, f->run.shard_count);
-      Options o;
-      o.dataset_dir = *dataset_dir, o.results = *results, o.name = *name, o.run = f->run, o.judge = judge_options(*f);
-      check_cli_outputs(*f, *dataset_dir, {{*results, "--results", {"result.csv", "sql.json"}}}, *json_out);
-      const Run run = evaluate(o);
-      if (!json_out->empty()) write_file_atomic(*json_out, render_json(run, o, cli::invocation()));
-      print(render_text(run, *verbose));
-      if (*require_all) {
-        const SummaryCounts t = totals(run);
-        if (t.missing_results + t.result_errors > 0) {
-          std::fflush(stdout);
-          std::fprintf(stderr, "sqlgrade: --require-all: %zu missing result(s) and %zu result error(s) (scored 0; see summary.json)\n",
-                       t.missing_results, t.result_errors);
-          throw cli::Exit{1};
-        }
-      }
-    });
-  }
+  register_uda_run(uda);  // run (whole datasets)
 }

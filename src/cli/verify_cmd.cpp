@@ -150,6 +150,7 @@ void register_audit(CLI::App& app) {
   c->add_option("--pred", a->opt.preds, "predictions graded against the golds (spider: files; bird: JSON); repeatable");
   sqlgrade::cli::add_jobs(c, a->opt.jobs);
   sqlgrade::cli::add_timeout(c, a->opt.timeout_s, "per-query timeout in seconds (default 30)");
+  sqlgrade::cli::add_now(c, a->opt.now);
   c->add_option("--json", a->json_out, "also write the audit as JSON");
   c->callback([a] {
     using namespace sqlgrade;
@@ -182,6 +183,7 @@ void register_verify_command(CLI::App& app) {
   sp->add_option("--table", a->spider.table, "tables.json (optional)");
   sp->add_flag("--keep_distinct", a->spider.keep_distinct, "keep DISTINCT when executing (test-suite flag)");
   sqlgrade::cli::add_timeout(sp, a->spider.timeout_s, "per-query timeout of the grading, seconds (default 30)");
+  sqlgrade::cli::add_now(sp, a->spider.now);
   common(sp, *a);
   sp->callback([a] { run_spider(*a); });
   sqlgrade::cli::example(sp, "sqlgrade verify spider --gold dev_gold.sql --pred pred.sql --db database --verify-budget 5");
@@ -191,6 +193,7 @@ void register_verify_command(CLI::App& app) {
   sqlgrade::cli::add_db(bd, a->bird.db_root_path, "database folder", "--db_root_path");
   bd->add_option("--diff_json_path", a->bird.diff_json_path, "difficulty file (optional)");
   sqlgrade::cli::add_timeout(bd, a->bird.meta_time_out, "per-query timeout of the grading, seconds (default 30)", "--meta_time_out");
+  sqlgrade::cli::add_now(bd, a->bird.now);
   common(bd, *a);
   bd->callback([a] { run_bird(*a); });
   sqlgrade::cli::example(bd, "sqlgrade verify bird --pred predict_mini_dev.json --gold mini_dev_sqlite_gold.sql --db dev_databases");
@@ -200,6 +203,7 @@ void register_verify_command(CLI::App& app) {
   sqlgrade::cli::add_db(s2, a->spider2.db_dir, "folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
   s2->add_option("--meta", a->spider2.meta_path, "spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
   sqlgrade::cli::add_timeout(s2, a->spider2.timeout_s, "per-query timeout of the grading, seconds (default 60)");
+  sqlgrade::cli::add_now(s2, a->spider2.now);
   common(s2, *a);
   s2->callback([a] { run_spider2(*a); });
   sqlgrade::cli::example(s2, "sqlgrade verify spider2 --pred sql_predictions/ --gold spider2-lite/gold");

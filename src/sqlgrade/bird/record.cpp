@@ -67,6 +67,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
                      {"answer_json", opt.answer_json}};
   if (!opt.data_mode.empty()) rec.options["data_mode"] = opt.data_mode;
   if (ves) rec.options["repeat"] = opt.repeat;
+  runs::note_clock(rec, opt.now);
   rec.inputs.push_back(runs::input_ref("gold", "gold", opt.ground_truth_path));
   rec.inputs.push_back(runs::input_ref("pred", "pred", opt.predicted_sql_path));
   if (!opt.diff_json_path.empty()) rec.inputs.push_back(runs::input_ref("difficulty", "gold", opt.diff_json_path));

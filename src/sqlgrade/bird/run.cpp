@@ -19,6 +19,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -539,6 +540,7 @@ void warn_gold_failures(Grading& g, const Limits& gold_lim) {
 // inputs (gold, predictions, questions) → paired instances → a pure check of each (exec::run, shared
 // memos) → the run.
 Run evaluate_with(const Options& opt, const std::function<void(const std::string&)>& warn_cb, SharedCache& cache) {
+  const sql_clock::ClockScope clock(opt.now, "--now");  // every query of the run reads this clock
   auto t_start = Clock::now();
   Run rr;
   rr.opt = opt;

@@ -1,5 +1,7 @@
 #include "sqlgrade/core/parallel.hpp"
 
+#include "sqlgrade/core/clock.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -76,7 +78,10 @@ void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& fn
   std::exception_ptr first_error;
   std::mutex err_mu;
   std::atomic<bool> stop{false};
+  // The caller's pinned SQL clock holds in every worker (core/clock.hpp).
+  const std::optional<sql_clock::Millis> clock = sql_clock::pinned();
   auto worker = [&] {
+    sql_clock::ClockScope pin(clock);
     while (!stop) {
       size_t i = next++;
       if (i >= n) break;

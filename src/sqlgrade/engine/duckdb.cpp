@@ -1,5 +1,6 @@
 #include "sqlgrade/engine/duckdb.hpp"
 
+#include "sqlgrade/engine/duckdb_clock.hpp"
 #include "sqlgrade/engine/duckdb_loader.hpp"
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <condition_variable>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -18,6 +20,7 @@ struct DuckDb::Impl {
 
 struct DuckConn::Impl {
   duckdb_connection con = nullptr;
+  std::optional<sql_clock::Millis> clock;  // the pinned instant its clock macros say (duckdb_clock.hpp)
 };
 
 DuckDb::DuckDb(DuckOptions opt) : impl_(std::make_unique<Impl>()) {
@@ -195,6 +198,8 @@ bool read_cell(duckdb_result* r, idx_t c, idx_t row, duckdb_type t, size_t& byte
 
 ExecResult DuckConn::execute(std::string_view sql, const Limits& limits) {
   ExecResult res;
+  // The thread's pinned SQL clock, if any (duckdb_clock.hpp); failing to pin it fails the query.
+  if (std::string e = duck::sync_clock(impl_->con, impl_->clock); !e.empty()) return ExecResult{ExecStatus::Error, e, {}, 0};
   auto t0 = std::chrono::steady_clock::now();
   std::mutex mu;
   std::condition_variable cv;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sqlgrade/engine/sqlite_clock.hpp"
 #include "sqlgrade/engine/sqlite_spill.hpp"
 
 namespace sqlgrade::sqlite_guard {
@@ -335,15 +336,10 @@ void (*vfs_dl_sym(sqlite3_vfs*, void*, const char*))(void) { return nullptr; }
 void vfs_dl_close(sqlite3_vfs*, void*) {}
 int vfs_randomness(sqlite3_vfs*, int n, char* out) { return base_vfs()->xRandomness(base_vfs(), n, out); }
 int vfs_sleep(sqlite3_vfs*, int us) { return base_vfs()->xSleep(base_vfs(), us); }
-int vfs_current_time(sqlite3_vfs*, double* out) { return base_vfs()->xCurrentTime(base_vfs(), out); }
+// 'now': the thread's pinned SQL clock or the real one (sqlite_clock.cpp).
+int vfs_current_time(sqlite3_vfs*, double* out) { return clock_time(base_vfs(), out); }
 int vfs_last_error(sqlite3_vfs*, int n, char* out) { return base_vfs()->xGetLastError(base_vfs(), n, out); }
-int vfs_current_time64(sqlite3_vfs*, sqlite3_int64* out) {
-  if (base_vfs()->iVersion >= 2 && base_vfs()->xCurrentTimeInt64) return base_vfs()->xCurrentTimeInt64(base_vfs(), out);
-  double d = 0;
-  int rc = base_vfs()->xCurrentTime(base_vfs(), &d);
-  *out = static_cast<sqlite3_int64>(d * 86400000.0);
-  return rc;
-}
+int vfs_current_time64(sqlite3_vfs*, sqlite3_int64* out) { return clock_time64(base_vfs(), out); }
 
 bool register_vfs() {
   sqlite3_vfs* base = sqlite3_vfs_find(nullptr);

@@ -130,6 +130,10 @@ void stamp_environment(RunRecord& r);
 // the run did not note one), its wall time and the command line that produced it.
 RunRecord begin_run_record(const std::string& benchmark, const std::string& started_at, double wall_s,
                            const std::vector<std::string>& command);
+// options.now: the pinned SQL clock the run was graded under (`--now`, core/clock.hpp), in its canonical
+// text; nothing when `now` is "" (the real clock: a run on it records no `now`, so its record is what it
+// always was). `merge` then requires it equal and `diff` notes a difference, as for any option.
+void note_clock(RunRecord& r, const std::string& now);
 // Which kinds of input path input_ref hashes: none, regular files (Spider), or regular files and
 // folders (sha256_path: the listing hash of core/digest.hpp; BIRD, UDA).
 enum class HashInputs { None, Files, FilesAndFolders };

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/digest.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/version.hpp"
@@ -198,6 +199,14 @@ Json rows_json(const ResultRows& gold, const ResultRows& pred) {
   }
   r["truncated"] = truncated;
   return r;
+}
+
+}  // namespace sqlgrade::runs
+
+namespace sqlgrade::runs {
+
+void note_clock(RunRecord& r, const std::string& now) {
+  if (!now.empty()) r.options["now"] = sql_clock::canonical(now, "--now");
 }
 
 }  // namespace sqlgrade::runs

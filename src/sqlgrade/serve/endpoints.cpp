@@ -109,6 +109,13 @@ json RewardServer::execute_json(const json& req) {
                                                   static_cast<double>(opt_.max_execute_rows)));
   lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", "max_bytes", static_cast<double>(lim.max_bytes),
                                                    static_cast<double>(opt_.verifier.max_result_bytes)));
+  // SQL's clock: the request's `now`, else the server's --now (execute() checks the text).
+  if (auto n = req.find("now"); n != req.end() && !n->is_null()) {
+    if (!n->is_string()) throw BadRequest("`now` must be a string (a TIMESTAMP)");
+    lim.now = n->get<std::string>();
+  } else {
+    lim.now = opt_.verifier.now;
+  }
   std::string path = server.empty() ? db_path(bench_name(b), db->get<std::string>()) : server;
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
   ++executes_;

@@ -50,6 +50,7 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
   }
   // The gold file's interaction count decides the "Evaluating Nth prediction" lines and joint_all.
   r.options["interactions"] = run.n_interactions;
+  runs::note_clock(r, opt.now);
   r.inputs.push_back(input("gold", "gold", opt.gold, true));
   r.inputs.push_back(input("pred", "pred", opt.pred, true));
   if (!opt.table.empty()) r.inputs.push_back(input("table", "gold", opt.table, true));

@@ -25,6 +25,7 @@
 #include "sqlgrade/spider/result_share.hpp"
 #include "sqlgrade/spider/schema.hpp"
 #include "sqlgrade/spider/sql_json.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/memo.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -529,6 +530,7 @@ void warn_exec(Batch& b) {
 // share: the --compat both memo (the spider pass fills it, the test-suite pass borrows from it).
 std::vector<Run> evaluate_pass(const Options& opt, const std::vector<std::string>& preds, ResultShare* share,
                                ExecCounts* counts) {
+  const sql_clock::ClockScope clock(opt.now, "--now");  // every query of the pass reads this clock
   const double t_start = now_s();
   Batch b = make_batch(opt);
   b.share = share;

@@ -5,6 +5,7 @@
 #include <map>
 #include <system_error>
 
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/ids.hpp"
@@ -61,6 +62,7 @@ Run evaluate(const Options& opt) {
 
 std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& result_dirs) {
   if (result_dirs.empty()) throw InputError("--result_dir", "no result folder given");
+  const sql_clock::ClockScope clock(opt.now, "--now");  // every query of the pass reads this clock
   runs::shard_spec(opt.shard, opt.shard_by);  // a bad --shard/--shard-by: before anything runs
   // Each system's outputs are named after its --result_dir (<dir>_csv/, <dir>-ids.csv,
   // <dir>-detailed-metrics.json): two spellings of one folder would overwrite each other's.

@@ -266,6 +266,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   }
   rec.primary_metric = opt.v2 ? "v2_score" : "ex";
   rec.options = {{"mode", opt.mode == Mode::Sql ? "sql" : "exec_result"}, {"strict", opt.strict}, {"v2", opt.v2}};
+  runs::note_clock(rec, opt.now);
   const std::string eval = (fs::path(opt.gold_dir) / "spider2lite_eval.jsonl").string();
   const std::string exec = (fs::path(opt.gold_dir) / "exec_result").string();
   rec.inputs.push_back({"eval", "gold", eval, sha256_file(eval)});

@@ -8,6 +8,7 @@
 
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/record.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/uda.hpp"
@@ -175,6 +176,7 @@ bool is_memory_size(std::string_view v) {
 }
 
 std::vector<DatasetSummary> prepare(const PrepareOptions& opt) {
+  const sql_clock::ClockScope clock(opt.run.now, "--now");  // the gold queries read this clock
   return prepare_datasets(opt.dataset_dir, opt.out, opt.with_gold, opt.run);
 }
 
@@ -193,6 +195,7 @@ std::string render_prepare_text(const std::vector<DatasetSummary>& sums, bool wi
 }
 
 QueryReport evaluate_query(const QueryOptions& opt) {
+  const sql_clock::ClockScope clock(opt.run.now, "--now");
   if (opt.dataset_dir.empty() && opt.dataset.empty()) throw InputError("", "give --dataset-dir or --dataset");
   const fs::path ddir = !opt.dataset_dir.empty() ? fs::path(opt.dataset_dir) : fs::path(opt.query_root) / opt.dataset;
   const fs::path sqlf = opt.sql_file;
@@ -226,6 +229,7 @@ QueryReport evaluate_query(const QueryOptions& opt) {
 
 Run evaluate(const Options& opt) {
   runs::shard_option(opt.run.shard_index, opt.run.shard_count, opt.run.shard_by);  // a bad shard: before anything runs
+  const sql_clock::ClockScope clock(opt.run.now, "--now");
   {
     std::vector<IoPath> in{{opt.results, "--results", {"result.csv", "sql.json"}}};
     for (const auto& dir : dataset_dirs(opt.dataset_dir))

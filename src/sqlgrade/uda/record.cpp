@@ -69,6 +69,24 @@ runs::SummaryOut summarize_record(const runs::RunRecord& rec) {
   return out;
 }
 
+// The record's options: what changes the scores, the datasets and their gold tables' load notes.
+void set_options(runs::RunRecord& rec, const Run& run, const Options& opt) {
+  Json datasets = Json::array();
+  for (auto& s : run.datasets) datasets.push_back(s.dataset);
+  rec.options = {{"float_tolerance", opt.run.eval.float_tolerance},
+                 {"multi_value_sep", opt.run.eval.multi_sep},
+                 {"primary_key", opt.run.eval.primary_key},
+                 {"judge", opt.judge.kind == JudgeOptions::Kind::Llm ? "llm" : "rules"},
+                 {"datasets", datasets}};
+  // The gold tables' load notes (the same for every shard): summary.json keeps them per dataset.
+  Json notes = Json::object();
+  for (auto& s : run.datasets)
+    if (!s.load_notes.empty()) notes[s.dataset] = s.load_notes;
+  if (!notes.empty()) rec.options["load_notes"] = notes;
+  if (opt.judge.kind == JudgeOptions::Kind::Llm && !opt.judge.model.empty()) rec.options["judge_model"] = opt.judge.model;
+  runs::note_clock(rec, opt.run.now);
+}
+
 }  // namespace
 
 std::string render_json(const Run& run, const Options& opt, const std::vector<std::string>& command) {
@@ -86,19 +104,7 @@ std::string render_json(const Run& run, const Options& opt, const std::vector<st
                  {"row_precision", runs::MetricKind::Continuous, "Row precision"},
                  {"row_recall", runs::MetricKind::Continuous, "Row recall"}};
   rec.primary_metric = "macro_f1";
-  Json datasets = Json::array();
-  for (auto& s : run.datasets) datasets.push_back(s.dataset);
-  rec.options = {{"float_tolerance", opt.run.eval.float_tolerance},
-                 {"multi_value_sep", opt.run.eval.multi_sep},
-                 {"primary_key", opt.run.eval.primary_key},
-                 {"judge", opt.judge.kind == JudgeOptions::Kind::Llm ? "llm" : "rules"},
-                 {"datasets", datasets}};
-  // The gold tables' load notes (the same for every shard): summary.json keeps them per dataset.
-  Json notes = Json::object();
-  for (auto& s : run.datasets)
-    if (!s.load_notes.empty()) notes[s.dataset] = s.load_notes;
-  if (!notes.empty()) rec.options["load_notes"] = notes;
-  if (opt.judge.kind == JudgeOptions::Kind::Llm && !opt.judge.model.empty()) rec.options["judge_model"] = opt.judge.model;
+  set_options(rec, run, opt);
   rec.inputs.push_back(runs::input_ref("queries", "gold", opt.dataset_dir));
   if (opt.run.dataset.gt_dir) rec.inputs.push_back(runs::input_ref("gt", "gold", opt.run.dataset.gt_dir->string()));
   if (opt.run.dataset.attributes_file)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/py/repr.hpp"
@@ -51,6 +52,7 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
     throw InputError("", "timeout must be a number of seconds > 0");
   if (limits.max_rows == 0) throw InputError("", "max_rows must be > 0");
   if (limits.max_bytes == 0) throw InputError("", "max_bytes must be > 0");
+  const sql_clock::ClockScope clock(limits.now, "now");
   std::error_code ec;
   const bool server = verdicts::is_server_uri(db);
   if (!server && !std::filesystem::is_regular_file(db, ec)) throw InputError(db, "no such database file");

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/cancel.hpp"
 
 namespace sqlgrade::verdicts {
@@ -41,6 +42,13 @@ std::string gold_key(std::initializer_list<std::string_view> parts) {
     uint64_t n = p.size();
     EVP_DigestUpdate(ctx.get(), &n, sizeof n);
     EVP_DigestUpdate(ctx.get(), p.data(), p.size());
+  }
+  // A gold computed under a pinned SQL clock (the request's `now`) is another entry than the same gold
+  // under another clock or the real one (core/clock.hpp); keys without a pin are unchanged.
+  if (auto at = sql_clock::pinned()) {
+    const char tag[] = "\0now";
+    EVP_DigestUpdate(ctx.get(), tag, sizeof tag);
+    EVP_DigestUpdate(ctx.get(), &*at, sizeof *at);
   }
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

@@ -46,7 +46,8 @@ size_t gold_bytes(const GoldData& d);
 // out of memory, a locked, busy or unreadable database. Such a gold is tried again next time.
 bool load_dependent(const ExecResult& r);
 
-// The cache key of a gold: SHA-256 of the parts, each preceded by its length.
+// The cache key of a gold: SHA-256 of the parts, each preceded by its length, and the calling thread's
+// pinned SQL clock when there is one (core/clock.hpp: a request's `now`).
 std::string gold_key(std::initializer_list<std::string_view> parts);
 
 // The server's gold cache: the core memo (core/memo.hpp) keyed by gold_key(), bounded by entries and

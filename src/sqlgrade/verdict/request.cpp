@@ -9,6 +9,7 @@
 
 #include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/core/bounds.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/verdict/shaping.hpp"
 #include "sqlgrade/verdict/verify_option.hpp"
@@ -150,7 +151,7 @@ json echo_fields(const json& req, std::vector<std::string>* dropped) {
                                            "reward_components"};
   static const char* const kKnown[] = {"responses_create_params", "response", "instance_id", "uuid", "metadata",
                                        "model_output", "benchmark", "extract", "gold_single_file", "sql", "timeout",
-                                       "plug_value", "keep_distinct", "dialect"};
+                                       "plug_value", "keep_distinct", "now", "dialect"};
   json out = json::object();
   size_t unknown_bytes = 0;
   for (auto it = req.begin(); it != req.end(); ++it) {
@@ -279,6 +280,12 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   if (auto t = bounded_field(body, "timeout", "timeout")) r.timeout_s = *t;
   r.plug_value = opt_bool(body, "plug_value").value_or(false);
   r.keep_distinct = opt_bool(body, "keep_distinct").value_or(false);
+  if ((r.now = opt_string(body, "now"))) {  // SQL's clock for this request (core/clock.hpp)
+    std::string why;
+    auto at = sql_clock::parse(*r.now, &why);
+    if (!at) bad("`now`: " + why);
+    r.now = sql_clock::format(*at);
+  }
   if (auto d = opt_string(body, "dialect")) r.dialect = dialect_of(*d);
   r.verify = parse_verify_option(body);  // RL: search for a counterexample after a match
   r.order = parse_order(body);            // RL: the top-level ORDER BY rule (shaping.cpp)

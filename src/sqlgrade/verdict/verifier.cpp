@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/verdict/gold_cache.hpp"
@@ -201,6 +202,9 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
       throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
   }
   require_gold(req);
+  // Gold and prediction (and a `verify` search) read SQL's clock at the request's instant, else the
+  // config's; the gold cache keys carry it (gold_cache.cpp).
+  const sql_clock::ClockScope clock(req.now ? *req.now : impl_->cfg.now, "now");
 
   Verdict v;
   std::optional<std::string> sql = sql_of(req, impl_->cfg.extract, v);

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -23,6 +24,7 @@
 #include "sqlgrade/spider/inputs.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify.hpp"
+#include "sqlgrade/verify/audit_clock.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/py/number.hpp"
 
@@ -103,12 +105,15 @@ bool ties_at_limit(const std::string& db_path, const std::string& sql, size_t wi
 std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) {
   Limits lim{timeout_s, 1'000'000, 512u << 20};
   ExecResult r;
+  const uint64_t clock_reads = sql_clock::reads();
   try {
     r = SqlitePool::lease(g.db_path)->execute(g.sql, lim);
   } catch (const std::exception& e) {
     return {"gold_fails", first_line(e.what())};
   }
   if (!r.ok()) return {"gold_fails", std::string(to_string(r.status)) + ": " + r.error};
+  if (sql_clock::reads() != clock_reads)  // the gold read the clock: does its result depend on the day?
+    if (std::string d = clock_dependence(g.db_path, g.sql, g.rule, lim); !d.empty()) return {"clock_dependent", d};
   if (ties_at_limit(g.db_path, g.sql, r.table.width(), lim))
     return {"nondeterministic", "ties at the ORDER BY ... LIMIT boundary: the rows kept are an arbitrary choice among equals"};
   ExecResult rev;
@@ -152,6 +157,7 @@ AuditReport audit_spider(const AuditOptions& opt) {
   so.jobs = opt.jobs;
   so.progress = 0;
   so.timeout_s = opt.timeout_s;
+  so.now = opt.now;
   // Without predictions the gold file grades itself: its reader and its rewrites are the benchmark's.
   std::vector<std::string> preds = opt.preds.empty() ? std::vector<std::string>{opt.gold} : opt.preds;
   so.pred = preds[0];
@@ -183,6 +189,7 @@ AuditReport audit_bird(const AuditOptions& opt) {
   bo.num_cpus = opt.jobs;
   bo.progress = 0;
   bo.meta_time_out = opt.timeout_s;
+  bo.now = opt.now;
   auto runs = bird::evaluate_many(bo, opt.preds);
   AuditReport rep;
   rep.benchmark = "bird";
@@ -240,6 +247,7 @@ AuditReport audit_spider2(const AuditOptions& opt) {
 }  // namespace
 
 AuditReport audit(const AuditOptions& opt) {
+  const sql_clock::ClockScope clock(opt.now, "--now");
   if (opt.benchmark == "spider") return audit_spider(opt);
   if (opt.benchmark == "bird") return audit_bird(opt);
   if (opt.benchmark == "spider2") return audit_spider2(opt);
@@ -266,9 +274,10 @@ std::string render_audit_text(const AuditReport& r) {
   std::string out = "gold audit (" + r.benchmark + "): " + std::to_string(r.golds_checked) + " gold queries checked\n";
   out += "  denominators  nominal " + std::to_string(r.nominal) + ", scoreable here " + std::to_string(r.scoreable) + "\n";
   for (const auto& n : r.notes) out += "  note          " + n + "\n";
-  size_t fails = 0, nondet = 0;
-  for (const auto& f : r.findings) (f.kind == "gold_fails" ? fails : nondet)++;
+  size_t fails = 0, nondet = 0, clock = 0;
+  for (const auto& f : r.findings) (f.kind == "gold_fails" ? fails : f.kind == "clock_dependent" ? clock : nondet)++;
   out += "  gold fails    " + std::to_string(fails) + "\n  nondeterministic " + std::to_string(nondet) + "\n";
+  out += "  clock-dependent " + std::to_string(clock) + "\n";
   for (const auto& f : r.findings) {
     out += "  [" + f.kind + "] " + f.id + " (" + fs::path(f.db).filename().string() + "): " + f.detail + "\n";
     out += "      gold: " + collapse_ws(f.gold_sql) + "\n";

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -131,6 +132,8 @@ std::string db_in_folder(const std::string& root, const std::string& db_id) {
 
 std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, const std::vector<std::string>& systems,
                                         const Options& opt) {
+  // The search reads SQL's clock where the runs did (their --now; core/clock.hpp).
+  const sql_clock::ClockScope clock(runs.empty() ? std::string() : runs[0].opt.now, "--now");
   std::vector<SystemReport> reps(runs.size());
   std::vector<std::vector<Pending>> pend(runs.size());
   for (size_t s = 0; s < runs.size(); ++s) {
@@ -161,6 +164,8 @@ std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, co
 
 std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const std::vector<std::string>& systems,
                                       const Options& opt) {
+  // The search reads SQL's clock where the runs did (their --now; core/clock.hpp).
+  const sql_clock::ClockScope clock(runs.empty() ? std::string() : runs[0].opt.now, "--now");
   std::vector<SystemReport> reps(runs.size());
   std::vector<std::vector<Pending>> pend(runs.size());
   for (size_t s = 0; s < runs.size(); ++s) {
@@ -224,6 +229,8 @@ Pending spider2_pending(const spider2::Run& run, const spider2::Instance& it, co
 }  // namespace
 
 std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, const Options& opt) {
+  // The search reads SQL's clock where the runs did (their --now; core/clock.hpp).
+  const sql_clock::ClockScope clock(runs.empty() ? std::string() : runs[0].opt.now, "--now");
   std::vector<SystemReport> reps(runs.size());
   std::vector<std::vector<Pending>> pend(runs.size());
   for (size_t s = 0; s < runs.size(); ++s) {
