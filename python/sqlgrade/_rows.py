@@ -15,6 +15,8 @@ table (src/sqlgrade/verdict/request.hpp ``label_keys``; ``/get_reward`` reads th
 ``verify``               as the :func:`sqlgrade.verdict` arguments (and the /verify fields) of the same name
 ``shaping``, ``order``   the row's own reward shaping ({correct, wrong_result, error, no_sql,
                          gold_error}) and order rule, over the adapter's
+``reward_components``    a reply field of the reward server (/verify, /get_reward: the reward's terms,
+                         docs/serve.md); a Python verdict has no such field and leaves it unread
 
 Any other key of the row is data (a question, an id), not a grading rule. Missing gold or database
 is bad input (:class:`InputError`); a bad model output is a verdict.
@@ -38,7 +40,7 @@ __all__ = ["completion_text", "row_kwargs", "benchmark_from_source", "as_mapping
 # python/tests/test_outcomes.py checks the two are equal).
 LABEL_KEYS = ("gold_sql", "alternative_answers", "gold_result", "db_id", "db_path", "benchmark", "ignore_order",
               "condition_cols", "instance_id", "gold_single_file", "extract", "timeout", "plug_value", "keep_distinct",
-              "verify", "order", "shaping")
+              "verify", "order", "shaping", "reward_components")
 
 # The label keys passed to sqlgrade.verdict() as they are (the others: golds, database, benchmark, shaping).
 PASSTHROUGH = ("gold_result", "ignore_order", "condition_cols", "instance_id", "gold_single_file", "timeout",
