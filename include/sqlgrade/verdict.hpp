@@ -45,6 +45,11 @@ struct VerifierConfig {
   // graded against the official gold CSVs of its instance_id, with the official condition_cols and
   // ignore_order.
   std::string spider2_gold_dir;
+  // failure_reason in NeMo Gym's words only (serve --failure-codes gym; the Gym folder's servers):
+  // Gym's spider2_lite and bird_sql response models accept none of sqlgrade's own codes
+  // (result_mismatch, timeout, refuted, unverified), so a reply carrying one fails Gym's validation.
+  // gym_failure_reason() below; the verdict's `stage` keeps the precise answer.
+  bool gym_failure_codes = false;
 };
 
 // Reward shaping: the training score of each outcome of a verdict (VerdictOutcome). The verdict's
@@ -149,6 +154,13 @@ const char* failure_reason(VerdictStage stage);
 // The failure_reason under an extraction preset (NeMo Gym bird_sql 0.4 / 0.7 words); `filler`: the
 // prediction was Gym 0.4's `SELECT 1` (no ```sql block).
 const char* gym_bird_failure_reason(ExtractPreset preset, VerdictStage stage, bool filler);
+// failure_reason within NeMo Gym's FailureCode of the server the reply stands in for (spider2_lite, and
+// bird_sql 0.4 under the sqlgrade or gym-bird-0.4 preset: none, no_sql_extracted, execution_error,
+// gold_execution_error, unknown_error; bird_sql 0.7 under gym-bird-0.7: also result_mismatch,
+// execution_timeout). A query that ran and differs, failed, was too large or timed out is
+// execution_error (0.7: its own codes); a match `verify` refuted or could not verify is unknown_error
+// (Gym has no word for it; `stage` says refuted / unverified).
+const char* gym_failure_reason(ExtractPreset preset, VerdictStage stage, bool filler);
 
 // The shaping outcome of a verdict: Equal -> Correct, Different, Refuted and Unverified ->
 // WrongResult, NoSql -> NoSql, GoldFailed -> GoldError, PredFailed/Timeout/TooLarge -> Error.

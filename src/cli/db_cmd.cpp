@@ -33,4 +33,6 @@ void register_db_command(CLI::App& app) {
   });
   sqlgrade::cli::example(load, "sqlgrade db load --admin-dsn postgresql://postgres@localhost:5432/postgres --database bird "
                                "--dump BIRD_dev.sql");
+  sqlgrade::cli::example(cmd, "sqlgrade db load --admin-dsn postgresql://postgres@localhost:5432/postgres --database bird "
+                              "--dump BIRD_dev.sql");
 }

@@ -32,6 +32,7 @@ struct ServeArgs {
   bool word_boundary = false, nemo_strict = false, keep_think = false;
   sqlgrade::cli::DialectFlags dialects;
   std::string preset = "sqlgrade";
+  std::string failure_codes = "sqlgrade";
 };
 
 struct ExtractArgs {
@@ -60,6 +61,7 @@ void run_serve(ServeArgs& a) {
   a.so.verifier.extract.word_boundary = a.word_boundary;
   a.so.verifier.extract.tags_and_json = !a.nemo_strict;
   a.so.verifier.extract.after_think = !(a.nemo_strict || a.keep_think);
+  a.so.verifier.gym_failure_codes = a.failure_codes == "gym";
   a.so.verifier.extract.preset = preset_of(a.preset);
   a.http.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
   a.http.max_buffered_bytes = static_cast<size_t>(a.max_buffered_mb * (1 << 20));
@@ -169,6 +171,10 @@ void register_serve_extraction(CLI::App* s, ServeArgs& a) {
               "read the whole model output, <think> reasoning included (default: only the text after the last "
               "</think>; an unclosed <think> is no SQL)");
   add_preset_flag(s, a.preset);
+  s->add_option("--failure-codes", a.failure_codes,
+                "sqlgrade (default): failure_reason says what happened (result_mismatch, timeout, refuted, ...); gym: "
+                "only NeMo Gym's words, which its response models accept (the Gym folder's servers)")
+      ->check(CLI::IsMember({"sqlgrade", "gym"}));
   s->add_flag("--reward-components", a.so.reward_components,
               "every /verify reply carries reward_components, as if each request asked (NeMo Gym multi-reward)");
 }

@@ -160,7 +160,11 @@ TEST(SafetyVerifyBounds, ScratchQueriesHaveTheEngineBounds) {
   EXPECT_EQ(r["value_status"], static_cast<double>(ExecStatus::Error));
   EXPECT_EQ(r["printf_ok"], 1);
   EXPECT_LT(r["printf_s"], 1);
-  EXPECT_EQ(r["wide_status"], static_cast<double>(ExecStatus::Timeout));
+  // Whichever bound comes first stops it: the deadline (a loaded machine) or the 64 MiB of memory a
+  // scratch query may use (an idle one reaches it before the deadline) — never a result.
+  EXPECT_TRUE(r["wide_status"] == static_cast<double>(ExecStatus::Timeout) ||
+              r["wide_status"] == static_cast<double>(ExecStatus::TooLarge))
+      << "status " << r["wide_status"];
   EXPECT_LT(r["wide_s"], dl + margin());
   std::printf("[measure] scratch: peak RSS %.0f MiB (base %.0f), wrote %.2f MiB; printf %.3f s, 150 wide terms %.3f s (deadline %.1f s)\n",
               r["peak"], r["rss0"], r["written_mib"], r["printf_s"], r["wide_s"], dl);

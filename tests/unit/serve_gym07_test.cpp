@@ -167,3 +167,38 @@ TEST(ServeGym07, ServerPreset) {
   EXPECT_EQ(answer::preset_from_name("gym-bird-0.7"), ExtractPreset::GymBird07);
   EXPECT_FALSE(answer::preset_from_name("gym-bird"));
 }
+
+// --failure-codes gym (the Gym folder's servers): failure_reason stays inside NeMo Gym's FailureCode of
+// the server the reply stands in for — Gym validates a reply with that model, and sqlgrade's own codes
+// (result_mismatch, timeout, refuted) failed it (spider2_lite's enum: none, no_sql_extracted,
+// execution_error, gold_execution_error, unknown_error) — while `stage` keeps what happened.
+TEST(ServeGym07, GymFailureCodesStayInsideGymsEnum) {
+  ShopDbs d;
+  serve::ServerOptions o = bird_options(d);
+  o.verifier.gym_failure_codes = true;
+  serve::RewardServer s(o);
+  auto reply = [&](const std::string& sql, json extra = json::object()) {
+    json req = serve_request("```sql\n" + sql + "\n```", {{"gt_sql", "SELECT name FROM item"}});
+    for (auto& [k, v] : extra.items()) req[k] = v;
+    return verify(s, req);
+  };
+  json j = reply("SELECT name FROM item WHERE qty < 0");
+  EXPECT_EQ(j["stage"], "different");
+  EXPECT_EQ(j["failure_reason"], "execution_error");
+  j = reply(kRunaway);
+  EXPECT_EQ(j["stage"], "timeout");
+  EXPECT_EQ(j["failure_reason"], "execution_error");
+  j = reply("SELECT name FROM item WHERE qty >= 0", {{"verify", true}});
+  EXPECT_EQ(j["stage"], "refuted") << j.dump();  // a negative qty separates them
+  EXPECT_EQ(j["failure_reason"], "unknown_error");
+  EXPECT_EQ(reply("SELECT name FROM item")["failure_reason"], "none");
+  // gym-bird-0.7 keeps 0.7's own codes.
+  j = reply("SELECT name FROM item WHERE qty < 0", {{"extract", "gym-bird-0.7"}});
+  EXPECT_EQ(j["failure_reason"], "result_mismatch");
+  // Without the option: sqlgrade's codes.
+  serve::RewardServer plain(bird_options(d));
+  json req = serve_request("```sql\nSELECT name FROM item WHERE qty < 0\n```", {{"gt_sql", "SELECT name FROM item"}});
+  EXPECT_EQ(verify(plain, req)["failure_reason"], "result_mismatch");
+  EXPECT_EQ(gym_failure_reason(ExtractPreset::Sqlgrade, VerdictStage::Refuted, false), std::string("unknown_error"));
+  EXPECT_EQ(gym_failure_reason(ExtractPreset::Sqlgrade, VerdictStage::TooLarge, false), std::string("execution_error"));
+}

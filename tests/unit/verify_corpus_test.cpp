@@ -192,7 +192,9 @@ void expect_certified(const Pair& p) {
   const size_t before = dangling();
   const std::string w = p.j["witness"];
   char* err = nullptr;
-  ASSERT_EQ(sqlite3_exec(writer.get(), "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr), SQLITE_OK);
+  // Foreign keys are checked by hand (dangling() above), not with foreign_keys=ON: european_football_2
+  // declares a key on a parent column that is not unique, which SQLite then refuses outright ("foreign
+  // key mismatch") whatever the row.
   const int rc = sqlite3_exec(writer.get(), w.c_str(), nullptr, nullptr, &err);
   const std::string why = err ? err : "";
   sqlite3_free(err);

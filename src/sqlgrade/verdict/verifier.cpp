@@ -91,6 +91,12 @@ const char* gym_bird_failure_reason(ExtractPreset preset, VerdictStage s, bool f
   return failure_reason(s);
 }
 
+const char* gym_failure_reason(ExtractPreset preset, VerdictStage s, bool filler) {
+  if (s == VerdictStage::Refuted || s == VerdictStage::Unverified) return "unknown_error";
+  if (preset == ExtractPreset::Sqlgrade) preset = ExtractPreset::GymBird04;  // 0.4's words = spider2_lite's
+  return gym_bird_failure_reason(preset, s, filler);
+}
+
 Verifier::Verifier(VerifierConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 Verifier::~Verifier() = default;
 
@@ -223,7 +229,9 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   // A refuted match keeps execution_match (the official verdict) but earns no reward.
   v.reward = v.stage == VerdictStage::Equal ? 1.0 : 0.0;
   v.failure_reason = failure_reason(v.stage);
-  if (ExtractPreset p = req.extract.value_or(impl_->cfg.extract).preset; p != ExtractPreset::Sqlgrade && !req.sql)
+  if (ExtractPreset p = req.extract.value_or(impl_->cfg.extract).preset; impl_->cfg.gym_failure_codes)
+    v.failure_reason = gym_failure_reason(req.sql ? ExtractPreset::Sqlgrade : p, v.stage, v.extraction_source == "filler");
+  else if (p != ExtractPreset::Sqlgrade && !req.sql)
     v.failure_reason = gym_bird_failure_reason(p, v.stage, v.extraction_source == "filler");
   v.outcome = verdicts::outcome_of(v);
   v.score = verdicts::score_of(req.shaping.value_or(RewardShaping{}), v.outcome);

@@ -10,10 +10,10 @@ reads the server's own entry from there and replaces itself (exec) with
 
 which speaks the /verify, /aggregate_metrics, /seed_session and /reverify_mode contract of Gym's
 spider2_lite and bird_sql servers (docs/python.md, "NeMo Gym"). Its replies carry the verdict's
-`stage` and a `failure_reason` derived from it: Gym's words (none, no_sql_extracted, execution_error,
-gold_execution_error) plus timeout, result_mismatch (the query ran and returned other rows, which
-Gym's servers label execution_error), refuted and unverified (a request's `verify`); docs/serve.md has
-the table. Config keys (configs/*.yaml):
+`stage` (what happened: equal, different, timeout, refuted, ...) and a `failure_reason` in Gym's own
+words only (`--failure-codes gym`: none, no_sql_extracted, execution_error, gold_execution_error,
+unknown_error; with extract_preset gym-bird-0.7 also result_mismatch, execution_timeout), because Gym
+validates a reply with its server's response model; docs/serve.md has the table. Config keys (configs/*.yaml):
 
     benchmark               spider2 | bird | spider (the rows Gym sends carry none)
     db_dir                  the benchmark's databases (spider2: <id>.sqlite; bird: <id>/<id>.sqlite;
@@ -73,8 +73,10 @@ def serve_args(cfg: Dict[str, Any]) -> List[str]:
     if not db_dir:
         sys.exit("sqlgrade app.py: the config needs `db_dir` (the benchmark's database folder)")
     db = _path(str(db_dir))
+    # --failure-codes gym: Gym validates a reply with its own response model, whose failure_reason
+    # enum holds none of sqlgrade's finer codes (result_mismatch, timeout, refuted, ...); `stage` keeps them.
     args = ["serve", "--host", str(cfg.get("host") or "127.0.0.1"), "--port", str(cfg.get("port") or 0),
-            "--benchmark", bench, "--db-dir", db]
+            "--benchmark", bench, "--db-dir", db, "--failure-codes", "gym"]
     if bench in ("spider", "testsuite", "test-suite"):
         args += ["--spider-db-dir", db]
     elif bench == "bird":
