@@ -56,7 +56,9 @@ def test_install_writes_the_folder_the_local_config_and_the_venv_link(tmp_path):
         node = next(iter(next(iter(shipped_cfg.values()))["resources_servers"].values()))
         assert node["verify_timeout_s"] == 30.0, rel
     more = app.serve_args(dict(server, extract_preset="gym-bird-0.7", reward_components=True, queue_timeout_s=5))
-    assert more[-5:] == ["--queue-timeout", "5", "--extract-preset", "gym-bird-0.7", "--reward-components"]
+    assert more[-7:-2] == ["--queue-timeout", "5", "--extract-preset", "gym-bird-0.7", "--reward-components"]
+    # Gym validates replies with its own models: failure_reason in Gym's words (docs/serve.md)
+    assert args[-2:] == more[-2:] == ["--failure-codes", "gym"]
 
 
 def test_install_refuses_to_overwrite_and_reports_bad_input(tmp_path):

@@ -73,10 +73,8 @@ def serve_args(cfg: Dict[str, Any]) -> List[str]:
     if not db_dir:
         sys.exit("sqlgrade app.py: the config needs `db_dir` (the benchmark's database folder)")
     db = _path(str(db_dir))
-    # --failure-codes gym: Gym validates a reply with its own response model, whose failure_reason
-    # enum holds none of sqlgrade's finer codes (result_mismatch, timeout, refuted, ...); `stage` keeps them.
     args = ["serve", "--host", str(cfg.get("host") or "127.0.0.1"), "--port", str(cfg.get("port") or 0),
-            "--benchmark", bench, "--db-dir", db, "--failure-codes", "gym"]
+            "--benchmark", bench, "--db-dir", db]
     if bench in ("spider", "testsuite", "test-suite"):
         args += ["--spider-db-dir", db]
     elif bench == "bird":
@@ -95,6 +93,9 @@ def serve_args(cfg: Dict[str, Any]) -> List[str]:
         args += ["--extract-preset", str(cfg["extract_preset"])]
     if cfg.get("reward_components"):
         args += ["--reward-components"]
+    # Gym validates a reply with its own response model, whose failure_reason enum holds none of
+    # sqlgrade's finer codes (result_mismatch, timeout, refuted, ...); `stage` keeps them.
+    args += ["--failure-codes", "gym"]
     return args + [str(a) for a in (cfg.get("extra_args") or [])]
 
 
