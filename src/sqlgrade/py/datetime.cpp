@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "sqlgrade/core/civil_days.hpp"
+
 namespace sqlgrade::py {
 
 namespace {
@@ -68,26 +70,12 @@ std::string tz_repr(int64_t off) {
 
 }  // namespace
 
-// Howard Hinnant's days_from_civil, shifted to 0001-01-01.
+// Python's ordinal days (0001-01-01 = day 0 here) through core/civil_days.hpp's 1970-based ones.
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 306;  // 0000-03-01 based -> 0001-01-01 based
+  return civil::days_from_civil(y, m, d) + civil::kDaysFrom0001To1970;
 }
-
 void civil_from_days(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 306;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
+  civil::civil_from_days(z - civil::kDaysFrom0001To1970, y, m, d);
 }
 
 std::optional<Value> make_date(int64_t y, int64_t m, int64_t d) {
