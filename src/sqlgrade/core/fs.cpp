@@ -259,20 +259,32 @@ std::vector<IoPath> files_under(const IoPath& folder, const fs::path& real, cons
   return files;
 }
 
-// An output folder the command writes into: no input inside it, none of its files an input.
-void check_output_folder(const IoPath& folder, const std::vector<IoPath>& inputs) {
+// The real path of an existing output folder, or "" (not there yet, or not a folder: the writer says so).
+fs::path existing_folder(const IoPath& folder) {
   std::error_code ec;
-  if (!fs::is_directory(folder.path, ec)) return;  // not there yet (or not a folder: the writer says so)
-  const fs::path f = fs::canonical(folder.path, ec);
-  if (ec) return;
+  if (!fs::is_directory(folder.path, ec)) return {};
+  fs::path f = fs::canonical(folder.path, ec);
+  return ec ? fs::path() : f;
+}
+
+// The first input that lies inside the folder whose real path is `f` (by real path), or nullptr.
+const IoPath* input_inside(const fs::path& f, const std::vector<IoPath>& inputs) {
   for (const auto& i : inputs) {
     std::error_code iec;
     if (i.path.empty()) continue;
     const fs::path c = fs::canonical(i.path, iec);
-    if (!iec && is_within(c, f))
-      throw InputError(folder.path.string(), "the " + folder.role + " output would replace the input " +
-                                                 i.path.string() + " (" + i.role + ") inside it; write it elsewhere");
+    if (!iec && is_within(c, f)) return &i;
   }
+  return nullptr;
+}
+
+// An output folder the command writes into: no input inside it, none of its files an input.
+void check_output_folder(const IoPath& folder, const std::vector<IoPath>& inputs) {
+  const fs::path f = existing_folder(folder);
+  if (f.empty()) return;
+  if (const IoPath* i = input_inside(f, inputs))
+    throw InputError(folder.path.string(), "the " + folder.role + " output would replace the input " +
+                                               i->path.string() + " (" + i->role + ") inside it; write it elsewhere");
   std::vector<IoPath> files = files_under(folder, f, "an output folder is written into");
   for (auto& x : files) x.role = folder.role + " (a file inside it)";
   check_outputs_spare_inputs(files, inputs);
@@ -335,18 +347,11 @@ void check_outputs_spare_inputs(const std::vector<IoPath>& outputs, const std::v
 }
 
 void check_output_folder_spares_inputs(const IoPath& folder, const std::vector<IoPath>& inputs) {
-  std::error_code ec;
-  if (!fs::is_directory(folder.path, ec)) return;
-  const fs::path f = fs::canonical(folder.path, ec);
-  if (ec) return;
-  for (const auto& i : inputs) {
-    std::error_code iec;
-    if (i.path.empty()) continue;
-    const fs::path c = fs::canonical(i.path, iec);
-    if (!iec && is_within(c, f))
-      throw InputError(folder.path.string(), "would remove " + i.path.string() + " (" + i.role +
-                                                 ") with the folder it replaces; write the output elsewhere");
-  }
+  const fs::path f = existing_folder(folder);
+  if (f.empty()) return;
+  if (const IoPath* i = input_inside(f, inputs))
+    throw InputError(folder.path.string(), "would remove " + i->path.string() + " (" + i->role +
+                                               ") with the folder it replaces; write the output elsewhere");
   check_outputs_spare_inputs(files_under(folder, f, "an output folder is replaced whole"), inputs);
 }
 
