@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 import sqlgrade
-from conftest import build_db, data_dir, needs_native, sqlgrade_bin
+from conftest import REPO, build_db, data_dir, needs_native, sqlgrade_bin
 from sqlgrade import bird, spider, spider2
 
 pytestmark = needs_native
@@ -385,6 +385,22 @@ def test_spider2_input_error_matches_cli(spider2_fx, tmp_path):
 
 
 # ---- UDA-Bench ----
+
+@pytest.fixture()
+def uda_fx(tmp_path) -> Dict[str, str]:
+    """The Shop fixture dataset and a results tree: the gold as a perfect system (`uda gold --as-result`),
+    one statement's result removed and one made unusable."""
+    dataset = os.path.join(REPO, "tests", "fixtures", "uda", "Shop")
+    results = str(tmp_path / "results")
+    rc, _, err = cli("uda", "gold", "--dataset-dir", dataset, "--out", results, "--as-result")
+    assert rc == 0, err
+    found = sorted(os.path.join(d, "result.csv") for d, _, fs in os.walk(results) if "result.csv" in fs)
+    assert len(found) >= 3
+    os.remove(found[0])
+    with open(found[1], "w") as f:
+        f.write("a,b\n1,2\n")  # no key column: a result error
+    return {"dataset": dataset, "results": results, "root": str(tmp_path)}
+
 
 def _without_search_times(text: str) -> str:
     """The verification lines without the one that prints measured seconds (`  budget ... s search ...`)."""

@@ -11,27 +11,11 @@ import shutil
 import pytest
 
 import sqlgrade
-from conftest import REPO, needs_native
+from conftest import needs_native
 from sqlgrade import bird, spider, spider2, uda
-from test_evaluate import DATA, cli, input_error_of, needs_cli, needs_data, stable, tree_hash
+from test_evaluate import DATA, cli, input_error_of, needs_cli, needs_data, stable, tree_hash, uda_fx  # noqa: F401 - uda_fx is a fixture
 
 pytestmark = needs_native
-
-@pytest.fixture()
-def uda_fx(tmp_path) -> Dict[str, str]:
-    """The Shop fixture dataset and a results tree: the gold as a perfect system (`uda gold --as-result`),
-    one statement's result removed and one made unusable."""
-    dataset = os.path.join(REPO, "tests", "fixtures", "uda", "Shop")
-    results = str(tmp_path / "results")
-    rc, _, err = cli("uda", "gold", "--dataset-dir", dataset, "--out", results, "--as-result")
-    assert rc == 0, err
-    found = sorted(os.path.join(d, "result.csv") for d, _, fs in os.walk(results) if "result.csv" in fs)
-    assert len(found) >= 3
-    os.remove(found[0])
-    with open(found[1], "w") as f:
-        f.write("a,b\n1,2\n")  # no key column: a result error
-    return {"dataset": dataset, "results": results, "root": str(tmp_path)}
-
 
 @needs_cli
 def test_uda_run_parity_with_cli(uda_fx, tmp_path):
