@@ -138,6 +138,16 @@ std::set<size_t> unstable_questions(const bird::Run& run, const std::string& dsn
   return out;
 }
 
+// MySQL's tie-dependent questions: what this server shows now over fresh connections, the golds the
+// data's README lists (1, 88, 244), and gpt-4's prediction for 340, which orders groups by MAX() of an
+// outer column (`ORDER BY MAX(u.Reputation) DESC LIMIT 1` in a correlated subquery): every group ties,
+// and MariaDB picks the owner by plan and connection (CI saw it EX-correct once, in an R-VES run).
+std::set<size_t> mysql_tie_dependent(const bird::Run& run, const std::string& dsn) {
+  std::set<size_t> out = unstable_questions(run, dsn);
+  out.insert({1, 88, 244, 340});
+  return out;
+}
+
 void check_per_question(const bird::Run& run, const std::string& per_instance_file, const std::set<size_t>& allowed,
                         size_t& differing) {
   const json pi = json::parse(read_all(per_instance_file));
@@ -199,12 +209,26 @@ TEST_P(BirdDialects, ExAndSoftF1MatchTheOfficialScripts) {
   const bool pg = std::get<0>(GetParam());
   const std::string model = kModels[std::get<1>(GetParam())];
   SQLGRADE_REQUIRE_SERVER_DB(pg ? TestServer::Kind::PostgreSQL : TestServer::Kind::MariaDB);
-  // EX: byte for byte in both dialects.
+  // EX: byte for byte in both dialects. In MySQL the official reruns never differed, but a question
+  // whose gold or prediction breaks a tie by plan and connection may on ours (R-VES below, question
+  // 340): such a question may differ, and with the official score in its place the table is the
+  // official one byte for byte.
   bird::Run ex = bird::evaluate(options(DSN, pg, model, bird::Metric::Ex));
-  check_table(ex, "ex", model, pg, true);
   size_t differing = 0;
-  check_per_question(ex, expected_path("ex", model, pg, ".per_instance.json"), {}, differing);
-  EXPECT_EQ(differing, 0u);
+  std::set<size_t> ex_allowed;
+  const json pi = json::parse(read_all(expected_path("ex", model, pg, ".per_instance.json")));
+  ASSERT_EQ(pi["results"].size(), ex.items.size());
+  for (size_t i = 0; !pg && i < ex.items.size() && ex_allowed.empty(); ++i)
+    if (ex.items[i].score != pi["results"][i]["res"].get<double>()) ex_allowed = mysql_tie_dependent(ex, DSN);
+  check_per_question(ex, expected_path("ex", model, pg, ".per_instance.json"), ex_allowed, differing);
+  if (differing == 0) {
+    check_table(ex, "ex", model, pg, true);
+  } else {
+    bird::Run substituted = ex;
+    for (size_t i : ex_allowed) substituted.items[i].score = pi["results"][i]["res"].get<double>();
+    check_table(substituted, "ex", model, pg, true);
+    RecordProperty("mysql_ex_questions_with_tie_dependent_scores", static_cast<int>(differing));
+  }
   // Soft-F1: byte for byte in PostgreSQL; MySQL's ties (above).
   bird::Run f1 = bird::evaluate(options(DSN, pg, model, bird::Metric::SoftF1));
   if (pg) {
@@ -214,8 +238,7 @@ TEST_P(BirdDialects, ExAndSoftF1MatchTheOfficialScripts) {
   } else {
     // The golds the data's README lists as returning other rows on other connections, and what this
     // server shows now.
-    std::set<size_t> unstable = unstable_questions(f1, DSN);
-    unstable.insert({1, 88, 244});
+    std::set<size_t> unstable = mysql_tie_dependent(f1, DSN);
     check_table(f1, "f1", model, pg, false);
     check_per_question(f1, expected_path("f1", model, pg, ".per_instance.json"), unstable, differing);
     RecordProperty("mysql_f1_questions_with_tie_dependent_scores", static_cast<int>(differing));
@@ -226,10 +249,10 @@ TEST_P(BirdDialects, ExAndSoftF1MatchTheOfficialScripts) {
     const std::string line = score_line(bird::render_text(f1));
     std::set<std::string> printed = official_lines(model, pg);
     if (!printed.count(line)) {
-      const json pi = json::parse(read_all(expected_path("f1", model, pg, ".per_instance.json")));
+      const json pf = json::parse(read_all(expected_path("f1", model, pg, ".per_instance.json")));
       bird::Run theirs = f1, substituted = f1;
       for (size_t i = 0; i < f1.items.size(); ++i) {
-        theirs.items[i].score = pi["results"][i]["res"].get<double>();
+        theirs.items[i].score = pf["results"][i]["res"].get<double>();
         if (unstable.count(i)) substituted.items[i].score = theirs.items[i].score;
       }
       EXPECT_EQ(score_line(bird::render_text(substituted)), score_line(bird::render_text(theirs)))
@@ -259,16 +282,9 @@ TEST_P(BirdRves, ScoresFollowTheOfficialRule) {
   };
   EXPECT_EQ(cut(ours), cut(want));
   const json ex = json::parse(read_all(expected_path("ex", "gpt-4", pg, ".per_instance.json")));
-  // MySQL: a question whose gold or prediction returns other rows on other connections may be
-  // EX-correct on ours. Besides what this server shows now (unstable_questions), gpt-4's prediction
-  // for question 340 orders groups by MAX() of an outer column (`ORDER BY MAX(u.Reputation) DESC
-  // LIMIT 1` inside a correlated subquery): every group ties, and MariaDB picks the owner by plan
-  // and connection (CI saw it EX-correct once in the R-VES run, while the EX run matched the official 0).
+  // MySQL: a tie-dependent question (mysql_tie_dependent) may be EX-correct on our connections.
   std::set<size_t> tie_dependent;
-  if (!pg) {
-    tie_dependent = unstable_questions(run, DSN);
-    tie_dependent.insert({1, 88, 244, 340});
-  }
+  if (!pg) tie_dependent = mysql_tie_dependent(run, DSN);
   size_t timed = 0;
   for (size_t i = 0; i < run.items.size(); ++i) {
     const bird::Instance& it = run.items[i];
