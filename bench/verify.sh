@@ -31,4 +31,7 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -x "$BUILD/tests/verify_tests" ]; then
   SQLGRADE_VERIFY_CANDIDATES=$CANDIDATES "$BUILD/tests/verify_tests" --gtest_filter='VerifyCorpus.*' | grep -v '^\['
 fi
+# The SpotIt-style table (docs/verify.md "Beside SpotIt and AttestQL"): coverage, median / p95 seconds
+# per pair, EX -> verified EX and the status of every match, per system.
+python3 "$(dirname "$0")/verify_table.py" "$OUT/spider.json" "$OUT/bird.json"
 echo "reports: $OUT"

@@ -206,6 +206,81 @@ TEST(VerifyWitness, ACaseVariantOfAConstantThatTheDataNeverHoldsIsAnEdge) {
   EXPECT_TRUE(mentions(out.cex->breaks, "a variant of the constant 'Paris'")) << testing::PrintToString(out.cex->breaks);
 }
 
+// A category (a flag with only '0' and '1' over 12 rows) and references the data always resolves
+// (every flights.airline is an airlines.uid) beside references it does not (trips.airline 99).
+constexpr const char* kFleet =
+    "CREATE TABLE airlines(uid INTEGER PRIMARY KEY, name TEXT);"
+    "CREATE TABLE flights(fno INTEGER PRIMARY KEY, airline INTEGER, src TEXT);"
+    "CREATE TABLE trips(tid INTEGER PRIMARY KEY, airline INTEGER);"
+    "CREATE TABLE dogs(dog_id INTEGER PRIMARY KEY, abandoned_yn TEXT);"
+    "INSERT INTO airlines VALUES (1,'Delta'),(2,'JetBlue'),(3,'United');"
+    "INSERT INTO flights VALUES (10,1,'AHD'),(11,2,'ABR'),(12,3,'AHD'),(13,1,'APG');"
+    "INSERT INTO trips VALUES (1,1),(2,2),(3,99);"
+    "INSERT INTO dogs VALUES (1,'1'),(2,'0'),(3,'0'),(4,'1'),(5,'0'),(6,'0'),(7,'1'),(8,'0'),(9,'0'),(10,'1'),"
+    "  (11,'0'),(12,'0');";
+
+TEST(VerifyWitness, AValueOutsideACategoryIsAnEdge) {
+  TempDir dir;
+  Kennel k;  // for item(); the fleet database replaces its path
+  const std::string db = (dir / "fleet.sqlite").string();
+  test::make_sqlite(db, kFleet);
+  auto item = [&](const std::string& g, const std::string& p) {
+    Item it = k.item(g, p);
+    it.db_path = db;
+    return it;
+  };
+  auto s = read_schema(db);
+  for (const auto& t : s->tables)
+    for (const auto& c : t.columns)
+      EXPECT_EQ(c.data_closed, t.name == "dogs" && c.name == "abandoned_yn") << t.name << "." << c.name;
+  // Spider dev 980: `!= 'Y'` only drops a value the data never has.
+  auto edge = verify::verify(item("SELECT count(*) FROM dogs WHERE abandoned_yn = '1'",
+                                  "SELECT count(*) FROM dogs WHERE abandoned_yn != '0'"), budget());
+  ASSERT_EQ(edge.status, Status::Edge) << edge.reason;
+  EXPECT_TRUE(mentions(edge.cex->breaks, "a value the data never has there (only '1', '0')"))
+      << testing::PrintToString(edge.cex->breaks);
+  // The wrong flag is a clean refutation on the data's own values.
+  auto clean = verify::verify(item("SELECT count(*) FROM dogs WHERE abandoned_yn = '1'",
+                                   "SELECT count(*) FROM dogs WHERE abandoned_yn = '0'"), budget());
+  EXPECT_EQ(clean.status, Status::Refuted) << clean.reason;
+}
+
+TEST(VerifyWitness, AReferenceWithNothingToPointAtIsAnEdgeWhereTheDataAlwaysHasOne) {
+  TempDir dir;
+  Kennel k;
+  const std::string db = (dir / "fleet.sqlite").string();
+  test::make_sqlite(db, kFleet);
+  auto item = [&](const std::string& g, const std::string& p) {
+    Item it = k.item(g, p);
+    it.db_path = db;
+    return it;
+  };
+  // Spider dev 233: the join to airlines only drops flights of an airline missing from airlines.
+  auto edge = verify::verify(item("SELECT count(*) FROM flights AS T1 JOIN airlines AS T2 ON T1.airline = T2.uid",
+                                  "SELECT count(*) FROM flights"), budget());
+  ASSERT_EQ(edge.status, Status::Edge) << edge.reason;
+  // The rule itself, on a witness with both tables non-empty: flight 10's airline 7 is no airline.
+  auto s = read_schema(db);
+  const QueryFacts f = query_facts(*s, "SELECT 1 FROM flights AS T1 JOIN airlines AS T2 ON T1.airline = T2.uid", "SELECT 1");
+  ASSERT_EQ(f.equated.size(), 1u);
+  Candidate c;
+  c.rows.resize(s->tables.size());
+  for (size_t t = 0; t < s->tables.size(); ++t) {
+    if (s->tables[t].name == "airlines") c.rows[t] = {{Value::integer(1), Value::text("Delta")}};
+    if (s->tables[t].name == "flights") c.rows[t] = {{Value::integer(10), Value::integer(7), Value::text("AHD")}};
+  }
+  EXPECT_TRUE(mentions(broken_properties(f, *s, c, db),
+                       "flights.airline = 7 with no airlines.uid to match (every flights.airline is a airlines.uid in the data)"))
+      << testing::PrintToString(broken_properties(f, *s, c, db));
+  for (size_t t = 0; t < s->tables.size(); ++t)
+    if (s->tables[t].name == "flights") c.rows[t][0][1] = Value::integer(1);
+  EXPECT_TRUE(broken_properties(f, *s, c, db).empty());
+  // trips.airline 99 has no airline in the data: the same mistake there is a clean refutation.
+  auto clean = verify::verify(item("SELECT count(*) FROM trips AS T1 JOIN airlines AS T2 ON T1.airline = T2.uid",
+                                   "SELECT count(*) FROM trips"), budget());
+  EXPECT_EQ(clean.status, Status::Refuted) << clean.reason;
+}
+
 TEST(VerifyWitness, SizeDistribution) {
   auto j = witness_size_distribution({1, 2, 2, 3, 9});
   EXPECT_EQ(j["1"], 1);

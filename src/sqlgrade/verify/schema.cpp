@@ -80,6 +80,9 @@ void mine_practice(SqliteDb& db, TableInfo& t) {
     bool texts = c.affinity == Affinity::Text;
     for (const auto& d : c.domain) texts = texts || d.kind == Kind::Text;
     c.data_unique = !c.single_unique && distinct == non_null && non_null >= (texts ? 5 : 20);
+    const bool all_text = !c.domain.empty() && std::all_of(c.domain.begin(), c.domain.end(),
+                                                           [](const Value& v) { return v.kind == Kind::Text; });
+    c.data_closed = all_text && non_null >= 10 && distinct <= 3 && c.domain.size() == static_cast<size_t>(distinct);
   }
 }
 

@@ -27,6 +27,8 @@ struct Column {
   bool data_never_null = false;  // at least 3 rows and no NULL
   bool data_unique = false;      // not declared unique, yet its non-NULL values are all distinct, over at
                                  // least 5 values (text) or 20 (numbers): a name, a title, a code
+  bool data_closed = false;      // a category: at least 10 non-NULL values, all text, at most 3 distinct
+                                 // (every one of them in `domain`): a flag, a status, a gender
 };
 constexpr size_t kMinedRows = 20000;
 

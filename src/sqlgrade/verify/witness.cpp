@@ -96,6 +96,55 @@ void read_query(const std::string& sql, std::set<std::string>& tables, std::set<
 
 std::string cell(const Value& v) { return py::repr(v); }
 
+bool word_token(TokType t) { return t == TokType::Name || t == TokType::StringSymbol || t == TokType::Keyword; }
+
+// A column reference on one side of `=`: its qualifier (a table or an alias, "" when none) and name.
+struct ColumnWord {
+  std::string qual, name;
+};
+
+// Every `[q.]x = [q.]y` of one query whose two sides are column references.
+void equalities(const std::string& sql, std::vector<std::pair<ColumnWord, ColumnWord>>& out) {
+  std::vector<spider::sqlparse::Token> toks;
+  for (const auto& t : spider::sqlparse::tokenize(sql))
+    if (!insignificant(t.type)) toks.push_back(t);
+  for (size_t i = 1; i + 1 < toks.size(); ++i) {
+    if (toks[i].type != TokType::Comparison || toks[i].text() != "=") continue;
+    if (!word_token(toks[i - 1].type) || !word_token(toks[i + 1].type)) continue;
+    ColumnWord l{"", unquote_lower(toks[i - 1].text())}, r{"", unquote_lower(toks[i + 1].text())};
+    if (i >= 3 && toks[i - 2].text() == "." && word_token(toks[i - 3].type)) l.qual = unquote_lower(toks[i - 3].text());
+    if (i + 3 < toks.size() && toks[i + 2].text() == "." && word_token(toks[i + 3].type)) {
+      r.qual = r.name;
+      r.name = unquote_lower(toks[i + 3].text());
+    }
+    out.emplace_back(std::move(l), std::move(r));
+  }
+}
+
+// The read tables' columns a reference may name: a qualifier that is a table's name picks that table;
+// an alias (or none) leaves every read table with a column of that name.
+std::vector<QueryFacts::ColumnRef> resolve(const Schema& s, const std::vector<size_t>& read, const ColumnWord& w) {
+  bool qual_is_table = false;
+  for (size_t t : read) qual_is_table = qual_is_table || to_lower(s.tables[t].name) == w.qual;
+  std::vector<QueryFacts::ColumnRef> out;
+  for (size_t t : read) {
+    if (qual_is_table && to_lower(s.tables[t].name) != w.qual) continue;
+    for (size_t k = 0; k < s.tables[t].columns.size(); ++k)
+      if (to_lower(s.tables[t].columns[k].name) == w.name) out.push_back({t, k});
+  }
+  return out;
+}
+
+// A value as a comparison of stored values sees it: texts as they are, numbers in their text form
+// (a TEXT column stores the integer 10 as '10').
+std::string loose_key(const Value& v) {
+  if (v.kind == Kind::Text) return v.s;
+  if (v.kind == Kind::Int) return std::to_string(v.i);
+  if (v.kind == Kind::Real && std::isfinite(v.r) && v.r == std::floor(v.r) && std::fabs(v.r) < 1e15)
+    return std::to_string(static_cast<long long>(v.r));
+  return cell(v);
+}
+
 // Reals rounded to 12 significant digits (texts and integers unchanged).
 Table rounded(const Table& t) {
   Table out = t;
@@ -149,6 +198,16 @@ QueryFacts query_facts(const Schema& s, const std::string& gold_sql, const std::
     for (const auto& c : s.tables[t].columns) f.named[t].push_back(starred.count(name) || words.count(to_lower(c.name)));
   }
   f.constants = query_constants(gold_sql, pred_sql);
+  std::vector<std::pair<ColumnWord, ColumnWord>> eqs;
+  equalities(gold_sql, eqs);
+  equalities(pred_sql, eqs);
+  std::set<std::pair<size_t, size_t>> seen;
+  for (const auto& [l, r] : eqs)
+    for (const auto& a : resolve(s, f.read_tables, l))
+      for (const auto& b : resolve(s, f.read_tables, r)) {
+        auto key = std::minmax(a.table * 100000 + a.column, b.table * 100000 + b.column);
+        if (a.table != b.table && seen.insert(key).second) f.equated.emplace_back(a, b);
+      }
   return f;
 }
 
@@ -200,7 +259,56 @@ struct DataLookup {
     if (!e.ok() || e.table.rows.empty()) return std::nullopt;
     return e.table.rows[0][0];
   }
+  // The data keeps child.cc inside parent.pc: at least 3 non-NULL child values (over the first
+  // kMinedRows) and each of them a parent value. False when the data cannot say in time.
+  bool included(const std::string& ct, const std::string& cc, const std::string& pt, const std::string& pc) {
+    if (!db) db = std::make_unique<SqliteDb>(path);
+    ExecResult e = db->execute("SELECT count(*), sum(CASE WHEN v IN (SELECT " + quote_ident(pc) + " FROM " + quote_ident(pt) +
+                                   ") THEN 0 ELSE 1 END) FROM (SELECT " + quote_ident(cc) + " AS v FROM " + quote_ident(ct) +
+                                   " WHERE " + quote_ident(cc) + " IS NOT NULL LIMIT " + std::to_string(kMinedRows) + ")",
+                               Limits{5, 1, 1u << 20});
+    if (!e.ok() || e.table.rows.size() != 1 || e.table.rows[0][0].kind != Kind::Int) return false;
+    const Row& r = e.table.rows[0];
+    return r[0].i >= 3 && r[1].kind == Kind::Int && r[1].i == 0;
+  }
 };
+
+bool unique_in_practice(const Column& c) { return c.single_unique || c.data_unique; }
+
+// A row of `child` whose value of the equated column has no row of `parent` in the witness, where the
+// data always has one (Spider dev 233: a flight of an airline missing from airlines).
+void dangling(const QueryFacts& f, const Schema& s, const Candidate& c, DataLookup& data, std::vector<std::string>& out) {
+  for (const auto& [x, y] : f.equated)
+    for (const auto& [child, parent] : {std::pair{x, y}, std::pair{y, x}}) {
+      const Column& pcol = s.tables[parent.table].columns[parent.column];
+      if (!unique_in_practice(pcol) || child.table >= c.rows.size() || parent.table >= c.rows.size()) continue;
+      std::set<std::string> targets;
+      for (const Row& r : c.rows[parent.table])
+        if (!r[parent.column].is_null()) targets.insert(loose_key(r[parent.column]));
+      for (const Row& r : c.rows[child.table]) {
+        const Value& v = r[child.column];
+        if (v.is_null() || targets.count(loose_key(v))) continue;
+        const TableInfo &ct = s.tables[child.table], &pt = s.tables[parent.table];
+        const std::string cname = ct.name + "." + ct.columns[child.column].name, pname = pt.name + "." + pcol.name;
+        if (data.included(ct.name, ct.columns[child.column].name, pt.name, pcol.name))
+          out.push_back(cname + " = " + cell(v) + " with no " + pname + " to match (every " + cname + " is a " + pname +
+                        " in the data)");
+        break;
+      }
+    }
+}
+
+// A text value outside a category's few values in the data (Spider dev 980: abandoned_yn = 'Y' where
+// the data has only '0' and '1').
+std::string outside_category(const Column& col, const std::string& where, const Value& v) {
+  if (!col.data_closed || v.is_null()) return "";
+  std::string values;
+  for (const Value& d : col.domain) {
+    if (loose_key(d) == loose_key(v)) return "";
+    values += (values.empty() ? "" : ", ") + cell(d);
+  }
+  return where + " = " + cell(v) + ", a value the data never has there (only " + values + ")";
+}
 
 // Rows that re-label an entity: two identity columns of one table (a code and a name) paired in the
 // witness otherwise than in the data (Spider dev 736: country 'Aruba' with a code other than 'ABW').
@@ -236,9 +344,13 @@ std::vector<std::string> broken_properties(const QueryFacts& f, const Schema& s,
       const Column& col = ti.columns[k];
       const std::string where = ti.name + "." + col.name;
       std::map<std::string, size_t> seen;
-      bool null_reported = false;
+      bool null_reported = false, category_reported = false;
       for (const Row& r : c.rows[t]) {
         const Value& v = r[k];
+        if (std::string o = outside_category(col, where, v); !o.empty() && !category_reported) {
+          out.push_back(std::move(o));
+          category_reported = true;
+        }
         if (v.is_null()) {
           if (col.data_never_null && !null_reported) out.push_back("NULL in " + where + " (never NULL in the data)");
           null_reported = true;
@@ -254,6 +366,7 @@ std::vector<std::string> broken_properties(const QueryFacts& f, const Schema& s,
       }
     }
   }
+  dangling(f, s, c, data, out);
   return out;
 }
 

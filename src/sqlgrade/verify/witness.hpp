@@ -8,7 +8,8 @@
 //  * unrealistic when, in a column either query names, it breaks a property the benchmark data shows
 //    in practice (schema.hpp Column::data_*): a NULL where the data has none, a value repeated where
 //    the data's values are all distinct, a case or substring variant of a query constant that is not
-//    a value of the data. The search prefers a witness that keeps them; when it finds none, the
+//    a value of the data, a value outside a category's few values (a flag, a status), a reference
+//    with nothing to point at where the data's references always have one (columns a query equates). The search prefers a witness that keeps them; when it finds none, the
 //    finding is an `edge` and says which properties its witness breaks.
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ struct QueryFacts {
   std::vector<std::vector<bool>> named;  // [table][column]: the column's name appears in either query
                                          // (every column of a read table when a query selects *)
   std::vector<Constant> constants;       // the literals of both queries (query_constants)
+  // Columns of two different read tables that either query equates (`a.x = b.y`, names resolved
+  // against the read tables' columns): where the data keeps one inside the other (every x is a y), a
+  // witness row whose x has no y is a dangling reference the data never shows.
+  struct ColumnRef {
+    size_t table = 0, column = 0;
+  };
+  std::vector<std::pair<ColumnRef, ColumnRef>> equated;
 };
 QueryFacts query_facts(const Schema& s, const std::string& gold_sql, const std::string& pred_sql);
 
