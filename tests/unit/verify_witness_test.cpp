@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 #include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/verify.hpp"
@@ -279,6 +281,23 @@ TEST(VerifyWitness, AReferenceWithNothingToPointAtIsAnEdgeWhereTheDataAlwaysHasO
   auto clean = verify::verify(item("SELECT count(*) FROM trips AS T1 JOIN airlines AS T2 ON T1.airline = T2.uid",
                                    "SELECT count(*) FROM trips"), budget());
   EXPECT_EQ(clean.status, Status::Refuted) << clean.reason;
+}
+
+// Spider dev 926 in small: the prediction omits the EXCEPT of dog names. The witnesses are a dog named
+// like an owner's city (realistic) or NULLs the data never has: the refutation is the clean one. (On
+// Spider dev 926 itself only the `shared` target finds it: `verify.labelled`.)
+TEST(VerifyTargets, ASetOperationIsRefutedOnAValueTwoColumnsShare) {
+  Kennel k;
+  const std::string gold = "SELECT city FROM owners EXCEPT SELECT name FROM dogs", pred = "SELECT city FROM owners";
+  auto s = read_schema(k.db);
+  std::vector<bool> used(s->tables.size(), true);
+  const QueryTargets t = query_targets(*s, used, gold, pred);
+  std::set<std::string> shared;
+  for (auto [tb, c] : t.shared) shared.insert(s->tables[tb].name + "." + s->tables[tb].columns[c].name);
+  EXPECT_EQ(shared, (std::set<std::string>{"owners.city", "dogs.name"}));
+  auto out = verify::verify(k.item(gold, pred), budget());
+  ASSERT_EQ(out.status, Status::Refuted) << out.reason;
+  EXPECT_TRUE(out.cex->breaks.empty()) << testing::PrintToString(out.cex->breaks);
 }
 
 TEST(VerifyWitness, SizeDistribution) {

@@ -368,6 +368,22 @@ struct Builder {
       cand.mutations.push_back("join key " + g.schema.tables[t].name + "." + col.name + " := " + py::repr(v));
     }
   }
+  // A value of one column that a set operation or IN compares, given to a row of another (targets
+  // `shared`): what EXCEPT, INTERSECT and IN turn on.
+  bool can_share() const { return g.targets && g.targets->shared.size() >= 2; }
+  void share() {
+    std::vector<std::pair<size_t, size_t>> ok;
+    for (auto tc : g.targets->shared)
+      if (!cand.rows[tc.first].empty()) ok.push_back(tc);
+    if (ok.size() < 2) return distinguish();
+    const auto a = ok[rng.below(ok.size())], b = ok[rng.below(ok.size())];
+    const auto &ta = g.schema.tables[a.first], &tb = g.schema.tables[b.first];
+    const Value v = cand.rows[a.first][rng.below(cand.rows[a.first].size())][a.second];
+    if (a == b || v.is_null() || is_key(tb, b.second) || !fits(tb.columns[b.second], v)) return distinguish();
+    set_rows(b.first, b.second, {pick_row(b.first)}, v, "the value of " + ta.name + "." + ta.columns[a.second].name);
+    cand.mutations.push_back("a value of " + ta.name + "." + ta.columns[a.second].name + " shared with " + tb.name + "." +
+                             tb.columns[b.second].name);
+  }
   Value fresh_value(size_t t, size_t c, size_t row) {
     const Column& col = g.schema.tables[t].columns[c];
     if (!col.notnull && col.pk == 0 && rng.chance(10)) return Value::null();
@@ -419,7 +435,10 @@ Candidate make_candidate(const GenContext& g, Rng& rng, size_t index) {
     switch (k) {
       case kBoundary: rng.chance(75) ? b.boundary() : b.distinguish(); break;
       case kCounted: b.counted(); break;
-      case kJoins: rng.chance(75) ? b.join_key() : b.distinguish(); break;
+      case kJoins:
+        if (b.can_share() && rng.chance(50)) b.share();
+        else rng.chance(75) ? b.join_key() : b.distinguish();
+        break;
       case kDuplicate: b.duplicate(); break;
       case kNulls: b.nulls(); break;
       case kConstants: b.constants(); break;

@@ -51,6 +51,10 @@ struct QueryTargets {
   std::vector<std::pair<size_t, size_t>> joins;    // columns compared with a column (`a.x = b.y`): join keys
   std::vector<std::pair<size_t, std::string>> filters;  // (table, SQL) of several columns: `"a" - "b" > 30`
   std::vector<std::pair<size_t, size_t>> selected;      // columns of the outermost SELECT list
+  // Columns a set operation or IN compares: the SELECT lists of every part of a UNION / EXCEPT /
+  // INTERSECT and of an IN-subquery, and the column before IN. A value two of them share is what
+  // these operations turn on (Spider dev 926: an owner and a dog both named Max).
+  std::vector<std::pair<size_t, size_t>> shared;
 };
 // Columns are resolved by name among the tables `used` (an unqualified or aliased name may resolve to
 // several tables: each is a target).

@@ -227,16 +227,38 @@ struct TargetReader {
       if (!a.empty() && !b.empty()) add_unique(out.joins, a), add_unique(out.joins, b);
     }
   }
-  void read(const std::string& sql, const std::string& from) {
-    const std::vector<Tok> k = significant(sql);
-    // The columns of the outermost SELECT list (what the result shows).
-    for (size_t i = 1, depth = 0; i < k.size() && k[0].lower == "select"; ++i) {
+  // The bare column names of the SELECT list that starts at k[at] ("select"), up to its FROM.
+  void select_list(const std::vector<Tok>& k, size_t at, std::vector<std::pair<size_t, size_t>>& v) {
+    for (size_t i = at + 1, depth = 0; i < k.size(); ++i) {
       if (k[i].text == "(") ++depth;
       if (k[i].text == ")" && depth) --depth;
       if (depth == 0 && k[i].lower == "from") break;
       if (is_name(k[i]) && k[i].type != TokType::Keyword && !(i + 1 < k.size() && (k[i + 1].text == "." || k[i + 1].text == "(")))
-        add_unique(out.selected, bare_name(k[i]));
+        add_unique(v, bare_name(k[i]));
     }
+  }
+  // QueryTargets::shared: the parts of a set operation and the two sides of IN (SELECT ...).
+  void set_compared(const std::vector<Tok>& k) {
+    bool compound = false;
+    for (size_t i = 0; i + 1 < k.size(); ++i) {
+      const bool part = k[i].lower.rfind("union", 0) == 0 || k[i].lower == "except" || k[i].lower == "intersect";
+      const bool in_sub = (k[i].lower == "in" || k[i].lower == "not in") && k[i + 1].text == "(" && i + 2 < k.size() &&
+                          k[i + 2].lower == "select";
+      if (in_sub && i > 0) {
+        const std::string n = column_at(k, i - 1);
+        if (!n.empty()) add_unique(out.shared, n);
+      }
+      const size_t at = part ? i + 1 : in_sub ? i + 2 : k.size();
+      if (at < k.size() && k[at].lower == "select") select_list(k, at, out.shared);
+      compound = compound || part;
+    }
+    if (compound && !k.empty() && k[0].lower == "select") select_list(k, 0, out.shared);
+  }
+  void read(const std::string& sql, const std::string& from) {
+    const std::vector<Tok> k = significant(sql);
+    // The columns of the outermost SELECT list (what the result shows).
+    if (!k.empty() && k[0].lower == "select") select_list(k, 0, out.selected);
+    set_compared(k);
     static const std::set<std::string> aggregates = {"count", "sum", "avg", "min", "max", "total", "group_concat"};
     for (size_t i = 0; i < k.size(); ++i) {
       const Tok& t = k[i];
