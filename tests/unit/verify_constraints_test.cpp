@@ -209,6 +209,28 @@ TEST(VerifyConstraints, RowsAGuardTriggerRefusesOrIgnoresAreNotLoaded) {
   EXPECT_FALSE(revalidate(*s, rows_in(*s, {{"person", young}, {"person", nobody}})));
 }
 
+TEST(VerifyConstraints, ARowATriggerRollsBackIsDroppedAndTheOthersLoadedAgain) {
+  Db d("CREATE TABLE r(id INTEGER PRIMARY KEY, v INTEGER);"
+       "CREATE TRIGGER r_guard BEFORE INSERT ON r WHEN new.v < 0 BEGIN SELECT RAISE(ROLLBACK, 'negative'); END;"
+       "INSERT INTO r VALUES (1,5),(2,8),(3,13);");
+  auto s = read_schema(d.path);
+  ASSERT_EQ(s->guard_triggers.size(), 1u);
+  ScratchDb db;
+  create_schema(db, *s);
+  db.exec("BEGIN");
+  bool ok = false;
+  Candidate kept = load_rows(db, *s, rows_in(*s, {{"r", ints({1, 5})}, {"r", ints({2, -1})}, {"r", ints({3, 7})}}), &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_FALSE(db.autocommit());  // still inside a transaction the caller rolls back or commits
+  EXPECT_EQ(kept.row_count(), 2u);
+  ExecResult n = db.run("SELECT group_concat(id) FROM r", Limits{});
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(py::text(n.table.rows[0][0]), "1,3");
+  EXPECT_EQ(db.exec("ROLLBACK"), "");
+  Outcome o = verify::verify(d.item("SELECT id FROM r WHERE v IS NULL OR v >= 0", "SELECT id FROM r"), budget());
+  EXPECT_EQ(o.status, Status::NoCounterexample) << o.reason;
+}
+
 TEST(VerifyConstraints, EquivalentPairsUnderGuardTriggersAndChecksAreNotRefuted) {
   Db d(kGuarded);
   const std::vector<std::pair<std::string, std::string>> pairs = {
