@@ -59,6 +59,9 @@ struct SystemReport {
 };
 
 // One report per run (several systems of one pass share the search of identical instances).
+// With Options::counterexamples_dir, a counterexample that cannot be written (the folder or a file of
+// it: permissions, a full disk) is an InputError naming the folder, after every file this call wrote is
+// removed: a refutation is never dropped for want of a file, and no half-written folder is left.
 std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, const std::vector<std::string>& systems,
                                         const Options& opt);
 std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const std::vector<std::string>& systems,
@@ -72,6 +75,12 @@ std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, 
 void check_verifiable(const spider::Options& opt, bool both_modes = false);
 void check_verifiable(const bird::Options& opt);
 void check_verifiable(const spider2::Options& opt);
+
+// The --counterexamples folder (`verify={"counterexamples": ...}` in Python), checked before anything
+// runs: not a symbolic link or a file (OutputDir::check), and either a folder this process may write
+// into or a path whose nearest existing ancestor is such a folder. InputError "<dir>: cannot write
+// counterexamples here: <why>" otherwise (one line, exit 2 in the CLI). Writes nothing.
+void check_counterexamples_dir(const std::string& dir);
 
 // The lines `--verify` prints after the official output, and `sqlgrade verify`'s text.
 std::string render_text(const std::vector<SystemReport>& reports);

@@ -17,7 +17,7 @@ namespace sqlgrade_native {
 // The options as the CLI's verify_options() makes them from its flags: the counterexamples folder
 // checked before the run, the run's worker count, no progress bar.
 inline sqlgrade::verify::Options verify_options(sqlgrade::verify::Options o, int jobs) {
-  if (!o.counterexamples_dir.empty()) sqlgrade::OutputDir::check(o.counterexamples_dir);
+  if (!o.counterexamples_dir.empty()) sqlgrade::verify::check_counterexamples_dir(o.counterexamples_dir);
   o.jobs = jobs;
   o.progress = 0;
   return o;

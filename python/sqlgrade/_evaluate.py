@@ -72,7 +72,9 @@ def verify_options(verify: Any) -> Any:
     """``verify=`` of an evaluate(): None/False = no verification; True = the CLI's ``--verify`` with its
     defaults (5 s and 200 candidate databases per match, seed 0); a dict of ``budget``, ``candidates``,
     ``seed``, ``counterexamples`` (a folder: each counterexample written as ``<system>/<id>.sqlite`` +
-    ``.json``). The library's ``_native.VerifyOptions``, each value checked there (the table of bounds)."""
+    ``.json``; a folder that cannot be written raises ``InputError`` before anything runs, with the CLI's
+    message, and so does a counterexample that cannot be written during the run, after removing what the
+    run wrote). The library's ``_native.VerifyOptions``, each value checked there (the table of bounds)."""
     if verify is None or verify is False:
         return None
     if verify is not True and not isinstance(verify, dict):

@@ -483,3 +483,12 @@ def test_verify_preconditions_and_options_match_cli(spider_fx, bird_fx, tmp_path
                           "--counterexamples", str(tmp_path / "cex_cli"))
     assert rc == 0, err
     assert _without_search_times(str(run)) == _without_search_times(stdout)
+    # a counterexamples folder that cannot be written (under a regular file: refused for root too) is the
+    # CLI's one line, exit 2, and the same message raised here, before anything runs (issue 30 item 11)
+    (tmp_path / "file.txt").write_text("not a folder\n")
+    bad = str(tmp_path / "file.txt" / "sub")
+    msg = input_error_of(["bird", "--predicted_sql_path", str(pred), "--ground_truth_path", fx["gold"],
+                          "--db_root_path", fx["db"], "--verify", "--counterexamples", bad])
+    with pytest.raises(sqlgrade.InputError) as e:
+        bird.evaluate(pred=pred, gold=fx["gold"], db_dir=fx["db"], verify={"counterexamples": bad})
+    assert str(e.value) == msg and bad in msg and "cannot write counterexamples" in msg

@@ -36,7 +36,7 @@ std::vector<IoPath> verify_outputs(const VerifyFlags& f, bool on) {
 
 sqlgrade::verify::Options verify_options(const VerifyFlags& f, int jobs, bool no_progress) {
   sqlgrade::verify::Options o = f.opt;
-  if (!o.counterexamples_dir.empty()) OutputDir::check(o.counterexamples_dir);
+  if (!o.counterexamples_dir.empty()) sqlgrade::verify::check_counterexamples_dir(o.counterexamples_dir);
   o.jobs = jobs;
   if (no_progress) o.progress = 0;
   return o;

@@ -61,6 +61,19 @@ int authorizer(void* p, int action, const char* a1, const char* a2, const char*,
   }
 }
 
+// changes(), total_changes() and last_insert_rowid() as a clean connection answers them: 0. They read
+// the connection's own history, and a query only reads; but the verification search inserts each
+// candidate's rows on the connection its queries then run on, so SQLite's own functions would show
+// those inserts (an equivalent pair refuted, and not refuted once the counterexample file is replayed
+// on a fresh read-only connection). Every connection answers the same, whatever it wrote before.
+void clean_state_fn(sqlite3_context* ctx, int, sqlite3_value**) { sqlite3_result_int64(ctx, 0); }
+
+void register_clean_state_functions(sqlite3* db) {
+  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  for (const char* name : {"changes", "total_changes", "last_insert_rowid"})
+    sqlite3_create_function_v2(db, name, 0, flags, nullptr, clean_state_fn, nullptr, nullptr, nullptr);
+}
+
 // True when the rest of a statement text holds only whitespace and comments (CPython's rule).
 bool only_trailing_noise(const char* p) {
   while (*p) {
@@ -173,6 +186,7 @@ SqliteConnection::SqliteConnection(Kind kind, const std::string& target, const s
   // printf/format and json_patch: checked first (a '%c' loop or a quadratic merge), then SQLite's own.
   helper_ = std::make_unique<sqlite_guard::BuiltinHelper>();
   sqlite_guard::register_checked_functions(db_, helper_.get(), deadline_.get());
+  register_clean_state_functions(db_);
   if (kind == Kind::ReadOnlyFile) {
     sqlite3_exec(db_, "PRAGMA query_only=1", nullptr, nullptr, nullptr);
     // Touch the schema once so that "file is not a database" surfaces here, not per query.

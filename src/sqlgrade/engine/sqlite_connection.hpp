@@ -8,6 +8,8 @@
 //    written, temporary files live in memory charged to the statement's budget;
 //  - extension loading off, no ATTACH, SQLITE_DBCONFIG_DEFENSIVE, the value limit (kSqliteMaxValueBytes);
 //  - the deadline-aware built-ins (sqlite_builtins.hpp) and the checked ones (sqlite_checked.hpp);
+//  - changes(), total_changes() and last_insert_rowid() answered as on a clean connection (0): a
+//    query sees no write the connection made before it (the search's own candidate rows);
 //  - the progress handler on the statement's deadline (cancellation of the thread's work included);
 //  - an authorizer: queries may only read; on a scratch database the engine's own statements (schema,
 //    rows, transactions) are let through, ATTACH and file functions never.

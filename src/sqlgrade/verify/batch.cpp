@@ -55,14 +55,13 @@ std::string system_folder(const std::string& system, size_t k) {
 
 void write_files(SystemReport& rep, const std::vector<Pending>& pend, std::vector<Outcome>& outs,
                  const Options& opt, size_t k) {
-  if (opt.counterexamples_dir.empty()) return;
   const std::string dir = (fs::path(opt.counterexamples_dir) / system_folder(rep.system, k)).string();
   for (size_t i = 0; i < rep.instances.size(); ++i) {
     InstanceReport& ir = rep.instances[i];
     if (ir.status != "refuted") continue;
     std::string stem;
     for (char c : ir.id) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-    std::string err = write_counterexample(pend[i].item, outs[i], dir, stem);
+    std::string err = write_counterexample(pend[i].item, outs[i], dir, stem);  // throws when it cannot write
     if (err.empty()) {
       ir.counterexample_file = (fs::path(dir) / (stem + ".sqlite")).string();
     } else {  // not re-checkable from the file: not reported
@@ -72,6 +71,30 @@ void write_files(SystemReport& rep, const std::vector<Pending>& pend, std::vecto
       --rep.refuted;
       ++rep.verified;
     }
+  }
+}
+
+// Every system's counterexamples; when one cannot be written, every file and folder this run wrote
+// under --counterexamples is removed and the error goes on (include/sqlgrade/verify.hpp).
+void write_all_files(std::vector<SystemReport>& reps, const std::vector<std::vector<Pending>>& pend,
+                     std::vector<std::vector<Outcome>>& outs, const Options& opt) {
+  if (opt.counterexamples_dir.empty()) return;
+  std::error_code ec;
+  const bool root_existed = fs::exists(opt.counterexamples_dir, ec);
+  try {
+    for (size_t s = 0; s < reps.size(); ++s) write_files(reps[s], pend[s], outs[s], opt, s);
+  } catch (...) {
+    for (size_t s = 0; s < reps.size(); ++s) {
+      for (const InstanceReport& ir : reps[s].instances)
+        if (!ir.counterexample_file.empty()) {
+          fs::remove(ir.counterexample_file, ec);
+          fs::remove(fs::path(ir.counterexample_file).replace_extension(".json"), ec);
+        }
+      const fs::path sys = fs::path(opt.counterexamples_dir) / system_folder(reps[s].system, s);
+      if (fs::is_directory(fs::symlink_status(sys, ec))) fs::remove(sys, ec);  // only if empty
+    }
+    if (!root_existed) fs::remove(opt.counterexamples_dir, ec);  // only if empty
+    throw;
   }
 }
 
@@ -94,10 +117,11 @@ void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<P
   parallel_for(unique.size(), resolve_jobs(opt.jobs), [&](size_t i) { outs[i] = verify(*unique[i], b); }, &progress);
   progress.finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<std::vector<Outcome>> kept(reps.size());
   for (size_t s = 0; s < reps.size(); ++s) {
     SystemReport& rep = reps[s];
     rep.wall_s = wall;
-    std::vector<Outcome> mine;
+    std::vector<Outcome>& mine = kept[s];
     for (size_t i = 0; i < pend[s].size(); ++i) {
       const Pending& p = pend[s][i];
       InstanceReport ir;
@@ -120,8 +144,8 @@ void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<P
       rep.instances.push_back(std::move(ir));
       mine.push_back(std::move(o));
     }
-    write_files(rep, pend[s], mine, opt, s);
   }
+  write_all_files(reps, pend, kept, opt);
 }
 
 std::string db_in_folder(const std::string& root, const std::string& db_id) {

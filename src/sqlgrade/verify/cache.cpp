@@ -40,6 +40,9 @@ size_t schema_bytes(const Schema& s) {
   size_t b = sizeof(Schema) + kMallocHeader + heap_bytes(s.path) + heap_bytes(s.version) + heap_bytes(s.fk_note) +
              vector_heap_bytes(s.tables) + vector_heap_bytes(s.after_ddl);
   for (const auto& d : s.after_ddl) b += heap_bytes(d);
+  b += vector_heap_bytes(s.guard_triggers) + vector_heap_bytes(s.writing_triggers);
+  for (const auto* v : {&s.guard_triggers, &s.writing_triggers})
+    for (const auto& d : *v) b += heap_bytes(d);
   for (const TableInfo& t : s.tables) {
     b += heap_bytes(t.name) + heap_bytes(t.create_sql) + vector_heap_bytes(t.columns) + vector_heap_bytes(t.unique_sets) +
          vector_heap_bytes(t.fks) + vector_heap_bytes(t.sample);

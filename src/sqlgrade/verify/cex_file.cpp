@@ -1,11 +1,20 @@
 // Counterexamples as files: DIR/<stem>.sqlite (the shrunk database, built again in memory and copied
 // out with the backup API) and DIR/<stem>.json (seed, strategy, mutations, both queries, both results,
 // where each row's values came from). The written file is opened again read-only by the engine and
-// both queries are re-executed: a refutation that this check does not confirm is not reported.
+// both queries are re-executed: a refutation that this check does not confirm is not reported. A file
+// that cannot be written is an error (InputError naming the folder), never a refutation dropped.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "sqlgrade/core/fs.hpp"
+#include "sqlgrade/core/text.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
+#include "sqlgrade/errors.hpp"
+#include "sqlgrade/verify.hpp"
+#include "sqlgrade/verify/load.hpp"
 #include "sqlgrade/verify/schema.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/verify.hpp"
@@ -39,18 +48,28 @@ nlohmann::json table_json(const Table& t) {
   return {{"columns", t.columns}, {"rows", rows}};
 }
 
-// The shrunk database, built again from its rows; "" or why it could not be built as it was found.
+// The shrunk database, built again from its rows (the triggers that write are added once the rows are
+// in: the file has the benchmark's whole schema); "" or why it could not be built as it was found.
 std::string build(const Schema& s, const Counterexample& c, ScratchDb& db) {
   create_schema(db, s);
   db.exec("BEGIN");
   for (const auto& r : c.rows)
-    if (std::string e = db.insert(r.table, r.columns, r.values); !e.empty()) return "row rejected: " + e;
-  db.exec("COMMIT");
+    if (insert_checked(db, s, r.table, r.columns, r.values) != Insert::Kept) return "row rejected: " + r.table;
+  if (std::string e = db.exec("COMMIT"); !e.empty()) return "commit refused: " + e;
+  create_writing_triggers(db, s);
   ExecResult ic = db.run("PRAGMA integrity_check", Limits{10, 1000, 1 << 20});
   if (!ic.ok() || ic.table.rows.size() != 1 || py::text(ic.table.rows[0][0]) != "ok") return "integrity_check failed";
   ExecResult fk = db.run("PRAGMA foreign_key_check", Limits{10, 1000, 1 << 20});
   if (s.fk_enforced && (!fk.ok() || !fk.table.rows.empty())) return "foreign_key_check failed";
   return "";
+}
+
+// A file of the folder could not be written: what this call wrote is removed, and the run stops.
+[[noreturn]] void cannot_write(const std::string& dir, const fs::path& file, const std::string& why,
+                               const std::vector<fs::path>& written) {
+  std::error_code ec;
+  for (const auto& f : written) fs::remove(f, ec);
+  throw InputError(dir, "cannot write the counterexample " + file.filename().string() + ": " + first_line(why));
 }
 }  // namespace
 
@@ -82,14 +101,17 @@ std::string write_counterexample(const Item& item, const Outcome& out, const std
   if (!out.cex) return "no counterexample";
   std::shared_ptr<const Schema> schema = schema_of(item.db_path);
   const fs::path db_file = fs::path(dir) / (stem + ".sqlite"), js_file = fs::path(dir) / (stem + ".json");
+  const fs::path journal = fs::path(dir) / (stem + ".sqlite-journal");
   std::error_code ec;
   fs::create_directories(dir, ec);
+  if (ec) cannot_write(dir, db_file, ec.message(), {});
   fs::remove(db_file, ec);
   std::string err;
   {
     ScratchDb db;
     err = build(*schema, *out.cex, db);
-    if (err.empty()) err = db.save_to(db_file.string());
+    if (err.empty())
+      if (std::string io = db.save_to(db_file.string()); !io.empty()) cannot_write(dir, db_file, io, {db_file, journal});
   }
   if (err.empty()) {
     // The proof: the written file, opened read-only by the engine as every benchmark database is.
@@ -103,8 +125,24 @@ std::string write_counterexample(const Item& item, const Outcome& out, const std
     fs::remove(db_file, ec);
     return err;
   }
-  write_file_atomic(js_file, counterexample_json(item, out).dump(2) + "\n");
+  try {
+    write_file_atomic(js_file, counterexample_json(item, out).dump(2) + "\n");
+  } catch (const std::exception& e) {
+    cannot_write(dir, js_file, e.what(), {db_file, js_file});
+  }
   return "";
+}
+
+void check_counterexamples_dir(const std::string& dir) {
+  OutputDir::check(dir);  // not a symbolic link, not a file
+  std::error_code ec;
+  fs::path at = fs::absolute(dir, ec);
+  if (ec) at = dir;
+  // The folder, or the nearest ancestor that exists (the folders below it are created when written).
+  while (!fs::exists(fs::symlink_status(at, ec)) && at.has_parent_path() && at.parent_path() != at) at = at.parent_path();
+  const std::string why = "cannot write counterexamples here: ";
+  if (!fs::is_directory(fs::status(at, ec))) throw InputError(dir, why + at.string() + " is not a folder");
+  if (::access(at.c_str(), W_OK | X_OK) != 0) throw InputError(dir, why + at.string() + ": " + std::strerror(errno));
 }
 
 }  // namespace sqlgrade::verify

@@ -2,6 +2,7 @@
 #include "sqlgrade/verify/schema.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -191,10 +192,66 @@ Affinity affinity_of(const std::string& declared_type) {
   return Affinity::Numeric;
 }
 
-void create_schema(ScratchDb& db, const Schema& s) {
+void create_schema(ScratchDb& db, const Schema& s, bool writing_triggers) {
   for (const auto& t : s.tables) db.exec(t.create_sql);
   for (const auto& d : s.after_ddl) db.exec(d);
+  for (const auto& d : s.guard_triggers) db.exec(d);
+  if (writing_triggers) create_writing_triggers(db, s);
   if (s.fk_enforced) db.exec("PRAGMA foreign_keys=ON");
+}
+
+void create_writing_triggers(ScratchDb& db, const Schema& s) {
+  for (const auto& d : s.writing_triggers) db.exec(d);
+}
+
+bool trigger_only_selects(const std::string& sql) {
+  // Words (lower case) and punctuation outside strings, quoted names and comments.
+  std::vector<std::string> toks;
+  for (size_t i = 0; i < sql.size();) {
+    const char c = sql[i];
+    if (c == '\'' || c == '"' || c == '`' || c == '[') {
+      const char close = c == '[' ? ']' : c;
+      size_t j = i + 1;
+      for (; j < sql.size(); ++j) {
+        if (sql[j] != close) continue;
+        if (close != ']' && j + 1 < sql.size() && sql[j + 1] == close) {
+          ++j;  // a doubled quote
+          continue;
+        }
+        break;
+      }
+      toks.push_back("?");
+      i = j + 1;
+    } else if (sql.compare(i, 2, "--") == 0) {
+      i = sql.find('\n', i);
+      if (i == std::string::npos) break;
+    } else if (sql.compare(i, 2, "/*") == 0) {
+      i = sql.find("*/", i + 2);
+      if (i == std::string::npos) break;
+      i += 2;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < sql.size() && (std::isalnum(static_cast<unsigned char>(sql[j])) || sql[j] == '_')) ++j;
+      toks.push_back(to_lower(sql.substr(i, j - i)));
+      i = j;
+    } else {
+      if (!std::isspace(static_cast<unsigned char>(c))) toks.push_back(std::string(1, c));
+      ++i;
+    }
+  }
+  auto begin = std::find(toks.begin(), toks.end(), "begin");
+  if (begin == toks.end()) return false;
+  bool at_start = true, ended = false;
+  for (auto it = begin + 1; it != toks.end() && !ended; ++it) {
+    if (at_start) {
+      if (*it == "end") ended = true;
+      else if (*it != "select") return false;
+      at_start = false;
+    } else if (*it == ";") {
+      at_start = true;
+    }
+  }
+  return ended;
 }
 
 std::vector<std::string> TableInfo::column_names() const {
@@ -217,10 +274,14 @@ std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sam
       t.create_sql = py::text(r[2]);
       s->tables.push_back(std::move(t));
     } else if (type == "index" || type == "view") {
-      s->after_ddl.push_back(py::text(r[2]));  // triggers are left out: they would write on insert
+      s->after_ddl.push_back(py::text(r[2]));
+    } else if (type == "trigger") {  // created after every table, index and view (schema.hpp)
+      const std::string sql = py::text(r[2]);
+      (trigger_only_selects(sql) ? s->guard_triggers : s->writing_triggers).push_back(sql);
     }
   }
   for (TableInfo& t : s->tables) {
+    s->deferred_fks = s->deferred_fks || to_lower(t.create_sql).find("deferred") != std::string::npos;
     read_columns(db, t);
     read_rows(db, t, sample_rows);
   }

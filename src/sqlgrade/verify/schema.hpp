@@ -1,7 +1,7 @@
 #pragma once
 // What verification knows about a benchmark database: its declared schema (tables in foreign-key
 // order, column types and affinities, NOT NULL, primary keys, UNIQUE sets, foreign keys, the DDL of
-// tables, indexes and views) and a bounded sample of its rows with each column's value domain.
+// tables, indexes, views and triggers) and a bounded sample of its rows with each column's value domain.
 // Read once per database file through the engine's read-only SqliteDb and shared by all workers.
 #include <cstddef>
 #include <memory>
@@ -53,13 +53,27 @@ struct Schema {
   std::string version;                  // which file was there (core/fs.hpp file_version)
   std::vector<TableInfo> tables;        // parents before children (cycles broken in file order)
   std::vector<std::string> after_ddl;   // CREATE INDEX / CREATE VIEW statements, in file order
+  // The schema's triggers (docs/verify.md "Constraints the witness keeps"): those whose body only
+  // SELECTs (a conditional RAISE: they refuse rows, never write) are created with the schema and refuse
+  // candidate rows as the benchmark database would; the others (they write) are left out of the search
+  // and a witness is re-validated with them before it is reported (load.hpp revalidate).
+  std::vector<std::string> guard_triggers, writing_triggers;
   bool fk_enforced = true;              // false when a declared foreign key cannot be enforced by SQLite
+  bool deferred_fks = false;            // a foreign key may be DEFERRABLE INITIALLY DEFERRED: each row
+                                        // is checked as it is loaded (load.hpp), not only at COMMIT
   std::string fk_note;                  // why not
 };
 
+// True when every statement of a trigger's body (between BEGIN and END) is a SELECT: the trigger can
+// refuse a row (RAISE) but never writes. Conservative: anything it cannot read counts as writing.
+bool trigger_only_selects(const std::string& create_trigger_sql);
+
 class ScratchDb;
-// Creates the schema's tables, indexes and views in `db` (foreign keys enforced when they can be).
-void create_schema(ScratchDb& db, const Schema& s);
+// Creates the schema's tables, indexes, views and guard triggers in `db` (foreign keys enforced when
+// they can be); with `writing_triggers` also the triggers that write (a re-validation, or a written
+// counterexample once its rows are in).
+void create_schema(ScratchDb& db, const Schema& s, bool writing_triggers = false);
+void create_writing_triggers(ScratchDb& db, const Schema& s);
 
 // Reads the schema and a sample of at most `sample_rows` rows per table (InputError if unreadable).
 std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sample_rows = 400);

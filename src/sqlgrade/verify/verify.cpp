@@ -1,10 +1,9 @@
-// The search of verify.hpp: candidates (candidate.hpp) loaded into a per-thread in-memory copy of the
-// schema inside a transaction that is rolled back, both queries run, the benchmark's rule applied; a
-// difference that survives reversed scan orders is shrunk (shrink.hpp) and re-checked on a freshly
-// built database before it is returned.
+// The search of verify.hpp: candidates (candidate.hpp) loaded under every declared constraint
+// (load.hpp) into a per-thread in-memory copy of the schema inside a transaction that is rolled back,
+// both queries run, the benchmark's rule applied; a difference that survives reversed scan orders is
+// shrunk (shrink.hpp) and re-checked on a freshly built database (and re-validated with the triggers
+// that write) before it is returned.
 #include "sqlgrade/verify/verify.hpp"
-
-#include <sqlite3.h>
 
 #include <chrono>
 #include <map>
@@ -17,6 +16,7 @@
 #include "sqlgrade/spider2/frame.hpp"
 #include "sqlgrade/verify/cache.hpp"
 #include "sqlgrade/verify/candidate.hpp"
+#include "sqlgrade/verify/load.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/shrink.hpp"
 #include "sqlgrade/verify/witness.hpp"
@@ -61,27 +61,6 @@ bool same_result(const RuleSpec& rule, const Table& gold, const Table& pred) {
 
 namespace {
 
-// Inserts the candidate's rows (parents first); a row SQLite rejects (NOT NULL, UNIQUE, PRIMARY KEY,
-// FOREIGN KEY, CHECK) is dropped. Returns the rows kept; `ok` is false if the transaction was lost.
-Candidate insert_rows(ScratchDb& db, const Schema& s, const Candidate& c, bool* ok) {
-  Candidate kept{{}, {}, c.strategy, c.mutations};
-  kept.rows.resize(s.tables.size());
-  kept.src.resize(s.tables.size());
-  *ok = true;
-  for (size_t t = 0; t < s.tables.size(); ++t) {
-    const auto cols = s.tables[t].column_names();
-    for (size_t r = 0; r < c.rows[t].size(); ++r) {
-      if (!db.insert(s.tables[t].name, cols, c.rows[t][r]).empty()) {
-        if (sqlite3_get_autocommit(db.handle())) *ok = false;  // ON CONFLICT ROLLBACK in the schema
-        continue;
-      }
-      kept.rows[t].push_back(c.rows[t][r]);
-      kept.src[t].push_back(c.src[t][r]);
-    }
-  }
-  return kept;
-}
-
 struct Probe {
   bool differs = false;
   Table gold, pred;
@@ -118,7 +97,7 @@ struct Search {
     ++evaluations;
     db.exec("BEGIN");
     bool ok = true;
-    Candidate k = insert_rows(db, schema, c, &ok);
+    Candidate k = load_rows(db, schema, c, &ok);
     Probe p = ok ? run_loaded() : Probe{};
     db.exec("ROLLBACK");
     if (kept) *kept = std::move(k);
@@ -132,9 +111,10 @@ bool recheck(const Item& item, const Schema& s, const Candidate& c, const Budget
   create_schema(db, s);
   bool ok = true;
   db.exec("BEGIN");
-  Candidate kept = insert_rows(db, s, c, &ok);
-  db.exec("COMMIT");
-  if (!ok || kept.row_count() != c.row_count()) return false;
+  Candidate kept = load_rows(db, s, c, &ok);
+  if (!db.exec("COMMIT").empty() || !ok || kept.row_count() != c.row_count()) return false;
+  // The triggers that write were not in the search's database: the witness must load with them too.
+  if (!s.writing_triggers.empty() && !revalidate(s, kept)) return false;
   Limits lim{b.query_timeout_s, 100'000, 64u << 20};
   ExecResult g = db.run(item.gold_sql, lim), p = db.run(item.pred_sql, lim);
   if (!g.ok() || !p.ok() || same_result(item.rule, g.table, p.table)) return false;

@@ -93,7 +93,8 @@ Outcome verify(const Item& item, const Budget& budget);
 // Writes DIR/<stem>.sqlite and DIR/<stem>.json (seed, strategy, mutations, both queries, both results,
 // value origins), then opens the written file read-only with the engine and re-executes both queries;
 // returns "" when the file proves the difference, else why not (then the caller drops the refutation
-// and the written files are removed).
+// and the written files are removed). A file that cannot be written (the folder cannot be created, the
+// copy or the sidecar fails) throws InputError naming `dir`, after removing what this call wrote.
 std::string write_counterexample(const Item& item, const Outcome& out, const std::string& dir, const std::string& stem);
 
 // The sidecar's JSON (also used by `sqlgrade verify --json`).
