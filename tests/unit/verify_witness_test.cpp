@@ -221,16 +221,21 @@ constexpr const char* kFleet =
     "INSERT INTO dogs VALUES (1,'1'),(2,'0'),(3,'0'),(4,'1'),(5,'0'),(6,'0'),(7,'1'),(8,'0'),(9,'0'),(10,'1'),"
     "  (11,'0'),(12,'0');";
 
-TEST(VerifyWitness, AValueOutsideACategoryIsAnEdge) {
-  TempDir dir;
+struct Fleet {
   Kennel k;  // for item(); the fleet database replaces its path
-  const std::string db = (dir / "fleet.sqlite").string();
-  test::make_sqlite(db, kFleet);
-  auto item = [&](const std::string& g, const std::string& p) {
-    Item it = k.item(g, p);
+  std::string db = (k.dir / "fleet.sqlite").string();
+  Fleet() { test::make_sqlite(db, kFleet); }
+  Item item(const std::string& gold, const std::string& pred) const {
+    Item it = k.item(gold, pred);
     it.db_path = db;
     return it;
-  };
+  }
+};
+
+TEST(VerifyWitness, AValueOutsideACategoryIsAnEdge) {
+  Fleet fleet;
+  const std::string& db = fleet.db;
+  auto item = [&](const std::string& g, const std::string& p) { return fleet.item(g, p); };
   auto s = read_schema(db);
   for (const auto& t : s->tables)
     for (const auto& c : t.columns)
@@ -248,15 +253,9 @@ TEST(VerifyWitness, AValueOutsideACategoryIsAnEdge) {
 }
 
 TEST(VerifyWitness, AReferenceWithNothingToPointAtIsAnEdgeWhereTheDataAlwaysHasOne) {
-  TempDir dir;
-  Kennel k;
-  const std::string db = (dir / "fleet.sqlite").string();
-  test::make_sqlite(db, kFleet);
-  auto item = [&](const std::string& g, const std::string& p) {
-    Item it = k.item(g, p);
-    it.db_path = db;
-    return it;
-  };
+  Fleet fleet;
+  const std::string& db = fleet.db;
+  auto item = [&](const std::string& g, const std::string& p) { return fleet.item(g, p); };
   // Spider dev 233: the join to airlines only drops flights of an airline missing from airlines.
   auto edge = verify::verify(item("SELECT count(*) FROM flights AS T1 JOIN airlines AS T2 ON T1.airline = T2.uid",
                                   "SELECT count(*) FROM flights"), budget());
