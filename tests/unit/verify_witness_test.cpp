@@ -218,6 +218,8 @@ constexpr const char* kFleet =
     "INSERT INTO airlines VALUES (1,'Delta'),(2,'JetBlue'),(3,'United');"
     "INSERT INTO flights VALUES (10,1,'AHD'),(11,2,'ABR'),(12,3,'AHD'),(13,1,'APG');"
     "INSERT INTO trips VALUES (1,1),(2,2),(3,99);"
+    "CREATE TABLE routes(rid INTEGER PRIMARY KEY, airline INTEGER, airline_name TEXT);"
+    "INSERT INTO routes VALUES (1,1,'Delta'),(2,2,'JetBlue'),(3,1,'Delta'),(4,3,'United');"
     "INSERT INTO dogs VALUES (1,'1'),(2,'0'),(3,'0'),(4,'1'),(5,'0'),(6,'0'),(7,'1'),(8,'0'),(9,'0'),(10,'1'),"
     "  (11,'0'),(12,'0');";
 
@@ -297,6 +299,29 @@ TEST(VerifyTargets, ASetOperationIsRefutedOnAValueTwoColumnsShare) {
   auto out = verify::verify(k.item(gold, pred), budget());
   ASSERT_EQ(out.status, Status::Refuted) << out.reason;
   EXPECT_TRUE(out.cex->breaks.empty()) << testing::PrintToString(out.cex->breaks);
+}
+
+// Spider dev 485 in small: routes keeps a copy of its airline's name. Reading the copy instead of the
+// airline differs only where the copy disagrees with the airline, which the data never shows.
+TEST(VerifyWitness, ACopyThatDisagreesWithWhatItCopiesIsAnEdge) {
+  Fleet fleet;
+  const std::string gold = "SELECT count(*) FROM routes AS R JOIN airlines AS A ON R.airline = A.uid WHERE A.name = 'Delta'",
+                    pred = "SELECT count(*) FROM routes WHERE airline_name = 'Delta'";
+  auto out = verify::verify(fleet.item(gold, pred), budget());
+  EXPECT_NE(out.status, Status::Refuted) << out.reason;
+  auto s = read_schema(fleet.db);
+  const QueryFacts f = query_facts(*s, gold, pred);
+  Candidate c;
+  c.rows.resize(s->tables.size());
+  size_t routes = 0;
+  for (size_t t = 0; t < s->tables.size(); ++t) {
+    if (s->tables[t].name == "airlines") c.rows[t] = {{Value::integer(1), Value::text("Delta")}};
+    if (s->tables[t].name == "routes") c.rows[t] = {{Value::integer(1), Value::integer(1), Value::text("JetBlue")}}, routes = t;
+  }
+  EXPECT_TRUE(mentions(broken_properties(f, *s, c, fleet.db), "routes.airline_name = 'JetBlue' where its airlines.name differs"))
+      << testing::PrintToString(broken_properties(f, *s, c, fleet.db));
+  c.rows[routes][0][2] = Value::text("Delta");
+  EXPECT_TRUE(broken_properties(f, *s, c, fleet.db).empty()) << testing::PrintToString(broken_properties(f, *s, c, fleet.db));
 }
 
 TEST(VerifyWitness, SizeDistribution) {

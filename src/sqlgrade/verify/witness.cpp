@@ -259,6 +259,20 @@ struct DataLookup {
     if (!e.ok() || e.table.rows.empty()) return std::nullopt;
     return e.table.rows[0][0];
   }
+  // The data's rows of child joined to parent on child.cc = parent.pc always agree on child.ca =
+  // parent.pb: at least 3 joined rows, at least 2 distinct values, no pair that differs.
+  bool always_agree(const std::string& ct, const std::string& cc, const std::string& ca, const std::string& pt,
+                    const std::string& pc, const std::string& pb) {
+    if (!db) db = std::make_unique<SqliteDb>(path);
+    ExecResult e = db->execute("SELECT count(*), count(DISTINCT a), sum(CASE WHEN a IS b THEN 0 ELSE 1 END) FROM (SELECT c." +
+                                   quote_ident(ca) + " AS a, p." + quote_ident(pb) + " AS b FROM " + quote_ident(ct) +
+                                   " AS c JOIN " + quote_ident(pt) + " AS p ON c." + quote_ident(cc) + " = p." +
+                                   quote_ident(pc) + " LIMIT " + std::to_string(kMinedRows) + ")",
+                               Limits{5, 1, 1u << 20});
+    if (!e.ok() || e.table.rows.size() != 1 || e.table.rows[0][0].kind != Kind::Int) return false;
+    const Row& r = e.table.rows[0];
+    return r[0].i >= 3 && r[1].kind == Kind::Int && r[1].i >= 2 && r[2].kind == Kind::Int && r[2].i == 0;
+  }
   // The data keeps child.cc inside parent.pc: at least 3 non-NULL child values (over the first
   // kMinedRows) and each of them a parent value. False when the data cannot say in time.
   bool included(const std::string& ct, const std::string& cc, const std::string& pt, const std::string& pc) {
@@ -295,6 +309,36 @@ void dangling(const QueryFacts& f, const Schema& s, const Candidate& c, DataLook
                         " in the data)");
         break;
       }
+    }
+}
+
+// A row of `child` and the `parent` row it references (an equated pair, the parent's side unique)
+// that disagree on two columns the data always agrees on across that reference — a copy of the
+// parent's value kept in the child (Spider dev 485: matches.winner_hand is players.hand of the
+// winner in every row of the data).
+void inconsistent_copy(const QueryFacts& f, const Schema& s, const Candidate& c, DataLookup& data,
+                       std::vector<std::string>& out) {
+  for (const auto& [x, y] : f.equated)
+    for (const auto& [child, parent] : {std::pair{x, y}, std::pair{y, x}}) {
+      const TableInfo &ct = s.tables[child.table], &pt = s.tables[parent.table];
+      if (!unique_in_practice(pt.columns[parent.column]) || child.table >= c.rows.size() || parent.table >= c.rows.size()) continue;
+      for (size_t a = 0; a < ct.columns.size(); ++a)
+        for (size_t b = 0; b < pt.columns.size(); ++b) {
+          if (a == child.column || b == parent.column || !f.named[child.table][a] || !f.named[parent.table][b]) continue;
+          const Row* differing = nullptr;
+          for (const Row& cr : c.rows[child.table])
+            for (const Row& pr : c.rows[parent.table])
+              if (!differing && !cr[child.column].is_null() && loose_key(cr[child.column]) == loose_key(pr[parent.column]) &&
+                  !(cr[a].is_null() && pr[b].is_null()) && (cr[a].is_null() || pr[b].is_null() || loose_key(cr[a]) != loose_key(pr[b])))
+                differing = &cr;
+          if (!differing || !data.always_agree(ct.name, ct.columns[child.column].name, ct.columns[a].name, pt.name,
+                                               pt.columns[parent.column].name, pt.columns[b].name))
+            continue;
+          out.push_back(ct.name + "." + ct.columns[a].name + " = " + cell((*differing)[a]) + " where its " + pt.name + "." +
+                        pt.columns[b].name + " differs (the data keeps them equal across " + ct.name + "." +
+                        ct.columns[child.column].name + " = " + pt.name + "." + pt.columns[parent.column].name + ")");
+          return;
+        }
     }
 }
 
@@ -367,6 +411,7 @@ std::vector<std::string> broken_properties(const QueryFacts& f, const Schema& s,
     }
   }
   dangling(f, s, c, data, out);
+  inconsistent_copy(f, s, c, data, out);
   return out;
 }
 

@@ -9,7 +9,8 @@
 //    in practice (schema.hpp Column::data_*): a NULL where the data has none, a value repeated where
 //    the data's values are all distinct, a case or substring variant of a query constant that is not
 //    a value of the data, a value outside a category's few values (a flag, a status), a reference
-//    with nothing to point at where the data's references always have one (columns a query equates). The search prefers a witness that keeps them; when it finds none, the
+//    with nothing to point at where the data's references always have one (columns a query equates),
+//    a copy of a referenced row's value that disagrees with it where the data's copies never do. The search prefers a witness that keeps them; when it finds none, the
 //    finding is an `edge` and says which properties its witness breaks.
 #include <string>
 #include <vector>
