@@ -121,6 +121,41 @@ void run_subset(SubsetArgs& a) {
     std::fprintf(stderr, "sqlgrade: warning: fewer matching questions than --train + --valid\n");
 }
 
+// `bird subset`: the works_cycles-style subset recipe.
+CLI::App* add_subset_command(CLI::App* cmd) {
+  auto sargs = std::make_shared<SubsetArgs>();
+  auto* sub = cmd->add_subcommand("subset", "build the works_cycles-style subset: filter by db_id, shuffle, split");
+  sub->add_option("--data", sargs->opt.data_path, "BIRD train.json")->required();
+  sub->add_option("--db-id", sargs->opt.db_id, "database to keep")->capture_default_str();
+  sub->add_option("--seed", sargs->opt.seed, "shuffle seed (CPython random.Random(seed).shuffle)")
+      ->capture_default_str()
+      ->check(sqlgrade::cli::bounded("seed"));
+  sub->add_option("--train", sargs->opt.train, "training items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
+  sub->add_option("--valid", sargs->opt.valid, "validation items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
+  sub->add_option("--out", sargs->out, "folder for train.json, valid.json, train_gold.sql, valid_gold.sql (default: stdout)");
+  sub->add_option("--db", sargs->opt.db_path, "database file: add the schema prompt to every item");
+  sub->add_option("--rows", sargs->opt.rows, "example rows per table in the schema prompt")->check(sqlgrade::cli::bounded("example_rows"));
+  sub->add_flag("--keep-sqlite-sequence", sargs->opt.keep_sqlite_sequence, "do not skip sqlite_sequence");
+  sub->callback([sargs] { run_subset(*sargs); });
+  sqlgrade::cli::example(sub, "sqlgrade bird subset --data train.json --db works_cycles.sqlite --out subset/");
+  return sub;
+}
+
+// `bird schema-prompt`: the subset recipe's schema prompt of one database.
+CLI::App* add_schema_prompt_command(CLI::App* cmd) {
+  auto pargs = std::make_shared<SchemaArgs>();
+  auto* sp = cmd->add_subcommand("schema-prompt", "print the subset recipe's schema prompt of a database");
+  sp->add_option("--db", pargs->db, "SQLite database file")->required();
+  sp->add_option("--rows", pargs->rows, "example rows per table (0 = none)")->capture_default_str()->check(sqlgrade::cli::bounded("example_rows"));
+  sp->add_flag("--keep-sqlite-sequence", pargs->keep_seq, "do not skip sqlite_sequence");
+  sp->callback([pargs] {
+    std::string s = sqlgrade::bird::schema_prompt(pargs->db, pargs->rows, pargs->keep_seq) + "\n";
+    std::fwrite(s.data(), 1, s.size(), stdout);
+  });
+  sqlgrade::cli::example(sp, "sqlgrade bird schema-prompt --db dev_databases/california_schools/california_schools.sqlite --rows 3");
+  return sp;
+}
+
 }  // namespace
 
 void register_bird_command(CLI::App& app) {
@@ -170,33 +205,8 @@ void register_bird_command(CLI::App& app) {
   cmd->add_flag("--no-progress", args->no_progress, "never draw a progress bar");
   sqlgrade::cli::add_verify_flags(cmd, args->verify, true);
 
-  auto sargs = std::make_shared<SubsetArgs>();
-  auto* sub = cmd->add_subcommand("subset", "build the works_cycles-style subset: filter by db_id, shuffle, split");
-  sub->add_option("--data", sargs->opt.data_path, "BIRD train.json")->required();
-  sub->add_option("--db-id", sargs->opt.db_id, "database to keep")->capture_default_str();
-  sub->add_option("--seed", sargs->opt.seed, "shuffle seed (CPython random.Random(seed).shuffle)")
-      ->capture_default_str()
-      ->check(sqlgrade::cli::bounded("seed"));
-  sub->add_option("--train", sargs->opt.train, "training items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
-  sub->add_option("--valid", sargs->opt.valid, "validation items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
-  sub->add_option("--out", sargs->out, "folder for train.json, valid.json, train_gold.sql, valid_gold.sql (default: stdout)");
-  sub->add_option("--db", sargs->opt.db_path, "database file: add the schema prompt to every item");
-  sub->add_option("--rows", sargs->opt.rows, "example rows per table in the schema prompt")->check(sqlgrade::cli::bounded("example_rows"));
-  sub->add_flag("--keep-sqlite-sequence", sargs->opt.keep_sqlite_sequence, "do not skip sqlite_sequence");
-  sub->callback([sargs] { run_subset(*sargs); });
-  sqlgrade::cli::example(sub, "sqlgrade bird subset --data train.json --db works_cycles.sqlite --out subset/");
-
-  auto pargs = std::make_shared<SchemaArgs>();
-  auto* sp = cmd->add_subcommand("schema-prompt", "print the subset recipe's schema prompt of a database");
-  sp->add_option("--db", pargs->db, "SQLite database file")->required();
-  sp->add_option("--rows", pargs->rows, "example rows per table (0 = none)")->capture_default_str()->check(sqlgrade::cli::bounded("example_rows"));
-  sp->add_flag("--keep-sqlite-sequence", pargs->keep_seq, "do not skip sqlite_sequence");
-  sp->callback([pargs] {
-    std::string s = sqlgrade::bird::schema_prompt(pargs->db, pargs->rows, pargs->keep_seq) + "\n";
-    std::fwrite(s.data(), 1, s.size(), stdout);
-  });
-
-  sqlgrade::cli::example(sp, "sqlgrade bird schema-prompt --db dev_databases/california_schools/california_schools.sqlite --rows 3");
+  CLI::App* sub = add_subset_command(cmd);
+  CLI::App* sp = add_schema_prompt_command(cmd);
   sqlgrade::cli::example(cmd, "sqlgrade bird --pred predict_mini_dev.json --gold mini_dev_sqlite_gold.sql --db dev_databases "
                               "--diff_json_path mini_dev_sqlite.jsonl --metric ex");
   cmd->callback([args, sub, sp] {

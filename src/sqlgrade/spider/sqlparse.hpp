@@ -5,6 +5,7 @@
 //     names / numbers / punctuation), written from sqlparse's documented lexing rules;
 //   - the statement splitter (`sqlparse.parse(s)[0]` keeps only the FIRST statement);
 //   - remove_distinct (drop every token whose lower-cased text is exactly "distinct");
+// (the lexer is sqlparse.cpp, the statement splitter and remove_distinct sqlparse_statement.cpp).
 // The --plug_value value extraction and candidate generation built on it are in plug_value.hpp.
 // Known gaps (documented in docs/spider-exec.md): non-ASCII characters are classified approximately
 // (Python's Unicode \w and \s are not reproduced code point by code point), the keyword upper-casing
