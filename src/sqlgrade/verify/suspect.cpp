@@ -201,11 +201,22 @@ size_t repeated_rows(const Counterexample& c, const TableInfo& ti, const std::ve
   return n;
 }
 
-// A key that names entities in practice: no column of it is declared a key or a foreign key, and the
-// benchmark data's sample of the table has at least 3 rows with the key, at least kNearlyUnique of
-// them distinct (names, titles: what two entities rarely share, yet can).
+// A column named as what names an entity: its name holds "name" or "title", or it is the table's own
+// name (airlines.Airline, battle.battle).
+bool name_like(const TableInfo& ti, const Column& c) {
+  const std::string n = to_lower(c.name), t = to_lower(ti.name);
+  return n.find("name") != std::string::npos || n.find("title") != std::string::npos || n == t || n + "s" == t ||
+         n + "es" == t;
+}
+
+// A key that names entities in practice: a column of it is name-like, no column of it is declared a
+// key or a foreign key, and the benchmark data's sample of the table has at least 3 rows with the key,
+// at least kNearlyUnique of them distinct (names, titles: what two entities rarely share, yet can).
 constexpr double kNearlyUnique = 0.8;
 bool names_entities(const TableInfo& ti, const std::vector<size_t>& cols) {
+  bool named = false;
+  for (size_t col : cols) named |= name_like(ti, ti.columns[col]);
+  if (!named) return false;
   for (size_t col : cols) {
     if (ti.columns[col].single_unique || ti.columns[col].pk > 0) return false;
     for (const ForeignKey& fk : ti.fks)
