@@ -54,16 +54,17 @@ Budget budget() {
   return b;
 }
 
-// A Spider layout with one database "t" (id, x > 0 everywhere) where the gold keeps x >= 0 and the
-// given predictions, one file per system.
+// A Spider layout with one database "t" (id, x > 0 everywhere, a department) where the gold (by
+// default) keeps x >= 0, and the given predictions, one file per system.
 struct Systems {
   TempDir dir;
   std::string db = (dir / "db").string(), gold = (dir / "gold.sql").string();
   std::vector<std::string> preds;
-  explicit Systems(const std::vector<std::string>& sqls) {
-    make_sqlite(dir / "db/t/t.sqlite", "CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER NOT NULL);"
-                                       "INSERT INTO t VALUES (1,3),(2,5),(3,8),(4,2),(5,9);");
-    spit(dir / "gold.sql", "SELECT id FROM t WHERE x >= 0\tt\n");
+  explicit Systems(const std::vector<std::string>& sqls, const std::string& gold_sql = "SELECT id FROM t WHERE x >= 0") {
+    make_sqlite(dir / "db/t/t.sqlite", "CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER NOT NULL, dept TEXT);"
+                                       "INSERT INTO t VALUES (1,3,'art'),(2,5,'law'),(3,8,'art'),(4,2,'math'),(5,9,'law'),"
+                                       "  (6,4,'engineer'),(7,6,'engineering');");
+    spit(dir / "gold.sql", gold_sql + "\tt\n");
     for (size_t k = 0; k < sqls.size(); ++k) {
       preds.push_back((dir / ("sys" + std::to_string(k) + ".sql")).string());
       spit(preds.back(), sqls[k] + "\n");
@@ -145,6 +146,27 @@ TEST(VerifySuspect, OtherSystemsSidingWithTheGoldKeepItRefuted) {
   EXPECT_EQ(v[0]["refuted"], 1);
   EXPECT_EQ(v[0]["verified_ex"], 0);
   EXPECT_EQ(v[1]["instances"][0]["status"], "no_counterexample");
+}
+
+TEST(VerifySuspect, TwoOfThreeOthersWithTheGoldAgainstThemIsNotEnough) {
+  // Spider dev 465 and 890: two other systems share the prediction's mistake, one sides with the gold.
+  Systems sys({"SELECT id FROM t WHERE x > 0", "SELECT id FROM t WHERE 0 < x", "SELECT id FROM t WHERE x > 0 ORDER BY id",
+               "SELECT id FROM t WHERE NOT x < 0"});
+  const json first = sys.verify()[0]["instances"][0];
+  ASSERT_EQ(first["status"], "refuted") << first.dump(1);
+  EXPECT_EQ(first["counterexample"]["peers"]["with_prediction"], 2);
+  EXPECT_EQ(first["counterexample"]["peers"]["with_gold"], 1);
+}
+
+TEST(VerifySuspect, APredictionsOwnTextLiteralIsJudgedByTheGoldAlone) {
+  // Spider dev 521: every system writes the question's 'engineering', the gold the data's 'engineer'.
+  Systems sys({"SELECT count(*) FROM t WHERE dept = 'engineering'", "SELECT count(id) FROM t WHERE dept = 'engineering'",
+               "SELECT count(*) FROM t WHERE 'engineering' = dept"},
+              "SELECT count(*) FROM t WHERE dept = 'engineer'");
+  const json first = sys.verify()[0]["instances"][0];
+  ASSERT_EQ(first["status"], "refuted") << first.dump(1);
+  EXPECT_EQ(first["counterexample"]["peers"]["with_prediction"], 2);
+  EXPECT_NE(first["counterexample"]["peers"]["not_applied"].get<std::string>().find("engineering"), std::string::npos);
 }
 
 TEST(VerifySuspect, RecordDiffAndReportCountEveryClassByName) {

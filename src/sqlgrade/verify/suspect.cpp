@@ -8,6 +8,7 @@
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
+#include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 
 namespace sqlgrade::verify {
@@ -284,7 +285,16 @@ std::string judge_peers(const Item& item, const std::vector<std::string>& peers,
   }
   if (systems == 0) return "";
   c->peers = {{"systems", systems}, {"with_prediction", with_pred}, {"with_gold", with_gold}, {"neither", neither}, {"failed", failed}};
-  if (with_pred < kMinPeers || with_pred <= with_gold) return "";
+  const size_t ran = systems - failed;
+  if (with_pred <= with_gold || !(with_pred >= kMinPeers || (with_pred >= 2 && with_pred == ran))) return "";
+  // Systems copy the question's words; the gold's literal is the data's. A prediction that compares
+  // with a text the gold does not use is judged by the gold alone (Spider dev 521: 'engineering' in
+  // all five systems, 'engineer' in the gold and the data).
+  for (const Constant& k : query_constants(item.gold_sql, item.pred_sql))
+    if (k.from == "pred" && k.value.kind == Kind::Text) {
+      c->peers["not_applied"] = "the prediction compares with the text " + k.value.s + ", which the gold does not";
+      return "";
+    }
   return std::to_string(with_pred) + " of the " + std::to_string(systems) +
          " other systems' predictions give this prediction's result on the witness, " + std::to_string(with_gold) +
          " the gold's";
