@@ -133,7 +133,7 @@ TEST(VerifySuspect, OtherSystemsSidingWithThePredictionMakeItGoldSuspect) {
   EXPECT_EQ(v[0]["verified_ex"], v[0]["ex"]);
   EXPECT_EQ(v[0]["statuses"]["gold_suspect"], 1);
   EXPECT_EQ(v[0]["ids"]["gold_suspect"], json::array({"0"}));
-  EXPECT_NE(sys.last_out.find("gold suspect  1 (the witness shows the gold's own bug"), std::string::npos) << sys.last_out;
+  EXPECT_NE(sys.last_out.find("gold suspect  1 matches (the witness shows the gold's own bug"), std::string::npos) << sys.last_out;
   EXPECT_NE(sys.last_out.find("gold suspect ids 0"), std::string::npos) << sys.last_out;
 }
 

@@ -126,7 +126,7 @@ std::string render_text(const std::vector<SystemReport>& reports) {
       const StatusClass* c = status_class(status);
       std::string label = c ? c->label : status;
       label.resize(std::max<size_t>(label.size() + 1, 14), ' ');
-      out += "  " + label + std::to_string(n) + (c && *c->note ? std::string(" (") + c->note + ")" : "") + "\n";
+      out += "  " + label + std::to_string(n) + " matches" + (c && *c->note ? std::string(" (") + c->note + ")" : "") + "\n";
     }
     out += search_time_line(r, reports.size(), searched);
     out += "  budget        " + std::to_string(r.candidates) + " candidate databases" +
