@@ -131,13 +131,14 @@ std::string render_text(const std::vector<SystemReport>& reports) {
     out += search_time_line(r, reports.size(), searched);
     out += "  budget        " + std::to_string(r.candidates) + " candidate databases" +
            (r.time_capped ? ", " + std::to_string(r.time_capped) + " searches stopped by the time cap" : "") + "\n";
-    const nlohmann::json by_status = ids_by_status(r);
-    for (const auto& [status, ids] : by_status.items()) {
+    for (const auto& [status, n] : class_counts(r)) {  // ids per class, in the classes' order
+      if (status == "no_counterexample" || status == "skipped" || n == 0) continue;
       const StatusClass* c = status_class(status);
       std::string label = std::string(c ? c->label : status.c_str()) + " ids";
       label.resize(std::max<size_t>(label.size() + 1, 14), ' ');
       std::string list;
-      for (const auto& id : ids) list += (list.empty() ? "" : " ") + id.get<std::string>();
+      for (const auto& i : r.instances)
+        if (i.status == status) list += (list.empty() ? "" : " ") + i.id;
       out += "  " + label + list + "\n";
     }
     out += witness_line(r);
