@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/runs/verify_record.hpp"
 #include "sqlgrade/verify/shrink.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "test_support.hpp"
@@ -301,4 +302,31 @@ TEST(VerifyHonest, NoExactMatchWarningWhenExactMatchIsNotScored) {
   auto all = run_cli(args);
   ASSERT_EQ(all.rc, 0) << all.err;
   EXPECT_NE((all.err + all.out).find("do not parse with the Spider grammar"), std::string::npos) << all.err;
+}
+
+TEST(VerifySuspect, TheRecordSummaryCountsEveryStatusByNameTieIncluded) {
+  // summary.verify is rebuilt from detail.verify by name: a class the search adds later (tie) is
+  // counted and listed without more code; only "refuted" is a clean refutation.
+  runs::RunRecord rec;
+  const std::vector<std::pair<std::string, double>> cases = {
+      {"refuted", 0}, {"gold_suspect", 1}, {"edge", 1}, {"tie", 1}, {"tie", 1}, {"no_counterexample", 1}, {"skipped", 1}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    runs::Instance in;
+    in.id = std::to_string(i);
+    in.scores = {{"exec", 1.0}, {runs::kVerifiedMetric, cases[i].second}};
+    in.detail = json{{"verify", {{"status", cases[i].first}, {"candidates", 10}, {"cpu_seconds", 0.5}}}};
+    rec.instances.push_back(std::move(in));
+  }
+  const json s = runs::verify_summary(rec);
+  EXPECT_EQ(s["refuted"], 1);
+  EXPECT_EQ(s["gold_suspect"], 1);
+  EXPECT_EQ(s["edge"], 1);
+  EXPECT_EQ(s["tie"], 2);
+  EXPECT_EQ(s["no_counterexample"], 1);
+  EXPECT_EQ(s["not_searched"], 1);
+  EXPECT_EQ(s["statuses"]["tie"], 2);
+  EXPECT_EQ(s["ids"]["tie"], json::array({"3", "4"}));
+  EXPECT_EQ(s["refuted_ids"], json::array({"0"}));
+  EXPECT_EQ(s["verified_ex"], 6);
+  EXPECT_DOUBLE_EQ(s["cpu_seconds"].get<double>(), 3.5);
 }
