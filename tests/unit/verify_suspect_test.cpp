@@ -330,3 +330,33 @@ TEST(VerifySuspect, TheRecordSummaryCountsEveryStatusByNameTieIncluded) {
   EXPECT_EQ(s["verified_ex"], 6);
   EXPECT_DOUBLE_EQ(s["cpu_seconds"].get<double>(), 3.5);
 }
+
+TEST(VerifySuspect, BirdPeersAreTheOtherSystemsPredictionsForTheSameQuestion) {
+  // BIRD ids come from the difficulty file; the other systems' predictions are matched by that id.
+  TempDir t;
+  make_sqlite(t / "db/d1/d1.sqlite", "CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER NOT NULL);"
+                                     "INSERT INTO t VALUES (1,3),(2,5),(3,8);");
+  spit(t / "gold.sql", "SELECT count(*) FROM t\td1\nSELECT id FROM t WHERE x >= 0\td1\n");
+  spit(t / "q.jsonl", "{\"question_id\": 41, \"db_id\": \"d1\", \"difficulty\": \"simple\"}\n"
+                      "{\"question_id\": 42, \"db_id\": \"d1\", \"difficulty\": \"simple\"}\n");
+  const std::string sep = "\\t----- bird -----\\t";
+  std::vector<std::string> args{"verify", "bird", "--gold", (t / "gold.sql").string(), "--db", (t / "db").string(),
+                                "--diff_json_path", (t / "q.jsonl").string(), "--no-progress", "--verify-candidates", "120",
+                                "--json", (t / "v.json").string()};
+  const std::vector<std::string> second = {"SELECT id FROM t WHERE x > 0", "SELECT id FROM t WHERE 0 < x",
+                                           "SELECT id FROM t WHERE x > 0 ORDER BY id"};
+  for (size_t k = 0; k < second.size(); ++k) {
+    const fs::path p = t / ("p" + std::to_string(k) + ".json");
+    spit(p, "{\"0\": \"SELECT count(*) FROM t" + sep + "d1\", \"1\": \"" + second[k] + sep + "d1\"}");
+    args.insert(args.end(), {"--pred", p.string()});
+  }
+  auto r = run_cli(args);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json v = json::parse(slurp(t / "v.json"));
+  ASSERT_EQ(v.size(), 3u);
+  const json& inst = v[0]["instances"][1];
+  EXPECT_EQ(inst["id"], "42");
+  ASSERT_EQ(inst["status"], "gold_suspect") << inst.dump(1);
+  EXPECT_EQ(inst["counterexample"]["peers"]["with_prediction"], 2);
+  EXPECT_EQ(v[0]["verified_ex"], 2);
+}
