@@ -158,6 +158,22 @@ bool recheck(const Item& item, const Schema& s, const Candidate& c, const Budget
   return true;
 }
 
+// No clean refutation: the first gold-suspect witness, else the first edge, decides the status.
+void settle_unclean(Outcome& out, std::optional<Counterexample> suspect, std::optional<Counterexample> edge) {
+  if (suspect) {
+    out.status = Status::GoldSuspect;
+    out.reason = "results differ on a " + std::to_string(suspect->rows.size()) + "-row database that shows the gold's own bug: " +
+                 suspect->gold_suspect;
+    out.cex = std::move(suspect);
+  } else if (edge) {
+    out.status = Status::Edge;
+    out.reason = "results differ only on a " + std::to_string(edge->rows.size()) + "-row database that is " +
+                 (edge->degenerate.empty() ? "unrealistic: it breaks " + edge->breaks[0]
+                                           : "degenerate: " + edge->degenerate);
+    out.cex = std::move(edge);
+  }
+}
+
 }  // namespace
 
 Outcome verify(const Item& item, const Budget& budget) {
@@ -231,18 +247,7 @@ Outcome verify(const Item& item, const Budget& budget) {
     out.cex = std::move(cex);
     break;
   }
-  if (out.status != Status::Refuted && suspect) {
-    out.status = Status::GoldSuspect;
-    out.reason = "results differ on a " + std::to_string(suspect->rows.size()) + "-row database that shows the gold's own bug: " +
-                 suspect->gold_suspect;
-    out.cex = std::move(suspect);
-  } else if (out.status != Status::Refuted && edge) {
-    out.status = Status::Edge;
-    out.reason = "results differ only on a " + std::to_string(edge->rows.size()) + "-row database that is " +
-                 (edge->degenerate.empty() ? "unrealistic: it breaks " + edge->breaks[0]
-                                           : "degenerate: " + edge->degenerate);
-    out.cex = std::move(edge);
-  }
+  if (out.status != Status::Refuted) settle_unclean(out, std::move(suspect), std::move(edge));
   out.candidates = search.evaluations;
   out.seconds = elapsed();
   out.cpu_seconds = thread_cpu_seconds() - cpu0;
