@@ -13,6 +13,7 @@
 // Nothing here prints. Counterexample files are written only under Options::counterexamples_dir.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,13 +35,16 @@ struct Options {
 
 struct InstanceReport {
   std::string id, db, gold_sql, pred_sql;  // the SQL as the benchmark executes it
-  std::string status;   // "refuted", "no_counterexample", "skipped"
+  // "refuted" (a clean refutation: the only status verified EX counts), "gold_suspect", "edge",
+  // "no_counterexample", "skipped" (and any class the search adds: consumers go by name)
+  std::string status;
   std::string reason;
   size_t candidates = 0;
-  double seconds = 0;
+  double seconds = 0;      // elapsed time of this instance's search
+  double cpu_seconds = 0;  // CPU time of this instance's search
   bool time_capped = false;
   std::string counterexample_file;  // the .sqlite written under counterexamples_dir, if any
-  std::string counterexample_json;  // the sidecar's JSON text (refuted only)
+  std::string counterexample_json;  // the sidecar's JSON text (every status with a witness)
 };
 
 struct SystemReport {
@@ -48,13 +52,18 @@ struct SystemReport {
   std::string benchmark;   // "spider", "bird", "spider2"
   size_t total = 0;        // instances graded
   size_t ex = 0;           // execution matches (the official verdict)
-  size_t verified = 0;     // matches with no counterexample found
-  size_t refuted = 0;
+  size_t verified = 0;     // matches with no counterexample found (status "no_counterexample")
+  size_t refuted = 0;      // clean refutations (status "refuted"): verified EX = (ex - refuted) / total
   size_t skipped = 0;      // matches that could not be searched (reason per instance)
+  std::map<std::string, size_t> statuses;  // matches per status name, every class (gold_suspect, edge, ...)
   size_t candidates = 0;   // candidate databases evaluated, all instances
   size_t time_capped = 0;  // instances whose search the wall-clock cap ended early
-  double seconds = 0;      // summed per-instance search time
-  double wall_s = 0;       // of the verification pass (shared by the systems of one pass)
+  double seconds = 0;      // summed per-instance elapsed time (searches run in parallel: not a cost)
+  double cpu_s = 0;        // summed CPU time of this system's searches (an instance shared with another
+                           // system of the pass is searched once and counted for each)
+  double pass_cpu_s = 0;   // CPU time of every search of the pass (each unique instance once)
+  double wall_s = 0;       // wall-clock time of the verification pass (shared by the systems of one pass)
+  int threads = 1;         // worker threads of the pass
   std::vector<InstanceReport> instances;  // one per match, in the benchmark's order
 };
 
@@ -93,7 +102,9 @@ std::string add_to_record(const std::string& record_json, const SystemReport& re
 // ---- the gold audit (`sqlgrade audit`)
 struct AuditFinding {
   std::string id, db, gold_sql;
-  std::string kind;    // "gold_fails", "nondeterministic", "clock_dependent" (its result changes with SQL's clock)
+  // "gold_fails", "nondeterministic", "clock_dependent" (its result changes with SQL's clock),
+  // "gold_suspect" (with `verify`: a system's refutation on which the gold shows its own bug)
+  std::string kind;
   std::string detail;
   std::vector<std::string> predictions;  // "<system>: <id> scored <0|1>" graded against this gold
 };
@@ -114,6 +125,8 @@ struct AuditOptions {
   int jobs = 0;
   double timeout_s = 30;
   std::string now;  // --now: SQL's clock for every query but the clock check's own two runs ("" = real)
+  bool verify = false;      // --verify: verify the predictions (spider, bird) and list gold-suspect questions
+  Options verify_options;   // the search's options then
 };
 AuditReport audit(const AuditOptions& opt);
 std::string render_audit_text(const AuditReport& r);

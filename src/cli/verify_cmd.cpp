@@ -132,6 +132,7 @@ void run_spider2(VerifyArgs& a) {
 
 struct AuditArgs {
   sqlgrade::verify::AuditOptions opt;
+  sqlgrade::cli::VerifyFlags verify;  // --verify: list the gold-suspect questions of the predictions' search
   std::string json_out, db;  // --db: the database folder of whichever benchmark
 };
 
@@ -152,6 +153,7 @@ void register_audit(CLI::App& app) {
   sqlgrade::cli::add_timeout(c, a->opt.timeout_s, "per-query timeout in seconds (default 30)");
   sqlgrade::cli::add_now(c, a->opt.now);
   c->add_option("--json", a->json_out, "also write the audit as JSON");
+  sqlgrade::cli::add_verify_flags(c, a->verify, true);  // --verify: gold-suspect questions (docs/verify.md)
   c->callback([a] {
     using namespace sqlgrade;
     auto& o = a->opt;
@@ -160,14 +162,18 @@ void register_audit(CLI::App& app) {
     if (o.benchmark == "bird" && (o.bird_gold.empty() || o.bird_db_root.empty()))
       throw InputError("audit", "--ground_truth_path and --db are required");
     if (o.benchmark == "spider2" && o.spider2_gold_dir.empty()) throw InputError("audit", "--gold_dir is required");
-    check_outputs_spare_inputs({{a->json_out, "--json"}}, verify::audit_inputs(o));  // before any work (issue 31)
+    std::vector<IoPath> outputs = cli::verify_outputs(a->verify, a->verify.on);
+    outputs.push_back({a->json_out, "--json"});
+    check_outputs_spare_inputs(outputs, verify::audit_inputs(o));  // before any work (issue 31)
+    o.verify = a->verify.on;
+    if (o.verify) o.verify_options = cli::verify_options(a->verify, o.jobs, true);
     auto rep = verify::audit(o);
     if (!a->json_out.empty()) write_file_atomic(a->json_out, verify::render_audit_json(rep));
     std::string out = verify::render_audit_text(rep);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
   });
-  sqlgrade::cli::example(c, "sqlgrade audit --benchmark spider --gold dev_gold.sql --db database --pred pred.sql");
+  sqlgrade::cli::example(c, "sqlgrade audit --benchmark spider --gold dev_gold.sql --db database --pred a.sql --pred b.sql --verify");
 }
 
 }  // namespace

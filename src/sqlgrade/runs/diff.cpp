@@ -2,10 +2,12 @@
 #include "sqlgrade/runs/diff.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs/categories.hpp"
 #include "sqlgrade/runs/ids.hpp"
+#include "sqlgrade/runs/verify_record.hpp"
 
 namespace sqlgrade::runs {
 
@@ -89,6 +91,11 @@ DiffResult diff_runs(const NamedRun& a, const NamedRun& b, const DiffOptions& op
   if (!b.run->metric(d.primary) || std::none_of(metrics.begin(), metrics.end(), [&](const MetricDef& m) { return m.name == d.primary; }))
     d.primary = metrics.front().name;
   for (const auto& m : metrics) d.overall.push_back(compare_metric(al.pairs, m, m.name == d.primary, opt.bootstrap));
+  const auto va = verify_status_counts(*a.run), vb = verify_status_counts(*b.run);
+  std::map<std::string, VerifyClassCount> classes;
+  for (const auto& [s, n] : va) classes[s].status = s, classes[s].a = n;
+  for (const auto& [s, n] : vb) classes[s].status = s, classes[s].b = n;
+  for (auto& [s, c] : classes) d.verify_classes.push_back(c);
 
   const std::vector<std::string> axes = axes_of(*a.run);
   for (const auto& axis : opt.axes)
@@ -193,6 +200,9 @@ Json diff_to_json(const DiffResult& d) {
     ag.push_back(std::move(e));
   }
   j["agreement"] = std::move(ag);
+  Json vc = Json::object();
+  for (const auto& c : d.verify_classes) vc[c.status] = Json{{"a", c.a}, {"b", c.b}};
+  if (!d.verify_classes.empty()) j["verify_classes"] = std::move(vc);
   return j;
 }
 

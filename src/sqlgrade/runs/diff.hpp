@@ -51,6 +51,12 @@ struct AgreementResult {
   std::optional<Correlation> correlation;  // otherwise
 };
 
+// Verified records (--verify): the matches of each run per verification status, every class by name
+// (refuted = clean refutations, gold_suspect, edge, tie, no_counterexample, skipped, ...).
+struct VerifyClassCount {
+  std::string status;
+  size_t a = 0, b = 0;
+};
 struct DiffResult {
   std::string file_a, file_b, label_a, label_b, benchmark, primary;
   size_t n_a = 0, n_b = 0, n_aligned = 0, only_a = 0, only_b = 0;
@@ -60,6 +66,7 @@ struct DiffResult {
   std::vector<CategoryDiff> by_category;
   std::vector<Change> regressions, improvements;
   std::vector<AgreementResult> agreement;
+  std::vector<VerifyClassCount> verify_classes;  // empty when neither run was verified
 };
 
 // InputError (naming a file) when the runs cannot be compared or --agree names an unknown metric.

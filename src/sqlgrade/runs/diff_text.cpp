@@ -104,6 +104,13 @@ std::string render_diff_text(const DiffResult& d, size_t list_limit) {
       100 * d.bootstrap.confidence, d.bootstrap.resamples, d.bootstrap.seed,
       d.benchmark == "bird" ? "ex, soft_f1, em_f1: in percent (0-100), as BIRD's official table prints them.\n" : "");
 
+  if (!d.verify_classes.empty()) {  // verified records: every class of the search, counted per run
+    o += "Verification (matches per status; only \"refuted\" costs verified_ex)\n";
+    for (const auto& c : d.verify_classes)
+      o += fmt::format("  {:<20} {:>8} {:>8} {:>9}\n", terminal_safe(c.status, 20), c.a, c.b,
+                       fmt::format("{:+d}", static_cast<long>(c.b) - static_cast<long>(c.a)));
+    o += "\n";
+  }
   MetricKind pk = MetricKind::Binary;
   for (const auto& m : d.overall)
     if (m.primary) pk = m.kind;

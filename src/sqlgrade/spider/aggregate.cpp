@@ -85,7 +85,7 @@ void aggregate(Run& run) {
       }
     }
   }
-  if (n_unparsed)
+  if (n_unparsed && do_match)  // only where exact match is scored (--etype exec never scores it)
     run.warnings.push_back(std::to_string(n_unparsed) +
                            " prediction(s) do not parse with the Spider grammar (e.g. `error`, placeholders, LEFT JOIN, IS NULL); "
                            "they score 0 in exact match");

@@ -16,6 +16,7 @@
 #include "sqlgrade/spider/test_suite.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify.hpp"
+#include "sqlgrade/verify/suspect.hpp"
 #include "sqlgrade/verify/verify.hpp"
 
 namespace sqlgrade::verify {
@@ -39,6 +40,10 @@ struct Pending {
   std::string skip_reason;
 };
 
+// Every system's prediction for each question, as the benchmark executes it ("" = none), by question
+// id (Item::id): the peers that judge a refutation (suspect.hpp).
+using Peers = std::map<std::string, std::vector<std::string>>;
+
 std::string item_key(const Item& it) {
   return it.db_path + '\0' + it.gold_sql + '\0' + it.pred_sql + '\0' + to_string(it.rule.rule) +
          (it.rule.order_matters ? "o" : "-") + (it.rule.ignore_order ? "i" : "-") + it.rule.condition_cols.dump();
@@ -53,23 +58,22 @@ std::string system_folder(const std::string& system, size_t k) {
   return std::to_string(k + 1) + "_" + name;
 }
 
+// Writes the counterexample files of the refutations (clean and gold-suspect) of one system.
 void write_files(SystemReport& rep, const std::vector<Pending>& pend, std::vector<Outcome>& outs,
                  const Options& opt, size_t k) {
   const std::string dir = (fs::path(opt.counterexamples_dir) / system_folder(rep.system, k)).string();
   for (size_t i = 0; i < rep.instances.size(); ++i) {
     InstanceReport& ir = rep.instances[i];
-    if (ir.status != "refuted") continue;
+    if (ir.status != to_string(Status::Refuted) && ir.status != to_string(Status::GoldSuspect)) continue;
     std::string stem;
     for (char c : ir.id) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
     std::string err = write_counterexample(pend[i].item, outs[i], dir, stem);  // throws when it cannot write
     if (err.empty()) {
       ir.counterexample_file = (fs::path(dir) / (stem + ".sqlite")).string();
     } else {  // not re-checkable from the file: not reported
-      ir.status = "no_counterexample";
+      ir.status = to_string(Status::NoCounterexample);
       ir.reason = "refutation dropped: " + err;
       ir.counterexample_json.clear();
-      --rep.refuted;
-      ++rep.verified;
     }
   }
 }
@@ -98,8 +102,65 @@ void write_all_files(std::vector<SystemReport>& reps, const std::vector<std::vec
   }
 }
 
-// Searches every pending item of every system (identical items once) and fills the reports.
-void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<Pending>>& pend, const Options& opt) {
+// The counts by status name (every class, tie included when the search reports it) and the named
+// totals, from the instances.
+void tally(SystemReport& rep) {
+  rep.statuses.clear();
+  for (const InstanceReport& i : rep.instances) ++rep.statuses[i.status];
+  auto count = [&](Status st) {
+    auto it = rep.statuses.find(to_string(st));
+    return it == rep.statuses.end() ? size_t{0} : it->second;
+  };
+  rep.refuted = count(Status::Refuted);
+  rep.verified = count(Status::NoCounterexample);
+  rep.skipped = count(Status::Skipped);
+}
+
+// Every refutation of a question judged by the other systems' predictions for it (suspect.hpp): a
+// clean one becomes gold_suspect when the peer rule holds; a gold-suspect one gets the tally too.
+void judge_all(std::vector<std::vector<Outcome>>& per, const std::vector<std::vector<Pending>>& pend,
+               const Peers& peers, const Options& opt) {
+  std::vector<std::pair<size_t, size_t>> todo;
+  for (size_t s = 0; s < per.size(); ++s)
+    for (size_t i = 0; i < per[s].size(); ++i)
+      if (per[s][i].cex && (per[s][i].status == Status::Refuted || per[s][i].status == Status::GoldSuspect))
+        todo.push_back({s, i});
+  const Budget b = budget_of(opt);
+  parallel_for(todo.size(), resolve_jobs(opt.jobs), [&](size_t k) {
+    auto [s, i] = todo[k];
+    const Item& item = pend[s][i].item;
+    auto q = peers.find(item.id);
+    if (q == peers.end()) return;
+    std::vector<std::string> others;
+    for (size_t o = 0; o < q->second.size(); ++o)
+      if (o != s) others.push_back(q->second[o]);
+    Outcome& out = per[s][i];
+    const std::string why = judge_peers(item, others, b.query_timeout_s, &*out.cex);
+    if (why.empty() || out.status != Status::Refuted) return;
+    out.status = Status::GoldSuspect;
+    out.cex->gold_suspect = why;
+    out.reason = "results differ on a " + std::to_string(out.cex->rows.size()) +
+                 "-row database on which the other systems side with the prediction: " + why;
+  });
+}
+
+InstanceReport instance_report(const Pending& p, const Outcome& o) {
+  InstanceReport ir;
+  ir.id = p.item.id, ir.db = p.item.db_path, ir.gold_sql = p.item.gold_sql, ir.pred_sql = p.item.pred_sql;
+  ir.status = to_string(o.status);
+  ir.reason = o.reason;
+  ir.candidates = o.candidates;
+  ir.seconds = o.seconds;
+  ir.cpu_seconds = o.cpu_seconds;
+  ir.time_capped = o.time_capped;
+  if (o.cex) ir.counterexample_json = counterexample_json(p.item, o).dump();
+  return ir;
+}
+
+// Searches every pending item of every system (identical items once), judges the refutations by the
+// other systems' predictions, and fills the reports.
+void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<Pending>>& pend, const Options& opt,
+                const Peers& peers) {
   const auto t0 = std::chrono::steady_clock::now();
   std::map<std::string, size_t> unique_at;
   std::vector<const Item*> unique;
@@ -113,39 +174,36 @@ void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<P
     }
   std::vector<Outcome> outs(unique.size());
   const Budget b = budget_of(opt);
+  const unsigned threads = resolve_jobs(opt.jobs);
   Progress progress("verify", unique.size(), opt.progress);
-  parallel_for(unique.size(), resolve_jobs(opt.jobs), [&](size_t i) { outs[i] = verify(*unique[i], b); }, &progress);
+  parallel_for(unique.size(), threads, [&](size_t i) { outs[i] = verify(*unique[i], b); }, &progress);
   progress.finish();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::vector<std::vector<Outcome>> kept(reps.size());
+  double pass_cpu = 0;
+  for (const Outcome& o : outs) pass_cpu += o.cpu_seconds;
+  std::vector<std::vector<Outcome>> per(pend.size());
+  for (size_t s = 0; s < pend.size(); ++s)
+    for (size_t i = 0; i < pend[s].size(); ++i) {
+      Outcome o;
+      if (slot[s][i] == SIZE_MAX) o.status = Status::Skipped, o.reason = pend[s][i].skip_reason;
+      else o = outs[slot[s][i]];
+      per[s].push_back(std::move(o));
+    }
+  judge_all(per, pend, peers, opt);
   for (size_t s = 0; s < reps.size(); ++s) {
     SystemReport& rep = reps[s];
-    rep.wall_s = wall;
-    std::vector<Outcome>& mine = kept[s];
     for (size_t i = 0; i < pend[s].size(); ++i) {
-      const Pending& p = pend[s][i];
-      InstanceReport ir;
-      ir.id = p.item.id, ir.db = p.item.db_path, ir.gold_sql = p.item.gold_sql, ir.pred_sql = p.item.pred_sql;
-      Outcome o;
-      if (slot[s][i] == SIZE_MAX) o.status = Status::Skipped, o.reason = p.skip_reason;
-      else o = outs[slot[s][i]];
-      ir.status = to_string(o.status);
-      ir.reason = o.reason;
-      ir.candidates = o.candidates;
-      ir.seconds = o.seconds;
-      ir.time_capped = o.time_capped;
-      if (o.cex) ir.counterexample_json = counterexample_json(p.item, o).dump();
-      rep.refuted += o.status == Status::Refuted;
-      rep.skipped += o.status == Status::Skipped;
-      rep.verified += o.status == Status::NoCounterexample;
+      const Outcome& o = per[s][i];
       rep.candidates += o.candidates;
       rep.time_capped += o.time_capped;
       rep.seconds += o.seconds;
-      rep.instances.push_back(std::move(ir));
-      mine.push_back(std::move(o));
+      rep.cpu_s += o.cpu_seconds;
+      rep.instances.push_back(instance_report(pend[s][i], o));
     }
   }
-  write_all_files(reps, pend, kept, opt);
+  write_all_files(reps, pend, per, opt);
+  for (SystemReport& rep : reps) tally(rep);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (SystemReport& rep : reps) rep.wall_s = wall, rep.pass_cpu_s = pass_cpu, rep.threads = static_cast<int>(threads);
 }
 
 std::string db_in_folder(const std::string& root, const std::string& db_id) {
@@ -160,6 +218,7 @@ std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, co
   const sql_clock::ClockScope clock(runs.empty() ? std::string() : runs[0].opt.now, "--now");
   std::vector<SystemReport> reps(runs.size());
   std::vector<std::vector<Pending>> pend(runs.size());
+  Peers peers;
   for (size_t s = 0; s < runs.size(); ++s) {
     const spider::Run& run = runs[s];
     if (run.opt.compat != spider::Compat::TestSuite)
@@ -169,9 +228,12 @@ std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, co
     for (const spider::Example& e : run.examples) {
       if (!e.gold_ok || e.exec < 0) continue;
       ++reps[s].total;
+      auto q = spider::prepare_exec_queries(e.gold_sql, e.pred_sql, true, run.opt.keep_distinct);
+      auto& peer = peers[std::to_string(e.index)];
+      peer.resize(runs.size());
+      peer[s] = spider::replace_cur_year(q.pred);
       if (e.exec != 1) continue;
       ++reps[s].ex;
-      auto q = spider::prepare_exec_queries(e.gold_sql, e.pred_sql, true, run.opt.keep_distinct);
       Pending p;
       p.item.id = std::to_string(e.index);
       p.item.db_path = db_in_folder(run.opt.db_dir, e.db_id);
@@ -182,7 +244,7 @@ std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, co
       pend[s].push_back(std::move(p));
     }
   }
-  search_all(reps, pend, opt);
+  search_all(reps, pend, opt, peers);
   return reps;
 }
 
@@ -192,16 +254,21 @@ std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const 
   const sql_clock::ClockScope clock(runs.empty() ? std::string() : runs[0].opt.now, "--now");
   std::vector<SystemReport> reps(runs.size());
   std::vector<std::vector<Pending>> pend(runs.size());
+  Peers peers;
   for (size_t s = 0; s < runs.size(); ++s) {
     const bird::Run& run = runs[s];
     reps[s].system = s < systems.size() ? systems[s] : run.opt.predicted_sql_path;
     reps[s].benchmark = "bird";
     for (const bird::Instance& it : run.items) {
       ++reps[s].total;
+      const std::string id = it.id.empty() ? std::to_string(it.index) : it.id;  // the run record's id (bird/record.cpp)
+      auto& peer = peers[id];
+      peer.resize(runs.size());
+      peer[s] = it.pred_sql;
       if (!it.correct) continue;
       ++reps[s].ex;
       Pending p;
-      p.item.id = it.id.empty() ? std::to_string(it.index) : it.id;  // the run record's id (bird/record.cpp)
+      p.item.id = id;
       p.item.db_path = db_in_folder(run.opt.db_root_path, it.db_id);
       p.item.gold_sql = it.gold_sql;
       p.item.pred_sql = it.pred_sql;
@@ -209,7 +276,7 @@ std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const 
       pend[s].push_back(std::move(p));
     }
   }
-  search_all(reps, pend, opt);
+  search_all(reps, pend, opt, peers);
   return reps;
 }
 
@@ -257,6 +324,7 @@ std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, 
   const sql_clock::ClockScope clock(runs.empty() ? std::string() : runs[0].opt.now, "--now");
   std::vector<SystemReport> reps(runs.size());
   std::vector<std::vector<Pending>> pend(runs.size());
+  Peers peers;
   for (size_t s = 0; s < runs.size(); ++s) {
     const spider2::Run& run = runs[s];
     if (run.opt.mode != spider2::Mode::Sql) throw InputError("--verify", "verification needs --mode sql");
@@ -266,12 +334,15 @@ std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, 
     const auto listing = spider2::sorted_listing((fs::path(run.opt.gold_dir) / "exec_result").string(), "gold exec_result");
     for (const spider2::Instance& it : run.items) {
       ++reps[s].total;
+      auto& peer = peers[it.instance_id];
+      peer.resize(runs.size());
+      peer[s] = it.pred_sql.value_or("");
       if (it.score != 1) continue;
       ++reps[s].ex;
       pend[s].push_back(spider2_pending(run, it, entries, listing));
     }
   }
-  search_all(reps, pend, opt);
+  search_all(reps, pend, opt, peers);
   return reps;
 }
 

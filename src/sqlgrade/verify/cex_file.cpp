@@ -17,6 +17,7 @@
 #include "sqlgrade/verify/load.hpp"
 #include "sqlgrade/verify/schema.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
+#include "sqlgrade/verify/suspect.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/verify/witness.hpp"
 #include "sqlgrade/py/repr.hpp"
@@ -47,10 +48,11 @@ nlohmann::json table_json(const Table& t) {
   }
   return {{"columns", t.columns}, {"rows", rows}};
 }
+}  // namespace
 
 // The shrunk database, built again from its rows (the triggers that write are added once the rows are
 // in: the file has the benchmark's whole schema); "" or why it could not be built as it was found.
-std::string build(const Schema& s, const Counterexample& c, ScratchDb& db) {
+std::string build_witness(const Schema& s, const Counterexample& c, ScratchDb& db) {
   create_schema(db, s);
   db.exec("BEGIN");
   for (const auto& r : c.rows)
@@ -64,6 +66,7 @@ std::string build(const Schema& s, const Counterexample& c, ScratchDb& db) {
   return "";
 }
 
+namespace {
 // A file of the folder could not be written: what this call wrote is removed, and the run stops.
 [[noreturn]] void cannot_write(const std::string& dir, const fs::path& file, const std::string& why,
                                const std::vector<fs::path>& written) {
@@ -77,7 +80,7 @@ nlohmann::json counterexample_json(const Item& item, const Outcome& out) {
   nlohmann::json j{{"id", item.id}, {"database", item.db_path}, {"rule", to_string(item.rule.rule)},
                    {"order_matters", item.rule.order_matters}, {"gold_sql", item.gold_sql},
                    {"pred_sql", item.pred_sql}, {"status", to_string(out.status)}, {"reason", out.reason},
-                   {"candidates", out.candidates}, {"seconds", out.seconds}};
+                   {"candidates", out.candidates}, {"seconds", out.seconds}, {"cpu_seconds", out.cpu_seconds}};
   if (item.rule.rule == Rule::Spider2Columns)
     j["condition_cols"] = item.rule.condition_cols, j["ignore_order"] = item.rule.ignore_order;
   if (!out.cex) return j;
@@ -89,10 +92,13 @@ nlohmann::json counterexample_json(const Item& item, const Outcome& out) {
     rows.push_back({{"table", r.table}, {"columns", r.columns}, {"values", vals}, {"source", r.source}});  // columns: schema order
   }
   j["counterexample"] = {{"seed", c.seed}, {"candidate", c.candidate}, {"strategy", c.strategy},
-                         {"mutations", c.mutations}, {"rows", rows}, {"rows_before_shrink", c.rows_before_shrink},
+                         {"mutations", c.mutations}, {"candidate_mutations", c.candidate_mutations},
+                         {"rows", rows}, {"rows_before_shrink", c.rows_before_shrink},
                          {"gold_result", table_json(c.gold_result)}, {"pred_result", table_json(c.pred_result)},
                          {"foreign_keys_enforced", c.fk_enforced}};
   if (!c.fk_note.empty()) j["counterexample"]["foreign_keys_note"] = c.fk_note;
+  if (!c.gold_suspect.empty()) j["counterexample"]["gold_suspect"] = c.gold_suspect;
+  if (!c.peers.is_null()) j["counterexample"]["peers"] = c.peers;
   j["counterexample"].update(witness_json(c));  // witness_rows, degenerate, breaks (witness.hpp)
   return j;
 }
@@ -109,7 +115,7 @@ std::string write_counterexample(const Item& item, const Outcome& out, const std
   std::string err;
   {
     ScratchDb db;
-    err = build(*schema, *out.cex, db);
+    err = build_witness(*schema, *out.cex, db);
     if (err.empty())
       if (std::string io = db.save_to(db_file.string()); !io.empty()) cannot_write(dir, db_file, io, {db_file, journal});
   }

@@ -25,7 +25,8 @@ void cap_rows(runs::Json& result) {
 }
 
 runs::Json instance_json(const InstanceReport& i) {
-  runs::Json j{{"status", i.status}, {"candidates", i.candidates}, {"seconds", i.seconds}, {"time_capped", i.time_capped}};
+  runs::Json j{{"status", i.status}, {"candidates", i.candidates}, {"seconds", i.seconds}, {"cpu_seconds", i.cpu_seconds},
+               {"time_capped", i.time_capped}};
   if (!i.reason.empty()) j["reason"] = i.reason;
   if (!i.counterexample_file.empty()) j["counterexample_file"] = i.counterexample_file;
   if (i.counterexample_json.empty()) return j;
@@ -52,6 +53,7 @@ std::string add_to_record(const std::string& record_json, const SystemReport& re
     const double* score = in.score(ex);
     if (!score) continue;  // not graded by execution (e.g. a failing Spider gold): no verified score either
     auto it = by_id.find(in.id);
+    // Only a clean refutation costs the match its verified score (gold_suspect, edge, tie do not).
     const bool refuted = it != by_id.end() && it->second->status == "refuted";
     in.scores.emplace_back(runs::kVerifiedMetric, *score == 1 && !refuted ? 1.0 : 0.0);
     if (it == by_id.end()) continue;

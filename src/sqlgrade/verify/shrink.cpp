@@ -2,6 +2,8 @@
 #include "sqlgrade/verify/shrink.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "sqlgrade/core/cancel.hpp"
 
@@ -26,6 +28,30 @@ Candidate subset(const Candidate& c, const Positions& keep) {
     out.rows[t].push_back(c.rows[t][r]);
     out.src[t].push_back(c.src[t][r]);
   }
+  return out;
+}
+
+std::vector<std::string> witness_mutations(const Schema& s, const Candidate& c) {
+  std::vector<std::string> order;
+  std::map<std::string, size_t> rows;
+  auto note = [&](const std::string& line) {
+    if (rows[line]++ == 0) order.push_back(line);
+  };
+  for (size_t t = 0; t < c.src.size() && t < s.tables.size(); ++t)
+    for (const std::string& src : c.src[t]) {
+      const std::string table = s.tables[t].name + ": ";
+      if (src.rfind("generated", 0) == 0) note(table + "a generated row");
+      // The origin, then "; <column> := <value> (<why>)" per change and "; duplicated with fresh key values".
+      for (size_t at = src.find("; "); at != std::string::npos; at = src.find("; ", at + 2)) {
+        const size_t end = src.find("; ", at + 2);
+        const std::string part = src.substr(at + 2, end == std::string::npos ? std::string::npos : end - at - 2);
+        if (part == "duplicated with fresh key values") note(table + "a duplicated row (fresh key values)");
+        else if (part.find(" := ") != std::string::npos) note(table + part);
+      }
+    }
+  std::vector<std::string> out;
+  for (const std::string& line : order)
+    out.push_back(rows[line] > 1 ? line + " (" + std::to_string(rows[line]) + " rows)" : line);
   return out;
 }
 

@@ -5,6 +5,9 @@
 // that write) before it is returned.
 #include "sqlgrade/verify/verify.hpp"
 
+#include <sqlite3.h>
+#include <time.h>
+
 #include <chrono>
 #include <map>
 #include <memory>
@@ -19,11 +22,21 @@
 #include "sqlgrade/verify/load.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/shrink.hpp"
+#include "sqlgrade/verify/suspect.hpp"
 #include "sqlgrade/verify/witness.hpp"
 
 namespace sqlgrade::verify {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+// CPU time of the calling thread (one search runs on one thread, SQLite included).
+double thread_cpu_seconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+}  // namespace
 
 const char* to_string(Rule r) {
   switch (r) {
@@ -40,6 +53,7 @@ const char* to_string(Status s) {
     case Status::Refuted: return "refuted";
     case Status::Skipped: return "skipped";
     case Status::Edge: return "edge";
+    case Status::GoldSuspect: return "gold_suspect";
   }
   return "?";
 }
@@ -126,10 +140,27 @@ bool recheck(const Item& item, const Schema& s, const Candidate& c, const Budget
   return true;
 }
 
+// No clean refutation: the first gold-suspect witness, else the first edge, decides the status.
+void settle_unclean(Outcome& out, std::optional<Counterexample> suspect, std::optional<Counterexample> edge) {
+  if (suspect) {
+    out.status = Status::GoldSuspect;
+    out.reason = "results differ on a " + std::to_string(suspect->rows.size()) + "-row database that shows the gold's own bug: " +
+                 suspect->gold_suspect;
+    out.cex = std::move(suspect);
+  } else if (edge) {
+    out.status = Status::Edge;
+    out.reason = "results differ only on a " + std::to_string(edge->rows.size()) + "-row database that is " +
+                 (edge->degenerate.empty() ? "unrealistic: it breaks " + edge->breaks[0]
+                                           : "degenerate: " + edge->degenerate);
+    out.cex = std::move(edge);
+  }
+}
+
 }  // namespace
 
 Outcome verify(const Item& item, const Budget& budget) {
   const auto t0 = Clock::now();
+  const double cpu0 = thread_cpu_seconds();
   Outcome out;
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   std::shared_ptr<const Schema> schema;
@@ -151,6 +182,7 @@ Outcome verify(const Item& item, const Budget& budget) {
   WorkDb work = lease_work_db(*schema);  // the schema in memory, leased from the engine's pool (cache.hpp)
   Search search{item, budget, *schema, *work};
   std::optional<Counterexample> edge;  // the first degenerate or unrealistic witness (witness.hpp)
+  std::optional<Counterexample> suspect;  // the first witness that shows the gold's own bug (suspect.hpp)
   for (size_t i = 0; i < budget.candidates; ++i) {
     // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
     // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
@@ -177,7 +209,8 @@ Outcome verify(const Item& item, const Budget& budget) {
     cex.seed = budget.seed;
     cex.candidate = i;
     cex.strategy = small.strategy;
-    cex.mutations = small.mutations;
+    cex.mutations = witness_mutations(*schema, small);  // what the rows left carry, not the candidate
+    cex.candidate_mutations = small.mutations;
     cex.rows_before_shrink = before;
     cex.fk_enforced = schema->fk_enforced;
     cex.fk_note = schema->fk_note;
@@ -186,20 +219,20 @@ Outcome verify(const Item& item, const Budget& budget) {
       if (!edge) edge = std::move(cex);
       continue;
     }
+    cex.gold_suspect = key_suspect(*schema, item, cex);
+    if (!cex.gold_suspect.empty()) {  // keep searching for a witness on which the gold is not the suspect
+      if (!suspect) suspect = std::move(cex);
+      continue;
+    }
     out.status = Status::Refuted;
     out.reason = "results differ on a " + std::to_string(cex.rows.size()) + "-row database (" + cex.strategy + ")";
     out.cex = std::move(cex);
     break;
   }
-  if (out.status != Status::Refuted && edge) {
-    out.status = Status::Edge;
-    out.reason = "results differ only on a " + std::to_string(edge->rows.size()) + "-row database that is " +
-                 (edge->degenerate.empty() ? "unrealistic: it breaks " + edge->breaks[0]
-                                           : "degenerate: " + edge->degenerate);
-    out.cex = std::move(edge);
-  }
+  if (out.status != Status::Refuted) settle_unclean(out, std::move(suspect), std::move(edge));
   out.candidates = search.evaluations;
   out.seconds = elapsed();
+  out.cpu_seconds = thread_cpu_seconds() - cpu0;
   return out;
 }
 

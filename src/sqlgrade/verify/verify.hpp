@@ -61,7 +61,10 @@ struct Counterexample {
   uint64_t seed = 0;
   size_t candidate = 0;  // index of the candidate that first differed
   std::string strategy;
-  std::vector<std::string> mutations;
+  // The changes the witness's rows carry (after shrinking: one line per changed or duplicated row
+  // left; empty when every row left is an original row as the benchmark database has it); and the
+  // mutations applied to the whole candidate before shrinking (shrink.hpp witness_mutations).
+  std::vector<std::string> mutations, candidate_mutations;
   std::vector<CexRow> rows;                  // after shrinking
   size_t rows_before_shrink = 0;
   Table gold_result, pred_result;            // on the shrunk database, re-executed
@@ -72,18 +75,27 @@ struct Counterexample {
   std::string degenerate;
   std::vector<std::string> breaks;
   bool is_edge() const { return !degenerate.empty() || !breaks.empty(); }
+  // suspect.hpp: why the gold, not the prediction, looks wrong on this witness ("" = it does not),
+  // and the other systems' predictions run on it ({"with_prediction", "with_gold", "neither",
+  // "failed", "systems"}; null when no other prediction was run).
+  std::string gold_suspect;
+  nlohmann::json peers;
 };
 
-// Refuted: a clean refutation. Edge: the results differ only on a degenerate or unrealistic witness
-// (witness.hpp); the counterexample says why.
-enum class Status { NoCounterexample, Refuted, Skipped, Edge };
+// Refuted: a clean refutation (the only status verified EX counts). Edge: the results differ only on
+// a degenerate or unrealistic witness (witness.hpp). GoldSuspect: a refutation whose witness shows the
+// gold's own bug (suspect.hpp: other systems side with the prediction, or the gold's grouping/EXCEPT
+// key is not unique where the prediction's is a declared key). The counterexample says why. Every
+// consumer handles statuses by name (to_string), so a new class needs no further plumbing.
+enum class Status { NoCounterexample, Refuted, Skipped, Edge, GoldSuspect };
 const char* to_string(Status s);
 
 struct Outcome {
   Status status = Status::NoCounterexample;
   std::string reason;           // Skipped: why; Refuted: "results differ on a N-row database"
   size_t candidates = 0;        // candidates evaluated (search + shrinking)
-  double seconds = 0;
+  double seconds = 0;           // elapsed (wall-clock) time of this search
+  double cpu_seconds = 0;       // CPU time of the thread that ran it (what the search cost)
   bool time_capped = false;     // the wall-clock cap ended the search before `candidates`
   std::optional<Counterexample> cex;
 };

@@ -145,14 +145,14 @@ std::string loose_key(const Value& v) {
   return cell(v);
 }
 
-// Reals rounded to 12 significant digits (texts and integers unchanged).
+// Reals rounded to kFloatDigits significant digits (texts and integers unchanged).
 Table rounded(const Table& t) {
   Table out = t;
   for (Row& r : out.rows)
     for (Value& v : r)
       if (v.kind == Kind::Real && std::isfinite(v.r)) {
         char buf[40];
-        std::snprintf(buf, sizeof buf, "%.12g", v.r);
+        std::snprintf(buf, sizeof buf, "%.*g", kFloatDigits, v.r);
         v.r = std::strtod(buf, nullptr);
       }
   return out;

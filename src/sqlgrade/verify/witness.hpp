@@ -38,8 +38,11 @@ QueryFacts query_facts(const Schema& s, const std::string& gold_sql, const std::
 
 // A result is vacuous: no row, or exactly one row whose every value is NULL or zero.
 bool vacuous(const Table& t);
-// The two results differ under `rule` but are the same once every real is rounded to 12 significant
-// digits (last-bit noise of avg()/sum() computed in another order).
+// The tolerance of float_noise (also the audit's nondeterminism check): reals that agree to this many
+// significant digits are the same value.
+inline constexpr int kFloatDigits = 12;
+// The two results differ under `rule` but are the same once every real is rounded to kFloatDigits
+// significant digits (last-bit noise of avg()/sum() computed in another order).
 bool float_noise(const RuleSpec& rule, const Table& gold, const Table& pred);
 
 // Why a database on which the two results differ is degenerate, "" when it is not.

@@ -85,6 +85,7 @@ Json run_json(const NamedRun& nr, const std::string& label, const std::vector<Me
   j["summary_text"] = nullable(r.summary_text);
   j["warnings"] = r.warnings;
   if (r.shard) j["shard"] = to_string(*r.shard);
+  if (r.summary.is_object() && r.summary.contains("verify")) j["verify_summary"] = r.summary["verify"];  // report_verify.js
   return j;
 }
 

@@ -133,7 +133,7 @@ const FILTERS = {
   different: (i) => METRICS.some((m) => i.runs[0].s[m.name] !== i.runs[state.cmp].s[m.name]),
 };
 const EXTRA_FILTER_LABELS = {};
-addVerifyFilters(FILTERS, EXTRA_FILTER_LABELS);  // report_verify.js: 'Refuted' when a run was verified
+addVerifyFilters(FILTERS, EXTRA_FILTER_LABELS);  // report_verify.js: one filter per verification class
 const filterLabel = (f) => EXTRA_FILTER_LABELS[f] || ({ all: 'All', failed: KIND[state.metric] === 'binary' ? `Failed ${state.metric}` : `${state.metric} < 1`,
   regressed: `Regressed ${state.metric}`, improved: `Improved ${state.metric}`, different: 'Any score differs' })[f];
 
@@ -399,6 +399,8 @@ function detailsSection() {
       ['machine', `${r.machine.host} · ${r.machine.os} · ${r.machine.cores} cores`],
       ['timeout', r.timeout_s === null ? '–' : `${r.timeout_s} s`], ['options', JSON.stringify(r.options)]];
     if (r.shard) facts.push(['shard', r.shard]);
+    const classes = verifyClassesText(r.verify_summary);  // report_verify.js
+    if (classes) facts.push(['verification', classes]);
     for (const i of r.inputs) facts.push([`input ${i.role}`, `${i.path}${i.sha256 ? '  sha256 ' + i.sha256 : ''}`]);
     d.append(table(['', ''], facts));
     if (r.warnings.length) d.append(el('h4', { text: 'Warnings' }), el('pre', {}, r.warnings.join('\n')));
