@@ -19,6 +19,7 @@
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/shrink.hpp"
+#include "sqlgrade/verify/ties.hpp"
 #include "sqlgrade/verify/witness.hpp"
 
 namespace sqlgrade::verify {
@@ -40,6 +41,7 @@ const char* to_string(Status s) {
     case Status::Refuted: return "refuted";
     case Status::Skipped: return "skipped";
     case Status::Edge: return "edge";
+    case Status::Tie: return "tie";
   }
   return "?";
 }
@@ -83,8 +85,9 @@ Candidate insert_rows(ScratchDb& db, const Schema& s, const Candidate& c, bool* 
 }
 
 struct Probe {
-  bool differs = false;
+  TieVerdict verdict = TieVerdict::Same;
   Table gold, pred;
+  bool differs() const { return verdict == TieVerdict::Differs; }
 };
 
 struct Search {
@@ -93,25 +96,50 @@ struct Search {
   const Schema& schema;
   ScratchDb& db;
   size_t evaluations = 0;
+  std::optional<TieVariants> gold_ties, pred_ties;  // read on the first difference (ties.hpp)
 
   Limits limits() const { return Limits{budget.query_timeout_s, 100'000, 64u << 20}; }
-  // Gold and prediction on the loaded rows; `differs` only when both ran and the rule says they differ
-  // under every pairing of forward and reversed unordered scans (a difference that only tie order or
-  // scan order makes is not a proof).
+  ExecResult run(const std::string& sql) { return db.run(sql, limits()); }
+  const TieVariants& ties_of(std::optional<TieVariants>& v, const std::string& sql) {
+    if (!v) v = tie_variants(sql, [&](const std::string& s) { return run(s); });
+    return *v;
+  }
+  // The tie-break variants of one query (ties.hpp); one that does not run is left out.
+  void add_variants(QueryRuns& r, const TieVariants& v) {
+    r.top_order = v.top_order;
+    if (v.asc.empty()) return;
+    if (ExecResult a = run(v.asc); a.ok()) r.asc = std::move(a.table);
+    if (ExecResult d = run(v.desc); d.ok()) r.desc = std::move(d.table);
+  }
+  // A subquery of the gold whose cut falls inside a tie, run alone both ways (ties.hpp).
+  bool inner_tie(const TieVariants& v) {
+    for (const auto& [asc, desc] : v.subqueries) {
+      ExecResult a = run(asc), d = run(desc);
+      if (a.ok() && d.ok() && !spider::result_eq(a.table, d.table, false)) return true;
+    }
+    return false;
+  }
+  // Gold and prediction on the loaded rows. A difference counts (Differs) only when both ran and it
+  // holds under every tie-break of either query — reversed unordered scans, ORDER BY ... LIMIT cuts
+  // broken both ways — with the gold's result determined (ties.hpp); else it is a Tie.
   Probe run_loaded() {
     Probe p;
-    ExecResult g = db.run(item.gold_sql, limits());
+    ExecResult g = run(item.gold_sql);
     if (!g.ok()) return p;
-    ExecResult q = db.run(item.pred_sql, limits());
+    ExecResult q = run(item.pred_sql);
     if (!q.ok() || same_result(item.rule, g.table, q.table)) return p;
     db.exec("PRAGMA reverse_unordered_selects=1");
-    ExecResult gr = db.run(item.gold_sql, limits()), qr = db.run(item.pred_sql, limits());
+    ExecResult gr = run(item.gold_sql), qr = run(item.pred_sql);
     db.exec("PRAGMA reverse_unordered_selects=0");
     if (!gr.ok() || !qr.ok()) return p;
-    p.differs = !same_result(item.rule, gr.table, qr.table) && !same_result(item.rule, g.table, qr.table) &&
-                !same_result(item.rule, gr.table, q.table);
-    p.gold = std::move(g.table);
-    p.pred = std::move(q.table);
+    QueryRuns gold{std::move(g.table), std::move(gr.table), {}, {}, false};
+    QueryRuns pred{std::move(q.table), std::move(qr.table), {}, {}, false};
+    add_variants(gold, ties_of(gold_ties, item.gold_sql));
+    gold.inner_tie = inner_tie(*gold_ties);
+    add_variants(pred, ties_of(pred_ties, item.pred_sql));
+    p.verdict = judge_ties(item.rule, gold, pred);
+    p.gold = std::move(gold.base);
+    p.pred = std::move(pred.base);
     return p;
   }
   Probe probe(const Candidate& c, Candidate* kept) {
@@ -146,6 +174,31 @@ bool recheck(const Item& item, const Schema& s, const Candidate& c, const Budget
   return true;
 }
 
+// The shrunk candidate as a re-checked counterexample (its search facts filled), or nothing.
+std::optional<Counterexample> witness_of(const Item& item, const Schema& s, const Budget& b, const Candidate& small,
+                                         size_t i, size_t before) {
+  Counterexample cex;
+  if (!recheck(item, s, small, b, &cex)) return std::nullopt;
+  cex.seed = b.seed;
+  cex.candidate = i;
+  cex.strategy = small.strategy;
+  cex.mutations = small.mutations;
+  cex.rows_before_shrink = before;
+  cex.fk_enforced = s.fk_enforced;
+  cex.fk_note = s.fk_note;
+  return cex;
+}
+
+// A witness on which the results differ only by a tie-break (ties.hpp), shrunk a little (a reviewer
+// reads it; it proves nothing): kept as the `tie` finding's example when nothing better is found.
+constexpr size_t kTieShrinkTests = 60;
+std::optional<Counterexample> tie_witness(Search& search, const Schema& s, Candidate kept, size_t i) {
+  const size_t before = kept.row_count();
+  Candidate small = shrink(std::move(kept), std::min(search.budget.shrink_tests, kTieShrinkTests),
+                           [&](const Candidate& c, Candidate* k) { return search.probe(c, k).verdict == TieVerdict::Tie; });
+  return witness_of(search.item, s, search.budget, small, i, before);
+}
+
 }  // namespace
 
 Outcome verify(const Item& item, const Budget& budget) {
@@ -169,8 +222,10 @@ Outcome verify(const Item& item, const Budget& budget) {
   // request budget, shutdown) bound every query on a candidate, inside a step too (cache.hpp).
   SearchScope bounded(budget.seconds, budget.query_timeout_s);
   WorkDb work = lease_work_db(*schema);  // the schema in memory, leased from the engine's pool (cache.hpp)
-  Search search{item, budget, *schema, *work};
+  Search search{item, budget, *schema, *work, 0, std::nullopt, std::nullopt};
   std::optional<Counterexample> edge;  // the first degenerate or unrealistic witness (witness.hpp)
+  std::optional<Counterexample> tie;   // the first witness that only a tie-break decides (ties.hpp)
+  bool tie_seen = false;
   for (size_t i = 0; i < budget.candidates; ++i) {
     // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
     // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
@@ -182,7 +237,11 @@ Outcome verify(const Item& item, const Budget& budget) {
     Rng rng(mix_seed(budget.seed, item.db_path + '\0' + item.gold_sql + '\0' + item.pred_sql, i));
     Candidate kept;
     Probe p = search.probe(make_candidate(gen, rng, i), &kept);
-    if (!p.differs) continue;
+    if (p.verdict == TieVerdict::Tie && !tie_seen) {  // only a tie-break differs: keep searching
+      tie_seen = true;
+      tie = tie_witness(search, *schema, std::move(kept), i);
+    }
+    if (!p.differs()) continue;
     // A degenerate difference is kept as an edge finding only once; a clean one is searched on.
     const bool degen = !degenerate(facts, item.rule, kept, p.gold, p.pred).empty();
     if (degen && edge) continue;
@@ -190,17 +249,11 @@ Outcome verify(const Item& item, const Budget& budget) {
     // Shrinking never crosses from a non-degenerate database into a degenerate one.
     Candidate small = shrink(std::move(kept), budget.shrink_tests, [&](const Candidate& c, Candidate* k) {
       Probe q = search.probe(c, k);
-      return q.differs && (degen || degenerate(facts, item.rule, *k, q.gold, q.pred).empty());
+      return q.differs() && (degen || degenerate(facts, item.rule, *k, q.gold, q.pred).empty());
     });
-    Counterexample cex;
-    if (!recheck(item, *schema, small, budget, &cex)) continue;  // not re-checkable: keep searching
-    cex.seed = budget.seed;
-    cex.candidate = i;
-    cex.strategy = small.strategy;
-    cex.mutations = small.mutations;
-    cex.rows_before_shrink = before;
-    cex.fk_enforced = schema->fk_enforced;
-    cex.fk_note = schema->fk_note;
+    auto found = witness_of(item, *schema, budget, small, i, before);
+    if (!found) continue;  // not re-checkable: keep searching
+    Counterexample cex = std::move(*found);
     classify_witness(facts, *schema, item, small, &cex);
     if (cex.is_edge()) {  // keep searching for a witness that is neither degenerate nor unrealistic
       if (!edge) edge = std::move(cex);
@@ -217,6 +270,13 @@ Outcome verify(const Item& item, const Budget& budget) {
                  (edge->degenerate.empty() ? "unrealistic: it breaks " + edge->breaks[0]
                                            : "degenerate: " + edge->degenerate);
     out.cex = std::move(edge);
+  } else if (out.status != Status::Refuted && tie_seen) {
+    out.status = Status::Tie;
+    out.reason = "results differ only by a tie-break" +
+                 (tie ? " on a " + std::to_string(tie->rows.size()) + "-row database" : std::string()) +
+                 ": the gold's result there is not determined by the query, or a tie-break of the "
+                 "prediction gives the gold's (no counterexample where both are determined)";
+    out.cex = std::move(tie);
   }
   out.candidates = search.evaluations;
   out.seconds = elapsed();

@@ -75,8 +75,10 @@ struct Counterexample {
 };
 
 // Refuted: a clean refutation. Edge: the results differ only on a degenerate or unrealistic witness
-// (witness.hpp); the counterexample says why.
-enum class Status { NoCounterexample, Refuted, Skipped, Edge };
+// (witness.hpp); the counterexample says why. Tie: every difference found is one a tie-break decides
+// (the gold's result not determined there, or the prediction's tie-break could give the gold's:
+// ties.hpp); the counterexample, when kept, is such a witness (not a proof).
+enum class Status { NoCounterexample, Refuted, Skipped, Edge, Tie };
 const char* to_string(Status s);
 
 struct Outcome {
