@@ -89,21 +89,34 @@ TEST(VerifyTies, VariantsBreakTiesAtEveryOrderByLimitWithTheOutputColumns) {
   EXPECT_EQ(v.asc, "SELECT name FROM people ORDER BY age, 1 -- youngest first");
 }
 
-TEST(VerifyTies, TheVerdictNeedsTheGoldDeterminedAndNoTieBreakOfThePredictionGivingIt) {
+TEST(VerifyTies, ADifferenceCountsOnlyWhenNoAnswerOfTheGoldIsThePredictions) {
   RuleSpec bird{Rule::BirdSet, false, nullptr, false};
-  QueryRuns gold{col({r1(1)}), col({r1(1)}), col({r1(1)}), col({r1(2)}), true};  // the LIMIT cut is in a tie
+  // The gold's LIMIT cut is in a tie (its variants keep 1 or 2); the prediction keeps 2: a tie.
+  QueryRuns gold{col({r1(1)}), col({r1(1)}), col({r1(1)}), col({r1(2)}), true};
   QueryRuns pred{col({r1(2)}), col({r1(2)}), std::nullopt, std::nullopt, false};
   EXPECT_EQ(judge_ties(bird, gold, pred), TieVerdict::Tie);
-  gold.desc = col({r1(1)});  // determined now
+  // Unknown tie group: a tie; known and without the prediction's result: a difference.
+  pred = QueryRuns{col({r1(3)}), col({r1(3)}), std::nullopt, std::nullopt, false};
+  EXPECT_EQ(judge_ties(bird, gold, pred), TieVerdict::Tie);
+  EXPECT_EQ(judge_ties(bird, gold, pred, [] { return std::optional<bool>(false); }), TieVerdict::Differs);
+  EXPECT_EQ(judge_ties(bird, gold, pred, [] { return std::optional<bool>(true); }), TieVerdict::Tie);
+  // Every tie-break of the gold keeps one row, the prediction returns two: a difference.
+  pred = QueryRuns{col({r1(1), r1(2)}), col({r1(1), r1(2)}), std::nullopt, std::nullopt, false};
   EXPECT_EQ(judge_ties(bird, gold, pred), TieVerdict::Differs);
+  // Determined gold: a difference unless the prediction's reversed scan gives the gold's result.
+  gold.desc = col({r1(1)});
+  pred = QueryRuns{col({r1(3)}), col({r1(3)}), std::nullopt, std::nullopt, false};
+  EXPECT_EQ(judge_ties(bird, gold, pred), TieVerdict::Differs);
+  pred.reversed = col({r1(1)});
+  EXPECT_EQ(judge_ties(bird, gold, pred), TieVerdict::Tie);
   pred.base = col({r1(1)});
   EXPECT_EQ(judge_ties(bird, gold, pred), TieVerdict::Same);
-  // A prediction whose own tie-break could give the gold's answer: a tie; one whose every tie-break
-  // has another size than the gold's: a difference.
-  pred = QueryRuns{col({r1(2)}), col({r1(2)}), col({r1(3)}), col({r1(3)}), true};
+  // An undetermined prediction (its cut in a tie: 2 or 3): a tie unless none of its tied rows is the
+  // gold's answer (Spider dev 225, 278).
+  pred = QueryRuns{col({r1(2)}), col({r1(2)}), col({r1(2)}), col({r1(3)}), true};
   EXPECT_EQ(judge_ties(bird, gold, pred), TieVerdict::Tie);
-  pred = QueryRuns{col({r1(2), r1(4)}), col({r1(2), r1(4)}), col({r1(3), r1(4)}), col({r1(2), r1(4)}), false};
-  EXPECT_EQ(judge_ties(bird, gold, pred), TieVerdict::Differs);
+  EXPECT_EQ(judge_ties(bird, gold, pred, {}, [] { return std::optional<bool>(true); }), TieVerdict::Tie);
+  EXPECT_EQ(judge_ties(bird, gold, pred, {}, [] { return std::optional<bool>(false); }), TieVerdict::Differs);
   // Order only: counts when the gold sorts without ties, not when the gold leaves the order open.
   RuleSpec ordered{Rule::SpiderTestSuite, true, nullptr, false};
   QueryRuns g2{col({r1(1), r1(2)}), col({r1(1), r1(2)}), std::nullopt, std::nullopt, true};
@@ -111,7 +124,7 @@ TEST(VerifyTies, TheVerdictNeedsTheGoldDeterminedAndNoTieBreakOfThePredictionGiv
   EXPECT_EQ(judge_ties(ordered, g2, p2), TieVerdict::Differs);
   g2.top_order = false;  // e.g. GROUP BY key order, or an ORDER BY in a subquery only
   EXPECT_EQ(judge_ties(ordered, g2, p2), TieVerdict::Tie);
-  // A cut of the gold inside a tie, even where the gold's result is the same either way.
+  // A cut of a gold subquery inside a tie, even where the gold's result is the same either way.
   gold.inner_tie = true;
   EXPECT_EQ(judge_ties(bird, gold, QueryRuns{col({r1(2)}), col({r1(2)}), std::nullopt, std::nullopt, false}), TieVerdict::Tie);
 }
@@ -120,8 +133,9 @@ TEST(VerifyTies, AnOrderByLimitThatDiffersOnlyOnTiedRowsIsNotRefuted) {
   Db db(kPeople);
   for (Rule r : {Rule::SpiderTestSuite, Rule::BirdSet}) {
     for (auto [g, p] : {std::pair{"SELECT name FROM people ORDER BY age LIMIT 1", "SELECT name FROM people ORDER BY age, name LIMIT 1"},
-                        std::pair{"SELECT name FROM people ORDER BY age, name LIMIT 1", "SELECT name FROM people ORDER BY age LIMIT 1"},
-                        std::pair{"SELECT id FROM people ORDER BY age LIMIT 1", "SELECT id FROM people ORDER BY age, name DESC LIMIT 1"}}) {
+                        std::pair{"SELECT id FROM people ORDER BY age LIMIT 1", "SELECT id FROM people ORDER BY age, name DESC LIMIT 1"},
+                        std::pair{"SELECT name FROM people ORDER BY age DESC LIMIT 2", "SELECT name FROM people ORDER BY age DESC, id LIMIT 2"},
+                        std::pair{"SELECT name FROM people LIMIT 1", "SELECT name FROM people ORDER BY age LIMIT 1"}}) {
       Outcome o = search(db.item(g, p, r));
       EXPECT_NE(o.status, Status::Refuted) << to_string(r) << " " << g << " / " << p << ": " << o.reason;
     }
@@ -160,25 +174,31 @@ TEST(VerifyTies, GroupKeysOfAnotherTypeBreakingATieAreNotRefuted) {
 }
 
 TEST(VerifyTies, AGoldWhoseLimitPicksAmongTiesIsATieFinding) {
-  Db db(kPeople);
-  // The gold keeps one of the youngest; the prediction keeps all of them: they differ only when the
-  // youngest age is tied, and there the gold's answer is any one of them.
-  Outcome o = search(db.item("SELECT name FROM people ORDER BY age LIMIT 1",
-                             "SELECT name FROM people WHERE age = (SELECT min(age) FROM people)", Rule::BirdSet));
-  EXPECT_EQ(o.status, Status::Tie) << o.reason;
-  EXPECT_STREQ(to_string(o.status), "tie");
-  ASSERT_TRUE(o.cex);  // the tie witness, for a reviewer: two or more of the youngest
-  EXPECT_GE(o.cex->pred_result.rows.size(), 2u);
-  // Under Spider's bag rule two namesakes of the same age differ for real (one row vs two), but the
-  // data's names are unique: an edge, never a refutation.
-  o = search(db.item("SELECT name FROM people ORDER BY age LIMIT 1",
-                     "SELECT name FROM people WHERE age = (SELECT min(age) FROM people)"));
-  EXPECT_TRUE(o.status == Status::Tie || o.status == Status::Edge) << o.reason;
-  // In a subquery (Spider dev 43/44).
+  // Spider dev 24's pair: where the counts tie, the gold's GROUP BY order (INTEGER keys) and the
+  // prediction's (TEXT keys) keep different stadiums — each one of the gold's answers.
   Db c(kConcerts);
+  Outcome o;
+  for (Rule r : {Rule::SpiderTestSuite, Rule::BirdSet}) {
+    o = search(c.item("SELECT T2.name FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id "
+                      "GROUP BY T2.stadium_id ORDER BY count(*) DESC LIMIT 1",
+                      "SELECT stadium.name FROM concert JOIN stadium ON concert.stadium_id = stadium.stadium_id "
+                      "GROUP BY concert.stadium_id ORDER BY count(*) DESC LIMIT 1", r));
+    EXPECT_EQ(o.status, Status::Tie) << to_string(r) << ": " << o.reason;
+    EXPECT_STREQ(to_string(o.status), "tie");
+    ASSERT_TRUE(o.cex);  // the tie witness, for a reviewer: each query keeps one of the tied stadiums
+    EXPECT_EQ(o.cex->gold_result.rows.size(), 1u);
+    EXPECT_EQ(o.cex->pred_result.rows.size(), 1u);
+  }
+  // Both keep one of the youngest (Spider dev 655): never a refutation.
+  Db db(kPeople);
+  o = search(db.item("SELECT name FROM people ORDER BY age LIMIT 1",
+                     "SELECT name FROM people WHERE age = (SELECT min(age) FROM people) LIMIT 1"));
+  EXPECT_NE(o.status, Status::Refuted) << o.reason;
+  // In a subquery (Spider dev 43/44): with two stadiums tied on the largest capacity the gold counts
+  // the concerts of one of them, the prediction of both — the gold's question has no answer there.
   o = search(c.item("SELECT count(*) FROM concert WHERE stadium_id = (SELECT stadium_id FROM stadium ORDER BY capacity DESC LIMIT 1)",
-                            "SELECT count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id "
-                            "WHERE T2.capacity = (SELECT max(capacity) FROM stadium)"));
+                    "SELECT count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id "
+                    "WHERE T2.capacity = (SELECT max(capacity) FROM stadium)"));
   EXPECT_NE(o.status, Status::Refuted) << o.reason;
 }
 
@@ -193,4 +213,38 @@ TEST(VerifyTies, Spider2RowOrderTheGoldDoesNotSortIsNotADifference) {
   it.pred_sql = "SELECT age, count(*) FROM people WHERE age > 20 GROUP BY age";
   o = search(it);
   EXPECT_EQ(o.status, Status::Refuted) << o.reason;
+}
+
+TEST(VerifyTies, APredictionIsJudgedByWhatItReturnsAgainstEveryAnswerOfTheGold) {
+  // Spider dev 225 in small: the gold's busiest airport counts arrivals, the prediction ranks airports
+  // by departures only. On flights A->B and C->B the gold says B (2, determined); the prediction's
+  // LIMIT 1 picks A or C (one departure each) — whichever it keeps, it is not the gold's answer.
+  constexpr const char* kFlights =
+      "CREATE TABLE airports(code TEXT PRIMARY KEY, city TEXT NOT NULL);"
+      "CREATE TABLE flights(no INTEGER PRIMARY KEY, src TEXT NOT NULL REFERENCES airports(code), "
+      "  dst TEXT NOT NULL REFERENCES airports(code));"
+      "INSERT INTO airports VALUES ('AAA','Ames'),('BBB','Bath'),('CCC','Cork'),('DDD','Deal');"
+      "INSERT INTO flights VALUES (1,'AAA','BBB'),(2,'BBB','AAA'),(3,'AAA','CCC'),(4,'CCC','AAA'),(5,'DDD','AAA');";
+  Db db(kFlights);
+  Outcome o = search(db.item("SELECT a.code FROM airports AS a JOIN flights AS f ON a.code = f.dst OR a.code = f.src "
+                             "GROUP BY a.code ORDER BY count(*) DESC LIMIT 1",
+                             "SELECT a.code FROM airports AS a JOIN flights AS f ON a.code = f.src GROUP BY f.src "
+                             "ORDER BY count(*) DESC LIMIT 1"));
+  EXPECT_EQ(o.status, Status::Refuted) << o.reason;
+  // The rows tied at a prediction's cut, with their ranks: which choices it has.
+  auto r = ranked_query("SELECT name FROM people ORDER BY age LIMIT 2;");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->sql, "SELECT name , RANK() OVER (ORDER BY age) FROM people ORDER BY age ");
+  EXPECT_EQ(r->limit, 2u);
+  EXPECT_FALSE(ranked_query("SELECT DISTINCT name FROM people ORDER BY age LIMIT 2"));
+  EXPECT_FALSE(ranked_query("SELECT name FROM people ORDER BY age LIMIT 2 OFFSET 1"));
+  RuleSpec bird{Rule::BirdSet, false, nullptr, false};
+  Table ranked{{"n", "rank"}, {{Value::text("x"), Value::integer(1)}, {Value::text("y"), Value::integer(2)},
+                               {Value::text("z"), Value::integer(2)}, {Value::text("w"), Value::integer(4)}}};
+  EXPECT_EQ(cut_could_give(bird, ranked, 2, Table{{"n"}, {{Value::text("x")}, {Value::text("z")}}}), std::optional<bool>(true));
+  EXPECT_EQ(cut_could_give(bird, ranked, 2, Table{{"n"}, {{Value::text("x")}, {Value::text("w")}}}), std::optional<bool>(false));
+  EXPECT_EQ(cut_could_give(bird, ranked, 1, Table{{"n"}, {{Value::text("x")}}}), std::nullopt);  // no tie at the cut
+  r = ranked_query("SELECT name FROM people WHERE age > 20 LIMIT 1");  // no ORDER BY: every row tied
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->sql, "SELECT name , 0 FROM people WHERE age > 20 ");
 }

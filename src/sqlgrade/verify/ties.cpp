@@ -7,6 +7,7 @@
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/py/equality.hpp"
+#include "sqlgrade/py/number.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
 
 namespace sqlgrade::verify {
@@ -124,6 +125,7 @@ TieVariants tie_variants(const std::string& sql, const RunSql& run) {
     desc.emplace_back(c.at, breaker(c, true));
   }
   if (!asc.empty()) v.asc = with_breakers(sql, asc), v.desc = with_breakers(sql, desc);
+  v.cuts = asc.size();
   // Each subquery with a cut of its own, alone, both ways (its tie-breaks shifted into its text).
   for (const Span& q : subqueries) {
     std::vector<std::pair<size_t, std::string>> a, d;
@@ -165,13 +167,15 @@ size_t rule_size(const RuleSpec& rule, const Table& t) {
   return rule.rule == Rule::BirdSet ? py::unique_rows(t.rows).size() : t.rows.size();
 }
 
-// Every variant of the prediction has a size other than the gold's (and all the same size): no
-// tie-break of the prediction can give the gold's result.
-bool size_differs_always(const RuleSpec& rule, const Table& gold, const QueryRuns& pred) {
-  const size_t n = rule_size(rule, pred.base);
-  if (n == rule_size(rule, gold)) return false;
-  for (const Table* t : pred.all())
+// Every variant of `a` has one size, and every variant of `b` another: no tie-break of one gives a
+// result of the other (a LIMIT n query keeps n rows whichever they are; the other returns all of the
+// tied ones).
+bool size_differs_always(const RuleSpec& rule, const QueryRuns& a, const QueryRuns& b) {
+  const size_t n = rule_size(rule, a.base);
+  for (const Table* t : a.all())
     if (rule_size(rule, *t) != n) return false;
+  for (const Table* t : b.all())
+    if (rule_size(rule, *t) == n) return false;
   return true;
 }
 
@@ -182,9 +186,10 @@ bool order_sensitive(const RuleSpec& rule) {
 
 }  // namespace
 
-TieVerdict judge_ties(const RuleSpec& rule, const QueryRuns& gold, const QueryRuns& pred) {
+TieVerdict judge_ties(const RuleSpec& rule, const QueryRuns& gold, const QueryRuns& pred, const Membership& gold_could_give_pred,
+                      const Membership& pred_could_give_gold) {
   if (same_result(rule, gold.base, pred.base)) return TieVerdict::Same;
-  if (gold.inner_tie) return TieVerdict::Tie;
+  if (gold.inner_tie) return TieVerdict::Tie;  // the witness asks the gold what it answers arbitrarily
   for (const Table* g : gold.all())
     for (const Table* p : pred.all())
       if (same_result(rule, *g, *p)) return TieVerdict::Tie;  // a tie-break makes them agree
@@ -196,9 +201,97 @@ TieVerdict judge_ties(const RuleSpec& rule, const QueryRuns& gold, const QueryRu
     const bool pred_order = !pred.top_order || determined(rule, pred);
     return gold_order && pred_order ? TieVerdict::Differs : TieVerdict::Tie;
   }
-  if (!determined(free, gold)) return TieVerdict::Tie;
-  if (!determined(free, pred) && !size_differs_always(free, gold.base, pred)) return TieVerdict::Tie;
+  auto none = [](const Membership& m) { return m && m() == std::optional<bool>(false); };
+  if (!determined(free, gold) && !size_differs_always(free, gold, pred) && !none(gold_could_give_pred))
+    return TieVerdict::Tie;  // the prediction's result may be one of the gold's answers
+  if (!determined(free, pred) && !size_differs_always(free, pred, gold) && !none(pred_could_give_gold))
+    return TieVerdict::Tie;  // another tie-break of the prediction may give the gold's answer
   return TieVerdict::Differs;
+}
+
+std::optional<RankedQuery> ranked_query(const std::string& sql) {
+  const auto toks = spider::sqlparse::tokenize(sql);
+  int depth = 0;
+  size_t selects = 0, from = SIZE_MAX, keys_begin = SIZE_MAX, limit = SIZE_MAX, after_limit = 0;
+  std::vector<std::string> limit_words;
+  bool distinct_next = false;
+  for (const auto& tok : toks) {
+    if (is_blank(tok.type)) continue;
+    const size_t at = static_cast<size_t>(tok.ptr - sql.data());
+    const std::string t = to_lower(collapse_ws(tok.text()));
+    if (t == "(") ++depth;
+    if (t == ")") --depth;
+    if (depth != 0 || t == ")") {
+      distinct_next = false;
+      continue;
+    }
+    if (limit != SIZE_MAX) {
+      if (t != ";") limit_words.push_back(t);
+      continue;
+    }
+    if (distinct_next && (t == "distinct" || t == "all")) return std::nullopt;
+    distinct_next = false;
+    if (t == "union" || t == "union all" || t == "intersect" || t == "except" || t == "with") return std::nullopt;
+    if (t == "select") ++selects, distinct_next = true;
+    if (t == "from" && from == SIZE_MAX) from = at;
+    if (t == "order by") keys_begin = at + tok.len;
+    if (t == "limit") limit = at, after_limit = at + tok.len;
+  }
+  if (selects != 1 || from == SIZE_MAX || limit == SIZE_MAX || limit_words.size() != 1) return std::nullopt;
+  const auto n = py::parse_int(limit_words[0]);
+  if (!n || *n <= 0 || after_limit == 0) return std::nullopt;
+  RankedQuery r;
+  r.limit = static_cast<size_t>(*n);
+  if (keys_begin == SIZE_MAX) {  // LIMIT without ORDER BY: every row is tied
+    r.sql = sql.substr(0, from) + ", 0 " + sql.substr(from, limit - from);
+    return r;
+  }
+  const std::string keys = sql.substr(keys_begin, limit - keys_begin);
+  r.sql = sql.substr(0, from) + ", RANK() OVER (ORDER BY " + trim(keys) + ") " + sql.substr(from, limit - from);
+  return r;
+}
+
+namespace {
+// Calls `f` with every k-subset of {0..n-1} (indices ascending) until it returns true.
+bool any_subset(size_t n, size_t k, std::vector<size_t>& pick, const std::function<bool(const std::vector<size_t>&)>& f) {
+  if (pick.size() == k) return f(pick);
+  for (size_t i = pick.empty() ? 0 : pick.back() + 1; i + (k - pick.size()) <= n; ++i) {
+    pick.push_back(i);
+    if (any_subset(n, k, pick, f)) return true;
+    pick.pop_back();
+  }
+  return false;
+}
+
+double choose(size_t n, size_t k) {
+  double c = 1;
+  for (size_t i = 0; i < k; ++i) c = c * static_cast<double>(n - i) / static_cast<double>(i + 1);
+  return c;
+}
+}  // namespace
+
+std::optional<bool> cut_could_give(const RuleSpec& rule, const Table& ranked, size_t limit, const Table& other) {
+  const size_t w = ranked.width();
+  if (w < 2 || ranked.rows.size() <= limit || limit == 0) return std::nullopt;
+  const Value& cut_rank = ranked.rows[limit - 1][w - 1];
+  if (!(ranked.rows[limit][w - 1] == cut_rank)) return std::nullopt;  // the cut is not inside a tie
+  Table fixed{std::vector<std::string>(ranked.columns.begin(), ranked.columns.end() - 1), {}};
+  std::vector<Row> tied;
+  for (const Row& r : ranked.rows) {
+    Row out(r.begin(), r.end() - 1);
+    if (r[w - 1] == cut_rank) tied.push_back(std::move(out));
+    else if (tied.empty()) fixed.rows.push_back(std::move(out));  // sorted: ranked before the tie
+  }
+  if (fixed.rows.size() >= limit) return std::nullopt;
+  const size_t k = limit - fixed.rows.size();
+  if (k > tied.size() || choose(tied.size(), k) > static_cast<double>(kMaxTieChoices)) return std::nullopt;
+  const RuleSpec free = order_free(rule);
+  std::vector<size_t> pick;
+  return any_subset(tied.size(), k, pick, [&](const std::vector<size_t>& p) {
+    Table t = fixed;
+    for (size_t i : p) t.rows.push_back(tied[i]);
+    return same_result(free, t, other);
+  });
 }
 
 }  // namespace sqlgrade::verify

@@ -32,6 +32,7 @@ struct TieVariants {
   // whole query's result does not show it (`= (SELECT id ... ORDER BY capacity DESC LIMIT 1)` counting
   // one of two tied stadiums' concerts: Spider dev 43).
   std::vector<std::pair<std::string, std::string>> subqueries;
+  size_t cuts = 0;  // the clauses broken in asc / desc
 };
 
 // Runs one statement and returns its result (the caller's connection and bounds).
@@ -54,18 +55,41 @@ struct QueryRuns {
   std::vector<const Table*> all() const;
 };
 
-// What a database shows about two queries whose results (as written) differ under `rule`:
-//  * Differs: a clean difference — the gold's result is determined (every variant gives it) and no
-//    variant of the prediction gives it; where the prediction's own result is not determined, it still
-//    differs under every tie-break (every variant has another row count than the gold: the set's size
-//    for BIRD);
-//  * Tie: some tie-break (of either query) makes the results agree, or the gold's result itself is not
-//    determined (every valid tie-break is the gold's answer), or a cut of the gold falls inside a tie
-//    (`inner_tie`: the witness asks the gold a question it answers arbitrarily), or the difference is
-//    in the order of rows that the gold leaves unsorted or sorts with ties — not a proof that the
-//    prediction is wrong;
+// What a database shows about two queries whose results (as written) differ under `rule`. A query's
+// answers there are the results its tie-breaks give (its variants; the rows tied at its top-level cut).
+//  * Differs: a clean difference — no gold variant equals a prediction variant, no cut of a gold
+//    subquery falls inside a tie, and for each query either its result is determined (every variant
+//    gives it, row order ignored) or none of its answers is the other's result: every variant of it
+//    has one size and every variant of the other another (a LIMIT 1 gold against a prediction that
+//    returns every tied row), or the membership check (`*_could_give_*`: the query's only cut is its
+//    top-level LIMIT, its tied rows read with their ranks — ranked_query, cut_could_give) answers
+//    false. When only the order differs, the gold must sort its result (an ORDER BY outside every
+//    parenthesis) with every tie-break giving the same order, and so must the prediction if it sorts;
+//  * Tie: anything else that differs — a tie-break makes the results agree, the witness asks the gold
+//    what it answers arbitrarily (`inner_tie`: Spider dev 43), one query's result may be one of the
+//    other's answers, or only the order of rows differs that the gold leaves unsorted (GROUP BY key
+//    order, scan order) or sorts with ties: not a proof that the prediction is wrong;
 //  * Same: the results (as written) do not differ.
 enum class TieVerdict { Same, Differs, Tie };
-TieVerdict judge_ties(const RuleSpec& rule, const QueryRuns& gold, const QueryRuns& pred);
+using Membership = std::function<std::optional<bool>()>;
+TieVerdict judge_ties(const RuleSpec& rule, const QueryRuns& gold, const QueryRuns& pred,
+                      const Membership& gold_could_give_pred = {}, const Membership& pred_could_give_gold = {});
+
+// The tie group at a query's top-level cut: `SELECT list FROM ... ORDER BY keys LIMIT n` (no OFFSET,
+// no DISTINCT, no compound) rewritten to `SELECT list, RANK() OVER (ORDER BY keys) FROM ... ORDER BY
+// keys` — every row with its rank, so the rows tied at the cut are known; `SELECT list FROM ... LIMIT
+// n` to `SELECT list, 0 FROM ...` (every row tied). nullopt for other shapes.
+struct RankedQuery {
+  std::string sql;
+  size_t limit = 0;
+};
+std::optional<RankedQuery> ranked_query(const std::string& sql);
+
+// Whether some choice among the rows tied at the cut (`ranked`: the RankedQuery's result, rank last)
+// gives the result `other` under `rule` with row order ignored (either query's: the rule's gold side
+// is the choice); nullopt when the cut is not inside a tie there or the choices are too many to try
+// (kMaxTieChoices).
+inline constexpr size_t kMaxTieChoices = 256;
+std::optional<bool> cut_could_give(const RuleSpec& rule, const Table& ranked, size_t limit, const Table& other);
 
 }  // namespace sqlgrade::verify

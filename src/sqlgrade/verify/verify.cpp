@@ -1,6 +1,6 @@
 // The search of verify.hpp: candidates (candidate.hpp) loaded into a per-thread in-memory copy of the
 // schema inside a transaction that is rolled back, both queries run, the benchmark's rule applied; a
-// difference that survives reversed scan orders is shrunk (shrink.hpp) and re-checked on a freshly
+// difference that no tie-break decides (ties.hpp) is shrunk (shrink.hpp) and re-checked on a freshly
 // built database before it is returned.
 #include "sqlgrade/verify/verify.hpp"
 
@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/core/cancel.hpp"
@@ -97,6 +98,7 @@ struct Search {
   ScratchDb& db;
   size_t evaluations = 0;
   std::optional<TieVariants> gold_ties, pred_ties;  // read on the first difference (ties.hpp)
+  std::optional<std::optional<RankedQuery>> gold_ranked, pred_ranked;
 
   Limits limits() const { return Limits{budget.query_timeout_s, 100'000, 64u << 20}; }
   ExecResult run(const std::string& sql) { return db.run(sql, limits()); }
@@ -119,9 +121,26 @@ struct Search {
     }
     return false;
   }
-  // Gold and prediction on the loaded rows. A difference counts (Differs) only when both ran and it
-  // holds under every tie-break of either query — reversed unordered scans, ORDER BY ... LIMIT cuts
-  // broken both ways — with the gold's result determined (ties.hpp); else it is a Tie.
+  // Whether a choice among the rows tied at a query's only cut (its top-level LIMIT) gives one of
+  // `others` (the other query's results): those rows read with their ranks (ties.hpp ranked_query);
+  // unknown otherwise.
+  std::optional<bool> could_give(const TieVariants& v, std::optional<std::optional<RankedQuery>>& ranked,
+                                 const std::string& sql, const QueryRuns& others) {
+    if (v.cuts != 1) return std::nullopt;
+    if (!ranked) ranked = ranked_query(sql);
+    if (!*ranked) return std::nullopt;
+    ExecResult r = run((*ranked)->sql);
+    if (!r.ok()) return std::nullopt;
+    for (const Table* t : others.all()) {
+      std::optional<bool> c = cut_could_give(item.rule, r.table, (*ranked)->limit, *t);
+      if (!c || *c) return c;
+    }
+    return false;
+  }
+  // Gold and prediction on the loaded rows. A difference counts (Differs) only when both ran and no
+  // tie-break decides it: no answer the gold could give there (reversed unordered scans, ORDER BY ...
+  // LIMIT cuts broken both ways, its tied rows) is one the prediction could give, and no cut of a gold
+  // subquery falls inside a tie (ties.hpp judge_ties); else it is a Tie.
   Probe run_loaded() {
     Probe p;
     ExecResult g = run(item.gold_sql);
@@ -135,9 +154,11 @@ struct Search {
     QueryRuns gold{std::move(g.table), std::move(gr.table), {}, {}, false};
     QueryRuns pred{std::move(q.table), std::move(qr.table), {}, {}, false};
     add_variants(gold, ties_of(gold_ties, item.gold_sql));
-    gold.inner_tie = inner_tie(*gold_ties);
     add_variants(pred, ties_of(pred_ties, item.pred_sql));
-    p.verdict = judge_ties(item.rule, gold, pred);
+    gold.inner_tie = inner_tie(*gold_ties);
+    p.verdict = judge_ties(item.rule, gold, pred,
+                           [&] { return could_give(*gold_ties, gold_ranked, item.gold_sql, pred); },
+                           [&] { return could_give(*pred_ties, pred_ranked, item.pred_sql, gold); });
     p.gold = std::move(gold.base);
     p.pred = std::move(pred.base);
     return p;
@@ -189,6 +210,25 @@ std::optional<Counterexample> witness_of(const Item& item, const Schema& s, cons
   return cex;
 }
 
+// From a witness that only a tie-break decides, short random walks of grown candidates (more rows in
+// a group, another join partner: candidate.hpp grow_candidate) towards one whose difference is clean;
+// at most kTieEscapeTests evaluations per search in all. The clean candidate (rows kept) and its probe.
+constexpr size_t kTieEscapeTests = 120, kTieWalks = 3, kTieWalk = 8;
+std::optional<std::pair<Candidate, Probe>> escape_tie(Search& search, const GenContext& gen, Rng& rng,
+                                                      const Candidate& from, size_t* spent) {
+  for (size_t walk = 0; walk < kTieWalks; ++walk) {
+    Candidate cur = from;
+    for (size_t step = 0; step < kTieWalk && *spent < kTieEscapeTests; ++step) {
+      ++*spent;
+      Candidate kept;
+      Probe q = search.probe(grow_candidate(gen, rng, cur), &kept);
+      if (q.differs()) return std::pair{std::move(kept), std::move(q)};
+      if (q.verdict == TieVerdict::Tie) cur = std::move(kept);  // walk on from the grown tie
+    }
+  }
+  return std::nullopt;
+}
+
 // A witness on which the results differ only by a tie-break (ties.hpp), shrunk a little (a reviewer
 // reads it; it proves nothing): kept as the `tie` finding's example when nothing better is found.
 constexpr size_t kTieShrinkTests = 60;
@@ -222,10 +262,11 @@ Outcome verify(const Item& item, const Budget& budget) {
   // request budget, shutdown) bound every query on a candidate, inside a step too (cache.hpp).
   SearchScope bounded(budget.seconds, budget.query_timeout_s);
   WorkDb work = lease_work_db(*schema);  // the schema in memory, leased from the engine's pool (cache.hpp)
-  Search search{item, budget, *schema, *work, 0, std::nullopt, std::nullopt};
+  Search search{item, budget, *schema, *work, 0, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   std::optional<Counterexample> edge;  // the first degenerate or unrealistic witness (witness.hpp)
   std::optional<Counterexample> tie;   // the first witness that only a tie-break decides (ties.hpp)
   bool tie_seen = false;
+  size_t escape_tests = 0;
   for (size_t i = 0; i < budget.candidates; ++i) {
     // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
     // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
@@ -237,9 +278,13 @@ Outcome verify(const Item& item, const Budget& budget) {
     Rng rng(mix_seed(budget.seed, item.db_path + '\0' + item.gold_sql + '\0' + item.pred_sql, i));
     Candidate kept;
     Probe p = search.probe(make_candidate(gen, rng, i), &kept);
-    if (p.verdict == TieVerdict::Tie && !tie_seen) {  // only a tie-break differs: keep searching
-      tie_seen = true;
-      tie = tie_witness(search, *schema, std::move(kept), i);
+    if (p.verdict == TieVerdict::Tie) {  // only a tie-break differs: try to break the tie, keep searching
+      if (auto clean = escape_tie(search, gen, rng, kept, &escape_tests)) {
+        std::tie(kept, p) = std::move(*clean);
+      } else if (!tie_seen) {
+        tie_seen = true;
+        tie = tie_witness(search, *schema, std::move(kept), i);
+      }
     }
     if (!p.differs()) continue;
     // A degenerate difference is kept as an edge finding only once; a clean one is searched on.
