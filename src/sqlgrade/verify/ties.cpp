@@ -80,8 +80,7 @@ std::vector<Cut> find_cuts(const std::string& sql, bool* top_order, std::vector<
     }
     last_end = at + tok.len;
   }
-  close(stack.front());
-  for (auto& f : stack) close(f);
+  for (auto& f : stack) close(f);  // the end of the statement ends every clause still open
   return cuts;
 }
 
