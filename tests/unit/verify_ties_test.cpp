@@ -4,6 +4,7 @@
 // still is.
 #include <gtest/gtest.h>
 
+#include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/ties.hpp"
 #include "sqlgrade/verify/verify.hpp"
@@ -247,4 +248,25 @@ TEST(VerifyTies, APredictionIsJudgedByWhatItReturnsAgainstEveryAnswerOfTheGold) 
   r = ranked_query("SELECT name FROM people WHERE age > 20 LIMIT 1");  // no ORDER BY: every row tied
   ASSERT_TRUE(r);
   EXPECT_EQ(r->sql, "SELECT name , 0 FROM people WHERE age > 20 ");
+}
+
+// The benchmark-database check (`sqlgrade audit`) reads ties the same way: a subquery's cut inside a
+// tie on the database (Spider dev 159), which its top-level probe and reversed scans do not see.
+TEST(VerifyTies, TheAuditFlagsAGoldWhoseSubqueryCutFallsInATie) {
+  TempDir d;
+  test::make_sqlite(d / "db/people/people.sqlite",
+                    "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL);"
+                    "INSERT INTO people VALUES (1,'Ann',31),(2,'Bob',52),(3,'Cid',40),(4,'Dan',52),(5,'Eve',19);");
+  test::spit(d / "gold.sql",
+             "SELECT count(*) FROM people WHERE id < (SELECT id FROM people ORDER BY age DESC LIMIT 1)\tpeople\n"
+             "SELECT count(*) FROM people WHERE id < (SELECT id FROM people ORDER BY age ASC LIMIT 1)\tpeople\n");
+  AuditOptions o;
+  o.benchmark = "spider";
+  o.gold = (d / "gold.sql").string();
+  o.db_dir = (d / "db").string();
+  const AuditReport r = audit(o);
+  ASSERT_EQ(r.findings.size(), 1u) << render_audit_text(r);  // Bob and Dan tie on the largest age
+  EXPECT_EQ(r.findings[0].id, "0");
+  EXPECT_EQ(r.findings[0].kind, "nondeterministic");
+  EXPECT_NE(r.findings[0].detail.find("subquery"), std::string::npos) << r.findings[0].detail;
 }
