@@ -9,6 +9,8 @@
 // Every pair must give the same result on the original database under its rule (else it would not be
 // an EX match). SQLGRADE_VERIFY_CANDIDATES overrides the per-pair budget (bench/verify.sh runs 200).
 #include <gtest/gtest.h>
+
+#include <tuple>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -119,22 +121,25 @@ void expect_never_separated(const std::vector<Pair>& pairs, const std::vector<Ou
               seconds_summary(outs).c_str());
 }
 
-// Prints clean / edge per class; returns the pairs found: {clean, clean + edge}.
-std::pair<size_t, size_t> report_found(const std::vector<Pair>& pairs, const std::vector<Outcome>& outs, const char* what) {
-  std::map<std::string, std::array<size_t, 3>> per_class;  // clean, edge, total
-  size_t clean = 0, edge = 0;
+// Prints clean / edge / gold-suspect per class; returns {clean, suspect, clean + edge + suspect}.
+// A gold-suspect finding is found: the two queries differ on its witness, which blames the gold (the
+// mutated query is the prediction; a gold's LIMIT that cuts through ties, say).
+std::tuple<size_t, size_t, size_t> report_found(const std::vector<Pair>& pairs, const std::vector<Outcome>& outs, const char* what) {
+  std::map<std::string, std::array<size_t, 4>> per_class;  // clean, edge, suspect, total
+  size_t clean = 0, edge = 0, suspect = 0;
   for (size_t i = 0; i < pairs.size(); ++i) {
     auto& c = per_class[pairs[i].j["class"]];
-    ++c[2];
+    ++c[3];
     if (outs[i].status == Status::Refuted) ++c[0], ++clean;
     else if (outs[i].status == Status::Edge) ++c[1], ++edge;
+    else if (outs[i].status == Status::GoldSuspect) ++c[2], ++suspect;
     else std::printf("  not found: %s (%s)\n", pairs[i].item.id.c_str(), outs[i].reason.c_str());
   }
-  std::printf("  %-26s %5s %5s %5s\n", "class", "clean", "edge", "pairs");
-  for (auto& [cls, c] : per_class) std::printf("  %-26s %5zu %5zu %5zu\n", cls.c_str(), c[0], c[1], c[2]);
-  std::printf("%s: %zu / %zu found (%zu clean refutations + %zu edge); %s\n", what, clean + edge, pairs.size(), clean,
-              edge, seconds_summary(outs).c_str());
-  return {clean, clean + edge};
+  std::printf("  %-26s %5s %5s %7s %5s\n", "class", "clean", "edge", "suspect", "pairs");
+  for (auto& [cls, c] : per_class) std::printf("  %-26s %5zu %5zu %7zu %5zu\n", cls.c_str(), c[0], c[1], c[2], c[3]);
+  std::printf("%s: %zu / %zu found (%zu clean refutations + %zu edge + %zu gold-suspect); %s\n", what, clean + edge + suspect,
+              pairs.size(), clean, edge, suspect, seconds_summary(outs).c_str());
+  return {clean, suspect, clean + edge + suspect};
 }
 
 }  // namespace
@@ -148,7 +153,7 @@ TEST(VerifyCorpus, EquivalentRewritesAreNeverRefuted) {
 TEST(VerifyCorpus, NonEquivalentPairsAreRefutedAboveTheFloor) {
   SQLGRADE_REQUIRE_DATA("spider/database");
   auto pairs = load(DATA, "nonequivalent.jsonl");
-  const size_t found = report_found(pairs, run_all(pairs, 200), "non-equivalent corpus").second;
+  const size_t found = std::get<2>(report_found(pairs, run_all(pairs, 200), "non-equivalent corpus"));
   // Measured 249/249 at 120 candidates per pair (docs/verify.md); the floor leaves room for seeds.
   EXPECT_GE(found * 100, pairs.size() * 95) << "the rate of pairs found fell below the floor of 95%";
 }
@@ -220,13 +225,18 @@ TEST(VerifyCorpus, BirdMutationsAreCertifiedAndFound) {
   SQLGRADE_REQUIRE_DATA("bird/dev_databases");
   auto pairs = load(DATA, "bird_mutations.jsonl");
   for (const auto& p : pairs) expect_certified(p);
-  // 500 candidates per pair (2.5 x the default budget): measured 230 / 238 found (96.6 %); 225 (94.5 %) at
-  // the default 200, 220 (92.4 %) at 120, 234 (98.3 %) at 1000 (docs/verify.md "Corpora").
-  const auto [clean, found] = report_found(pairs, run_all(pairs, 150, 500), "BIRD mutations");
+  // 500 candidates per pair (2.5 x the default budget): measured 227 / 238 found (95.4 %; 230 before ties
+  // stopped counting as refutations, issue 30 item 1) (docs/verify.md "Corpora").
+  const auto [clean, suspect, found] = report_found(pairs, run_all(pairs, 150, 500), "BIRD mutations");
   EXPECT_GE(found * 100, pairs.size() * 95) << "the verifier finds fewer than 95% of the certified mutations";
   // Most findings are clean refutations; an edge says which property of the data its witness breaks
-  // (count_col_vs_star: a NULL in a column the data never leaves NULL).
-  EXPECT_GE(clean * 100, pairs.size() * 78) << "clean refutations fell below the floor of 78%";
+  // (count_col_vs_star: a NULL in a column the data never leaves NULL); a gold-suspect one blames the
+  // gold's LIMIT that cuts through tied rows (dropped_limit: the mutant returns the whole tie group).
+  // Floor 77 % of clean or gold-suspect findings (measured 181 + 4 = 185, 77.7 %): it was 78 % of clean
+  // ones (189) before ties stopped counting as refutations (issue 30 item 1: bird-79 and bird-1255 order
+  // by COUNT(DISTINCT group key), 1 in every group, so their answer is any group — a tie; bird-212's
+  // gold cuts a tie inside a FROM subquery) and before the tie-cut rule (4 dropped_limit pairs).
+  EXPECT_GE((clean + suspect) * 100, pairs.size() * 77) << "clean or gold-suspect findings fell below the floor of 77%";
 }
 
 TEST(VerifyCorpus, BirdEquivalentRewritesAreNeverRefuted) {

@@ -125,9 +125,14 @@ TEST(VerifySearch, RefutesAMissingFilterAndShrinksToAFewRows) {
 
 TEST(VerifySearch, RefutesLimitTiesAndCountStarVersusCountColumn) {
   Fixture f;
+  // Where the largest price is tied the prediction returns every tied item: no tie-break of the gold's
+  // LIMIT 1 gives two rows (ties.hpp; a gold whose answer could be the prediction's is a tie instead),
+  // and it is the gold's LIMIT that keeps an arbitrary one of them: gold_suspect (suspect.hpp, the
+  // tie-cut rule), found and shown, not counted against the prediction.
   auto ties = verify::verify(f.item("SELECT name FROM item ORDER BY price DESC LIMIT 1",
                             "SELECT name FROM item WHERE price = (SELECT max(price) FROM item)"), small());
-  EXPECT_EQ(ties.status, Status::Refuted) << ties.reason;
+  EXPECT_EQ(ties.status, Status::GoldSuspect) << ties.reason;
+  EXPECT_NE(ties.reason.find("the gold's LIMIT 1 keeps 1 of the"), std::string::npos) << ties.reason;
   // shop.code holds a NULL in the data: COUNT(*) vs COUNT(code) is a clean refutation (item.price is never
   // NULL in the data: the same mistake on it is an edge, verify_witness_test.cpp).
   auto cnt = verify::verify(f.item("SELECT count(*) FROM shop WHERE shop_id < 3", "SELECT count(code) FROM shop WHERE shop_id < 3"),

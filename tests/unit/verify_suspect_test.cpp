@@ -159,6 +159,33 @@ TEST(VerifySuspect, TwoOfThreeOthersWithTheGoldAgainstThemIsNotEnough) {
   EXPECT_EQ(first["counterexample"]["peers"]["with_gold"], 1);
 }
 
+TEST(VerifySuspect, ThreeOthersWithThePredictionAndOneWithTheGoldStaysRefuted) {
+  // Spider dev 562 (labelled fair): three other systems share the prediction's mistake, one sides with
+  // the gold — a vote that one system contradicts is not a finding against the gold.
+  Systems sys({"SELECT id FROM t WHERE x > 0", "SELECT id FROM t WHERE 0 < x", "SELECT id FROM t WHERE x > 0 ORDER BY id",
+               "SELECT id FROM t WHERE x >= 1", "SELECT id FROM t WHERE NOT x < 0"});
+  const json first = sys.verify()[0]["instances"][0];
+  ASSERT_EQ(first["status"], "refuted") << first.dump(1);
+  EXPECT_EQ(first["counterexample"]["peers"]["with_prediction"], 3);
+  EXPECT_EQ(first["counterexample"]["peers"]["with_gold"], 1);
+}
+
+// The tie-cut rule (Spider dev 67, 156, 763): the gold's ORDER BY ... LIMIT 1 keeps an arbitrary one of
+// the rows tied at the maximum; a prediction that returns every one of them is not the one at fault.
+TEST(VerifySuspect, AGoldLimitCuttingThroughTiedRowsIsGoldSuspect) {
+  Systems sys({});
+  const std::string db = (sys.dir / "db/t/t.sqlite").string();
+  const std::string limit1 = "SELECT id FROM t ORDER BY x DESC LIMIT 1", every = "SELECT id FROM t WHERE x = (SELECT max(x) FROM t)";
+  Outcome o = verify::verify(singer_item(db, limit1, every), budget());
+  ASSERT_EQ(o.status, Status::GoldSuspect) << o.reason;
+  ASSERT_TRUE(o.cex);
+  EXPECT_NE(o.cex->gold_suspect.find("the gold's LIMIT 1 keeps 1 of the"), std::string::npos) << o.cex->gold_suspect;
+  EXPECT_NE(o.cex->gold_suspect.find("rows tied on its sort keys"), std::string::npos) << o.cex->gold_suspect;
+  // Reversed: the gold returns every tied row, the prediction one of them — the prediction is wrong.
+  Outcome rev = verify::verify(singer_item(db, every, limit1), budget());
+  EXPECT_EQ(rev.status, Status::Refuted) << rev.reason;
+}
+
 TEST(VerifySuspect, APredictionsOwnTextLiteralIsJudgedByTheGoldAlone) {
   // Spider dev 521: every system writes the question's 'engineering', the gold the data's 'engineer'.
   Systems sys({"SELECT count(*) FROM t WHERE dept = 'engineering'", "SELECT count(id) FROM t WHERE dept = 'engineering'",

@@ -1,5 +1,5 @@
 // `sqlgrade audit`: gold queries that fail, golds whose result depends on scan order (ties at an
-// ORDER BY ... LIMIT boundary, LIMIT without ORDER BY, unordered GROUP BY picks), the predictions
+// ORDER BY ... LIMIT boundary, a subquery's too, LIMIT without ORDER BY, unordered GROUP BY picks), the predictions
 // graded against them, and the scoreable-vs-nominal denominators (docs/verify.md "Audit").
 // Nondeterminism is detected by running the gold on its database twice, the second time with unordered
 // scans reversed (PRAGMA reverse_unordered_selects, which only the engine itself may set on a read-only
@@ -25,6 +25,8 @@
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/audit_clock.hpp"
+#include "sqlgrade/verify/ties.hpp"
+#include "sqlgrade/verify/witness.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/verify/witness.hpp"
 #include "sqlgrade/py/number.hpp"
@@ -105,6 +107,28 @@ bool ties_at_limit(const std::string& db_path, const std::string& sql, size_t wi
   return true;
 }
 
+// Ties the top-level probe above does not see — a subquery's ORDER BY ... LIMIT cut, LIMIT without
+// ORDER BY, tied rows a sorted result may give in another order — through the tie-break variants of
+// ties.hpp on the benchmark database (the rule of the verifier's search, issue 30 item 1): "" or why.
+std::string tie_dependence(const Gold& g, const Table& result, const Limits& lim) {
+  auto db = SqlitePool::lease(g.db_path);
+  const TieVariants v = tie_variants(g.sql, [&](const std::string& sql) { return db->execute(sql, lim); });
+  auto moves = [&](const Table& a, const Table& b) { return !same_result(g.rule, a, b) && !float_noise(g.rule, a, b); };
+  for (const auto& [asc, desc] : v.subqueries) {
+    ExecResult a = db->execute(asc, lim), d = db->execute(desc, lim);
+    if (a.ok() && d.ok() && !spider::result_eq(a.table, d.table, false))
+      return "ties at a subquery's ORDER BY ... LIMIT cut: the rows it keeps are an arbitrary choice among equals";
+  }
+  for (const std::string* sql : {&v.asc, &v.desc}) {
+    if (sql->empty()) continue;
+    ExecResult r = db->execute(*sql, lim);
+    if (r.ok() && moves(result, r.table))
+      return "ties under ORDER BY (at a LIMIT cut, or rows tied on the sort keys whose order the benchmark's rule "
+             "compares) or a LIMIT without ORDER BY: another tie-break gives a different result under the benchmark's rule";
+  }
+  return "";
+}
+
 // One gold: "" when fine, else the finding's kind with its detail.
 std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) {
   Limits lim{timeout_s, 1'000'000, 512u << 20};
@@ -135,6 +159,7 @@ std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) 
                                                                      : "ties at the ORDER BY ... LIMIT boundary";
     return {"nondeterministic", why + ": another scan order gives a different result under the benchmark's rule"};
   }
+  if (std::string why = tie_dependence(g, r.table, lim); !why.empty()) return {"nondeterministic", why};
   return {"", ""};
 }
 

@@ -468,4 +468,17 @@ Candidate make_candidate(const GenContext& g, Rng& rng, size_t index) {
   return std::move(b.cand);
 }
 
+Candidate grow_candidate(const GenContext& g, Rng& rng, Candidate base) {
+  Builder b{g, rng, std::move(base)};
+  for (size_t op = 0, n = 1 + rng.below(3); op < n; ++op) {
+    switch (rng.below(4)) {
+      case 0: case 1: b.duplicate(); break;
+      case 2: b.join_key(); break;
+      default: b.counted(); break;
+    }
+  }
+  if (b.cand.strategy.find("+tie-break") == std::string::npos) b.cand.strategy += "+tie-break";
+  return std::move(b.cand);
+}
+
 }  // namespace sqlgrade::verify

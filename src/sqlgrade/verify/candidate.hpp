@@ -95,4 +95,9 @@ struct GenContext {
 // targeted mutations), fresh and fresh-with-mutations; `rng` is seeded per (seed, item, index).
 Candidate make_candidate(const GenContext& g, Rng& rng, size_t index);
 
+// `base` grown by 1-3 of the mutations that change group sizes and join partners (a row copied with
+// fresh keys, a join key re-pointed, a counted column changed): the search's step from a witness that
+// only a tie-break decides towards one whose ties are broken (ties.hpp, verify.cpp).
+Candidate grow_candidate(const GenContext& g, Rng& rng, Candidate base);
+
 }  // namespace sqlgrade::verify

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
 #include "sqlgrade/verify/candidate.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
+#include "sqlgrade/verify/ties.hpp"
 
 namespace sqlgrade::verify {
 
@@ -261,6 +263,36 @@ std::string key_suspect(const Schema& s, const Item& item, const Counterexample&
   return "";
 }
 
+std::string tie_cut_reason(const RuleSpec& rule, const RankedQuery& rq, const Table& ranked, const Table& pred) {
+  const std::vector<Row>& rows = ranked.rows;
+  if (rq.limit == 0 || rows.size() <= rq.limit || rows[rq.limit - 1].empty()) return "";
+  const Value& cut = rows[rq.limit - 1].back();  // the rank of the last row kept
+  if (!(rows[rq.limit].back() == cut)) return "";  // the first row left out ranks after it: no tie at the cut
+  // The gold with its cut widened to the whole tie group (every row ranked up to the cut's rank): a
+  // prediction that returns exactly that is the one a LIMIT taken at its word cannot tell apart.
+  Table widened;
+  widened.columns.assign(ranked.columns.begin(), ranked.columns.end() - (ranked.columns.empty() ? 0 : 1));
+  size_t tied = 0, kept = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const bool at_cut = !rows[i].empty() && rows[i].back() == cut;
+    tied += at_cut, kept += at_cut && i < rq.limit;
+    if (i < rq.limit || at_cut) widened.rows.emplace_back(rows[i].begin(), rows[i].end() - 1);
+  }
+  if (!same_result(order_free(rule), widened, pred)) return "";
+  return "the gold's LIMIT " + std::to_string(rq.limit) + " keeps " + std::to_string(kept) + " of the " +
+         std::to_string(tied) + " rows tied on its sort keys on the witness (an arbitrary choice); the prediction "
+         "returns every one of them";
+}
+
+std::string tie_cut_suspect(const Schema& s, const Item& item, const Counterexample& c, double query_timeout_s) {
+  const std::optional<RankedQuery> rq = ranked_query(item.gold_sql);
+  if (!rq) return "";
+  ScratchDb db;
+  if (!build_witness(s, c, db).empty()) return "";
+  ExecResult r = db.run(rq->sql, Limits{query_timeout_s, 100'000, 64u << 20});
+  return r.ok() ? tie_cut_reason(item.rule, *rq, r.table, c.pred_result) : "";
+}
+
 std::string judge_peers(const Item& item, const std::vector<std::string>& peers, double query_timeout_s, Counterexample* c) {
   size_t with_pred = 0, with_gold = 0, neither = 0, failed = 0, systems = 0;
   std::shared_ptr<const Schema> schema;
@@ -286,7 +318,7 @@ std::string judge_peers(const Item& item, const std::vector<std::string>& peers,
   if (systems == 0) return "";
   c->peers = {{"systems", systems}, {"with_prediction", with_pred}, {"with_gold", with_gold}, {"neither", neither}, {"failed", failed}};
   const size_t ran = systems - failed;
-  if (with_pred <= with_gold || !(with_pred >= kMinPeers || (with_pred >= 2 && with_pred == ran))) return "";
+  if (with_gold > 0 || !(with_pred >= kMinPeers || (with_pred >= 2 && with_pred == ran))) return "";
   // Systems copy the question's words; the gold's literal is the data's. A prediction that compares
   // with a text the gold does not use is judged by the gold alone (Spider dev 521: 'engineering' in
   // all five systems, 'engineer' in the gold and the data).

@@ -5,6 +5,8 @@
 //    on, or tests [NOT] IN on columns of one table whose values the witness repeats in two rows (two
 //    entities merged into one), while the prediction groups or compares by a declared key of that
 //    table (a PRIMARY KEY or UNIQUE column, or a foreign key that references one);
+//  * the tie-cut rule (tie_cut_suspect, applied by the search itself): the gold's top-level LIMIT
+//    cuts through rows tied on its sort keys on the witness (it answers with an arbitrary choice);
 //  * the peer rule (judge_peers, when several systems are verified together): the other systems'
 //    predictions for the same question, run on the witness, side with the refuted prediction — at
 //    least kMinPeers of them give its result rather than the gold's (or every one that ran, at least
@@ -32,6 +34,18 @@ std::string build_witness(const Schema& s, const Counterexample& c, ScratchDb& d
 // The key rule on a re-checked witness: why the gold looks wrong ("the gold groups by singer.Name,
 // repeated in 2 rows of the witness; the prediction by the declared key singer.Singer_ID"), or "".
 std::string key_suspect(const Schema& s, const Item& item, const Counterexample& c);
+
+// The tie-cut rule on a re-checked witness: the gold's top-level ORDER BY ... LIMIT (or a LIMIT
+// without ORDER BY) cuts through rows tied on its sort keys there, keeping an arbitrary few of them,
+// and the prediction returns every row up to and including that tie group (`= (SELECT max(...))`
+// against the gold's `ORDER BY ... LIMIT 1`: Spider dev 67, 156, 763). Why ("the gold's LIMIT 1 keeps
+// 1 of the 2 rows tied on its sort keys ..."), or "". The search keeps looking for a witness without
+// such a tie, so a prediction that is wrong on one too stays refuted.
+std::string tie_cut_suspect(const Schema& s, const Item& item, const Counterexample& c, double query_timeout_s);
+// The same on results already read: `ranked` is the gold's RankedQuery (ties.hpp) run on the witness,
+// `pred` the prediction's result there.
+struct RankedQuery;
+std::string tie_cut_reason(const RuleSpec& rule, const RankedQuery& rq, const Table& ranked, const Table& pred);
 
 // The peer rule: runs `peers` (the other systems' predictions for the question, as the benchmark
 // executes them; "" = none) on the witness of `c` and fills c->peers with the tally; returns why the

@@ -1,6 +1,6 @@
 // The search of verify.hpp: candidates (candidate.hpp) loaded under every declared constraint
 // (load.hpp) into a per-thread in-memory copy of the schema inside a transaction that is rolled back,
-// both queries run, the benchmark's rule applied; a difference that survives reversed scan orders is
+// both queries run, the benchmark's rule applied; a difference that no tie-break decides (ties.hpp) is
 // shrunk (shrink.hpp) and re-checked on a freshly built database (and re-validated with the triggers
 // that write) before it is returned.
 #include "sqlgrade/verify/verify.hpp"
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/core/cancel.hpp"
@@ -23,6 +24,7 @@
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/shrink.hpp"
 #include "sqlgrade/verify/suspect.hpp"
+#include "sqlgrade/verify/ties.hpp"
 #include "sqlgrade/verify/witness.hpp"
 
 namespace sqlgrade::verify {
@@ -54,6 +56,7 @@ const char* to_string(Status s) {
     case Status::Skipped: return "skipped";
     case Status::Edge: return "edge";
     case Status::GoldSuspect: return "gold_suspect";
+    case Status::Tie: return "tie";
   }
   return "?";
 }
@@ -76,8 +79,10 @@ bool same_result(const RuleSpec& rule, const Table& gold, const Table& pred) {
 namespace {
 
 struct Probe {
-  bool differs = false;
+  TieVerdict verdict = TieVerdict::Same;
+  bool tie_cut = false;  // a difference only the gold's tied cut makes (suspect.hpp tie_cut_reason)
   Table gold, pred;
+  bool differs() const { return verdict == TieVerdict::Differs; }
 };
 
 struct Search {
@@ -86,26 +91,80 @@ struct Search {
   const Schema& schema;
   ScratchDb& db;
   size_t evaluations = 0;
+  std::optional<TieVariants> gold_ties, pred_ties;  // read on the first difference (ties.hpp)
+  std::optional<std::optional<RankedQuery>> gold_ranked, pred_ranked;
 
   Limits limits() const { return Limits{budget.query_timeout_s, 100'000, 64u << 20}; }
-  // Gold and prediction on the loaded rows; `differs` only when both ran and the rule says they differ
-  // under every pairing of forward and reversed unordered scans (a difference that only tie order or
-  // scan order makes is not a proof).
+  ExecResult run(const std::string& sql) { return db.run(sql, limits()); }
+  const TieVariants& ties_of(std::optional<TieVariants>& v, const std::string& sql) {
+    if (!v) v = tie_variants(sql, [&](const std::string& s) { return run(s); });
+    return *v;
+  }
+  // The tie-break variants of one query (ties.hpp); one that does not run is left out.
+  void add_variants(QueryRuns& r, const TieVariants& v) {
+    r.top_order = v.top_order;
+    if (v.asc.empty()) return;
+    if (ExecResult a = run(v.asc); a.ok()) r.asc = std::move(a.table);
+    if (ExecResult d = run(v.desc); d.ok()) r.desc = std::move(d.table);
+  }
+  // A subquery of the gold whose cut falls inside a tie, run alone both ways (ties.hpp).
+  bool inner_tie(const TieVariants& v) {
+    for (const auto& [asc, desc] : v.subqueries) {
+      ExecResult a = run(asc), d = run(desc);
+      if (a.ok() && d.ok() && !spider::result_eq(a.table, d.table, false)) return true;
+    }
+    return false;
+  }
+  // Whether a choice among the rows tied at a query's only cut (its top-level LIMIT) gives one of
+  // `others` (the other query's results): those rows read with their ranks (ties.hpp ranked_query);
+  // unknown otherwise.
+  std::optional<bool> could_give(const TieVariants& v, std::optional<std::optional<RankedQuery>>& ranked,
+                                 const std::string& sql, const QueryRuns& others) {
+    if (v.cuts != 1) return std::nullopt;
+    if (!ranked) ranked = ranked_query(sql);
+    if (!*ranked) return std::nullopt;
+    ExecResult r = run((*ranked)->sql);
+    if (!r.ok()) return std::nullopt;
+    for (const Table* t : others.all()) {
+      std::optional<bool> c = cut_could_give(item.rule, r.table, (*ranked)->limit, *t);
+      if (!c || *c) return c;
+    }
+    return false;
+  }
+  // Gold and prediction on the loaded rows. A difference counts (Differs) only when both ran and no
+  // tie-break decides it: no answer the gold could give there (reversed unordered scans, ORDER BY ...
+  // LIMIT cuts broken both ways, its tied rows) is one the prediction could give, and no cut of a gold
+  // subquery falls inside a tie (ties.hpp judge_ties); else it is a Tie.
   Probe run_loaded() {
     Probe p;
-    ExecResult g = db.run(item.gold_sql, limits());
+    ExecResult g = run(item.gold_sql);
     if (!g.ok()) return p;
-    ExecResult q = db.run(item.pred_sql, limits());
+    ExecResult q = run(item.pred_sql);
     if (!q.ok() || same_result(item.rule, g.table, q.table)) return p;
     db.exec("PRAGMA reverse_unordered_selects=1");
-    ExecResult gr = db.run(item.gold_sql, limits()), qr = db.run(item.pred_sql, limits());
+    ExecResult gr = run(item.gold_sql), qr = run(item.pred_sql);
     db.exec("PRAGMA reverse_unordered_selects=0");
     if (!gr.ok() || !qr.ok()) return p;
-    p.differs = !same_result(item.rule, gr.table, qr.table) && !same_result(item.rule, g.table, qr.table) &&
-                !same_result(item.rule, gr.table, q.table);
-    p.gold = std::move(g.table);
-    p.pred = std::move(q.table);
+    QueryRuns gold{std::move(g.table), std::move(gr.table), {}, {}, false};
+    QueryRuns pred{std::move(q.table), std::move(qr.table), {}, {}, false};
+    add_variants(gold, ties_of(gold_ties, item.gold_sql));
+    add_variants(pred, ties_of(pred_ties, item.pred_sql));
+    gold.inner_tie = inner_tie(*gold_ties);
+    p.verdict = judge_ties(item.rule, gold, pred,
+                           [&] { return could_give(*gold_ties, gold_ranked, item.gold_sql, pred); },
+                           [&] { return could_give(*pred_ties, pred_ranked, item.pred_sql, gold); });
+    if (p.differs()) p.tie_cut = gold_cut_tie(pred.base);
+    p.gold = std::move(gold.base);
+    p.pred = std::move(pred.base);
     return p;
+  }
+  // The gold's top-level LIMIT cuts through tied rows and the prediction returns the whole tie group
+  // (the tie-cut rule of suspect.hpp), on the loaded rows.
+  bool gold_cut_tie(const Table& pred) {
+    if (!gold_ranked) gold_ranked = ranked_query(item.gold_sql);
+    if (!*gold_ranked) return false;
+    ExecResult r = run((*gold_ranked)->sql);
+    return r.ok() && !tie_cut_reason(item.rule, **gold_ranked, r.table, pred).empty();
   }
   Probe probe(const Candidate& c, Candidate* kept) {
     ++evaluations;
@@ -140,19 +199,79 @@ bool recheck(const Item& item, const Schema& s, const Candidate& c, const Budget
   return true;
 }
 
-// No clean refutation: the first gold-suspect witness, else the first edge, decides the status.
-void settle_unclean(Outcome& out, std::optional<Counterexample> suspect, std::optional<Counterexample> edge) {
-  if (suspect) {
+// The shrunk candidate as a re-checked counterexample (its search facts filled), or nothing.
+std::optional<Counterexample> witness_of(const Item& item, const Schema& s, const Budget& b, const Candidate& small,
+                                         size_t i, size_t before) {
+  Counterexample cex;
+  if (!recheck(item, s, small, b, &cex)) return std::nullopt;
+  cex.seed = b.seed;
+  cex.candidate = i;
+  cex.strategy = small.strategy;
+  cex.mutations = witness_mutations(s, small);  // what the rows left carry, not the candidate
+  cex.candidate_mutations = small.mutations;
+  cex.rows_before_shrink = before;
+  cex.fk_enforced = s.fk_enforced;
+  cex.fk_note = s.fk_note;
+  return cex;
+}
+
+// From a witness that only a tie-break decides, short random walks of grown candidates (more rows in
+// a group, another join partner: candidate.hpp grow_candidate) towards one whose difference is clean;
+// at most kTieEscapeTests evaluations per search in all. The clean candidate (rows kept) and its probe.
+constexpr size_t kTieEscapeTests = 120, kTieWalks = 3, kTieWalk = 8;
+std::optional<std::pair<Candidate, Probe>> escape_tie(Search& search, const GenContext& gen, Rng& rng,
+                                                      const Candidate& from, size_t* spent) {
+  for (size_t walk = 0; walk < kTieWalks; ++walk) {
+    Candidate cur = from;
+    for (size_t step = 0; step < kTieWalk && *spent < kTieEscapeTests; ++step) {
+      ++*spent;
+      Candidate kept;
+      Probe q = search.probe(grow_candidate(gen, rng, cur), &kept);
+      if (q.differs()) return std::pair{std::move(kept), std::move(q)};
+      if (q.verdict == TieVerdict::Tie) cur = std::move(kept);  // walk on from the grown tie
+    }
+  }
+  return std::nullopt;
+}
+
+// A witness on which the results differ only by a tie-break (ties.hpp), shrunk a little (a reviewer
+// reads it; it proves nothing): kept as the `tie` finding's example when nothing better is found.
+constexpr size_t kTieShrinkTests = 60;
+std::optional<Counterexample> tie_witness(Search& search, const Schema& s, Candidate kept, size_t i) {
+  const size_t before = kept.row_count();
+  Candidate small = shrink(std::move(kept), std::min(search.budget.shrink_tests, kTieShrinkTests),
+                           [&](const Candidate& c, Candidate* k) { return search.probe(c, k).verdict == TieVerdict::Tie; });
+  return witness_of(search.item, s, search.budget, small, i, before);
+}
+
+// What a search found besides clean refutations: the first witness of each kind.
+struct Unclean {
+  std::optional<Counterexample> suspect;  // shows the gold's own bug (suspect.hpp)
+  std::optional<Counterexample> edge;     // degenerate or unrealistic (witness.hpp)
+  std::optional<Counterexample> tie;      // only a tie-break decides (ties.hpp)
+  bool tie_seen = false;
+};
+
+// No clean refutation: the first gold-suspect witness, else the first edge, else a tie decides the status.
+void settle_unclean(Outcome& out, Unclean u) {
+  if (u.suspect) {
     out.status = Status::GoldSuspect;
-    out.reason = "results differ on a " + std::to_string(suspect->rows.size()) + "-row database that shows the gold's own bug: " +
-                 suspect->gold_suspect;
-    out.cex = std::move(suspect);
-  } else if (edge) {
+    out.reason = "results differ on a " + std::to_string(u.suspect->rows.size()) + "-row database that shows the gold's own bug: " +
+                 u.suspect->gold_suspect;
+    out.cex = std::move(u.suspect);
+  } else if (u.edge) {
     out.status = Status::Edge;
-    out.reason = "results differ only on a " + std::to_string(edge->rows.size()) + "-row database that is " +
-                 (edge->degenerate.empty() ? "unrealistic: it breaks " + edge->breaks[0]
-                                           : "degenerate: " + edge->degenerate);
-    out.cex = std::move(edge);
+    out.reason = "results differ only on a " + std::to_string(u.edge->rows.size()) + "-row database that is " +
+                 (u.edge->degenerate.empty() ? "unrealistic: it breaks " + u.edge->breaks[0]
+                                             : "degenerate: " + u.edge->degenerate);
+    out.cex = std::move(u.edge);
+  } else if (u.tie_seen) {
+    out.status = Status::Tie;
+    out.reason = "results differ only by a tie-break" +
+                 (u.tie ? " on a " + std::to_string(u.tie->rows.size()) + "-row database" : std::string()) +
+                 ": the gold's result there is not determined by the query, or a tie-break of the "
+                 "prediction gives the gold's (no counterexample where both are determined)";
+    out.cex = std::move(u.tie);
   }
 }
 
@@ -180,9 +299,9 @@ Outcome verify(const Item& item, const Budget& budget) {
   // request budget, shutdown) bound every query on a candidate, inside a step too (cache.hpp).
   SearchScope bounded(budget.seconds, budget.query_timeout_s);
   WorkDb work = lease_work_db(*schema);  // the schema in memory, leased from the engine's pool (cache.hpp)
-  Search search{item, budget, *schema, *work};
-  std::optional<Counterexample> edge;  // the first degenerate or unrealistic witness (witness.hpp)
-  std::optional<Counterexample> suspect;  // the first witness that shows the gold's own bug (suspect.hpp)
+  Search search{item, budget, *schema, *work, 0, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  Unclean found;  // gold-suspect, edge and tie witnesses: kept while a clean refutation is searched for
+  size_t escape_tests = 0;
   for (size_t i = 0; i < budget.candidates; ++i) {
     // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
     // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
@@ -194,34 +313,37 @@ Outcome verify(const Item& item, const Budget& budget) {
     Rng rng(mix_seed(budget.seed, item.db_path + '\0' + item.gold_sql + '\0' + item.pred_sql, i));
     Candidate kept;
     Probe p = search.probe(make_candidate(gen, rng, i), &kept);
-    if (!p.differs) continue;
+    if (p.verdict == TieVerdict::Tie) {  // only a tie-break differs: try to break the tie, keep searching
+      if (auto clean = escape_tie(search, gen, rng, kept, &escape_tests)) {
+        std::tie(kept, p) = std::move(*clean);
+      } else if (!found.tie_seen) {
+        found.tie_seen = true;
+        found.tie = tie_witness(search, *schema, std::move(kept), i);
+      }
+    }
+    if (!p.differs()) continue;
     // A degenerate difference is kept as an edge finding only once; a clean one is searched on.
     const bool degen = !degenerate(facts, item.rule, kept, p.gold, p.pred).empty();
-    if (degen && edge) continue;
+    if (degen && found.edge) continue;
     const size_t before = kept.row_count();
     // Shrinking never crosses from a non-degenerate database into a degenerate one.
+    // Nor from a witness the gold's tied cut does not explain into one it does (suspect.hpp).
     Candidate small = shrink(std::move(kept), budget.shrink_tests, [&](const Candidate& c, Candidate* k) {
       Probe q = search.probe(c, k);
-      return q.differs && (degen || degenerate(facts, item.rule, *k, q.gold, q.pred).empty());
+      return q.differs() && (degen || degenerate(facts, item.rule, *k, q.gold, q.pred).empty()) && (p.tie_cut || !q.tie_cut);
     });
-    Counterexample cex;
-    if (!recheck(item, *schema, small, budget, &cex)) continue;  // not re-checkable: keep searching
-    cex.seed = budget.seed;
-    cex.candidate = i;
-    cex.strategy = small.strategy;
-    cex.mutations = witness_mutations(*schema, small);  // what the rows left carry, not the candidate
-    cex.candidate_mutations = small.mutations;
-    cex.rows_before_shrink = before;
-    cex.fk_enforced = schema->fk_enforced;
-    cex.fk_note = schema->fk_note;
+    auto witness = witness_of(item, *schema, budget, small, i, before);
+    if (!witness) continue;  // not re-checkable: keep searching
+    Counterexample cex = std::move(*witness);
     classify_witness(facts, *schema, item, small, &cex);
     if (cex.is_edge()) {  // keep searching for a witness that is neither degenerate nor unrealistic
-      if (!edge) edge = std::move(cex);
+      if (!found.edge) found.edge = std::move(cex);
       continue;
     }
     cex.gold_suspect = key_suspect(*schema, item, cex);
+    if (cex.gold_suspect.empty()) cex.gold_suspect = tie_cut_suspect(*schema, item, cex, budget.query_timeout_s);
     if (!cex.gold_suspect.empty()) {  // keep searching for a witness on which the gold is not the suspect
-      if (!suspect) suspect = std::move(cex);
+      if (!found.suspect) found.suspect = std::move(cex);
       continue;
     }
     out.status = Status::Refuted;
@@ -229,7 +351,7 @@ Outcome verify(const Item& item, const Budget& budget) {
     out.cex = std::move(cex);
     break;
   }
-  if (out.status != Status::Refuted) settle_unclean(out, std::move(suspect), std::move(edge));
+  if (out.status != Status::Refuted) settle_unclean(out, std::move(found));
   out.candidates = search.evaluations;
   out.seconds = elapsed();
   out.cpu_seconds = thread_cpu_seconds() - cpu0;

@@ -85,9 +85,12 @@ struct Counterexample {
 // Refuted: a clean refutation (the only status verified EX counts). Edge: the results differ only on
 // a degenerate or unrealistic witness (witness.hpp). GoldSuspect: a refutation whose witness shows the
 // gold's own bug (suspect.hpp: other systems side with the prediction, or the gold's grouping/EXCEPT
-// key is not unique where the prediction's is a declared key). The counterexample says why. Every
-// consumer handles statuses by name (to_string), so a new class needs no further plumbing.
-enum class Status { NoCounterexample, Refuted, Skipped, Edge, GoldSuspect };
+// key is not unique where the prediction's is a declared key). Tie: every difference found is one a
+// tie-break decides (the gold's result not determined there, or the prediction's tie-break could give
+// the gold's: ties.hpp); the counterexample, when kept, is such a witness (not a proof). The
+// counterexample says why. Every consumer handles statuses by name (to_string), so a new class needs
+// no further plumbing.
+enum class Status { NoCounterexample, Refuted, Skipped, Edge, GoldSuspect, Tie };
 const char* to_string(Status s);
 
 struct Outcome {
