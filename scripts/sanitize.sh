@@ -33,6 +33,6 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The host tests (label hosts: the wheel, NeMo Gym, inspect_ai, lm-eval, RL packages) check packaging and
 # integrations with uninstrumented Python packages, and the Ray cluster tests (label ray) start and kill
 # whole Ray nodes: scripts/test.sh runs both once; under the sanitizers they would only add CI time.
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 1800 -LE "^(hosts|ray)$" "$@"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 1800 -LE "^(hosts|ray|verify)$" "$@"
 t2=$(date +%s)
 echo "sanitize: build $((t1 - t0)) s, tests $((t2 - t1)) s"

@@ -41,6 +41,22 @@ SYSTEMS = {  # system name → its prediction file under preds/spider_dev
     "resdsql-3b": "resdsql-3b/pred.sql",
 }
 LABELS = ("fair", "tie", "edge", "gold-wrong")
+# The verifier's known disagreements with the labels (docs/verify.md "Labelled set"), each with why.
+# The test fails on any other disagreement, and on a known one that no longer disagrees (remove it:
+# the list only shrinks).
+KNOWN = {
+    ("c3sql_gpt35", 223): "fair, edge: the realistic witness needs a city with several airports (9-10 rows); the "
+                          "search's only witnesses leave a source airport NULL or tie",
+    ("graphix-3b_picard", 224): "fair, tie: as 223; the search finds tie witnesses only",
+    ("c3sql_gpt35", 293): "fair, edge: two shops in one district break shop.District's uniqueness in the data (9 rows); "
+                          "the labeller calls that ordinary for districts, the mined property cannot tell",
+    ("dail-sql_gpt4", 990): "edge, refuted: Charges has 3 rows; uniqueness in practice needs 5 distinct texts",
+    ("graphix-3b_picard", 990): "edge, refuted: as (dail-sql_gpt4, 990)",
+    ("dail-sql_gpt4", 48): "gold-wrong, refuted: the gold ignores the question's 'dog'; no rule reads the question",
+    ("din-sql_gpt4", 720): "gold-wrong, refuted: the gold sorts NULL life expectancy first; the witness's NULL is one "
+                           "the data has, so it is neither an edge nor a tie",
+    ("din-sql_gpt4", 912): "gold-wrong, refuted: the gold's reading contradicts the question; no rule reads the question",
+}
 FIELDS = {"system", "id", "db_id", "label", "reason", "witness", "question", "gold", "pred"}
 
 
@@ -102,7 +118,10 @@ def main() -> int:
         with open(os.path.join(tmp, "gold.sql"), "w", encoding="utf-8") as f:
             f.write("".join(gold[i] + "\n" for i in ids))
         cmd = [cli, "verify", "spider", "--gold", os.path.join(tmp, "gold.sql"), "--db", os.path.join(spider, "database"),
-               "--table", os.path.join(spider, "tables.json"), "--no-progress", "--json", os.path.join(tmp, "v.json")]
+               "--table", os.path.join(spider, "tables.json"), "--no-progress", "--json", os.path.join(tmp, "v.json"),
+               # the candidate count bounds the search (deterministic); a time cap a loaded machine could hit
+               # would make the statuses depend on the load
+               "--verify-budget", "300"]
         for s in SYSTEMS:
             p = os.path.join(tmp, s + ".sql")
             with open(p, "w", encoding="utf-8") as f:
@@ -148,10 +167,14 @@ def report(items: list, status: dict, wall: float, args: argparse.Namespace) -> 
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"precision": precision, "recall": recall, "items": rows}, f, indent=1)
+    new = [w for w, r in zip(wrong, [r for r in rows if not r["ok"]]) if (r["system"], r["id"]) not in KNOWN]
+    agreeing = sorted(k for k in KNOWN if any((r["system"], r["id"]) == k and r["ok"] for r in rows))
     if wrong:
-        print(f"  {len(wrong)} item(s) against their label:")
+        print(f"  {len(wrong)} item(s) against their label ({len(wrong) - len(new)} known, docs/verify.md):")
         print("\n".join(wrong))
-    return 0 if args.report_only or not wrong else 1
+    for k in agreeing:
+        print(f"  known disagreement {k} now agrees with its label: remove it from KNOWN")
+    return 0 if args.report_only or not (new or agreeing) else 1
 
 
 if __name__ == "__main__":

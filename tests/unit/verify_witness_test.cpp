@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <set>
 
 #include "sqlgrade/verify.hpp"
@@ -322,6 +323,25 @@ TEST(VerifyWitness, ACopyThatDisagreesWithWhatItCopiesIsAnEdge) {
       << testing::PrintToString(broken_properties(f, *s, c, fleet.db));
   c.rows[routes][0][2] = Value::text("Delta");
   EXPECT_TRUE(broken_properties(f, *s, c, fleet.db).empty()) << testing::PrintToString(broken_properties(f, *s, c, fleet.db));
+}
+
+// The same database file found at another folder (another machine, a CI checkout) is searched the
+// same way: the candidates' seed mixes the file's name, not its path.
+TEST(VerifyWitness, TheSearchDoesNotDependOnTheDatabasesFolder) {
+  Kennel k;
+  TempDir other;
+  std::filesystem::create_directories(other / "elsewhere" / "deeper");
+  const std::string moved = (other / "elsewhere" / "deeper" / "kennel.sqlite").string();
+  std::filesystem::copy_file(k.db, moved);
+  Item a = k.item("SELECT count(*) FROM dogs WHERE age > 6", "SELECT count(*) FROM dogs WHERE age >= 6"), b = a;
+  b.db_path = moved;
+  Outcome x = verify::verify(a, budget()), y = verify::verify(b, budget());
+  ASSERT_EQ(x.status, Status::Refuted) << x.reason;
+  ASSERT_EQ(y.status, x.status) << y.reason;
+  EXPECT_EQ(y.cex->candidate, x.cex->candidate);
+  EXPECT_EQ(y.candidates, x.candidates);
+  ASSERT_EQ(y.cex->rows.size(), x.cex->rows.size());
+  for (size_t i = 0; i < x.cex->rows.size(); ++i) EXPECT_EQ(y.cex->rows[i].values, x.cex->rows[i].values) << i;
 }
 
 TEST(VerifyWitness, SizeDistribution) {
