@@ -29,7 +29,8 @@ B=$D/preds/bird_minidev
   --predicted_sql_path "$B/official_baselines_sql_output_kg/predict_mini_dev_meta-llama-3-70b-instruct-2_sqlite.json"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -x "$BUILD/tests/verify_tests" ]; then
-  SQLGRADE_VERIFY_CANDIDATES=$CANDIDATES "$BUILD/tests/verify_tests" --gtest_filter='VerifyCorpus.*' | grep -v '^\['
+  # at the bench's budget, not the test's 500: its floors may not hold here (the figures are what counts)
+  SQLGRADE_VERIFY_CANDIDATES=$CANDIDATES "$BUILD/tests/verify_tests" --gtest_filter='VerifyCorpus.*' | grep -v '^\[' || true
 fi
 # The SpotIt-style table (docs/verify.md "Beside SpotIt and AttestQL"): coverage, median / p95 seconds
 # per pair, EX -> verified EX and the status of every match, per system.

@@ -31,8 +31,12 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def short(system: str) -> str:
+    """A system's name: the folder of a Spider `pred.*` file, the model in a BIRD `predict_mini_dev_*` name."""
     parts = system.replace("\\", "/").split("/")
-    return parts[-2] if len(parts) >= 2 and parts[-1].startswith("pred") else parts[-1]
+    stem = parts[-1].split(".")[0]
+    if stem == "pred" and len(parts) >= 2:
+        return parts[-2]
+    return stem.removeprefix("predict_mini_dev_")
 
 
 def rows(report: list[dict]) -> list[str]:
