@@ -185,3 +185,45 @@ def test_cli_unreachable_cluster_exits_2_with_one_line(tmp_path, warm) -> None:
         "sqlgrade.ray: cannot reach the Ray cluster at 127.0.0.1:9 within 1 s (ConnectionRefusedError: "
         "[Errno 111] Connection refused); is `ray start --head` running there?"]
     assert not out_json.exists()
+
+
+class _FakeRay:
+    """A stand-in for the ray module whose init fails as given, then joins."""
+
+    def __init__(self, failures: list) -> None:
+        self.failures, self.calls, self.joined = list(failures), 0, False
+
+    def is_initialized(self) -> bool:
+        return self.joined
+
+    def init(self, **kwargs) -> None:
+        self.calls += 1
+        if self.failures:
+            raise self.failures.pop(0)
+        self.joined = True
+
+
+def test_a_client_server_start_that_ray_loses_is_joined_again(monkeypatch) -> None:
+    """Ray's proxy reporting that the per-client server it started died (a zombie when it reads it:
+    seen in a full run under load) is tried again, at most 3 times in all; any other failure at once."""
+    from sqlgrade.ray import _cluster
+
+    monkeypatch.setattr(_cluster, "_host_port", lambda address: None)  # no socket probe
+    monkeypatch.setattr(_cluster.time, "sleep", lambda s: None)
+    zombie = ConnectionError("Initialization failure from server: psutil.ZombieProcess: PID still exists but it's a zombie")
+    fake = _FakeRay([zombie, zombie])
+    monkeypatch.setattr(_cluster, "import_ray", lambda: fake)
+    assert _cluster.connect("ray://127.0.0.1:1") is fake
+    assert fake.calls == 3 and fake.joined
+
+    fake = _FakeRay([zombie, zombie, zombie])
+    monkeypatch.setattr(_cluster, "import_ray", lambda: fake)
+    with pytest.raises(_cluster.ClusterError, match="ZombieProcess"):
+        _cluster.connect("ray://127.0.0.1:1")
+    assert fake.calls == 3
+
+    fake = _FakeRay([ConnectionError("Ray Client requires the same Python version"), zombie])
+    monkeypatch.setattr(_cluster, "import_ray", lambda: fake)
+    with pytest.raises(_cluster.ClusterError, match="same Python version"):
+        _cluster.connect("ray://127.0.0.1:1")
+    assert fake.calls == 1

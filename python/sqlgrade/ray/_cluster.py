@@ -61,12 +61,26 @@ def connect(address: Optional[str], *, timeout_s: float = 30.0) -> Any:
                     raise ClusterError(f"cannot reach the Ray cluster at {address} within {timeout_s:g} s "
                                        f"({type(e).__name__}: {e}); is `ray start --head` running there?") from None
                 time.sleep(0.25)
-    try:
-        ray.init(address=address, logging_level="ERROR", log_to_driver=False,
-                 runtime_env={"env_vars": _forwarded_env()} if not address.startswith("ray://") else None)
-    except (ConnectionError, RuntimeError, ValueError) as e:
-        raise ClusterError(f"cannot join the Ray cluster at {address}: {e}") from None
+    for attempt in range(_CLIENT_START_ATTEMPTS):
+        try:
+            ray.init(address=address, logging_level="ERROR", log_to_driver=False,
+                     runtime_env={"env_vars": _forwarded_env()} if not address.startswith("ray://") else None)
+            return ray
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            # A Ray Client server starts one server process per client; on a loaded machine that start can
+            # fail inside Ray (the process exits while the proxy reads it: a zombie; or it never answers).
+            # Nothing was joined, so joining again is safe: at most _CLIENT_START_ATTEMPTS times in all.
+            transient = address.startswith("ray://") and any(m in str(e) for m in _CLIENT_START_FAILURES)
+            if not transient or attempt + 1 == _CLIENT_START_ATTEMPTS:
+                raise ClusterError(f"cannot join the Ray cluster at {address}: {e}") from None
+            time.sleep(1.0 + attempt)
     return ray
+
+
+# What Ray's client proxy says when the per-client server it starts for this driver dies or does not
+# answer (docs/ray.md "Addresses"); any other failure to join is reported at once.
+_CLIENT_START_FAILURES = ("Starting Ray client server failed", "Proxy failed to Connect to backend", "ZombieProcess")
+_CLIENT_START_ATTEMPTS = 3
 
 
 def _forwarded_env() -> Dict[str, str]:
