@@ -16,6 +16,7 @@
 #include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/py/repr.hpp"
 #include "test_support.hpp"
+#include "verify_fixtures.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::verify;
@@ -54,23 +55,10 @@ struct Db {
   TempDir dir;
   std::string path;
   explicit Db(const char* script) : path((dir / "d.sqlite").string()) { make_sqlite(path, script); }
-  Item item(const std::string& gold, const std::string& pred) const {
-    Item it;
-    it.id = "t";
-    it.db_path = path;
-    it.gold_sql = gold;
-    it.pred_sql = pred;
-    it.rule.rule = Rule::SpiderTestSuite;
-    return it;
-  }
+  Item item(const std::string& gold, const std::string& pred) const { return search_item(path, gold, pred); }
 };
 
-Budget budget() {
-  Budget b;
-  b.candidates = 200;
-  b.seconds = 30;
-  return b;
-}
+Budget budget() { return search_budget(); }
 
 size_t table_index(const Schema& s, const std::string& name) {
   for (size_t t = 0; t < s.tables.size(); ++t)

@@ -1,10 +1,12 @@
 #pragma once
-// Fixtures shared by the verification tests (verify_cli_test.cpp, verify_record_test.cpp): a Spider
-// layout (one shop database, four golds, four predictions) whose first match is refuted (a missing
-// filter), whose second and third are not, and whose fourth gold fails.
+// Fixtures shared by the verification tests: a Spider layout (verify_cli_test.cpp,
+// verify_record_test.cpp: one shop database, four golds, four predictions) whose first match is refuted
+// (a missing filter), whose second and third are not, and whose fourth gold fails; and the search item
+// and budget of the search's own tests (witness, suspect, constraints).
 #include <string>
 #include <vector>
 
+#include "sqlgrade/verify/verify.hpp"
 #include "test_support.hpp"
 
 namespace sqlgrade::test {
@@ -30,5 +32,26 @@ struct SpiderFiles {
   }
   std::vector<std::string> spider_args() const { return {"spider", "--gold", gold, "--pred", pred, "--db", db, "--etype", "exec"}; }
 };
+
+// One search item on a database file under Spider's test-suite rule.
+inline verify::Item search_item(const std::string& db, const std::string& gold, const std::string& pred,
+                                bool order_matters = false, const std::string& id = "t") {
+  verify::Item it;
+  it.id = id;
+  it.db_path = db;
+  it.gold_sql = gold;
+  it.pred_sql = pred;
+  it.rule.rule = verify::Rule::SpiderTestSuite;
+  it.rule.order_matters = order_matters;
+  return it;
+}
+
+// The search tests' budget: 200 candidates (the bound that decides), a 30 s cap that never does.
+inline verify::Budget search_budget() {
+  verify::Budget b;
+  b.candidates = 200;
+  b.seconds = 30;
+  return b;
+}
 
 }  // namespace sqlgrade::test

@@ -39,21 +39,10 @@ constexpr const char* kPredById =
     "SELECT T1.Name, sum(T2.Sales) FROM singer AS T1 JOIN song AS T2 ON T1.Singer_ID = T2.Singer_ID GROUP BY T1.Singer_ID";
 
 Item singer_item(const std::string& db, const std::string& gold, const std::string& pred) {
-  Item it;
-  it.id = "1024";
-  it.db_path = db;
-  it.gold_sql = gold;
-  it.pred_sql = pred;
-  it.rule.rule = Rule::SpiderTestSuite;
-  return it;
+  return search_item(db, gold, pred, false, "1024");
 }
 
-Budget budget() {
-  Budget b;
-  b.candidates = 200;
-  b.seconds = 30;
-  return b;
-}
+Budget budget() { return search_budget(); }
 
 // A Spider layout with one database "t" (id, x > 0 everywhere, a department) where the gold (by
 // default) keeps x >= 0, and the given predictions, one file per system.

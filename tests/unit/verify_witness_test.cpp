@@ -16,10 +16,13 @@
 #include "sqlgrade/verify/witness.hpp"
 #include "sqlgrade/py/repr.hpp"
 #include "test_support.hpp"
+#include "verify_fixtures.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::verify;
 using sqlgrade::test::TempDir;
+using sqlgrade::test::search_budget;
+using sqlgrade::test::search_item;
 
 namespace {
 
@@ -44,23 +47,11 @@ struct Kennel {
   std::string db = (dir / "kennel.sqlite").string();
   Kennel() { test::make_sqlite(db, kKennel); }
   Item item(const std::string& gold, const std::string& pred) const {
-    Item it;
-    it.id = "t";
-    it.db_path = db;
-    it.gold_sql = gold;
-    it.pred_sql = pred;
-    it.rule.rule = Rule::SpiderTestSuite;
-    it.rule.order_matters = gold.find("ORDER BY") != std::string::npos;
-    return it;
+    return search_item(db, gold, pred, gold.find("ORDER BY") != std::string::npos);
   }
 };
 
-Budget budget() {
-  Budget b;
-  b.candidates = 200;
-  b.seconds = 30;
-  return b;
-}
+Budget budget() { return search_budget(); }
 
 size_t rows_of(const Counterexample& c, const std::string& table) {
   size_t n = 0;
