@@ -205,7 +205,8 @@ QueryFacts query_facts(const Schema& s, const std::string& gold_sql, const std::
   for (const auto& [l, r] : eqs)
     for (const auto& a : resolve(s, f.read_tables, l))
       for (const auto& b : resolve(s, f.read_tables, r)) {
-        auto key = std::minmax(a.table * 100000 + a.column, b.table * 100000 + b.column);
+        const size_t ka = a.table * 100000 + a.column, kb = b.table * 100000 + b.column;
+        const std::pair<size_t, size_t> key{std::min(ka, kb), std::max(ka, kb)};
         if (a.table != b.table && seen.insert(key).second) f.equated.emplace_back(a, b);
       }
   return f;
