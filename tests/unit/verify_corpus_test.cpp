@@ -28,6 +28,7 @@
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/verify/witness.hpp"
+#include "safety_corpus.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade;
@@ -70,18 +71,8 @@ std::vector<Pair> load(const std::string& data, const std::string& name) {
 }
 
 // Under AddressSanitizer every query runs several times slower: the time caps are raised there so
-// that only the candidate count bounds a search and the figures are the Release build's.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kSlowdown = 20;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr double kSlowdown = 20;
-#else
-constexpr double kSlowdown = 1;
-#endif
-#else
-constexpr double kSlowdown = 1;
-#endif
+// that only the candidate count bounds a search (safety_corpus.hpp kUnderAsan).
+constexpr double kSlowdown = sqlgrade::test::kUnderAsan ? 20 : 1;
 
 Budget budget(size_t candidates) {
   Budget b;
