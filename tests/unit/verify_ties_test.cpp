@@ -8,7 +8,9 @@
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/ties.hpp"
 #include "sqlgrade/verify/verify.hpp"
+#include "sqlgrade/core/text.hpp"
 #include "test_support.hpp"
+#include "verify_fixtures.hpp"
 
 using namespace sqlgrade;
 using namespace sqlgrade::verify;
@@ -32,15 +34,8 @@ struct Db {
   std::string path;
   explicit Db(const char* sql) : path((dir / "x.sqlite").string()) { test::make_sqlite(path, sql); }
   Item item(const std::string& gold, const std::string& pred, Rule r = Rule::SpiderTestSuite) const {
-    Item it;
-    it.id = "t";
-    it.db_path = path;
-    it.gold_sql = gold;
-    it.pred_sql = pred;
+    Item it = test::search_item(path, gold, pred, to_lower(gold).find("order by") != std::string::npos);
     it.rule.rule = r;
-    std::string g = gold;
-    for (char& c : g) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    it.rule.order_matters = g.find("order by") != std::string::npos;
     return it;
   }
 };
