@@ -301,7 +301,7 @@ TEST(SafetyVerifyBounds, CachesShareThePoolsByteBound) {
   });
   ASSERT_EQ(r["exit"], 0);
   EXPECT_LE(r["pool_mib"], 16);
-  EXPECT_LT(r["rss"] - r["rss0"], 60) << "MiB kept after searching 40 databases";
+  EXPECT_LT(r["rss"] - r["rss0"], asan_scaled_mib(60)) << "MiB kept after searching 40 databases";
   std::printf("[measure] 40 databases searched, pool bound 16 MiB: pool holds %.1f MiB in %.0f items, RSS +%.0f MiB\n",
               r["pool_mib"], r["items"], r["rss"] - r["rss0"]);
 }
@@ -332,7 +332,7 @@ TEST(SafetyVerifyBounds, AuditKeepsNoCopyOfADatabase) {
   EXPECT_EQ(r["checked"], 1);
   // Before: a whole in-memory copy of each database per thread (up to 2 x 3 x 40 MiB); now the pooled
   // read-only connections, a page cache each.
-  EXPECT_LT(r["peak"], 130) << "peak RSS of `sqlgrade audit`, MiB";
+  EXPECT_LT(r["peak"], asan_scaled_mib(130)) << "peak RSS of `sqlgrade audit`, MiB";
   const double peak = r["peak"];
   std::printf("[measure] audit of 3 x 40 MiB databases, --jobs 2: peak RSS %.0f MiB\n", peak);
 }
