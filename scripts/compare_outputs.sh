@@ -11,7 +11,8 @@
 # Mini-Dev, 4 official baselines x ex/soft-f1/em-f1 (+ one pass of all 4 with --json-dir); Spider 2.0
 # exec_result (gold copies + the perturbed predictions of expected/spider2lite_preds, plain, --strict,
 # --v2) and sql mode (24 gold SQL, the qwen3 answers); UDA prepare, gold --as-result and run on all six
-# datasets, for gold-as-result and for a perturbed copy (every third result.csv loses its last row).
+# datasets, for gold-as-result and for a perturbed copy (every third result.csv loses its last row);
+# `verify spider` on one system (candidate-bounded, so deterministic) and `audit` of both golds.
 # Timing fields (wall/seconds/started_at/…) are blanked before the comparison (normalise() below).
 # ONLY="uda" (or any of: spider bird spider2 uda) runs only those benchmarks' cases.
 set -euo pipefail
@@ -95,6 +96,15 @@ save() {
     --pred "$P/taoyds_pred_example/pred_example.txt" --db "$SP/database" --table "$SP/tables.json" --etype exec \
     --plug_value --no-progress --jobs "$JOBS"
 
+  # verify and audit: the counterexample search is deterministic for a seed while the candidate bound,
+  # not the wall-clock budget, ends it (a generous budget, a small candidate count).
+  want spider && run spider/verify/resdsql-3b "$BIN" verify spider --gold "$SP/dev_gold.sql" --pred "$P/resdsql-3b/pred.sql" \
+    --db "$SP/database" --table "$SP/tables.json" --verify-budget 60 --verify-candidates 40 --no-progress \
+    --jobs "$JOBS" --json "$OUT/spider/verify/resdsql-3b.json"
+  want spider && run spider/audit "$BIN" audit --benchmark spider --gold "$SP/dev_gold.sql" --db "$SP/database" \
+    --table "$SP/tables.json" --pred "$P/resdsql-3b/pred.sql" --pred "$P/dail-sql_gpt4/pred.txt" \
+    --jobs "$JOBS" --json "$OUT/spider/audit.json"
+
   local B=$DATA/preds/bird_minidev bpreds=()
   for f in "$B"/*/predict_*.json; do bpreds+=(--predicted_sql_path "$f"); done
   want bird && for metric in ex soft-f1 em-f1; do
@@ -108,6 +118,10 @@ save() {
       --db_root_path "$DATA/bird/dev_databases/" --diff_json_path "$DATA/bird/minidev/mini_dev_sqlite.json" \
       --metric "$metric" --num_cpus "$JOBS" --no-progress --json-dir "$OUT/bird/$metric/all4.records"
   done
+
+  want bird && run bird/audit "$BIN" audit --benchmark bird --ground_truth_path "$DATA/bird/minidev/mini_dev_sqlite_gold.sql" \
+    --db "$DATA/bird/dev_databases/" --diff_json_path "$DATA/bird/minidev/mini_dev_sqlite.json" \
+    --pred "$B/official_baselines_sql_output_kg/predict_mini_dev_gpt-4_sqlite.json" --jobs "$JOBS" --json "$OUT/bird/audit.json"
 
   local G=$DATA/spider2lite/gold tmp
   if want spider2; then

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/spider/sqlparse.hpp"
 #include "sqlgrade/verify/schema.hpp"
 
 namespace sqlgrade::verify {
@@ -22,6 +23,18 @@ class Rng {
   uint64_t s_;
 };
 uint64_t mix_seed(uint64_t seed, const std::string& salt, uint64_t index);
+
+// A query's significant tokens (no whitespace, newlines or comments) as the project's sqlparse lexer
+// reads them: the one token pass that the search's targets, the witness's rules and the gold-suspect
+// rules share.
+struct SqlWord {
+  spider::sqlparse::TokType type;
+  std::string text;   // as written
+  std::string lower;  // lower-cased, inner whitespace collapsed to one space ("group by")
+  std::string name;   // lower-cased, without the quotes of a quoted name ("x", `x`, [x] -> x)
+  bool is_word() const;  // a Name, a quoted name or a Keyword
+};
+std::vector<SqlWord> significant_words(const std::string& sql);
 
 // A literal of one of the two queries (string, number), and which query it came from.
 struct Constant {

@@ -41,6 +41,22 @@ void constants_of(const std::string& sql, const std::string& from, std::vector<C
 
 }  // namespace
 
+bool SqlWord::is_word() const { return type == TokType::Name || type == TokType::StringSymbol || type == TokType::Keyword; }
+
+std::vector<SqlWord> significant_words(const std::string& sql) {
+  std::vector<SqlWord> out;
+  for (const auto& t : spider::sqlparse::tokenize(sql)) {
+    if (t.type == TokType::Whitespace || t.type == TokType::Newline || t.type == TokType::CommentSingle ||
+        t.type == TokType::CommentMultiline)
+      continue;
+    SqlWord w{t.type, std::string(t.text()), to_lower(collapse_ws(t.text())), to_lower(t.text())};
+    if (w.name.size() >= 2 && (w.name[0] == '"' || w.name[0] == '`' || w.name[0] == '['))
+      w.name = w.name.substr(1, w.name.size() - 2);
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 std::vector<Constant> query_constants(const std::string& gold_sql, const std::string& pred_sql) {
   std::vector<Constant> out;
   constants_of(gold_sql, "gold", out);

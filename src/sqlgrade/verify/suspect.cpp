@@ -19,51 +19,31 @@ using spider::sqlparse::TokType;
 
 namespace {
 
-struct Tok {
-  TokType type;
-  std::string lower;  // lower-cased, whitespace collapsed, quotes of a quoted name removed
-};
-
-std::vector<Tok> significant(const std::string& sql) {
-  std::vector<Tok> out;
-  for (const auto& t : spider::sqlparse::tokenize(sql)) {
-    if (t.type == TokType::Whitespace || t.type == TokType::Newline || t.type == TokType::CommentSingle ||
-        t.type == TokType::CommentMultiline)
-      continue;
-    std::string s = to_lower(collapse_ws(std::string(t.text())));
-    if (s.size() >= 2 && (s[0] == '"' || s[0] == '`' || s[0] == '[')) s = s.substr(1, s.size() - 2);
-    out.push_back({t.type, std::move(s)});
-  }
-  return out;
-}
-
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
-
-bool word(const Tok& t) { return t.type == TokType::Name || t.type == TokType::Keyword || t.type == TokType::StringSymbol; }
 
 using ColRef = std::pair<size_t, size_t>;  // (table, column) of the Schema
 
 // A query's column references resolved against the schema through its FROM/JOIN aliases.
 struct QueryKeys {
   const Schema& s;
-  std::vector<Tok> toks;
+  std::vector<SqlWord> toks;
   std::map<std::string, size_t> alias;  // alias or table name -> table
   std::vector<size_t> tables;           // tables the query names after FROM / JOIN / a FROM list's comma
 
-  QueryKeys(const Schema& schema, const std::string& sql) : s(schema), toks(significant(sql)) {
+  QueryKeys(const Schema& schema, const std::string& sql) : s(schema), toks(significant_words(sql)) {
     for (size_t i = 0; i + 1 < toks.size(); ++i) {
       const bool from = toks[i].lower == "from" || toks[i].lower == "join" || ends_with(toks[i].lower, " join") ||
                         (toks[i].lower == "," && in_from(i));
-      if (!from || !word(toks[i + 1])) continue;
-      const size_t t = table_named(toks[i + 1].lower);
+      if (!from || !toks[i + 1].is_word()) continue;
+      const size_t t = table_named(toks[i + 1].name);
       if (t == SIZE_MAX) continue;
       tables.push_back(t);
-      alias[toks[i + 1].lower] = t;
+      alias[toks[i + 1].name] = t;
       size_t a = i + 2;
       if (a < toks.size() && toks[a].lower == "as") ++a;
-      if (a < toks.size() && toks[a].type == TokType::Name) alias[toks[a].lower] = t;
+      if (a < toks.size() && toks[a].type == TokType::Name) alias[toks[a].name] = t;
     }
   }
   // The comma at i separates FROM items: the nearest FROM/WHERE/... keyword before it is FROM.
@@ -84,10 +64,10 @@ struct QueryKeys {
   std::vector<ColRef> column_at(size_t i, size_t* end) const {
     std::vector<ColRef> out;
     *end = i;
-    if (i >= toks.size() || !word(toks[i])) return out;
-    std::string qual, col = toks[i].lower;
+    if (i >= toks.size() || !toks[i].is_word()) return out;
+    std::string qual, col = toks[i].name;
     *end = i + 1;
-    if (i + 2 < toks.size() && toks[i + 1].lower == "." && word(toks[i + 2])) qual = col, col = toks[i + 2].lower, *end = i + 3;
+    if (i + 2 < toks.size() && toks[i + 1].lower == "." && toks[i + 2].is_word()) qual = col, col = toks[i + 2].name, *end = i + 3;
     std::vector<size_t> where;
     if (!qual.empty()) {
       auto a = alias.find(qual);

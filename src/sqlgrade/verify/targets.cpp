@@ -17,30 +17,7 @@ namespace sqlgrade::verify {
 
 using spider::sqlparse::TokType;
 namespace {
-// The significant tokens of a query (no whitespace, newlines or comments), lower-cased.
-struct Tok {
-  TokType type;
-  std::string text, lower;
-};
-std::vector<Tok> significant(const std::string& sql) {
-  std::vector<Tok> out;
-  for (const auto& t : spider::sqlparse::tokenize(sql)) {
-    if (t.type == TokType::Whitespace || t.type == TokType::Newline || t.type == TokType::CommentSingle ||
-        t.type == TokType::CommentMultiline)
-      continue;
-    std::string text(t.text());
-    out.push_back({t.type, text, to_lower(text)});
-  }
-  return out;
-}
-
-bool is_name(const Tok& t) { return t.type == TokType::Name || t.type == TokType::StringSymbol || t.type == TokType::Keyword; }
-
-std::string bare_name(const Tok& t) {
-  std::string n = t.lower;
-  if (n.size() >= 2 && (n[0] == '"' || n[0] == '`' || n[0] == '[')) n = n.substr(1, n.size() - 2);
-  return n;
-}
+using Tok = SqlWord;
 
 // A literal token as a Value (numbers, '...' strings), or NULL when it is not one.
 Value literal_value(const Tok& t) {
@@ -141,8 +118,8 @@ struct TargetReader {
   }
   // The column name whose last token is at i (`name` or `qual . name`), "" when tok[i] is no name.
   static std::string column_at(const std::vector<Tok>& k, size_t i) {
-    if (i >= k.size() || !is_name(k[i]) || k[i].type == TokType::StringSingle) return "";
-    return bare_name(k[i]);
+    if (i >= k.size() || !k[i].is_word() || k[i].type == TokType::StringSingle) return "";
+    return k[i].name;
   }
   // The column name starting at i (`name` or `qual . name`), "" when none.
   static std::string column_from(const std::vector<Tok>& k, size_t i) {
@@ -166,14 +143,14 @@ struct TargetReader {
     std::string text;
     std::vector<std::string> names;
     for (size_t x = j - 1; x <= close_at; ++x) {
-      if (x + 1 <= close_at && k[x + 1].text == "." && is_name(k[x])) {
+      if (x + 1 <= close_at && k[x + 1].text == "." && k[x].is_word()) {
         ++x;  // a qualifier and its dot
         continue;
       }
-      if (x > j && is_name(k[x]) && k[x].type != TokType::Keyword && !(x + 1 <= close_at && k[x + 1].text == "(") &&
-          !resolve(bare_name(k[x])).empty()) {
-        if (std::find(names.begin(), names.end(), bare_name(k[x])) == names.end()) names.push_back(bare_name(k[x]));
-        text += quote_ident(bare_name(k[x]));
+      if (x > j && k[x].is_word() && k[x].type != TokType::Keyword && !(x + 1 <= close_at && k[x + 1].text == "(") &&
+          !resolve(k[x].name).empty()) {
+        if (std::find(names.begin(), names.end(), k[x].name) == names.end()) names.push_back(k[x].name);
+        text += quote_ident(k[x].name);
       } else {
         text += k[x].text;
       }
@@ -233,8 +210,8 @@ struct TargetReader {
       if (k[i].text == "(") ++depth;
       if (k[i].text == ")" && depth) --depth;
       if (depth == 0 && k[i].lower == "from") break;
-      if (is_name(k[i]) && k[i].type != TokType::Keyword && !(i + 1 < k.size() && (k[i + 1].text == "." || k[i + 1].text == "(")))
-        add_unique(v, bare_name(k[i]));
+      if (k[i].is_word() && k[i].type != TokType::Keyword && !(i + 1 < k.size() && (k[i + 1].text == "." || k[i + 1].text == "(")))
+        add_unique(v, k[i].name);
     }
   }
   // QueryTargets::shared: the parts of a set operation and the two sides of IN (SELECT ...).
@@ -255,7 +232,7 @@ struct TargetReader {
     if (compound && !k.empty() && k[0].lower == "select") select_list(k, 0, out.shared);
   }
   void read(const std::string& sql, const std::string& from) {
-    const std::vector<Tok> k = significant(sql);
+    const std::vector<Tok> k = significant_words(sql);
     // The columns of the outermost SELECT list (what the result shows).
     if (!k.empty() && k[0].lower == "select") select_list(k, 0, out.selected);
     set_compared(k);

@@ -19,17 +19,6 @@ namespace sqlgrade::verify {
 namespace {
 using spider::sqlparse::TokType;
 
-std::string unquote_lower(std::string_view t) {
-  std::string s(t);
-  if (s.size() >= 2 && (s[0] == '"' || s[0] == '`' || s[0] == '[')) s = s.substr(1, s.size() - 2);
-  return to_lower(s);
-}
-
-bool insignificant(TokType t) {
-  return t == TokType::Whitespace || t == TokType::Newline || t == TokType::CommentSingle ||
-         t == TokType::CommentMultiline;
-}
-
 // Keywords that end a FROM list at its own parenthesis depth.
 bool ends_from(const std::string& w) {
   static const std::set<std::string> ends = {"where", "group by", "order by", "limit", "having", "union",
@@ -38,29 +27,14 @@ bool ends_from(const std::string& w) {
   return ends.count(w) > 0;
 }
 
-std::string collapse_spaces(std::string_view t) {
-  std::string out;
-  for (char c : t) {
-    const bool sp = c == ' ' || c == '\t' || c == '\n' || c == '\r';
-    if (sp) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
-}
-
 // Reads one query: the tables after FROM / JOIN / a FROM list's comma; every Name token; whether it
 // selects * (a wildcard not inside count(...)).
 void read_query(const std::string& sql, std::set<std::string>& tables, std::set<std::string>& words, bool& star) {
-  std::vector<spider::sqlparse::Token> toks;
-  for (const auto& t : spider::sqlparse::tokenize(sql))
-    if (!insignificant(t.type)) toks.push_back(t);
+  const std::vector<SqlWord> toks = significant_words(sql);
   std::vector<bool> in_from(1, false);
   bool expect_table = false;
   for (size_t i = 0; i < toks.size(); ++i) {
-    const std::string w = collapse_spaces(toks[i].text());
+    const std::string& w = toks[i].lower;
     if (w == "(") {
       in_from.push_back(false);
       expect_table = false;
@@ -70,14 +44,14 @@ void read_query(const std::string& sql, std::set<std::string>& tables, std::set<
       if (in_from.size() > 1) in_from.pop_back();
       continue;
     }
-    if (toks[i].type == TokType::Wildcard && !(i >= 2 && toks[i - 1].text() == "(" &&
-                                               collapse_spaces(toks[i - 2].text()) == "count"))
+    if (toks[i].type == TokType::Wildcard && !(i >= 2 && toks[i - 1].text == "(" &&
+                                               toks[i - 2].lower == "count"))
       star = true;
     if (toks[i].type == TokType::Name || toks[i].type == TokType::StringSymbol ||
         (toks[i].type == TokType::Keyword && w.find(' ') == std::string::npos))
-      words.insert(unquote_lower(toks[i].text()));
+      words.insert(toks[i].name);
     if (expect_table) {
-      tables.insert(unquote_lower(toks[i].text()));
+      tables.insert(toks[i].name);
       expect_table = false;
       continue;
     }
@@ -96,8 +70,6 @@ void read_query(const std::string& sql, std::set<std::string>& tables, std::set<
 
 std::string cell(const Value& v) { return py::repr(v); }
 
-bool word_token(TokType t) { return t == TokType::Name || t == TokType::StringSymbol || t == TokType::Keyword; }
-
 // A column reference on one side of `=`: its qualifier (a table or an alias, "" when none) and name.
 struct ColumnWord {
   std::string qual, name;
@@ -105,17 +77,15 @@ struct ColumnWord {
 
 // Every `[q.]x = [q.]y` of one query whose two sides are column references.
 void equalities(const std::string& sql, std::vector<std::pair<ColumnWord, ColumnWord>>& out) {
-  std::vector<spider::sqlparse::Token> toks;
-  for (const auto& t : spider::sqlparse::tokenize(sql))
-    if (!insignificant(t.type)) toks.push_back(t);
+  const std::vector<SqlWord> toks = significant_words(sql);
   for (size_t i = 1; i + 1 < toks.size(); ++i) {
-    if (toks[i].type != TokType::Comparison || toks[i].text() != "=") continue;
-    if (!word_token(toks[i - 1].type) || !word_token(toks[i + 1].type)) continue;
-    ColumnWord l{"", unquote_lower(toks[i - 1].text())}, r{"", unquote_lower(toks[i + 1].text())};
-    if (i >= 3 && toks[i - 2].text() == "." && word_token(toks[i - 3].type)) l.qual = unquote_lower(toks[i - 3].text());
-    if (i + 3 < toks.size() && toks[i + 2].text() == "." && word_token(toks[i + 3].type)) {
+    if (toks[i].type != TokType::Comparison || toks[i].text != "=") continue;
+    if (!toks[i - 1].is_word() || !toks[i + 1].is_word()) continue;
+    ColumnWord l{"", toks[i - 1].name}, r{"", toks[i + 1].name};
+    if (i >= 3 && toks[i - 2].text == "." && toks[i - 3].is_word()) l.qual = toks[i - 3].name;
+    if (i + 3 < toks.size() && toks[i + 2].text == "." && toks[i + 3].is_word()) {
       r.qual = r.name;
-      r.name = unquote_lower(toks[i + 3].text());
+      r.name = toks[i + 3].name;
     }
     out.emplace_back(std::move(l), std::move(r));
   }
