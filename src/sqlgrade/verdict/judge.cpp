@@ -291,9 +291,9 @@ void Judge::compare(const Benchmark& b, const VerdictRequest& req, const GoldDat
     item.ignore_order = off.ignore_order;  // spider2::load_eval_jsonl: booleans and numbers (1/0), as the CLI
     item.condition_cols = &off.condition_cols;
   }
-  const Outcome o = b.check(item, *gold.form, pred, deadline);
+  Outcome o = b.check(item, *gold.form, pred, deadline);
   v.execution_match = o.match();
-  if (!v.execution_match) v.failure_detail = o.detail;
+  if (!v.execution_match) v.failure_detail = std::move(o.detail);
 }
 
 }  // namespace sqlgrade::verdicts
