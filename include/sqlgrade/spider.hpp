@@ -104,7 +104,9 @@ struct Example {
   PartialScores partial{};
   int exec = -1;   // -1 = not evaluated
   std::string exec_reason;
-  bool exec_timeout = false, exec_gold_error = false;
+  // The execution timed out / the gold failed to execute: the run record's `timeout` and
+  // `gold_exec_error` (Python: the same names; exec_timeout and exec_gold_error are deprecated aliases).
+  bool timeout = false, gold_exec_error = false;
   double parse_seconds = 0, exec_seconds = 0;
   std::string question;                 // from Options::questions (or dev.json beside the gold), else ""
   ResultRows gold_rows, pred_rows;      // with Options::keep_rows: the first rows of both results

@@ -28,6 +28,8 @@
 
 namespace sqlgrade {
 
+class Benchmark;  // src/sqlgrade/exec/benchmark.hpp: one per benchmark, listed in verdict/registry.hpp
+
 struct VerifierConfig {
   double timeout_s = 30.0;         // per prediction query (default of a request without `timeout`)
   double max_timeout_s = 0;        // cap on a request's own `timeout`; 0 = none (the server: --timeout)
@@ -71,6 +73,9 @@ const char* to_string(OrderRule rule);
 
 struct VerdictRequest {
   std::string benchmark = "spider2";  // spider2 | spider | bird (aliases: spider2_lite, testsuite, ...)
+  // The benchmark `benchmark` names, as the JSON road resolved it once (verdicts::parse_request); null:
+  // resolved from `benchmark` by the verdict.
+  const Benchmark* bench = nullptr;
   // The database: a SQLite file. spider: the file or its folder; every *.sqlite of the folder is a
   // test-suite database (<dir>/<db_id>/<db_id>.sqlite first). bird: also a PostgreSQL or MySQL database
   // as a URI (postgresql://reader@host/bird, mysql://reader@host/BIRD?socket=...) through a login that

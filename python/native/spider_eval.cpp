@@ -58,8 +58,10 @@ py::list spider_instances(const sp::Run& run) {
     d["exact"] = score_or_none(e.exact);
     d["exec"] = score_or_none(e.exec);
     d["exec_reason"] = e.exec_reason;
-    d["exec_timeout"] = e.exec_timeout;
-    d["exec_gold_error"] = e.exec_gold_error;
+    d["timeout"] = e.timeout;  // the run record's names (spider/record.cpp)
+    d["gold_exec_error"] = e.gold_exec_error;
+    d["exec_timeout"] = e.timeout;  // deprecated aliases of the two above (before issue 32)
+    d["exec_gold_error"] = e.gold_exec_error;
     inst.append(d);
   }
   return inst;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sqlgrade/engine/server.hpp"
+#include "sqlgrade/verdict/registry.hpp"
 #include "sqlgrade/verdict/request.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/serve/server.hpp"
@@ -33,7 +34,7 @@ inline void check_server_folders(sqlgrade::serve::ServerOptions& so, const std::
   if (!so.verifier.spider2_gold_dir.empty()) require_dir(so.verifier.spider2_gold_dir, "--spider2-gold-dir");
   if (!so.default_benchmark.empty()) {
     try {
-      so.default_benchmark = sqlgrade::verdicts::bench_name(sqlgrade::verdicts::bench_from_name(so.default_benchmark));
+      so.default_benchmark = sqlgrade::verdicts::benchmark_named(so.default_benchmark).name();
     } catch (const std::exception& e) {
       throw sqlgrade::InputError("--benchmark", e.what());
     }

@@ -1,5 +1,6 @@
 // Where a BIRD run executes its queries — see backend.hpp.
 #include "sqlgrade/bird/backend.hpp"
+#include "sqlgrade/bird/bench.hpp"
 
 #include <sqlite3.h>
 
@@ -23,7 +24,7 @@ class SqliteBackend : public Backend {
     opt_.empty_is_ok = true;                              // cursor.execute(" ") returns no rows
   }
   std::string location(const std::string& db_id) const override {
-    return (fs::path(root_) / db_id / (db_id + ".sqlite")).string();
+    return benchmark().database(root_, db_id);
   }
   void check_database(const std::string& d, const std::string& gold, long line) const override {
     const bool plain = is_plain_name(d);

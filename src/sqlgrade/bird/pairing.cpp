@@ -1,6 +1,7 @@
 // BIRD: a run's inputs read and paired — input files, the difficulty-file checks, --pair-by (auto,
 // index, question_id, position), the instances with their predictions, ids and the shard.
 #include "sqlgrade/bird/pairing.hpp"
+#include "sqlgrade/bird/bench.hpp"
 
 #include <map>
 
@@ -18,7 +19,7 @@ std::string join_path(const std::string& dir, const std::string& name) {
 }
 
 std::string db_file(const std::string& root, const std::string& db_id) {
-  return (fs::path(root) / db_id / (db_id + ".sqlite")).string();
+  return benchmark().database(root, db_id);
 }
 
 std::string preview_list(const std::vector<std::string>& xs, size_t max = 10) {

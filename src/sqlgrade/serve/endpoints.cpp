@@ -96,7 +96,7 @@ double number_field(const json& req, const char* key, const char* bound, double 
 
 json RewardServer::execute_json(const json& req) {
   if (!req.is_object()) throw BadRequest("the request body must be a JSON object");
-  Bench b = parse_bench(with_gym_defaults(req).value_or(req));
+  const Benchmark& b = parse_bench(with_gym_defaults(req).value_or(req));
   const std::string server = server_db(req);  // BIRD in PostgreSQL / MySQL: the one database
   auto db = req.find("db_id");
   if (server.empty() && (db == req.end() || !db->is_string())) throw BadRequest("`db_id` (string) is required");
@@ -116,7 +116,7 @@ json RewardServer::execute_json(const json& req) {
   } else {
     lim.now = opt_.verifier.now;
   }
-  std::string path = server.empty() ? db_path(bench_name(b), db->get<std::string>()) : server;
+  std::string path = server.empty() ? db_path(b, db->get<std::string>()) : server;
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);
   ++executes_;
   json reply = {{"status", r.status},

@@ -41,31 +41,23 @@ std::string no_benchmark_hint(const ServerOptions& o) {
 }
 }  // namespace
 
-std::string RewardServer::db_path(std::string_view bench, const std::string& db_id) const {
+// The server's database folder of a benchmark (--db-dir, --spider-db-dir, --bird-db-dir).
+static const std::string& folder_of(const ServerOptions& o, const Benchmark& b) {
+  const std::string_view name = b.name();
+  return name == "spider" ? o.spider_db_dir : name == "bird" ? o.bird_db_dir : o.db_dir;
+}
+
+// The file is where the benchmark's own lookup finds it (Benchmark::locate: its layout, then the other
+// one where it accepts it).
+std::string RewardServer::db_path(const Benchmark& b, const std::string& db_id) const {
   if (!safe_db_id(db_id)) throw BadRequest("unknown db_id '" + db_id + "' (not a file name)");
-  const Bench b = bench_from_name(std::string(bench));
-  fs::path dir = b == Bench::Spider2 ? opt_.db_dir : b == Bench::Spider ? opt_.spider_db_dir : opt_.bird_db_dir;
+  const std::string& dir = folder_of(opt_, b);
   if (dir.empty())
-    throw BadRequest(std::string("benchmark ") + bench_name(b) + ": this server has no database folder for it (" +
-                     (b == Bench::Spider2 ? "--db-dir" : b == Bench::Spider ? "--spider-db-dir or --db-dir" : "--bird-db-dir or --db-dir") +
-                     ")");
-  fs::path flat = dir / (db_id + ".sqlite"), nested = dir / db_id / (db_id + ".sqlite");
-  std::error_code ec;
-  const bool has_flat = fs::is_regular_file(flat, ec), has_nested = fs::is_regular_file(nested, ec);
-  if (b == Bench::Spider) {
-    // The test suite is every *.sqlite of <dir>/<db_id>/; a flat <dir>/<db_id>.sqlite has no such
-    // folder (its own folder holds the other databases), so it cannot be graded as Spider.
-    if (has_nested || fs::is_directory(dir / db_id, ec)) return nested.string();
-    if (has_flat)
-      throw BadRequest("db_id '" + db_id + "': benchmark spider needs the test-suite layout <dir>/" + db_id + "/" + db_id +
-                       ".sqlite, found the flat " + db_id + ".sqlite (use benchmark bird or spider2 for it)");
-  } else if (b == Bench::Spider2) {
-    if (has_flat) return flat.string();
-    if (has_nested) return nested.string();
-  } else {
-    if (has_nested) return nested.string();
-    if (has_flat) return flat.string();
-  }
+    throw BadRequest(std::string("benchmark ") + b.name() + ": this server has no database folder for it (" +
+                     b.folder_flags() + ")");
+  Located at = b.locate(dir, db_id);
+  if (!at.path.empty()) return at.path;
+  if (!at.error.empty()) throw BadRequest(at.error);
   throw BadRequest("unknown db_id '" + db_id + "' (no database file for it under the database folder)");
 }
 
@@ -105,7 +97,7 @@ VerdictRequest RewardServer::verdict_request(const json& req) const {
     return r;
   }
   try {
-    r.db = db_path(r.benchmark, db->get_ref<const std::string&>());
+    r.db = db_path(verdicts::bench_of(r), db->get_ref<const std::string&>());
   } catch (const BadRequest& e) {
     // A request without `benchmark` is Spider 2.0's; when its database is not one, say so.
     auto named = req.find("benchmark");

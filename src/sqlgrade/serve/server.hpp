@@ -135,7 +135,7 @@ class RewardServer {
 
   // Database file of db_id for a benchmark (spider: the test-suite folder's <db_id>.sqlite), or
   // throws InputError with the reason (unknown id, or a layout the benchmark cannot use).
-  std::string db_path(std::string_view benchmark, const std::string& db_id) const;
+  std::string db_path(const Benchmark& benchmark, const std::string& db_id) const;
 
   ServerStats stats() const;
   // Workers one batch grades on at once: max(1, max_concurrency - 1), so a batch alone never holds

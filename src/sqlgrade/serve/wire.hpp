@@ -15,9 +15,7 @@
 
 namespace sqlgrade::serve {
 
-using verdicts::Bench;
-using verdicts::bench_from_name;
-using verdicts::bench_name;
+using verdicts::bench_of;
 using verdicts::bounded_field;
 using verdicts::dump;
 using verdicts::echo_fields;

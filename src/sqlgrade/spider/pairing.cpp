@@ -1,6 +1,7 @@
 // Spider: a pass's inputs — the gold read once, every prediction file paired with it (by physical line,
 // or SParC/CoSQL interaction by interaction), the shard kept, the slots and the databases.
 #include "sqlgrade/spider/pairing.hpp"
+#include "sqlgrade/spider/bench.hpp"
 
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/parallel.hpp"
@@ -175,7 +176,7 @@ PassMode pass_mode(const Options& opt) {
 }
 
 std::string db_path(const std::string& db_dir, const std::string& db_id) {
-  return (fs::path(db_dir) / db_id / (db_id + ".sqlite")).string();
+  return benchmark().database(db_dir, db_id);
 }
 
 std::vector<Run> read_systems(const Options& opt, const PassMode& mode, const std::vector<std::string>& preds,

@@ -93,8 +93,8 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
     }
     if (do_exec && e.gold_ok) {
       if (!e.exec_reason.empty()) d["exec_reason"] = e.exec_reason;
-      if (e.exec_timeout) d["timeout"] = true;
-      if (e.exec_gold_error) d["gold_exec_error"] = true;
+      if (e.timeout) d["timeout"] = true;
+      if (e.gold_exec_error) d["gold_exec_error"] = true;
       d["exec_seconds"] = e.exec_seconds;
     }
     d["parse_seconds"] = e.parse_seconds;
@@ -154,8 +154,8 @@ Run run_from_record(const runs::RunRecord& rec) {
       }
     }
     e.exec_reason = d.value("exec_reason", "");
-    e.exec_timeout = d.value("timeout", false);
-    e.exec_gold_error = d.value("gold_exec_error", false);
+    e.timeout = d.value("timeout", false);
+    e.gold_exec_error = d.value("gold_exec_error", false);
     run.examples.push_back(std::move(e));
   }
   aggregate(run);

@@ -74,8 +74,8 @@ void apply_outcomes(std::vector<Run>& runs, const Slots& slots, const std::vecto
     Example& ex = runs[slots[i].first].examples[slots[i].second];
     ex.exec = v.score;
     ex.exec_reason = v.reason;
-    ex.exec_timeout = v.timeout;
-    ex.exec_gold_error = v.gold_error;
+    ex.timeout = v.timeout;
+    ex.gold_exec_error = v.gold_error;
     ex.exec_seconds = v.seconds;
     ex.gold_rows = v.gold_rows;
     ex.pred_rows = v.pred_rows;
@@ -87,10 +87,10 @@ std::vector<std::string> exec_warnings(const Options& opt, const Run& run) {
   std::vector<std::string> out;
   size_t n_timeout = 0;
   for (const auto& ex : run.examples) {
-    if (ex.exec_gold_error)
+    if (ex.gold_exec_error)
       out.push_back(opt.gold + ":" + std::to_string(ex.gold_line) + ": gold query failed on its database (" +
                     ex.exec_reason + "); example scored 0 (the official script aborts here)");
-    if (ex.exec_timeout) ++n_timeout;
+    if (ex.timeout) ++n_timeout;
   }
   if (n_timeout)
     out.push_back(std::to_string(n_timeout) + " prediction(s) hit the " + std::to_string(opt.timeout_s) +

@@ -2,6 +2,7 @@
 // the gold (jobs), sql mode's statements executed once each, the gold alternatives read once, every job
 // checked (check.hpp) on all cores. See spider2.hpp and spec §4.1–4.3, §4.6.
 #include "sqlgrade/spider2/run.hpp"
+#include "sqlgrade/spider2/bench.hpp"
 
 #include <algorithm>
 #include <map>
@@ -96,7 +97,7 @@ Listing list_jobs(const Options& opt, const std::vector<std::string>& result_dir
 DbMap load_dbs(const Options& opt, const std::set<std::string>& all_ids, DbMap dbs) {
   const std::string meta = default_meta_path(opt);
   const bool need_meta = opt.mode == Mode::Sql && std::any_of(all_ids.begin(), all_ids.end(), [](const std::string& id) {
-                           return starts_with(id, "local");
+                           return is_local(id);
                          });
   if (need_meta) return load_db_map(meta);
   std::error_code ec;
@@ -114,13 +115,13 @@ DbMap load_dbs(const Options& opt, const std::set<std::string>& all_ids, DbMap d
 void resolve_sql(const DbMap& dbs, const std::string& db_dir, Job& j, Instance& it) {
   try {
     it.pred_sql = answer::spider2_sql_block(py::universal_newlines(read_file(j.pred_path)));
-    if (starts_with(j.id, "local")) {
+    if (is_local(j.id)) {
       auto d = dbs.find(j.id);
       if (d == dbs.end()) throw std::runtime_error("no db for " + j.id + " in spider2-lite.jsonl");
       if (!is_plain_name(d->second))
         throw std::runtime_error("the db '" + d->second + "' of " + j.id +
                                  " in spider2-lite.jsonl is not a file name inside --db_dir");
-      j.db_path = (fs::path(db_dir) / (d->second + ".sqlite")).string();
+      j.db_path = benchmark().database(db_dir, d->second);
     } else if (starts_with(j.id, "bq") || starts_with(j.id, "ga")) {
       throw std::runtime_error("BigQuery instances cannot be run by sqlgrade (no BigQuery client)");
     } else {

@@ -9,18 +9,9 @@
 
 namespace sqlgrade::verdicts {
 
-namespace {
-
-// Frames keep their cells in compact columns (py/pandas_csv.hpp), which count their own bytes.
-size_t frame_bytes(const spider2::Frame& f) { return py::heap_bytes(f); }
-
-}  // namespace
-
 size_t gold_bytes(const GoldData& d) {
-  size_t b = sizeof(GoldData) + kMallocHeader + heap_bytes(d.error) + vector_heap_bytes(d.tables);
-  for (auto& t : d.tables) b += heap_bytes(t);
-  b += vector_heap_bytes(d.frames);
-  for (auto& f : d.frames) b += frame_bytes(f);
+  size_t b = sizeof(GoldData) + kMallocHeader + heap_bytes(d.error);
+  if (d.form) b += d.form->heap_bytes();
   b += heap_bytes(d.exec.table) + heap_bytes(d.exec.error);
   return b;
 }

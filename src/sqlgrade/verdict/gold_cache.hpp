@@ -20,8 +20,7 @@
 #include "sqlgrade/core/memo.hpp"
 #include "sqlgrade/engine/engine.hpp"
 #include "sqlgrade/core/table.hpp"
-
-#include "sqlgrade/spider2/compare.hpp"
+#include "sqlgrade/exec/benchmark.hpp"
 
 namespace sqlgrade::verdicts {
 
@@ -30,16 +29,14 @@ struct GoldData {
   bool ok = false;
   bool transient = false;  // failed for a reason that depends on load: never cached
   std::string error;
-  std::vector<Table> tables;  // spider (gold_result) / bird alternatives
-  std::vector<spider2::Frame> frames;  // spider2 alternatives
+  GoldFormPtr form;          // the alternatives in the form the benchmark compares (Benchmark::gold_form)
   ExecResult exec;           // spider test-suite gold on one database (spider::GoldSource)
-  bool single_file = false;  // official gold folder: <id>.csv (single) rather than <id>_a.csv, ...
   size_t bytes = 0;          // heap bytes held by the result (gold_bytes())
 };
 using GoldPtr = std::shared_ptr<const GoldData>;
 
-// Heap bytes `d` holds, as allocated (capacities, small-string buffers, allocator headers): tables,
-// frames, exec result and error text.
+// Heap bytes `d` holds, as allocated (capacities, small-string buffers, allocator headers): its form's
+// tables or frames (GoldForm::heap_bytes), exec result and error text.
 size_t gold_bytes(const GoldData& d);
 
 // True when a failed execution says something about the machine rather than the query: a timeout,

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/engine/sqlite.hpp"
-#include "sqlgrade/py/equality.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/spider/bench.hpp"
+#include "sqlgrade/spider2/bench.hpp"
 #include "sqlgrade/spider2/frame.hpp"
 #include "sqlgrade/spider2/run.hpp"
 
@@ -96,21 +96,23 @@ Judge::Judge(const VerifierConfig& cfg, GoldCache& cache) : cfg_(cfg), cache_(ca
 GoldPtr Judge::gold_from_dir(const std::string& id, bool* hit) {
   return cache_.get(gold_key({"golddir", cfg_.spider2_gold_dir, id}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
+    auto form = std::make_shared<spider2::FramesGold>();
     spider2::GoldFiles gf = spider2::resolve_gold_files(exec_result_dir_, id, gold_listing_);
-    d->single_file = gf.single;
+    form->single_file = gf.single;
     d->ok = !gf.paths.empty();
     if (gf.paths.empty()) d->error = "No matching gold file found for " + id;
     for (auto& f : gf.paths) {
       try {
-        d->frames.push_back(spider2::frame_from_csv_file(f));
+        form->frames.push_back(spider2::frame_from_csv_file(f));
       } catch (const std::exception& e) {
         d->ok = false;
         d->error = std::string("gold CSV unreadable: ") + e.what();
         d->transient = true;  // may be a full file table or an I/O error: read it again next time
-        d->frames.clear();
+        form->frames.clear();
         break;
       }
     }
+    d->form = std::move(form);
     d->bytes = gold_bytes(*d);
     return d;
   }, hit);
@@ -125,19 +127,21 @@ Limits Judge::gold_limits() const {
   return Limits{cfg_.gold_timeout_s > 0 ? cfg_.gold_timeout_s : cfg_.timeout_s, cfg_.max_rows, cfg_.max_result_bytes};
 }
 
-// Executes a gold query once per (benchmark, db, SQL) and keeps the result.
-GoldPtr Judge::gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit) {
+// Executes a gold query once per (benchmark, db, SQL) and keeps its result in the benchmark's form.
+GoldPtr Judge::gold_from_sql(const Benchmark& b, const std::string& path, const std::string& gold_sql, bool* hit) {
   // keyed by the file's version too: a database replaced at its path is queried again (core/fs.hpp)
-  return cache_.get(gold_key({bench_name(b), path, file_version(path), gold_sql}), [&]() -> GoldPtr {
+  return cache_.get(gold_key({b.name(), path, file_version(path), gold_sql}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
     ExecResult r = run(path, gold_sql, gold_limits());
     if (!r.ok()) {
       d->transient = load_dependent(r);
       d->error = std::string("gold ") + status_word(r.status) + ": " + r.error;
-    } else if (b == Bench::Spider2) {
+    } else {
       const double t = gold_limits().timeout_s;
+      std::vector<Table> tables;
+      tables.push_back(std::move(r.table));
       try {  // what the gold query left of its deadline bounds the conversion (core/deadline.hpp)
-        d->frames.push_back(spider2::frame_from_table(r.table, Deadline::left_of(t, r.seconds)));
+        d->form = b.gold_form(std::move(tables), Deadline::left_of(t, r.seconds));
         d->ok = true;
       } catch (const DeadlineExceeded&) {
         d->transient = true;  // a timeout depends on load: never cached
@@ -145,9 +149,6 @@ GoldPtr Judge::gold_from_sql(Bench b, const std::string& path, const std::string
       } catch (const std::exception& e) {
         d->error = std::string("gold result cannot be read as the official CSV: ") + e.what();
       }
-    } else {
-      d->tables.push_back(std::move(r.table));
-      d->ok = true;
     }
     d->bytes = gold_bytes(*d);
     return d;
@@ -155,25 +156,16 @@ GoldPtr Judge::gold_from_sql(Bench b, const std::string& path, const std::string
 }
 
 // gold_result rows converted once per distinct payload.
-GoldPtr Judge::gold_from_rows(Bench b, const std::string& gold_result_json, bool* hit) {
-  return cache_.get(gold_key({"rows", bench_name(b), gold_result_json}), [&]() -> GoldPtr {
+GoldPtr Judge::gold_from_rows(const Benchmark& b, const std::string& gold_result_json, bool* hit) {
+  return cache_.get(gold_key({"rows", b.name(), gold_result_json}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
     std::vector<Table> tables = gold_tables(parse_cells(gold_result_json, "gold_result"), b);
-    if (b == Bench::Spider2) {
-      for (auto& t : tables) {
-        try {
-          d->frames.push_back(spider2::frame_from_table(t));
-        } catch (const std::exception& e) {
-          d->error = std::string("gold_result cannot be read as the official CSV: ") + e.what();
-          d->frames.clear();
-          d->bytes = gold_bytes(*d);
-          return d;
-        }
-      }
-    } else {
-      d->tables = std::move(tables);
+    try {
+      d->form = b.gold_form(std::move(tables));
+      d->ok = true;
+    } catch (const std::exception& e) {
+      d->error = std::string("gold_result cannot be read as the official CSV: ") + e.what();
     }
-    d->ok = true;
     d->bytes = gold_bytes(*d);
     return d;
   }, hit);
@@ -233,21 +225,18 @@ void Judge::judge_spider(const VerdictRequest& req, const std::string& pred_sql,
   v.timings.gold_s = gold_s;
   v.timings.pred_s = std::max(0.0, total - gold_s);  // prediction runs and comparisons, interleaved
   v.gold_cached = hits > 0 && misses == 0;
-  v.execution_match = r.score == 1;
-  v.failure_detail = r.reason;
-  v.stage = v.execution_match ? VerdictStage::Equal
-            : r.gold_error    ? VerdictStage::GoldFailed
-            : r.timeout       ? VerdictStage::Timeout
-            : r.pred_failed   ? VerdictStage::PredFailed
-                              : VerdictStage::Different;
+  Outcome o = spider::outcome_of(r);
+  v.execution_match = o.match();
+  v.failure_detail = std::move(o.detail);
+  v.stage = o.stage;
   if (v.stage == VerdictStage::GoldFailed) v.pred_executed.reset();
   else v.pred_executed = v.stage == VerdictStage::Equal || v.stage == VerdictStage::Different;
 }
 
-void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v) {
+void Judge::judge(const Benchmark& b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v) {
   v.execution_match = false;
   const bool has_gold_sql = req.gold_sql && !req.gold_sql->empty();
-  if (b == Bench::Spider && has_gold_sql) return judge_spider(req, pred_sql, v);
+  if (b.grades_folders() && has_gold_sql) return judge_spider(req, pred_sql, v);  // the test suite
 
   const bool has_rows = !req.gold_result_json.empty();
   // Verifier::require_gold has checked that there is a gold: SQL, rows or (spider2) the official one.
@@ -263,8 +252,7 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
     v.failure_detail = gold->error;
     return;  // pred_executed stays unknown
   }
-  std::string sql = pred_sql;
-  if (b == Bench::Spider) sql = spider::replace_cur_year(spider::postprocess_sql(sql));
+  const std::string sql = b.sql_as_run(pred_sql);
   t0 = Clock::now();
   ExecResult pr = run(req.db, sql, pred_limits(req));
   v.timings.pred_s = since(t0);
@@ -290,61 +278,22 @@ void Judge::judge(Bench b, const VerdictRequest& req, const std::string& pred_sq
   if (v.stage != VerdictStage::Timeout) v.stage = v.execution_match ? VerdictStage::Equal : VerdictStage::Different;
 }
 
-// The prediction's result against the gold, by the benchmark's rule, under `deadline`
-// (DeadlineExceeded: the caller scores a timeout).
-void Judge::compare(Bench b, const VerdictRequest& req, const GoldData& gold, const Table& pred, const Deadline& deadline,
-                    Verdict& v) {
+// The prediction's result against the gold, by the benchmark's check (Benchmark::check), under
+// `deadline` (DeadlineExceeded: the caller scores a timeout).
+void Judge::compare(const Benchmark& b, const VerdictRequest& req, const GoldData& gold, const Table& pred,
+                    const Deadline& deadline, Verdict& v) {
   const bool has_gold_sql = req.gold_sql && !req.gold_sql->empty();
-  bool ignore_order = req.ignore_order.value_or(true);
-  json condition_cols = parse_cells(req.condition_cols_json, "condition_cols");
+  CheckItem item{req.instance_id, req.ignore_order.value_or(true), nullptr, has_gold_sql, req.gold_single_file};
+  const json condition_cols = parse_cells(req.condition_cols_json, "condition_cols");
+  item.condition_cols = &condition_cols;
   if (!has_gold_sql && req.gold_result_json.empty()) {  // the official gold
     const spider2::EvalEntry& off = official_.at(req.instance_id);
-    ignore_order = off.ignore_order;  // spider2::load_eval_jsonl: booleans and numbers (1/0), as the CLI
-    condition_cols = off.condition_cols;
+    item.ignore_order = off.ignore_order;  // spider2::load_eval_jsonl: booleans and numbers (1/0), as the CLI
+    item.condition_cols = &off.condition_cols;
   }
-  switch (b) {
-    case Bench::Spider2: {
-      spider2::Frame pf;
-      try {
-        pf = spider2::frame_from_table(pred, deadline);
-      } catch (const DeadlineExceeded&) {
-        throw;
-      } catch (const std::exception& e) {
-        v.failure_detail = std::string("prediction result cannot be read as the official CSV: ") + e.what();
-        break;
-      }
-      spider2::EvalEntry entry;
-      entry.instance_id = req.instance_id;
-      entry.condition_cols = condition_cols;
-      entry.ignore_order = ignore_order;
-      // gold_sql: one gold, graded like an official <id>.csv (a flat condition_cols is used whole),
-      // except that a list of lists (one per alternative, as 10 of the 24 public-SQL tasks carry)
-      // takes the multi-gold path, whose element 0 applies (NeMo Gym does the same).
-      bool nested = condition_cols.is_array() &&
-                    std::any_of(condition_cols.begin(), condition_cols.end(), [](const json& e) { return e.is_array(); });
-      bool single = (has_gold_sql && !nested) || gold.single_file;
-      if (req.gold_single_file) single = *req.gold_single_file;
-      std::string err;
-      v.execution_match = spider2::score_against_golds(pf, gold.frames, entry, single, &err, deadline) == 1;
-      if (!v.execution_match) v.failure_detail = err.empty() ? "result differs from the gold" : err;
-      break;
-    }
-    case Bench::Spider:
-      for (auto& g : gold.tables)
-        if (spider::result_eq(g, pred, !ignore_order, deadline)) v.execution_match = true;
-      if (!v.execution_match) v.failure_detail = "result differs from the gold";
-      break;
-    case Bench::Bird:
-      try {
-        for (auto& g : gold.tables)
-          if (bird::ex_match(pred, g, deadline)) v.execution_match = true;
-        if (!v.execution_match) v.failure_detail = "result differs from the gold";
-      } catch (const py::Unhashable& e) {  // a list cell (PostgreSQL array): the official set() raises
-        v.execution_match = false;
-        v.failure_detail = std::string("TypeError: ") + e.what() + " (the official script's set() of the rows raises)";
-      }
-      break;
-  }
+  Outcome o = b.check(item, *gold.form, pred, deadline);
+  v.execution_match = o.match();
+  if (!v.execution_match) v.failure_detail = std::move(o.detail);
 }
 
 }  // namespace sqlgrade::verdicts

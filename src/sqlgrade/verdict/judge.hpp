@@ -1,9 +1,9 @@
 #pragma once
 // The verdict of one validated request (internal to the verdict module; the public entry point is
 // include/sqlgrade/verdict.hpp): the gold (SQL, rows or the official gold folder, through the gold
-// cache), the prediction's execution, and the comparison module of its benchmark. Every piece of
-// benchmark logic comes from the benchmark modules (spider2/, spider/, bird/); this file only
-// dispatches and caches.
+// cache), the prediction's execution, and the check of its benchmark (Benchmark::gold_form and
+// Benchmark::check, each benchmark's bench.cpp). Every piece of benchmark logic comes from the
+// benchmark modules; this file runs the queries and caches the golds.
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,17 +31,17 @@ class Judge {
   // Sets v's match, failure, detail, gold_cached, pred_executed and gold/pred/compare timings.
   // The request has a gold (Verifier::require_gold). Throws InputError when its database layout
   // cannot be graded.
-  void judge(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
+  void judge(const Benchmark& b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
 
   bool has_official(const std::string& instance_id) const { return official_.count(instance_id) > 0; }
   size_t official_count() const { return official_.size(); }
 
  private:
   GoldPtr gold_from_dir(const std::string& id, bool* hit);
-  GoldPtr gold_from_sql(Bench b, const std::string& path, const std::string& gold_sql, bool* hit);
-  GoldPtr gold_from_rows(Bench b, const std::string& gold_result_json, bool* hit);
+  GoldPtr gold_from_sql(const Benchmark& b, const std::string& path, const std::string& gold_sql, bool* hit);
+  GoldPtr gold_from_rows(const Benchmark& b, const std::string& gold_result_json, bool* hit);
   void judge_spider(const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
-  void compare(Bench b, const VerdictRequest& req, const GoldData& gold, const Table& pred, const Deadline& deadline,
+  void compare(const Benchmark& b, const VerdictRequest& req, const GoldData& gold, const Table& pred, const Deadline& deadline,
                Verdict& v);
   std::shared_ptr<spider::ExecEvaluator> spider_evaluator(const std::string& db_dir);
   Limits pred_limits(const VerdictRequest& req) const;

@@ -11,6 +11,7 @@
 #include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/engine/server.hpp"
+#include "sqlgrade/verdict/registry.hpp"
 #include "sqlgrade/verdict/shaping.hpp"
 #include "sqlgrade/verdict/verify_option.hpp"
 #include "sqlgrade/core/text.hpp"
@@ -40,15 +41,6 @@ std::optional<std::string> opt_string(const json& body, const char* key) {
 
 }  // namespace
 
-const char* bench_name(Bench b) {
-  switch (b) {
-    case Bench::Spider2: return "spider2";
-    case Bench::Spider: return "spider";
-    case Bench::Bird: return "bird";
-  }
-  return "spider2";
-}
-
 std::string dialect_of(const std::string& name) {
   const std::string d = to_lower(name);
   if (d == "sqlite" || d.empty()) return "sqlite";
@@ -63,11 +55,11 @@ bool is_server_uri(const std::string& db) {
          l.rfind("mariadb://", 0) == 0;
 }
 
-void check_server_request(Bench b, const VerdictRequest& req) {
+void check_server_request(const Benchmark& b, const VerdictRequest& req) {
   const ServerDsn dsn = parse_server_dsn(req.db, "db");
   const std::string dialect = dsn.dialect == ServerDialect::PostgreSQL ? "postgresql" : "mysql";
-  if (b != Bench::Bird)
-    bad(std::string("benchmark ") + bench_name(b) + " grades SQLite databases; a " + dialect_name(dsn.dialect) +
+  if (!b.grades_servers())
+    bad(std::string("benchmark ") + b.name() + " grades SQLite databases; a " + dialect_name(dsn.dialect) +
         " database is graded with benchmark bird (\"benchmark\": \"bird\")");
   if (!req.dialect.empty() && req.dialect != dialect)
     bad("`dialect` is " + req.dialect + " but the database is a " + dialect_name(dsn.dialect) + " one");
@@ -76,20 +68,14 @@ void check_server_request(Bench b, const VerdictRequest& req) {
         std::string(dialect_name(dsn.dialect)) + " database");
 }
 
-Bench parse_bench(const json& req) {
+const Benchmark& parse_bench(const json& req) {
   auto it = req.find("benchmark");
-  if (it == req.end() || it->is_null()) return Bench::Spider2;
+  if (it == req.end() || it->is_null()) return default_benchmark();
   if (!it->is_string()) throw BadRequest("`benchmark` must be a string: spider2, spider or bird");
-  return bench_from_name(it->get_ref<const std::string&>());
+  return benchmark_named(it->get_ref<const std::string&>());
 }
 
-Bench bench_from_name(const std::string& name) {
-  std::string b = to_lower(name);
-  if (b == "spider2" || b == "spider2_lite" || b == "spider2-lite" || b == "spider2lite") return Bench::Spider2;
-  if (b == "spider" || b == "testsuite" || b == "test-suite") return Bench::Spider;
-  if (b == "bird") return Bench::Bird;
-  throw BadRequest("unknown benchmark '" + b + "' (expected spider2, spider or bird)");
-}
+const Benchmark& bench_of(const VerdictRequest& req) { return req.bench ? *req.bench : benchmark_named(req.benchmark); }
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
@@ -171,13 +157,12 @@ json echo_fields(const json& req, std::vector<std::string>* dropped) {
   return out;
 }
 
-Value json_to_value(const json& v, Bench b) {
+Value json_to_value(const json& v, const Benchmark& b) {
   switch (v.type()) {
     case json::value_t::null: return Value::null();
     case json::value_t::boolean:
       // Python bool: prints "True"/"False" into the official CSV (spider2), equals 1/0 elsewhere.
-      if (b == Bench::Spider2) return Value::text(v.get<bool>() ? "True" : "False");
-      return Value::integer(v.get<bool>() ? 1 : 0);
+      return b.bool_cell(v.get<bool>());
     case json::value_t::number_integer: return Value::integer(v.get<int64_t>());
     case json::value_t::number_unsigned: {
       uint64_t u = v.get<uint64_t>();
@@ -190,7 +175,7 @@ Value json_to_value(const json& v, Bench b) {
   }
 }
 
-std::vector<Table> gold_tables(const json& gr, Bench b) {
+std::vector<Table> gold_tables(const json& gr, const Benchmark& b) {
   if (!gr.is_array() || gr.empty()) throw BadRequest("`gold_result` must be a non-empty list of result sets");
   std::vector<Table> out;
   for (size_t a = 0; a < gr.size(); ++a) {
@@ -237,7 +222,9 @@ json label_body(const json& label) {
 VerdictRequest parse_request(const json& body, const ExtractOptions& base_extract) {
   if (!body.is_object()) bad("the request body must be a JSON object");
   VerdictRequest r;
-  r.benchmark = bench_name(parse_bench(body));
+  const Benchmark& bench = parse_bench(body);
+  r.benchmark = bench.name();
+  r.bench = &bench;
   parse_gold_sql(body, r);  // a string, or a list: the gold and its alternatives (shaping.cpp)
   if (auto it = body.find("gold_result"); it != body.end() && !it->is_null()) {
     if (!it->is_array()) bad("`gold_result` must be a list of result sets");

@@ -14,6 +14,7 @@
 
 #include "sqlgrade/core/table.hpp"
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/exec/benchmark.hpp"
 #include "sqlgrade/verdict.hpp"
 
 namespace sqlgrade::verdicts {
@@ -23,20 +24,18 @@ struct BadRequest : InputError {
   explicit BadRequest(const std::string& message) : InputError("", message) {}
 };
 
-enum class Bench { Spider2, Spider, Bird };
-
-const char* bench_name(Bench b);
-// The request's `benchmark` (default spider2); throws BadRequest for an unknown name.
-Bench parse_bench(const nlohmann::json& req);
-// spider2 (spider2_lite, spider2-lite, spider2lite), spider (testsuite, test-suite) or bird, any case.
-Bench bench_from_name(const std::string& name);
+// The request's `benchmark` (default spider2) in the registry (verdict/registry.hpp); throws BadRequest
+// for an unknown name.
+const Benchmark& parse_bench(const nlohmann::json& req);
+// The benchmark of a request: its resolved handle, else the registry's for its `benchmark` name.
+const Benchmark& bench_of(const VerdictRequest& req);
 // The request's `dialect`: sqlite | postgresql (postgres) | mysql (mariadb); InputError otherwise.
 std::string dialect_of(const std::string& name);
 // True when `db` is a PostgreSQL or MySQL URI (postgresql://, postgres://, mysql://, mariadb://).
 bool is_server_uri(const std::string& db);
 // A request whose `db` is such a URI: benchmark bird only, its `dialect` (if any) the URI's, no `verify`
 // (the counterexample search builds SQLite databases). InputError with the 400's message otherwise.
-void check_server_request(Bench b, const VerdictRequest& req);
+void check_server_request(const Benchmark& b, const VerdictRequest& req);
 
 // Every reply is dumped with invalid UTF-8 replaced by U+FFFD (a reply never throws).
 std::string dump(const nlohmann::json& j);
@@ -66,9 +65,9 @@ inline constexpr size_t kMaxUnknownEchoBytes = 64u << 10;
 nlohmann::json echo_fields(const nlohmann::json& req, std::vector<std::string>* dropped);
 
 // A JSON cell of gold_result as the value Python's sqlite3/csv path would hold.
-Value json_to_value(const nlohmann::json& v, Bench b);
+Value json_to_value(const nlohmann::json& v, const Benchmark& b);
 // gold_result: [alternative][row][cell] -> one Table per alternative (columns c0..; short rows padded).
-std::vector<Table> gold_tables(const nlohmann::json& gr, Bench b);
+std::vector<Table> gold_tables(const nlohmann::json& gr, const Benchmark& b);
 
 // The keys of a label, the RL adapters' data contract (docs/python.md, "The data contract"): one table
 // for every road that grades a dataset row — /get_reward (serve/endpoints.cpp through label_body),

@@ -107,7 +107,7 @@ bool has_top_level_order_by(std::string_view sql) {
 
 std::optional<bool> ignore_order_for(const VerdictRequest& req, const std::string& gold_sql) {
   if (req.ignore_order) return req.ignore_order;
-  if (req.order == OrderRule::TopLevel && bench_from_name(req.benchmark) == Bench::Spider2)
+  if (req.order == OrderRule::TopLevel && bench_of(req).has_order_rule())
     return !has_top_level_order_by(gold_sql);
   return std::nullopt;
 }

@@ -33,43 +33,10 @@ struct Verifier::Impl {
   std::atomic<uint64_t> verdicts{0};
   explicit Impl(VerifierConfig c)
       : cfg(std::move(c)), cache(cfg.gold_cache_entries, cfg.gold_cache_bytes), judge(cfg, cache) {}
-  void grade(verdicts::Bench b, const VerdictRequest& req, const std::string& sql, Verdict& v);
+  void grade(const Benchmark& b, const VerdictRequest& req, const std::string& sql, Verdict& v);
 };
 
-const char* to_string(VerdictStage s) {
-  switch (s) {
-    case VerdictStage::NoSql: return "no_sql";
-    case VerdictStage::PredFailed: return "pred_failed";
-    case VerdictStage::Timeout: return "timeout";
-    case VerdictStage::TooLarge: return "too_large";
-    case VerdictStage::GoldFailed: return "gold_failed";
-    case VerdictStage::Different: return "different";
-    case VerdictStage::Equal: return "equal";
-    case VerdictStage::Refuted: return "refuted";
-    case VerdictStage::Unverified: return "unverified";
-  }
-  return "pred_failed";
-}
-
-// The one table of stage -> failure_reason (docs/serve.md, "failure_reason"). NeMo Gym's spider2_lite
-// and bird_sql servers define none, no_sql_extracted, execution_error and gold_execution_error; they
-// label a result that differs execution_error too, which a dashboard cannot tell from a query that did
-// not run. result_mismatch follows the "<what>_mismatch" words of NeMo Gym's other servers
-// (target_mismatch, tool_name_mismatch).
-const char* failure_reason(VerdictStage s) {
-  switch (s) {
-    case VerdictStage::Equal: return "none";
-    case VerdictStage::NoSql: return "no_sql_extracted";
-    case VerdictStage::PredFailed:
-    case VerdictStage::TooLarge: return "execution_error";
-    case VerdictStage::Timeout: return "timeout";
-    case VerdictStage::GoldFailed: return "gold_execution_error";
-    case VerdictStage::Different: return "result_mismatch";
-    case VerdictStage::Refuted: return "refuted";
-    case VerdictStage::Unverified: return "unverified";
-  }
-  return "execution_error";
-}
+// to_string(VerdictStage) and failure_reason(VerdictStage): exec/benchmark.cpp (the Outcome contract).
 
 // NeMo Gym bird_sql's failure codes of a pinned version (docs/serve.md, "Extraction presets").
 // 0.4: a query that ran and differs, failed or timed out is `execution_error`, and
@@ -118,7 +85,7 @@ VerifierStats Verifier::stats() const {
 void Verifier::require_gold(const VerdictRequest& req) const {
   const bool has_gold = (req.gold_sql && !req.gold_sql->empty()) ||
                         !req.gold_result_json.empty() ||
-                        (verdicts::bench_from_name(req.benchmark) == verdicts::Bench::Spider2 && has_official_gold(req.instance_id));
+                        (verdicts::bench_of(req).has_official_gold() && has_official_gold(req.instance_id));
   if (!has_gold)
     bad(impl_->judge.official_count() == 0
             ? "the request needs `gold_sql` or `gold_result`"
@@ -157,6 +124,17 @@ bool has_gold_rules(const VerdictRequest& req) {
          (req.gold_sql && !req.gold_sql->empty() && verdicts::ignore_order_for(req, *req.gold_sql) != req.ignore_order);
 }
 
+// The failure_reason of a verdict: its stage's word (failure_reason, the one table), in NeMo Gym's
+// words when the server asks for them (--failure-codes gym) or the request's extraction preset is a
+// Gym one (a verbatim `sql` keeps sqlgrade's).
+const char* reason_words(const VerifierConfig& cfg, const VerdictRequest& req, const Verdict& v) {
+  const ExtractPreset p = req.extract.value_or(cfg.extract).preset;
+  const bool filler = v.extraction_source == "filler";
+  if (cfg.gym_failure_codes) return gym_failure_reason(req.sql ? ExtractPreset::Sqlgrade : p, v.stage, filler);
+  if (p != ExtractPreset::Sqlgrade && !req.sql) return gym_bird_failure_reason(p, v.stage, filler);
+  return failure_reason(v.stage);
+}
+
 }  // namespace
 
 // The prediction against each gold in turn (gold_sql, then its alternatives). The first gold whose
@@ -164,7 +142,7 @@ bool has_gold_rules(const VerdictRequest& req) {
 // (verdicts::stage_after_verify). A match refuted against one gold goes on to the next, so any gold
 // the prediction is equivalent to counts. Else the first refuted match's verdict, else the first
 // gold's (the rule the Python API applied before issue 20).
-void Verifier::Impl::grade(verdicts::Bench b, const VerdictRequest& req, const std::string& sql, Verdict& v) {
+void Verifier::Impl::grade(const Benchmark& b, const VerdictRequest& req, const std::string& sql, Verdict& v) {
   const bool rules = has_gold_rules(req);
   std::optional<Verdict> first, first_refuted;
   for (size_t k = 0; k <= req.gold_sql_alternatives.size(); ++k) {
@@ -178,7 +156,7 @@ void Verifier::Impl::grade(verdicts::Bench b, const VerdictRequest& req, const s
     const VerdictRequest& r = rules ? alt : req;
     Verdict attempt = v;
     judge.judge(b, r, sql, attempt);
-    verify_verdict(b, r, sql, attempt);  // only when the request asks (`verify`)
+    verdicts::verify_verdict(b, r, sql, attempt);  // only when the request asks (`verify`)
     attempt.gold_index = k;
     if (attempt.execution_match) attempt.stage = verdicts::stage_after_verify(r, attempt);
     if (attempt.stage == VerdictStage::Equal) {
@@ -193,7 +171,7 @@ void Verifier::Impl::grade(verdicts::Bench b, const VerdictRequest& req, const s
 
 Verdict Verifier::verdict(const VerdictRequest& req) {
   auto t0 = Clock::now();
-  verdicts::Bench b = verdicts::bench_from_name(req.benchmark);
+  const Benchmark& b = verdicts::bench_of(req);
   std::error_code ec;
   if (req.db.empty()) bad("no database: `db` (a path) is required");
   if (verdicts::is_server_uri(req.db)) {
@@ -202,7 +180,7 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
     if (!req.dialect.empty() && req.dialect != "sqlite")
       bad("`dialect` is " + req.dialect + " but `db` is a SQLite file: give the database's URI");
     bool dir = fs::is_directory(req.db, ec);
-    if (!(fs::is_regular_file(req.db, ec) || (dir && b == verdicts::Bench::Spider)))
+    if (!(fs::is_regular_file(req.db, ec) || (dir && b.grades_folders())))
       throw InputError(req.db, "no such database file");
     if (dir && !(req.gold_sql && !req.gold_sql->empty()))
       throw InputError(req.db, "a database folder needs gold_sql (the test suite); give a .sqlite file for gold_result");
@@ -228,11 +206,7 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
   }
   // A refuted match keeps execution_match (the official verdict) but earns no reward.
   v.reward = v.stage == VerdictStage::Equal ? 1.0 : 0.0;
-  v.failure_reason = failure_reason(v.stage);
-  if (ExtractPreset p = req.extract.value_or(impl_->cfg.extract).preset; impl_->cfg.gym_failure_codes)
-    v.failure_reason = gym_failure_reason(req.sql ? ExtractPreset::Sqlgrade : p, v.stage, v.extraction_source == "filler");
-  else if (p != ExtractPreset::Sqlgrade && !req.sql)
-    v.failure_reason = gym_bird_failure_reason(p, v.stage, v.extraction_source == "filler");
+  v.failure_reason = reason_words(impl_->cfg, req, v);
   v.outcome = verdicts::outcome_of(v);
   v.score = verdicts::score_of(req.shaping.value_or(RewardShaping{}), v.outcome);
   impl_->verdicts++;

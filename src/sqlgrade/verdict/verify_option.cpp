@@ -3,14 +3,11 @@
 // rule executes them and the benchmark's own comparison.
 #include "sqlgrade/verdict/verify_option.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
 
 #include "sqlgrade/core/cancel.hpp"
-#include "sqlgrade/spider/test_suite.hpp"
-#include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/verify/verify.hpp"
 
 namespace sqlgrade::verdicts {
@@ -47,11 +44,12 @@ std::optional<VerdictRequest::VerifyOption> parse_verify_option(const json& body
 namespace {
 
 // The database the search starts from: the file, or for a Spider test-suite folder its first
-// database (<dir>/<name of dir>.sqlite, else the first *.sqlite by name), as `sqlgrade verify` does.
-std::string search_db(const std::string& db) {
+// database (the benchmark's own database of the folder's name, else the first *.sqlite by name), as
+// `sqlgrade verify` does.
+std::string search_db(const Benchmark& b, const std::string& db) {
   std::error_code ec;
   if (!fs::is_directory(db, ec)) return db;
-  const fs::path own = fs::path(db) / (fs::path(db).filename().string() + ".sqlite");
+  const fs::path own = b.database(fs::path(db).parent_path().string(), fs::path(db).filename().string());
   if (fs::is_regular_file(own, ec)) return own.string();
   std::string first;
   for (const auto& e : fs::directory_iterator(db, ec))
@@ -60,37 +58,14 @@ std::string search_db(const std::string& db) {
 }
 
 // The verification item of a matched request, or why it cannot be searched.
-std::string make_item(Bench b, const VerdictRequest& req, const std::string& pred_sql, verify::Item& item) {
+std::string make_item(const Benchmark& b, const VerdictRequest& req, const std::string& pred_sql, verify::Item& item) {
   if (!req.gold_sql || req.gold_sql->empty()) return "needs gold_sql (a gold result or gold folder has no query to run elsewhere)";
   if (req.plug_value) return "plug_value matches are not searched (the matching candidate is not kept)";
   item.id = req.instance_id;
-  item.db_path = search_db(req.db);
+  item.db_path = search_db(b, req.db);
   if (item.db_path.empty()) return "no .sqlite database in the folder";
-  switch (b) {
-    case Bench::Spider: {  // as the test-suite evaluator executes them (docs/verify.md)
-      auto q = spider::prepare_exec_queries(*req.gold_sql, pred_sql, true, req.keep_distinct);
-      item.gold_sql = spider::replace_cur_year(q.gold);
-      item.pred_sql = spider::replace_cur_year(q.pred);
-      item.rule = {verify::Rule::SpiderTestSuite, q.order_matters, nullptr, false};
-      break;
-    }
-    case Bench::Bird:
-      item.gold_sql = *req.gold_sql, item.pred_sql = pred_sql;
-      item.rule = {verify::Rule::BirdSet, false, nullptr, false};
-      break;
-    case Bench::Spider2: {  // one gold: a list of lists of condition_cols applies by its element 0 (Judge::compare)
-      json cc = req.condition_cols_json.empty() ? json() : json::parse(req.condition_cols_json);
-      if (cc.is_array() && std::any_of(cc.begin(), cc.end(), [](const json& e) { return e.is_array(); })) {
-        auto resolved = spider2::resolve_condition_cols(cc, 1);
-        if (resolved.empty() || !resolved[0]) return "condition_cols cannot be resolved";
-        cc = *resolved[0];
-      }
-      item.gold_sql = *req.gold_sql, item.pred_sql = pred_sql;
-      item.rule = {verify::Rule::Spider2Columns, false, cc, req.ignore_order.value_or(true)};
-      break;
-    }
-  }
-  return "";
+  const json cc = req.condition_cols_json.empty() ? json() : json::parse(req.condition_cols_json);
+  return b.search_item({*req.gold_sql, pred_sql, req.keep_distinct, req.ignore_order.value_or(true), &cc}, item);
 }
 
 // A search that stopped before its candidates ran out found nothing it can vouch for: its time cap
@@ -112,7 +87,7 @@ void mark_cut(Verdict::VerifyOutcome& out, double budget_s) {
 
 }  // namespace
 
-void verify_verdict(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v) {
+void verify_verdict(const Benchmark& b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v) {
   if (!req.verify) return;
   Verdict::VerifyOutcome out;
   out.status = "skipped";

@@ -21,7 +21,7 @@ std::optional<VerdictRequest::VerifyOption> parse_verify_option(const nlohmann::
 // search that its time cap or the request's cancellation (core/cancel.hpp: budget, hang-up,
 // shutdown) cut before it found anything is "unverified", time_capped true — never
 // "no_counterexample".
-void verify_verdict(Bench b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
+void verify_verdict(const Benchmark& b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
 
 // The stage a match ends at once its search is done, the policy of docs/verify.md ("For RL"):
 // Refuted for a clean refutation ("refuted"), Unverified for a cut search ("unverified") under

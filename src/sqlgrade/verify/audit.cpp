@@ -22,6 +22,9 @@
 #include "sqlgrade/spider/test_suite.hpp"
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/spider/inputs.hpp"
+#include "sqlgrade/bird/bench.hpp"
+#include "sqlgrade/spider/bench.hpp"
+#include "sqlgrade/spider2/bench.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/audit_clock.hpp"
@@ -219,9 +222,9 @@ AuditReport audit_spider(const AuditOptions& opt) {
   std::vector<Gold> golds;
   for (const auto& e : runs[0].examples) {
     ++rep.nominal;
-    auto q = spider::prepare_exec_queries(e.gold_sql, e.gold_sql, true, false);
-    Gold g{std::to_string(e.index), (fs::path(opt.db_dir) / e.db_id / (e.db_id + ".sqlite")).string(),
-           spider::replace_cur_year(q.gold), {Rule::SpiderTestSuite, q.order_matters, nullptr, false}, {}};
+    SearchItem q;  // the gold as the test-suite evaluator executes it (spider::benchmark())
+    spider::benchmark().search_item({e.gold_sql, e.gold_sql}, q);
+    Gold g{std::to_string(e.index), spider::benchmark().database(opt.db_dir, e.db_id), q.gold_sql, q.rule, {}};
     if (!opt.preds.empty())
       for (size_t s = 0; s < runs.size(); ++s) g.verdicts[preds[s]] = runs[s].examples[golds.size()].exec;
     golds.push_back(std::move(g));
@@ -250,8 +253,10 @@ AuditReport audit_bird(const AuditOptions& opt) {
   for (size_t i = 0; i < runs[0].items.size(); ++i) {
     const auto& it = runs[0].items[i];
     ++rep.nominal;
-    Gold g{it.id.empty() ? std::to_string(it.index) : it.id, (fs::path(opt.bird_db_root) / it.db_id / (it.db_id + ".sqlite")).string(), it.gold_sql,
-           {Rule::BirdSet, false, nullptr, false}, {}};
+    SearchItem q;
+    bird::benchmark().search_item({it.gold_sql, it.gold_sql}, q);
+    Gold g{it.id.empty() ? std::to_string(it.index) : it.id, bird::benchmark().database(opt.bird_db_root, it.db_id),
+           q.gold_sql, q.rule, {}};
     for (size_t s = 0; s < runs.size(); ++s) g.verdicts[opt.preds[s]] = runs[s].items[i].correct ? 1 : 0;
     golds.push_back(std::move(g));
   }
@@ -275,11 +280,11 @@ AuditReport audit_spider2(const AuditOptions& opt) {
   size_t local = 0, with_db = 0;
   std::vector<Gold> golds;
   for (const auto& [id, e] : entries) {
-    if (!starts_with_ci(id, "local")) continue;
+    if (!spider2::is_local(id)) continue;
     ++local;
     auto d = dbs.find(id);
     std::error_code ec;
-    const std::string path = d == dbs.end() ? "" : (fs::path(db_dir) / (d->second + ".sqlite")).string();
+    const std::string path = d == dbs.end() ? "" : spider2::benchmark().database(db_dir, d->second);
     if (path.empty() || !fs::is_regular_file(path, ec)) continue;
     ++with_db;
     const fs::path sql = fs::path(so.gold_dir) / "sql" / (id + ".sql");

@@ -14,6 +14,9 @@
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider/test_suite.hpp"
+#include "sqlgrade/bird/bench.hpp"
+#include "sqlgrade/spider/bench.hpp"
+#include "sqlgrade/spider2/bench.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify.hpp"
 #include "sqlgrade/verify/suspect.hpp"
@@ -206,10 +209,6 @@ void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<P
   for (SystemReport& rep : reps) rep.wall_s = wall, rep.pass_cpu_s = pass_cpu, rep.threads = static_cast<int>(threads);
 }
 
-std::string db_in_folder(const std::string& root, const std::string& db_id) {
-  return (fs::path(root) / db_id / (db_id + ".sqlite")).string();
-}
-
 }  // namespace
 
 std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, const std::vector<std::string>& systems,
@@ -228,18 +227,15 @@ std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, co
     for (const spider::Example& e : run.examples) {
       if (!e.gold_ok || e.exec < 0) continue;
       ++reps[s].total;
-      auto q = spider::prepare_exec_queries(e.gold_sql, e.pred_sql, true, run.opt.keep_distinct);
+      Pending p;  // the queries as the test-suite evaluator executes them (spider::benchmark())
+      spider::benchmark().search_item({e.gold_sql, e.pred_sql, run.opt.keep_distinct}, p.item);
       auto& peer = peers[std::to_string(e.index)];
       peer.resize(runs.size());
-      peer[s] = spider::replace_cur_year(q.pred);
+      peer[s] = p.item.pred_sql;
       if (e.exec != 1) continue;
       ++reps[s].ex;
-      Pending p;
       p.item.id = std::to_string(e.index);
-      p.item.db_path = db_in_folder(run.opt.db_dir, e.db_id);
-      p.item.gold_sql = spider::replace_cur_year(q.gold);
-      p.item.pred_sql = spider::replace_cur_year(q.pred);
-      p.item.rule = {Rule::SpiderTestSuite, q.order_matters, nullptr, false};
+      p.item.db_path = spider::benchmark().database(run.opt.db_dir, e.db_id);
       if (run.opt.plug_value) p.skip_reason = "--plug_value matches are not searched (the matching candidate is not kept)";
       pend[s].push_back(std::move(p));
     }
@@ -269,10 +265,8 @@ std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const 
       ++reps[s].ex;
       Pending p;
       p.item.id = id;
-      p.item.db_path = db_in_folder(run.opt.db_root_path, it.db_id);
-      p.item.gold_sql = it.gold_sql;
-      p.item.pred_sql = it.pred_sql;
-      p.item.rule = {Rule::BirdSet, false, nullptr, false};
+      p.item.db_path = bird::benchmark().database(run.opt.db_root_path, it.db_id);
+      bird::benchmark().search_item({it.gold_sql, it.pred_sql}, p.item);
       pend[s].push_back(std::move(p));
     }
   }
@@ -291,7 +285,7 @@ Pending spider2_pending(const spider2::Run& run, const spider2::Instance& it, co
   p.item.id = it.instance_id;
   p.item.pred_sql = it.pred_sql.value_or("");
   const std::string db_dir = o.db_dir.empty() ? spider2::default_db_dir(o) : o.db_dir;
-  p.item.db_path = (fs::path(db_dir) / (it.db.value_or("?") + ".sqlite")).string();
+  p.item.db_path = spider2::benchmark().database(db_dir, it.db.value_or("?"));
   const fs::path gold_sql = fs::path(o.gold_dir) / "sql" / (it.instance_id + ".sql");
   std::error_code ec;
   if (!fs::is_regular_file(gold_sql, ec)) return p.skip_reason = "no public gold SQL (" + gold_sql.string() + ")", p;

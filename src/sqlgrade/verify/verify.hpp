@@ -12,33 +12,20 @@
 
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/core/table.hpp"
+#include "sqlgrade/exec/benchmark.hpp"
 #include "sqlgrade/verify.hpp"
 
 namespace sqlgrade::verify {
 
-// Which official rule decides "same result" (each is the benchmark's own function, never a copy).
-enum class Rule {
-  SpiderTestSuite,  // spider::result_eq: bag of rows, column permutation, order when the gold has ORDER BY
-  BirdSet,          // bird::ex_match: set(pred rows) == set(gold rows)
-  Spider2Columns,   // spider2::compare_frames: column vectors, condition_cols, ignore_order
-};
+// Which official rule decides "same result", and one instance to search: the Benchmark contract's
+// (exec/benchmark.hpp: each benchmark makes its own item, Benchmark::search_item).
+using Rule = SearchRule;
 const char* to_string(Rule r);
-
-struct RuleSpec {
-  Rule rule = Rule::BirdSet;
-  bool order_matters = false;       // Spider: the (rewritten) gold contains "order by"
-  nlohmann::json condition_cols;    // Spider 2.0: the resolved per-alternative value
-  bool ignore_order = false;        // Spider 2.0
-};
+using RuleSpec = SearchRuleSpec;
 // The benchmark's verdict on two results: true when they count as the same answer.
 bool same_result(const RuleSpec& rule, const Table& gold, const Table& pred);
 
-struct Item {
-  std::string id;       // the instance id (for messages and file names)
-  std::string db_path;  // the benchmark database (opened read-only)
-  std::string gold_sql, pred_sql;  // exactly as the benchmark executes them (after its rewrites)
-  RuleSpec rule;
-};
+using Item = SearchItem;
 
 struct Budget {
   uint64_t seed = 0;

@@ -1,0 +1,33 @@
+// The registry of benchmarks (registry.hpp): one line per benchmark folder.
+#include "sqlgrade/verdict/registry.hpp"
+
+#include "sqlgrade/bird/bench.hpp"
+#include "sqlgrade/core/text.hpp"
+#include "sqlgrade/spider/bench.hpp"
+#include "sqlgrade/spider2/bench.hpp"
+#include "sqlgrade/verdict/request.hpp"
+
+namespace sqlgrade::verdicts {
+
+const std::vector<const Benchmark*>& benchmarks() {
+  static const std::vector<const Benchmark*> all{&spider2::benchmark(), &spider::benchmark(), &bird::benchmark()};
+  return all;
+}
+
+const Benchmark& default_benchmark() { return spider2::benchmark(); }
+
+const Benchmark& benchmark_named(const std::string& name) {
+  const std::string b = to_lower(name);
+  for (const Benchmark* bench : benchmarks()) {
+    if (b == bench->name()) return *bench;
+    for (const std::string& a : bench->aliases())
+      if (b == a) return *bench;
+  }
+  std::string expected;
+  for (const Benchmark* bench : benchmarks()) expected += (expected.empty() ? "" : ", ") + std::string(bench->name());
+  const size_t last = expected.rfind(", ");
+  if (last != std::string::npos) expected.replace(last, 2, " or ");
+  throw BadRequest("unknown benchmark '" + b + "' (expected " + expected + ")");
+}
+
+}  // namespace sqlgrade::verdicts
