@@ -4,10 +4,10 @@
 // R-VES (Mini-Dev); the works_cycles subset itself and its schema prompt.
 //
 //   sqlgrade::bird::Options opt;
-//   opt.predicted_sql_path = "predict_mini_dev_gpt-4_sqlite.json";
-//   opt.ground_truth_path = "mini_dev_sqlite_gold.sql";
-//   opt.db_root_path = "dev_databases";
-//   opt.diff_json_path = "mini_dev_sqlite.jsonl";
+//   opt.pred = "predict_mini_dev_gpt-4_sqlite.json";
+//   opt.gold = "mini_dev_sqlite_gold.sql";
+//   opt.db_dir = "dev_databases";
+//   opt.diff_json = "mini_dev_sqlite.jsonl";
 //   opt.metric = sqlgrade::bird::Metric::SoftF1;
 //   sqlgrade::bird::Run run = sqlgrade::bird::evaluate(opt);
 //   std::string table = sqlgrade::bird::render_text(run);   // what the official script prints
@@ -51,24 +51,28 @@ std::optional<PairBy> parse_pair_by(const std::string& s);  // auto|index|questi
 Metric metric_from_name(const std::string& s);
 PairBy pair_by_from_name(const std::string& s);
 
-// The official flags (plus sqlgrade's own: pair_by, answer_json, max_rows, progress).
+// The official flags under sqlgrade's names, the Python keywords' (the official spellings are the CLI's
+// aliases: --predicted_sql_path = pred, --ground_truth_path = gold, --db_root_path = db_dir,
+// --diff_json_path = diff_json, --num_cpus = jobs, --meta_time_out = timeout_s, --gold_time_out =
+// gold_timeout_s); plus sqlgrade's own: pair_by, answer_json, max_rows, max_result_bytes, progress.
 struct Options {
-  std::string predicted_sql_path, ground_truth_path, db_root_path, diff_json_path;
+  std::string pred, gold, db_dir, diff_json;
   std::string name;       // the system's label in the run record (--name); empty: the prediction's file name
   std::string data_mode;  // non-empty: original layout (folders + predict_<mode>.json / <mode>_gold.sql)
   Metric metric = Metric::Ex;
   PairBy pair_by = PairBy::Auto;
-  int num_cpus = 0;            // 0 = all cores
-  double meta_time_out = 30.0; // seconds per prediction query (<= 0: none here; the CLI and Python refuse it, issue 19)
-  double gold_time_out = -1;   // seconds per gold query; < 0: same as meta_time_out
+  int jobs = 0;                // worker threads; 0 = all cores
+  double timeout_s = 30.0;     // seconds per prediction query (<= 0: none here; the CLI and Python refuse it, issue 19)
+  double gold_timeout_s = -1;  // seconds per gold query; < 0: same as timeout_s
   int repeat = 100;            // VES / R-VES timing iterations
-  // SQLite (databases from db_root_path), or PostgreSQL / MySQL: every question runs on the one server
+  // SQLite (databases from db_dir), or PostgreSQL / MySQL: every question runs on the one server
   // database `dsn` names (postgresql://reader@host:port/bird, mysql://reader@host/BIRD?socket=...), through
   // a login that can only read (docs/bird.md, "PostgreSQL and MySQL").
   std::string sql_dialect = "SQLite";
   std::string dsn;
   bool answer_json = false;    // predictions are model outputs holding {"answer": "<SQL>"}
   size_t max_rows = 1'000'000;
+  size_t max_result_bytes = size_t(512) << 20;  // --max-result-mb: a result's byte cap (past it: *_too_large)
   bool keep_rows = false;      // keep the first rows of both results in each Instance (for the run record)
   int progress = -1;           // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
   // --shard i/n: grade only the questions whose id (Instance::id) has shard_of(id, n) == i - 1
@@ -141,7 +145,7 @@ InputFiles input_files(const Options& opt);
 
 // Several systems (prediction files) against the same gold in one pass: gold results are computed
 // once, and each distinct (database, gold, prediction) is checked once across all systems (EX,
-// Soft-F1, EM+F1; VES/R-VES time every prediction). opt.predicted_sql_path is ignored; result k is
+// Soft-F1, EM+F1; VES/R-VES time every prediction). opt.pred is ignored; result k is
 // what evaluate() returns for preds[k]. `warn` receives (system index, warning).
 std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string>& preds,
                                const std::function<void(size_t, const std::string&)>& warn = {});

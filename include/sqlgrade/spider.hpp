@@ -67,6 +67,10 @@ struct Options {
   bool progress_each = false;  // --progress_bar_for_each_datapoint
   double timeout_s = 30;       // per query; a prediction past it scores 0
   int jobs = 0;                // worker threads; 0 = all cores
+  // --max-rows / --max-result-mb: a gold result's row and byte caps (a gold past them fails; a
+  // prediction is read up to the gold's row count, as before)
+  size_t max_rows = 1'000'000;
+  size_t max_result_bytes = size_t(512) << 20;
   int progress = -1;           // progress bar on stderr: -1 auto (TTY), 0 off, 1 on
   // Keep the first rows of the gold and predicted results (test-suite: on <db_id>.sqlite) in each
   // Example for the run record; the CLI sets it when a record is written.

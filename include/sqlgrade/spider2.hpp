@@ -33,14 +33,15 @@ struct Options {
   std::string name;       // the system's label in the run record (--name); empty: the result folder's name
   std::string gold_dir;   // spider2lite_eval.jsonl and exec_result/
   std::string db_dir;     // sql mode: <db_dir>/<db>.sqlite; default <gold_dir>/../databases
-  std::string meta_path;  // spider2-lite.jsonl; default <gold_dir>/../spider2-lite.jsonl
-  int max_workers = 0;    // 0 = all cores
+  std::string meta;       // spider2-lite.jsonl; default <gold_dir>/../spider2-lite.jsonl (--meta)
+  int jobs = 0;           // worker threads (--jobs; the official --max_workers), 0 = all cores
   double timeout_s = 60;  // per query (the official flag is accepted but unused; ours is real); it also
                           // bounds converting and comparing the query's result (sql mode)
   // The bound on one prediction's result (`--max-result-mb`): sql mode stops a query whose result
   // passes it (the engine's count) or whose CSV text would; exec_result mode does not read a CSV
   // file larger than it. Either scores 0 with the reason "result too large".
   size_t max_result_bytes = size_t(64) << 20;
+  size_t max_rows = 1'000'000;  // --max-rows: sql mode stops a query past this many rows ("result too large")
   bool strict = false;    // also report what the official rule misses
   bool v2 = false;        // score with the tolerant v2 metrics instead
   int progress = -1;      // progress bar on stderr: -1 auto (TTY), 0 off, 1 on

@@ -48,6 +48,7 @@ struct EvalOptions {
   // A result.csv larger than this is not read: the statement scores 0 as a result error
   // (`--max-result-mb`; the gold tables of UDA-Bench are all under 1 MB).
   size_t max_result_bytes = size_t(64) << 20;
+  size_t max_rows = 5'000'000;  // `--max-rows`: a gold query past this many rows fails (gold_error)
 };
 
 struct RunOptions {

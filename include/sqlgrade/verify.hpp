@@ -124,6 +124,8 @@ struct AuditOptions {
   std::vector<std::string> preds;  // optional: prediction files/folders graded against these golds
   int jobs = 0;
   double timeout_s = 30;
+  size_t max_rows = 1'000'000;                 // --max-rows: a result's row cap (a gold past it: gold_fails)
+  size_t max_result_bytes = size_t(512) << 20;  // --max-result-mb: a result's byte cap
   std::string now;  // --now: SQL's clock for every query but the clock check's own two runs ("" = real)
   bool verify = false;      // --verify: verify the predictions (spider, bird) and list gold-suspect questions
   Options verify_options;   // the search's options then

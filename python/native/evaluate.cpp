@@ -56,7 +56,7 @@ py::dict bird_evaluate(sqlgrade::bird::Options o, std::optional<sqlgrade::verify
     bd::check_required(o);  // the CLI's check and message (bird/inputs.cpp)
     if (verify) {
       sqlgrade::verify::check_verifiable(o);
-      verify = sqlgrade_native::verify_options(*verify, o.num_cpus);
+      verify = sqlgrade_native::verify_options(*verify, o.jobs);
     }
   } catch (const sqlgrade::InputError& e) {
     raise_input(e.what());
@@ -71,7 +71,7 @@ py::dict bird_evaluate(sqlgrade::bird::Options o, std::optional<sqlgrade::verify
     BirdRendered b{bd::summarize(run), bd::render_text(run), bd::render_json(run), bd::render_log_block(run), {}};
     if (verify) {
       Rendered x{std::move(b.text), std::move(b.json)};
-      b.report = sqlgrade_native::add_verification(sqlgrade::verify::verify_bird({run}, {o.predicted_sql_path}, *verify),
+      b.report = sqlgrade_native::add_verification(sqlgrade::verify::verify_bird({run}, {o.pred}, *verify),
                                                    *verify, x);
       b.text = std::move(x.text), b.json = std::move(x.json);
     }
@@ -119,7 +119,7 @@ py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs,
   if (verify) {
     try {
       sqlgrade::verify::check_verifiable(o);
-      verify = sqlgrade_native::verify_options(*verify, o.max_workers);
+      verify = sqlgrade_native::verify_options(*verify, o.jobs);
     } catch (const sqlgrade::InputError& e) {
       raise_input(e.what());
     }
@@ -314,10 +314,10 @@ void register_options(py::module_& m) {
   namespace bd = sqlgrade::bird;
   py::class_<bd::Options> bo(m, "BirdOptions", "sqlgrade::bird::Options (`sqlgrade bird`'s flags).");
   bo.def(py::init<>())
-      .def_readwrite("pred", &bd::Options::predicted_sql_path)
-      .def_readwrite("gold", &bd::Options::ground_truth_path)
-      .def_readwrite("db_dir", &bd::Options::db_root_path)
-      .def_readwrite("diff_json", &bd::Options::diff_json_path)
+      .def_readwrite("pred", &bd::Options::pred)
+      .def_readwrite("gold", &bd::Options::gold)
+      .def_readwrite("db_dir", &bd::Options::db_dir)
+      .def_readwrite("diff_json", &bd::Options::diff_json)
       .def_readwrite("data_mode", &bd::Options::data_mode)
       .def_readwrite("sql_dialect", &bd::Options::sql_dialect)
       .def_readwrite("dsn", &bd::Options::dsn)
@@ -328,9 +328,9 @@ void register_options(py::module_& m) {
       .def_readwrite("name", &bd::Options::name);
   choice(bo, "metric", &bd::Options::metric, &bd::metric_from_name);
   choice(bo, "pair_by", &bd::Options::pair_by, &bd::pair_by_from_name);
-  bounded(bo, "jobs", "jobs", &bd::Options::num_cpus);
-  bounded(bo, "timeout", "timeout", &bd::Options::meta_time_out);
-  bounded(bo, "gold_timeout", "timeout", &bd::Options::gold_time_out);  // unset: -1, the same as timeout
+  bounded(bo, "jobs", "jobs", &bd::Options::jobs);
+  bounded(bo, "timeout", "timeout", &bd::Options::timeout_s);
+  bounded(bo, "gold_timeout", "timeout", &bd::Options::gold_timeout_s);  // unset: -1, the same as timeout
   bounded(bo, "repeat", "repeat", &bd::Options::repeat);
   bounded(bo, "max_rows", "max_rows", &bd::Options::max_rows);
   clock_field(bo, [](bd::Options& o) -> std::string& { return o.now; });
@@ -341,7 +341,7 @@ void register_options(py::module_& m) {
       .def_readwrite("result_dir", &s2::Options::result_dir)
       .def_readwrite("gold_dir", &s2::Options::gold_dir)
       .def_readwrite("db_dir", &s2::Options::db_dir)
-      .def_readwrite("meta", &s2::Options::meta_path)
+      .def_readwrite("meta", &s2::Options::meta)
       .def_readwrite("strict", &s2::Options::strict)
       .def_readwrite("v2", &s2::Options::v2)
       .def_readwrite("errors_log", &s2::Options::errors_log)
@@ -349,7 +349,7 @@ void register_options(py::module_& m) {
       .def_readwrite("shard_by", &s2::Options::shard_by)
       .def_readwrite("name", &s2::Options::name);
   choice(s2o, "mode", &s2::Options::mode, &s2::mode_from_name);
-  bounded(s2o, "jobs", "jobs", &s2::Options::max_workers);
+  bounded(s2o, "jobs", "jobs", &s2::Options::jobs);
   bounded(s2o, "timeout", "timeout", &s2::Options::timeout_s);
   clock_field(s2o, [](s2::Options& o) -> std::string& { return o.now; });
 

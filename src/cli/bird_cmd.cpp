@@ -26,6 +26,7 @@ struct BirdArgs {
   std::string metric = "ex", pair_by = "auto", output_log_path, json_out, json_dir, shard;
   std::string mode_gt, mode_predict, difficulty;  // accepted for compatibility, unused (as officially)
   bool quiet = false, no_progress = false, require_all = false;
+  double max_result_mb = 512;
 };
 
 struct SubsetArgs {
@@ -43,16 +44,18 @@ void run_bird(BirdArgs& a) {
   using namespace sqlgrade;
   a.opt.metric = bird::metric_from_name(a.metric);
   a.opt.pair_by = bird::pair_by_from_name(a.pair_by);
-  a.opt.predicted_sql_path = a.preds.empty() ? std::string() : a.preds.front();
+  a.opt.pred = a.preds.empty() ? std::string() : a.preds.front();
   bird::check_required(a.opt);
+  if (a.opt.dsn.empty()) cli::check_db_layout(a.opt.db_dir, cli::DbLayout::Nested, "bird");
   if (a.no_progress || a.quiet) a.opt.progress = 0;
+  a.opt.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   const auto labels = cli::system_labels(a.preds, a.names, "--predicted_sql_path");
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--predicted_sql_path", a.names);
-  const auto vopt = cli::verify_options(a.verify, a.opt.num_cpus, a.no_progress);
+  const auto vopt = cli::verify_options(a.verify, a.opt.jobs, a.no_progress);
   if (a.verify.on) verify::check_verifiable(a.opt);
-  ServerPool::configure(resolve_jobs(a.opt.num_cpus) + 1);  // server connections: one per worker
-  a.opt.predicted_sql_path = a.preds[0];
+  ServerPool::configure(resolve_jobs(a.opt.jobs) + 1);  // server connections: one per worker
+  a.opt.pred = a.preds[0];
   a.opt.keep_rows = !a.json_out.empty() || !a.json_dir.empty();  // only a record shows them
   {  // no output (a record, the log) may replace an input (a prediction, the gold, a database)
     std::vector<IoPath> out = cli::io_paths(json_paths, a.json_dir.empty() ? "--json" : "--json-dir");
@@ -105,7 +108,7 @@ void run_subset(SubsetArgs& a) {
   auto s = bird::build_subset(a.opt);
   if (!a.out.empty()) {  // train.json & co. must not replace --data (BIRD's own train.json) or --db
     std::vector<IoPath> out;
-    for (const auto& f : bird::subset_files(s)) out.push_back({fs::path(a.out) / f.first, "--out"});
+    for (const auto& f : bird::subset_files(s)) out.push_back({fs::path(a.out) / f.first, "--out-dir"});
     check_outputs_spare_inputs(out, {{a.opt.data_path, "--data"}, {a.opt.db_path, "--db"}});
   }
   if (a.out.empty()) {
@@ -132,12 +135,12 @@ CLI::App* add_subset_command(CLI::App* cmd) {
       ->check(sqlgrade::cli::bounded("seed"));
   sub->add_option("--train", sargs->opt.train, "training items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
   sub->add_option("--valid", sargs->opt.valid, "validation items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
-  sub->add_option("--out", sargs->out, "folder for train.json, valid.json, train_gold.sql, valid_gold.sql (default: stdout)");
+  sqlgrade::cli::add_out_dir(sub, sargs->out, "folder for train.json, valid.json, train_gold.sql, valid_gold.sql (default: stdout)", "--out");
   sub->add_option("--db", sargs->opt.db_path, "database file: add the schema prompt to every item");
   sub->add_option("--rows", sargs->opt.rows, "example rows per table in the schema prompt")->check(sqlgrade::cli::bounded("example_rows"));
   sub->add_flag("--keep-sqlite-sequence", sargs->opt.keep_sqlite_sequence, "do not skip sqlite_sequence");
   sub->callback([sargs] { run_subset(*sargs); });
-  sqlgrade::cli::example(sub, "sqlgrade bird subset --data train.json --db works_cycles.sqlite --out subset/");
+  sqlgrade::cli::example(sub, "sqlgrade bird subset --data train.json --db works_cycles.sqlite --out-dir subset/");
   return sub;
 }
 
@@ -169,14 +172,14 @@ void register_bird_command(CLI::App& app) {
   cmd->add_option("--name", args->names,
                   "the system's name in the run record, headers, diff and report; one per --predicted_sql_path, in order "
                   "(default: the file name, with its folders when two systems share it)");
-  cmd->add_option("--gold,--ground_truth_path", o.ground_truth_path, "gold file, one SQL<TAB>db_id per line (or a folder)");
-  sqlgrade::cli::add_db(cmd, o.db_root_path, "database folder: <db_id>/<db_id>.sqlite", "--db_root_path");
-  cmd->add_option("--diff_json_path", o.diff_json_path, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");
+  cmd->add_option("--gold,--ground_truth_path", o.gold, "gold file, one SQL<TAB>db_id per line (or a folder)");
+  sqlgrade::cli::add_db(cmd, o.db_dir, "database folder: <db_id>/<db_id>.sqlite", "--db_root_path");
+  cmd->add_option("--diff_json_path", o.diff_json, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");
   cmd->add_option("--metric", args->metric, "ex | soft-f1 | em-f1 | ves | r-ves")->capture_default_str();
-  sqlgrade::cli::add_jobs(cmd, o.num_cpus, "--num_cpus");
+  sqlgrade::cli::add_jobs(cmd, o.jobs, "--num_cpus");
   sqlgrade::cli::add_now(cmd, o.now);
-  sqlgrade::cli::add_timeout(cmd, o.meta_time_out, "seconds per prediction query", "--meta_time_out")->capture_default_str();
-  cmd->add_option("--gold-timeout,--gold_time_out", o.gold_time_out, "seconds per gold query (default: --timeout)")
+  sqlgrade::cli::add_timeout(cmd, o.timeout_s, "seconds per prediction query", "--meta_time_out")->capture_default_str();
+  cmd->add_option("--gold-timeout,--gold_time_out", o.gold_timeout_s, "seconds per gold query (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
   cmd->add_option("--sql_dialect", o.sql_dialect, "SQLite | PostgreSQL | MySQL (the last two on the server --dsn names)")
       ->capture_default_str();
@@ -193,16 +196,15 @@ void register_bird_command(CLI::App& app) {
   cmd->add_option("--pair-by", args->pair_by, "auto | index | question_id | position (official: position)")
       ->capture_default_str();
   cmd->add_flag("--answer-json", o.answer_json, "predictions are model outputs with {\"answer\": \"<SQL>\"}");
-  cmd->add_option("--max-rows", o.max_rows, "result rows before a query is stopped")
-      ->capture_default_str()
-      ->check(sqlgrade::cli::bounded("max_rows"));
+  sqlgrade::cli::add_max_rows(cmd, o.max_rows, "result rows before a query is stopped");
+  sqlgrade::cli::add_max_result_mb(cmd, args->max_result_mb, "result size cap per query, MiB (past it: pred_too_large / gold_too_large)");
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
   cmd->add_option("--json-dir", args->json_dir, "several systems: one run record per prediction file, DIR/<name>.json");
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question_id; see sqlgrade merge)");
   sqlgrade::cli::add_shard_by(cmd, args->opt.shard_by);
   sqlgrade::cli::add_quiet(cmd, args->quiet);
   sqlgrade::cli::add_require_all(cmd, args->require_all);
-  cmd->add_flag("--no-progress", args->no_progress, "never draw a progress bar");
+  sqlgrade::cli::add_no_progress(cmd, args->no_progress);
   sqlgrade::cli::add_verify_flags(cmd, args->verify, true);
 
   CLI::App* sub = add_subset_command(cmd);

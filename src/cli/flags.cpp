@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <optional>
 
@@ -109,6 +110,83 @@ CLI::Option* add_shard_by(CLI::App* c, std::string& by) {
 CLI::Option* add_require_all(CLI::App* c, bool& require_all) {
   return c->add_flag("--require-all", require_all,
                      "exit 1 when predictions are missing, truncated or unpaired (they score 0 either way)");
+}
+
+CLI::Option* add_out(CLI::App* c, std::string& file, const std::string& what, const std::string& aliases) {
+  return c->add_option(names("--out", aliases), file, what)->type_name("FILE");
+}
+
+CLI::Option* add_out_dir(CLI::App* c, std::string& dir, const std::string& what, const std::string& aliases) {
+  return c->add_option(names("--out-dir", aliases), dir, what)->type_name("DIR");
+}
+
+CLI::Option* add_no_progress(CLI::App* c, bool& no_progress) {
+  return c->add_flag("--no-progress", no_progress, "never draw a progress bar");
+}
+
+CLI::Option* add_max_rows(CLI::App* c, size_t& rows, const std::string& what) {
+  return c->add_option("--max-rows", rows, what.empty() ? "result rows of one query before it is stopped" : what)
+      ->capture_default_str()
+      ->check(bounded("max_rows"));
+}
+
+CLI::Option* add_max_result_mb(CLI::App* c, double& mb, const std::string& what) {
+  return c->add_option("--max-result-mb", mb, what.empty() ? "result size cap per query, MiB" : what)
+      ->capture_default_str()
+      ->check(bounded("result_mb"));
+}
+
+void check_db_layout(const std::string& dir, DbLayout want, const std::string& command, const std::string& flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return;
+  size_t nested = 0, flat = 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path p = it->path();
+    std::error_code e2;
+    if (it->is_directory(e2)) nested += fs::is_regular_file(p / (p.filename().string() + ".sqlite"), e2) ? 1 : 0;
+    else if (p.extension() == ".sqlite") ++flat;
+    if (nested && flat) return;  // both layouts: not a mistake this check can name
+  }
+  if (want == DbLayout::Nested && nested == 0 && flat > 0)
+    throw InputError(flag, dir + " holds <db>.sqlite files directly (Spider 2.0-Lite's layout); " + command +
+                               " reads DIR/<db_id>/<db_id>.sqlite");
+  if (want == DbLayout::Flat && flat == 0 && nested > 0)
+    throw InputError(flag, dir + " holds <db_id>/<db_id>.sqlite folders (Spider's and BIRD's layout); " + command +
+                               " reads DIR/<db>.sqlite");
+}
+
+size_t mib_to_bytes(double mb) { return static_cast<size_t>(mb * double(size_t(1) << 20)); }
+
+std::vector<std::string> benchmark_flag_as_subcommand(std::vector<std::string> args) {
+  if (args.empty() || (args[0] != "verify" && args[0] != "audit")) return args;
+  if (args.size() > 1 && !args[1].empty() && args[1][0] != '-') return args;  // the subcommand is there
+  for (size_t k = 1; k < args.size(); ++k) {
+    const std::string& a = args[k];
+    if (a == "--") break;
+    std::string name;
+    size_t take = 1;
+    if (a == "--benchmark" && k + 1 < args.size()) name = args[k + 1], take = 2;
+    else if (a.rfind("--benchmark=", 0) == 0) name = a.substr(12);
+    else continue;
+    if (name != "spider" && name != "bird" && name != "spider2")
+      throw InputError("--benchmark", "expected spider, bird or spider2, got '" + name + "'");
+    args.erase(args.begin() + static_cast<long>(k), args.begin() + static_cast<long>(k + take));
+    args.insert(args.begin() + 1, name);
+    return args;
+  }
+  return args;
+}
+
+void require_flags(const std::string& where, const std::vector<std::pair<std::string, bool>>& flags_given) {
+  std::vector<std::string> missing;
+  for (const auto& [flag, given] : flags_given)
+    if (!given) missing.push_back(flag);
+  if (missing.empty()) return;
+  std::string list;
+  for (size_t k = 0; k < missing.size(); ++k)
+    list += (k == 0 ? "" : k + 1 == missing.size() ? " and " : ", ") + missing[k];
+  throw InputError(where, list + (missing.size() == 1 ? " is required" : " are required"));
 }
 
 void enforce_require_all(const std::vector<Pairing>& systems) {

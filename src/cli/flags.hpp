@@ -26,6 +26,35 @@ CLI::Option* add_quiet(CLI::App* c, bool& quiet);
 CLI::Option* add_shard_by(CLI::App* c, std::string& by);
 // "--require-all": exit 1 when predictions are missing, truncated or unpaired.
 CLI::Option* add_require_all(CLI::App* c, bool& require_all);
+// "--out FILE": the one file a command writes (+ the old spellings, e.g. "-o,--output", still accepted).
+CLI::Option* add_out(CLI::App* c, std::string& file, const std::string& what, const std::string& aliases = "");
+// "--out-dir DIR": the folder a command writes into (+ the old spellings, e.g. "--out", "--output-dir").
+CLI::Option* add_out_dir(CLI::App* c, std::string& dir, const std::string& what, const std::string& aliases = "");
+// "--no-progress": never draw a progress bar (on every command that executes queries or draws one).
+CLI::Option* add_no_progress(CLI::App* c, bool& no_progress);
+// "--max-rows N": result rows of one query before it is stopped (bounded by the table's "max_rows" row).
+CLI::Option* add_max_rows(CLI::App* c, size_t& rows, const std::string& what = "");
+// "--max-result-mb MB": the size bound of one query's result, MiB (the table's "result_mb" row).
+CLI::Option* add_max_result_mb(CLI::App* c, double& mb, const std::string& what = "");
+// The one rule of `--db` per benchmark: Spider and BIRD read DIR/<db_id>/<db_id>.sqlite (Nested),
+// Spider 2.0-Lite DIR/<db>.sqlite (Flat). A folder that holds databases only in the other layout is
+// refused before anything runs, one line naming the flag and the layout expected ("--db: DIR holds
+// <db>.sqlite files directly (Spider 2.0-Lite's layout); bird reads DIR/<db_id>/<db_id>.sqlite").
+// A missing or empty folder is left to the command (its own message, as before).
+enum class DbLayout { Nested, Flat };
+void check_db_layout(const std::string& dir, DbLayout want, const std::string& command, const std::string& flag = "--db");
+
+// MiB as given to --max-result-mb → bytes.
+size_t mib_to_bytes(double mb);
+
+// `verify` and `audit` name the benchmark as a subcommand (`sqlgrade verify spider`, `sqlgrade audit
+// bird`); `--benchmark NAME` (or `--benchmark=NAME`) after either is the accepted alias: it is moved to
+// the subcommand's place before parsing. Other command lines are returned as they are.
+std::vector<std::string> benchmark_flag_as_subcommand(std::vector<std::string> args);
+
+// "--a, --b and --c are required" → the flags among `flags` whose value is empty, as one InputError
+// ("--db is required", "--gold and --db are required"); nothing when none is missing.
+void require_flags(const std::string& where, const std::vector<std::pair<std::string, bool>>& flags_given);
 
 // --require-all, after the output: one line per system whose predictions are missing (a gold question
 // without one: absent, blank, the file cut short) or unpaired (one no gold question takes), then exit 1.

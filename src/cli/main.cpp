@@ -43,7 +43,9 @@ int main(int argc, char** argv) {
   try {
     // Both spellings of every flag (--db-root-path / --db_root_path) and "did you mean" (flags.hpp);
     // the run records keep the command line as typed (invocation()).
-    std::vector<std::string> args = sqlgrade::cli::resolve_spellings(app, {argv + 1, argv + argc});
+    // `verify --benchmark bird ...` / `audit --benchmark bird ...` → `verify bird ...` (flags.hpp).
+    std::vector<std::string> args =
+        sqlgrade::cli::resolve_spellings(app, sqlgrade::cli::benchmark_flag_as_subcommand({argv + 1, argv + argc}));
     std::vector<char*> resolved{argv[0]};
     for (auto& a : args) resolved.push_back(a.data());
     app.parse(static_cast<int>(resolved.size()), resolved.data());

@@ -1,4 +1,4 @@
-// `sqlgrade merge PART*.json -o RUN.json`: the shards of one run (--shard i/n) as one run record
+// `sqlgrade merge PART*.json --out RUN.json`: the shards of one run (--shard i/n) as one run record
 // whose summary is recomputed from all instances.
 #include <CLI/CLI.hpp>
 
@@ -18,7 +18,7 @@ namespace {
 struct MergeArgs {
   std::vector<std::string> parts;
   std::string output;
-  bool quiet = false;
+  bool quiet = false, no_progress = false;  // merge draws no progress bar: --no-progress is accepted as everywhere
 };
 
 void run_merge(const MergeArgs& a) {
@@ -38,8 +38,9 @@ void register_merge_command(CLI::App& app) {
   auto args = std::make_shared<MergeArgs>();
   CLI::App* cmd = app.add_subcommand("merge", "merge the shards of one run (graded with --shard i/n) into one run record");
   cmd->add_option("PARTS", args->parts, "run records of shards 1/n … n/n")->required();
-  cmd->add_option("-o,--output", args->output, "run record to write")->required();
+  sqlgrade::cli::add_out(cmd, args->output, "run record to write", "-o,--output")->required();
   sqlgrade::cli::add_quiet(cmd, args->quiet);
+  sqlgrade::cli::add_no_progress(cmd, args->no_progress);
   cmd->callback([args]() { run_merge(*args); });
-  sqlgrade::cli::example(cmd, "sqlgrade merge part1.json part2.json part3.json -o run.json");
+  sqlgrade::cli::example(cmd, "sqlgrade merge part1.json part2.json part3.json --out run.json");
 }

@@ -1,4 +1,4 @@
-// `sqlgrade report RUN.json [RUN2.json …] -o report.html`: one self-contained HTML report.
+// `sqlgrade report RUN.json [RUN2.json …] --out report.html`: one self-contained HTML report.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -25,11 +25,11 @@ void register_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand("report", "write a self-contained HTML report of one or more run records");
   cmd->add_option("RUNS", args->opt.runs, "run records (JSON); the first is the baseline of the comparisons")->required();
-  cmd->add_option("-o,--output", args->opt.output, "HTML file to write")->required();
+  sqlgrade::cli::add_out(cmd, args->opt.output, "HTML file to write", "-o,--output")->required();
   cmd->add_option("--title", args->opt.title, "page title (default: benchmark and system names)");
   cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples of the comparisons (default 1000)")->check(sqlgrade::cli::bounded("bootstrap"));
   cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)")->check(sqlgrade::cli::bounded("seed"));
   cmd->add_flag("--common", args->opt.common, "runs with different instance ids: keep the shared ones");
   cmd->callback([args]() { run_report(*args); });
-  sqlgrade::cli::example(cmd, "sqlgrade report baseline.json candidate.json -o report.html");
+  sqlgrade::cli::example(cmd, "sqlgrade report baseline.json candidate.json --out report.html");
 }

@@ -20,6 +20,8 @@ struct RewardsArgs {
   sqlgrade::serve::RewardsOptions o;
   std::string out;
   sqlgrade::cli::DialectFlags dialects;
+  double max_result_mb = 64;
+  bool no_progress = false;  // rewards draws no progress bar: accepted as on every command that executes queries
 };
 
 void run_rewards(RewardsArgs& a) {
@@ -32,7 +34,8 @@ void run_rewards(RewardsArgs& a) {
                              {so.db_dir, "--db", {".sqlite"}}, {so.spider_db_dir, "--spider-db-dir", {".sqlite"}},
                              {so.bird_db_dir, "--bird-db-dir", {".sqlite"}}, {so.verifier.spider2_gold_dir, "--spider2-gold-dir"}});
   }
-  a.o.server.verifier.max_timeout_s = a.o.server.verifier.timeout_s;  // a request may lower it, as with serve
+  a.o.server.verifier.max_timeout_s = a.o.server.verifier.timeout_s;
+  a.o.server.verifier.max_result_bytes = sqlgrade::cli::mib_to_bytes(a.max_result_mb);  // a request may lower it, as with serve
   std::string text;
   for (const std::string& line : sqlgrade::serve::grade_request_file(a.o)) text += line + "\n";
   if (a.out.empty()) {
@@ -53,7 +56,7 @@ void register_rewards_command(CLI::App& app) {
                 "JSON Lines: one /verify body per line (db_id, model_output or sql, gold_sql (a string or a list "
                 "of alternatives) or gold_result, order, shaping, ...; docs/serve.md); - = stdin")
       ->required();
-  c->add_option("--out", ra->out, "write the replies here (atomically; default: stdout)");
+  sqlgrade::cli::add_out(c, ra->out, "write the replies here (atomically; default: stdout)");
   sqlgrade::cli::add_db(c, ra->o.server.db_dir,
                         "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite (the default of the other folders; at least "
                         "one of --db, --spider-db-dir, --bird-db-dir)",
@@ -68,6 +71,9 @@ void register_rewards_command(CLI::App& app) {
   sqlgrade::cli::add_timeout(c, ra->o.server.verifier.timeout_s, "per-query deadline for predictions, seconds")
       ->default_val(30.0);
   sqlgrade::cli::add_jobs(c, ra->o.jobs);
+  sqlgrade::cli::add_max_rows(c, ra->o.server.verifier.max_rows, "result row cap per query (as serve --max-rows)");
+  sqlgrade::cli::add_max_result_mb(c, ra->max_result_mb, "result size cap per query, MiB (as serve --max-result-mb)");
+  sqlgrade::cli::add_no_progress(c, ra->no_progress);
   sqlgrade::cli::add_now(c, ra->o.server.verifier.now);  // a request's own `now` wins
   c->callback([ra] { run_rewards(*ra); });
   sqlgrade::cli::example(c, "sqlgrade rewards --requests rollouts.jsonl --db spider2-lite/databases --out rewards.jsonl");

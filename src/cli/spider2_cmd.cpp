@@ -58,6 +58,7 @@ void run_spider2(const Spider2Args& a) {
   s2::Options opt = a.opt;
   opt.mode = s2::mode_from_name(a.mode);
   opt.result_dir = a.result_dirs.front();
+  if (opt.mode == s2::Mode::Sql) sqlgrade::cli::check_db_layout(opt.db_dir, sqlgrade::cli::DbLayout::Flat, "spider2");
   if (a.no_progress || a.quiet) opt.progress = 0;
   opt.max_result_bytes = static_cast<size_t>(a.max_result_mb * double(size_t(1) << 20));
   // --name is checked before the run; default labels after it (evaluate_many refuses one folder given
@@ -68,7 +69,7 @@ void run_spider2(const Spider2Args& a) {
   if (!a.json_dir.empty()) sqlgrade::OutputDir::check(a.json_dir);
   for (const auto& j : jsons)
     if (!j.empty()) opt.also_written.push_back(j);  // checked against the inputs before the run
-  const auto vopt = sqlgrade::cli::verify_options(a.verify, opt.max_workers, a.no_progress);
+  const auto vopt = sqlgrade::cli::verify_options(a.verify, opt.jobs, a.no_progress);
   if (a.verify.on) sqlgrade::verify::check_verifiable(opt);
   // --counterexamples against what the run reads (the records and the official outputs: evaluate_many).
   sqlgrade::check_outputs_spare_inputs(sqlgrade::cli::verify_outputs(a.verify, a.verify.on), s2::run_inputs(opt, a.result_dirs));
@@ -129,16 +130,15 @@ void register_spider2_command(CLI::App& app) {
                   "(default: the folder's name, with its parents when two systems share it)");
   sub->add_option("--gold,--gold_dir", a->opt.gold_dir, "folder with spider2lite_eval.jsonl and exec_result/")->required();
   sqlgrade::cli::add_db(sub, a->opt.db_dir, "sql mode: folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
-  sub->add_option("--meta", a->opt.meta_path, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)");
-  sqlgrade::cli::add_jobs(sub, a->opt.max_workers, "--max_workers");
+  sub->add_option("--meta", a->opt.meta, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)");
+  sqlgrade::cli::add_jobs(sub, a->opt.jobs, "--max_workers");
   sqlgrade::cli::add_now(sub, a->opt.now);
   sqlgrade::cli::add_timeout(sub, a->opt.timeout_s, "per-query timeout in seconds (the official flag is unused; this one is real)")
       ->capture_default_str();
-  sub->add_option("--max-result-mb", a->max_result_mb,
-                  "result size cap per prediction, MiB: a sql-mode result (as the CSV text the official script writes) "
-                  "or an exec_result CSV file larger than this scores 0 (\"result too large\")")
-      ->capture_default_str()
-      ->check(sqlgrade::cli::bounded("result_mb"));
+  sqlgrade::cli::add_max_result_mb(sub, a->max_result_mb,
+                                    "result size cap per prediction, MiB: a sql-mode result (as the CSV text the official "
+                                    "script writes) or an exec_result CSV file larger than this scores 0 (\"result too large\")");
+  sqlgrade::cli::add_max_rows(sub, a->opt.max_rows, "sql mode: result rows of a prediction before it is stopped (\"result too large\")");
   sub->add_option("--json", a->json_out, "write the run record (docs/run-record.schema.json); one --result_dir only");
   sub->add_option("--json-dir", a->json_dir, "write each system's run record to DIR/<result folder name>.json");
   sub->add_option("--shard", a->opt.shard, "grade only shard i of n (\"i/n\", split by instance_id; see `sqlgrade merge`)");
@@ -148,7 +148,7 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--errors_log", a->opt.errors_log, "--v2: error log to append to (default errors.log; empty = none)");
   sub->add_option("--temp_dir", a->temp_dir, "accepted for compatibility (unused)");
   sub->add_flag("--is_sql_debug", a->sql_debug, "accepted for compatibility (unused)");
-  sub->add_flag("--no-progress", a->no_progress, "never draw a progress bar");
+  sqlgrade::cli::add_no_progress(sub, a->no_progress);
   sqlgrade::cli::add_quiet(sub, a->quiet);
   sqlgrade::cli::add_require_all(sub, a->require_all);
   sqlgrade::cli::add_verify_flags(sub, a->verify, true);

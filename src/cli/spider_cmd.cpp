@@ -24,6 +24,7 @@ struct SpiderArgs {
   std::vector<std::string> preds, names;
   std::string etype = "exec", compat = "test-suite", json_out, json_dir, shard;
   bool quiet = false, no_progress = false, summary_only = false, require_all = false;
+  double max_result_mb = 512;
   sqlgrade::cli::VerifyFlags verify;
 };
 
@@ -109,7 +110,9 @@ void run_spider_cmd(SpiderArgs& a) {
   if (!both) a.opt.compat = parse_compat(a.compat);
   a.opt.pred = a.preds.empty() ? std::string() : a.preds.front();
   check_required(a.opt);
+  cli::check_db_layout(a.opt.db_dir, cli::DbLayout::Nested, "spider");
   if (a.no_progress || a.quiet) a.opt.progress = 0;
+  a.opt.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);
   const auto labels = cli::system_labels(a.preds, a.names, "--pred");
   auto json_paths = cli::record_paths(a.preds, a.json_out, a.json_dir, "--pred", a.names);
@@ -140,7 +143,7 @@ void run_spider_cmd(SpiderArgs& a) {
 void run_parse_cmd(ParseArgs& a) {
   using namespace sqlgrade;
   if (!a.output.empty() && a.output != "-")
-    check_outputs_spare_inputs({{a.output, "--output"}}, {{a.table, "--table"}, {a.input == "-" ? "" : a.input, "--input"}});
+    check_outputs_spare_inputs({{a.output, "--out"}}, {{a.table, "--table"}, {a.input == "-" ? "" : a.input, "--input"}});
   std::string text;
   if (a.input.empty() || a.input == "-") {
     text = read_stdin();  // bounded by --max-input-mb, as a file
@@ -193,14 +196,17 @@ void register_spider_command(CLI::App& app) {
   cmd->add_flag("--summary-only", args->summary_only,
                 "print only the score table (not the official per-example mismatch dump of --etype match/all)");
   sqlgrade::cli::add_require_all(cmd, args->require_all);
-  cmd->add_flag("--no-progress", args->no_progress, "never show a progress bar");
+  sqlgrade::cli::add_no_progress(cmd, args->no_progress);
+  sqlgrade::cli::add_max_rows(cmd, args->opt.max_rows, "result rows of a gold query before it is stopped (a prediction is read "
+                                                      "up to the gold's row count)");
+  sqlgrade::cli::add_max_result_mb(cmd, args->max_result_mb, "result size cap of a gold query, MiB (past it: a gold error)");
   sqlgrade::cli::add_verify_flags(cmd, args->verify, true);
 
   auto pargs = std::make_shared<ParseArgs>();
   auto* parse = cmd->add_subcommand("parse", "SQL<TAB>db_id lines → the dataset's `sql` structure as JSON");
   parse->add_option("--table", pargs->table, "tables.json (schema: table_names_original, column_names_original)")->required();
   parse->add_option("--input,-i", pargs->input, "input file (default: stdin)");
-  parse->add_option("--output,-o", pargs->output, "output file (default: stdout)");
+  sqlgrade::cli::add_out(parse, pargs->output, "output file (default: stdout)", "-o,--output");
   parse->add_option("--compat", pargs->compat, "LIMIT handling: spider (default, as the dataset) or test-suite");
   parse->callback([pargs] { run_parse_cmd(*pargs); });
   sqlgrade::cli::example(parse, "sqlgrade spider parse --table tables.json -i queries.tsv -o parsed.json");

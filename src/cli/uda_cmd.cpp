@@ -26,6 +26,7 @@ struct CommonFlags {
   int llm_concurrency = 4, llm_retries = 3, llm_max_tokens = 0, llm_max_failures = 8;
   double llm_timeout = 60;
   double max_result_mb = 64;
+  bool no_progress = false;
 };
 
 void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
@@ -40,6 +41,7 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
   c->add_option("--gold-timeout", f.run.eval.gold_timeout_s, "seconds each gold query may run on DuckDB")
       ->capture_default_str()
       ->check(cli::bounded("timeout"));
+  cli::add_no_progress(c, f.no_progress);
   if (eval_flags) {
     c->add_option("--primary-key", f.run.eval.primary_key, "column matching multi-entity rows inside one id (default: first non-id select column)");
     c->add_option("--float-tolerance", f.run.eval.float_tolerance,
@@ -47,9 +49,8 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
         ->capture_default_str()
         ->check(cli::bounded("float_tolerance"));
     c->add_option("--multi-value-sep", f.run.eval.multi_sep, "separator of multi-value cells")->capture_default_str();
-    c->add_option("--max-result-mb", f.max_result_mb, "a result.csv larger than this (MiB) is not read: the statement scores 0")
-        ->capture_default_str()
-        ->check(cli::bounded("result_mb"));
+    cli::add_max_result_mb(c, f.max_result_mb, "a result.csv larger than this (MiB) is not read: the statement scores 0");
+    cli::add_max_rows(c, f.run.eval.max_rows, "result rows of a gold query before it is stopped (the statement: gold_error)");
     c->add_option("--judge", f.judge, "cell judge: rules (offline, default) or llm (OpenAI-compatible server)")
         ->check(cli::choice(&JudgeOptions::kind_from_name, "{rules,llm}"));
     c->add_option("--llm-provider", f.llm_provider, "reference-CLI alias: none = --judge rules, openai = --judge llm")
@@ -68,6 +69,7 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
 }
 
 void apply_common(CommonFlags& f) {
+  if (f.no_progress) f.run.progress = 0;
   f.run.eval.max_result_bytes = static_cast<size_t>(f.max_result_mb * double(size_t(1) << 20));
   if (!f.attributes_file.empty()) f.run.dataset.attributes_file = f.attributes_file;
   if (!f.gt_dir.empty()) f.run.dataset.gt_dir = f.gt_dir;
@@ -126,7 +128,7 @@ void register_uda_eval(CLI::App* uda) {
   c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)")->required();
   c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file")->check(cli::bounded("query_id"));
   c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)");
-  c->add_option("--output-dir", e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)");
+  cli::add_out_dir(c, e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)", "--output-dir");
   c->add_option("--task", e->task, "task name (informational)");
   c->add_flag("--quiet,-q", e->quiet, "print only the score (macro precision, recall, F1), not acc.json");
   add_common(c, *f, true);
@@ -211,12 +213,13 @@ void register_uda_command(CLI::App& app) {
                                   with_gold ? "write each statement's gold_result.csv (and sql.json) into the per-query folders"
                                             : "split the query files into per-query folders with sql.json");
     c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
-    c->add_option("--out", *out, "output root: <out>/<Dataset>/<Task>/<file stem>/<n>/")->required();
+    cli::add_out_dir(c, *out, "output root: DIR/<Dataset>/<Task>/<file stem>/<n>/", "--out")->required();
     add_common(c, *f, false);
     if (with_gold) {
       c->add_flag("--as-result", f->run.gold_as_result,
                   "also write result.csv = the gold result with file-name ids (a perfect system, for checks and benchmarks)");
       c->add_flag("--list-errors", *list_errors, "print each gold error's whole message (default: its first sentence)");
+      cli::add_max_rows(c, f->run.eval.max_rows, "result rows of a gold query before it is stopped (a gold error)");
       cli::add_now(c, f->run.now);
     }
     c->callback([=] {
@@ -226,7 +229,7 @@ void register_uda_command(CLI::App& app) {
       print(render_prepare_text(prepare(p), with_gold, *list_errors));
     });
     cli::example(c, std::string("sqlgrade uda ") + (with_gold ? "gold" : "prepare") +
-                        " --dataset-dir UDA-Bench/Query --out runs/" + (with_gold ? " --as-result" : ""));
+                        " --dataset-dir UDA-Bench/Query --out-dir runs/" + (with_gold ? " --as-result" : ""));
   }
 
   register_uda_eval(uda);

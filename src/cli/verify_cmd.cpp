@@ -1,7 +1,6 @@
 // `sqlgrade verify spider|bird|spider2`: verified execution accuracy over the files the benchmark
-// commands take (their readers, their grading, then the search of docs/verify.md); and
-// `sqlgrade audit`: failing and nondeterministic golds, the predictions graded against them, and the
-// scoreable-vs-nominal denominators.
+// commands take (their readers, their grading, then the search of docs/verify.md). `verify --benchmark
+// NAME` is accepted for `verify NAME` (flags.hpp); `sqlgrade audit` is audit_cmd.cpp.
 #include <cstdio>
 #include <memory>
 
@@ -10,6 +9,7 @@
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/spider/inputs.hpp"
+#include "multi_pred.hpp"
 #include "sqlgrade/spider2/run.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "sqlgrade/errors.hpp"
@@ -61,119 +61,140 @@ namespace {
 
 struct VerifyArgs {
   sqlgrade::cli::VerifyFlags flags;
-  std::vector<std::string> preds;
+  std::vector<std::string> preds, names;
+  std::string json_dir;
   sqlgrade::spider::Options spider;
   sqlgrade::bird::Options bird;
   sqlgrade::spider2::Options spider2;
   int jobs = 0;
-  bool no_progress = false;
+  bool no_progress = false, quiet = false;
+  size_t max_rows = 1'000'000;
+  double max_result_mb = 0;  // set per benchmark: its own command's default
 };
 
-void finish(const VerifyArgs& a, const std::vector<sqlgrade::verify::SystemReport>& reps) {
+// The systems' labels (--name, else the prediction paths the search has always named them by).
+std::vector<std::string> labels_of(const VerifyArgs& a, const std::string& pred_flag) {
+  return a.names.empty() ? a.preds : sqlgrade::cli::system_labels(a.preds, a.names, pred_flag);
+}
+
+// --json: the report (every system in one file); --json-dir: each system's run record, the one its
+// benchmark command writes with --verify (records[k], rendered by the caller), with its verification.
+void finish(const VerifyArgs& a, std::vector<sqlgrade::verify::SystemReport> reps, const std::vector<std::string>& labels,
+            const std::vector<std::string>& records, const sqlgrade::verify::Options& vo) {
+  for (size_t k = 0; k < reps.size() && k < labels.size(); ++k) reps[k].system = labels[k];
   if (!a.flags.json_out.empty()) sqlgrade::write_file_atomic(a.flags.json_out, sqlgrade::verify::render_json(reps));
+  if (!a.json_dir.empty()) {
+    const auto paths = sqlgrade::cli::record_paths(a.preds, "", a.json_dir, "--pred", a.names);
+    sqlgrade::cli::write_verified_records(paths, records, reps, vo);
+  }
   std::string out = sqlgrade::verify::render_text(reps);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
 }
 
-// --json and --counterexamples against every path the command reads, before anything runs (issue 31:
-// `verify spider --json db/x/x.sqlite` replaced the database, exit 0).
+// --json, --json-dir and --counterexamples against every path the command reads, before anything runs
+// (issue 31: `verify spider --json db/x/x.sqlite` replaced the database, exit 0).
 void check_outputs(const VerifyArgs& a, const std::vector<sqlgrade::IoPath>& inputs) {
+  if (!a.flags.json_out.empty() && !a.json_dir.empty()) throw sqlgrade::InputError("--json-dir", "give either --json or --json-dir");
   std::vector<sqlgrade::IoPath> out = sqlgrade::cli::verify_outputs(a.flags, true);
   out.push_back({a.flags.json_out, "--json"});
+  if (!a.json_dir.empty()) {
+    sqlgrade::OutputDir::check(a.json_dir);
+    for (const auto& p : sqlgrade::cli::record_paths(a.preds, "", a.json_dir, "--pred", a.names)) out.push_back({p, "--json-dir"});
+  }
   sqlgrade::check_outputs_spare_inputs(out, inputs);
 }
 
-void common(CLI::App* c, VerifyArgs& a) {
+sqlgrade::verify::Options search_options(const VerifyArgs& a) {
+  return sqlgrade::cli::verify_options(a.flags, a.jobs, a.no_progress || a.quiet);
+}
+
+void common(CLI::App* c, VerifyArgs& a, double default_result_mb) {
   sqlgrade::cli::add_verify_flags(c, a.flags, false);
   sqlgrade::cli::add_jobs(c, a.jobs);
-  c->add_option("--json", a.flags.json_out, "also write the report as JSON (counterexamples included)");
-  c->add_flag("--no-progress", a.no_progress, "never show a progress bar");
+  c->add_option("--name", a.names,
+                "the system's name in the report and its run record; one per --pred, in order (default: the prediction path)");
+  c->add_option("--json", a.flags.json_out, "also write the report as JSON (every system; counterexamples included)");
+  c->add_option("--json-dir", a.json_dir,
+                "also write each system's run record with its verification, DIR/<name>.json (as the benchmark command's "
+                "--verify --json-dir)");
+  sqlgrade::cli::add_no_progress(c, a.no_progress);
+  sqlgrade::cli::add_quiet(c, a.quiet);
+  sqlgrade::cli::add_max_rows(c, a.max_rows, "result rows of one query of the grading before it is stopped");
+  a.max_result_mb = default_result_mb;
+  sqlgrade::cli::add_max_result_mb(c, a.max_result_mb, "result size cap per query of the grading, MiB");
 }
 
 void run_spider(VerifyArgs& a) {
   using namespace sqlgrade;
-  if (a.spider.gold.empty() || a.preds.empty() || a.spider.db_dir.empty())
-    throw InputError("verify spider", "--gold, --pred and --db are required");
+  cli::require_flags("verify spider", {{"--gold", !a.spider.gold.empty()}, {"--pred", !a.preds.empty()}, {"--db", !a.spider.db_dir.empty()}});
+  const auto labels = labels_of(a, "--pred");
+  cli::check_db_layout(a.spider.db_dir, cli::DbLayout::Nested, "verify spider");
   check_outputs(a, spider::run_inputs(a.spider, a.preds));
-  auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
+  auto vo = search_options(a);
   a.spider.etype = spider::Etype::Exec;
   a.spider.jobs = a.jobs;
   a.spider.progress = 0;
   a.spider.pred = a.preds[0];
-  finish(a, verify::verify_spider(spider::evaluate_many(a.spider, a.preds), a.preds, vo));
+  a.spider.max_rows = a.max_rows;
+  a.spider.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
+  a.spider.keep_rows = !a.json_dir.empty();  // only a record shows them
+  auto runs = spider::evaluate_many(a.spider, a.preds);
+  std::vector<std::string> records;
+  const auto record_names = cli::system_labels(a.preds, a.names, "--pred");
+  for (size_t k = 0; k < runs.size() && !a.json_dir.empty(); ++k) {
+    runs[k].opt.name = record_names[k];
+    records.push_back(spider::render_json(runs[k], cli::invocation()));
+  }
+  finish(a, verify::verify_spider(runs, a.preds, vo), labels, records, vo);
 }
 
 void run_bird(VerifyArgs& a) {
   using namespace sqlgrade;
-  if (a.preds.empty() || a.bird.ground_truth_path.empty() || a.bird.db_root_path.empty())
-    throw InputError("verify bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, --ground_truth_path, --db_root_path)");
+  cli::require_flags("verify bird", {{"--pred", !a.preds.empty()}, {"--gold", !a.bird.gold.empty()},
+                                     {"--db", !a.bird.db_dir.empty()}});
+  const auto labels = labels_of(a, "--predicted_sql_path");
+  cli::check_db_layout(a.bird.db_dir, cli::DbLayout::Nested, "verify bird");
   check_outputs(a, bird::run_inputs(a.bird, a.preds));
-  auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
+  auto vo = search_options(a);
   a.bird.metric = bird::Metric::Ex;
-  a.bird.num_cpus = a.jobs;
+  a.bird.jobs = a.jobs;
   a.bird.progress = 0;
-  a.bird.predicted_sql_path = a.preds[0];
-  finish(a, verify::verify_bird(bird::evaluate_many(a.bird, a.preds, {}), a.preds, vo));
+  a.bird.pred = a.preds[0];
+  a.bird.max_rows = a.max_rows;
+  a.bird.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
+  a.bird.keep_rows = !a.json_dir.empty();
+  auto runs = bird::evaluate_many(a.bird, a.preds, {});
+  std::vector<std::string> records;
+  const auto record_names = cli::system_labels(a.preds, a.names, "--predicted_sql_path");
+  for (size_t k = 0; k < runs.size() && !a.json_dir.empty(); ++k) {
+    runs[k].opt.name = record_names[k];
+    records.push_back(bird::render_json(runs[k], cli::invocation()));
+  }
+  finish(a, verify::verify_bird(runs, a.preds, vo), labels, records, vo);
 }
 
 void run_spider2(VerifyArgs& a) {
   using namespace sqlgrade;
-  if (a.preds.empty() || a.spider2.gold_dir.empty())
-    throw InputError("verify spider2", "--pred and --gold are required (official names: --result_dir, --gold_dir)");
+  cli::require_flags("verify spider2", {{"--pred", !a.preds.empty()}, {"--gold", !a.spider2.gold_dir.empty()}});
+  const auto labels = labels_of(a, "--result_dir");
+  cli::check_db_layout(a.spider2.db_dir, cli::DbLayout::Flat, "verify spider2");
   check_outputs(a, spider2::run_inputs(a.spider2, a.preds));
-  auto vo = cli::verify_options(a.flags, a.jobs, a.no_progress);
+  auto vo = search_options(a);
   a.spider2.mode = spider2::Mode::Sql;
-  a.spider2.max_workers = a.jobs;
+  a.spider2.jobs = a.jobs;
   a.spider2.progress = 0;
   a.spider2.result_dir = a.preds[0];
-  finish(a, verify::verify_spider2(spider2::evaluate_many(a.spider2, a.preds), vo));
-}
-
-struct AuditArgs {
-  sqlgrade::verify::AuditOptions opt;
-  sqlgrade::cli::VerifyFlags verify;  // --verify: list the gold-suspect questions of the predictions' search
-  std::string json_out, db;  // --db: the database folder of whichever benchmark
-};
-
-void register_audit(CLI::App& app) {
-  auto a = std::make_shared<AuditArgs>();
-  auto* c = app.add_subcommand("audit", "gold audit: failing and nondeterministic golds, affected predictions, denominators");
-  c->add_option("--benchmark", a->opt.benchmark, "spider, bird or spider2")->required();
-  c->add_option("--gold", a->opt.gold, "spider: gold file (SQL<TAB>db_id)");
-  sqlgrade::cli::add_db(c, a->db, "database folder of the benchmark (spider, bird: <db_id>/<db_id>.sqlite; spider2: <db>.sqlite, "
-                                  "default <gold_dir>/../databases)", "--db_root_path,--db_dir");
-  c->add_option("--table", a->opt.table, "spider: tables.json (optional)");
-  c->add_option("--ground_truth_path", a->opt.bird_gold, "bird: gold file");
-  c->add_option("--diff_json_path", a->opt.bird_diff, "bird: difficulty file (optional)");
-  c->add_option("--gold_dir", a->opt.spider2_gold_dir, "spider2: gold folder");
-  c->add_option("--meta", a->opt.spider2_meta, "spider2: spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
-  c->add_option("--pred", a->opt.preds, "predictions graded against the golds (spider: files; bird: JSON); repeatable");
-  sqlgrade::cli::add_jobs(c, a->opt.jobs);
-  sqlgrade::cli::add_timeout(c, a->opt.timeout_s, "per-query timeout in seconds (default 30)");
-  sqlgrade::cli::add_now(c, a->opt.now);
-  c->add_option("--json", a->json_out, "also write the audit as JSON");
-  sqlgrade::cli::add_verify_flags(c, a->verify, true);  // --verify: gold-suspect questions (docs/verify.md)
-  c->callback([a] {
-    using namespace sqlgrade;
-    auto& o = a->opt;
-    (o.benchmark == "bird" ? o.bird_db_root : o.benchmark == "spider2" ? o.spider2_db_dir : o.db_dir) = a->db;
-    if (o.benchmark == "spider" && (o.gold.empty() || o.db_dir.empty())) throw InputError("audit", "--gold and --db are required");
-    if (o.benchmark == "bird" && (o.bird_gold.empty() || o.bird_db_root.empty()))
-      throw InputError("audit", "--ground_truth_path and --db are required");
-    if (o.benchmark == "spider2" && o.spider2_gold_dir.empty()) throw InputError("audit", "--gold_dir is required");
-    std::vector<IoPath> outputs = cli::verify_outputs(a->verify, a->verify.on);
-    outputs.push_back({a->json_out, "--json"});
-    check_outputs_spare_inputs(outputs, verify::audit_inputs(o));  // before any work (issue 31)
-    o.verify = a->verify.on;
-    if (o.verify) o.verify_options = cli::verify_options(a->verify, o.jobs, true);
-    auto rep = verify::audit(o);
-    if (!a->json_out.empty()) write_file_atomic(a->json_out, verify::render_audit_json(rep));
-    std::string out = verify::render_audit_text(rep);
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
-  });
-  sqlgrade::cli::example(c, "sqlgrade audit --benchmark spider --gold dev_gold.sql --db database --pred a.sql --pred b.sql --verify");
+  a.spider2.max_rows = a.max_rows;
+  a.spider2.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
+  auto runs = spider2::evaluate_many(a.spider2, a.preds);
+  std::vector<std::string> records;
+  const auto record_names = cli::system_labels(a.preds, a.names, "--result_dir");
+  for (size_t k = 0; k < runs.size() && !a.json_dir.empty(); ++k) {
+    runs[k].opt.name = record_names[k];
+    records.push_back(spider2::render_json(runs[k], cli::invocation()));
+  }
+  finish(a, verify::verify_spider2(runs, vo), labels, records, vo);
 }
 
 }  // namespace
@@ -187,32 +208,33 @@ void register_verify_command(CLI::App& app) {
   sp->add_option("--pred", a->preds, "predictions, one SQL per line; repeat for several systems");
   sqlgrade::cli::add_db(sp, a->spider.db_dir, "database folder <db>/<db_id>/<db_id>.sqlite");
   sp->add_option("--table", a->spider.table, "tables.json (optional)");
+  sp->add_option("--questions", a->spider.questions,
+                 "dev.json: question text for the --json-dir records (default: dev.json beside --gold when it matches)");
   sp->add_flag("--keep_distinct", a->spider.keep_distinct, "keep DISTINCT when executing (test-suite flag)");
   sqlgrade::cli::add_timeout(sp, a->spider.timeout_s, "per-query timeout of the grading, seconds (default 30)");
   sqlgrade::cli::add_now(sp, a->spider.now);
-  common(sp, *a);
+  common(sp, *a, 512);
   sp->callback([a] { run_spider(*a); });
   sqlgrade::cli::example(sp, "sqlgrade verify spider --gold dev_gold.sql --pred pred.sql --db database --verify-budget 5");
   auto* bd = cmd->add_subcommand("bird", "BIRD / Mini-Dev (EX set rule): the files of `sqlgrade bird`");
   bd->add_option("--pred,--predicted_sql_path", a->preds, "prediction JSON; repeat for several systems");
-  bd->add_option("--gold,--ground_truth_path", a->bird.ground_truth_path, "gold file, SQL<TAB>db_id per line");
-  sqlgrade::cli::add_db(bd, a->bird.db_root_path, "database folder", "--db_root_path");
-  bd->add_option("--diff_json_path", a->bird.diff_json_path, "difficulty file (optional)");
-  sqlgrade::cli::add_timeout(bd, a->bird.meta_time_out, "per-query timeout of the grading, seconds (default 30)", "--meta_time_out");
+  bd->add_option("--gold,--ground_truth_path", a->bird.gold, "gold file, SQL<TAB>db_id per line");
+  sqlgrade::cli::add_db(bd, a->bird.db_dir, "database folder <db>/<db_id>/<db_id>.sqlite", "--db_root_path");
+  bd->add_option("--diff_json_path", a->bird.diff_json, "difficulty / question file (optional)");
+  sqlgrade::cli::add_timeout(bd, a->bird.timeout_s, "per-query timeout of the grading, seconds (default 30)", "--meta_time_out");
   sqlgrade::cli::add_now(bd, a->bird.now);
-  common(bd, *a);
+  common(bd, *a, 512);
   bd->callback([a] { run_bird(*a); });
   sqlgrade::cli::example(bd, "sqlgrade verify bird --pred predict_mini_dev.json --gold mini_dev_sqlite_gold.sql --db dev_databases");
   auto* s2 = cmd->add_subcommand("spider2", "Spider 2.0-Lite sql mode (column-vector rule): the files of `sqlgrade spider2`");
   s2->add_option("--pred,--result_dir", a->preds, "folder of <id>.sql; repeat for several systems");
   s2->add_option("--gold,--gold_dir", a->spider2.gold_dir, "gold folder (spider2lite_eval.jsonl, exec_result/, sql/)");
   sqlgrade::cli::add_db(s2, a->spider2.db_dir, "folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
-  s2->add_option("--meta", a->spider2.meta_path, "spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
+  s2->add_option("--meta", a->spider2.meta, "spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
   sqlgrade::cli::add_timeout(s2, a->spider2.timeout_s, "per-query timeout of the grading, seconds (default 60)");
   sqlgrade::cli::add_now(s2, a->spider2.now);
-  common(s2, *a);
+  common(s2, *a, 64);
   s2->callback([a] { run_spider2(*a); });
   sqlgrade::cli::example(s2, "sqlgrade verify spider2 --pred sql_predictions/ --gold spider2-lite/gold");
   sqlgrade::cli::example(cmd, "sqlgrade verify spider --gold dev_gold.sql --pred pred.sql --db database");
-  register_audit(app);
 }

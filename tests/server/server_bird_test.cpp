@@ -63,13 +63,13 @@ std::string pred_file(const std::string& model, bool pg) {
 bird::Options options(const std::string& dsn, bool pg, const std::string& model, bird::Metric m) {
   const std::string d = data_root();
   bird::Options o;
-  o.predicted_sql_path = d + "/preds/bird_minidev/official_baselines_sql_output_kg/" + pred_file(model, pg) + ".json";
-  o.ground_truth_path = d + (pg ? "/bird/minidev/mini_dev_postgresql_gold.sql" : "/bird/minidev/mini_dev_mysql_gold.sql");
-  o.diff_json_path = d + "/expected/bird_minidev_dialects/inputs/minidev.mini_dev_" + (pg ? "postgresql" : "mysql") + ".jsonl";
+  o.pred = d + "/preds/bird_minidev/official_baselines_sql_output_kg/" + pred_file(model, pg) + ".json";
+  o.gold = d + (pg ? "/bird/minidev/mini_dev_postgresql_gold.sql" : "/bird/minidev/mini_dev_mysql_gold.sql");
+  o.diff_json = d + "/expected/bird_minidev_dialects/inputs/minidev.mini_dev_" + (pg ? "postgresql" : "mysql") + ".jsonl";
   o.sql_dialect = pg ? "PostgreSQL" : "MySQL";
   o.dsn = dsn;
   o.metric = m;
-  o.num_cpus = 2;
+  o.jobs = 2;
   o.progress = 0;
   return o;
 }

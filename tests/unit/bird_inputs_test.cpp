@@ -197,12 +197,12 @@ TEST(BirdInputs, GoldCachedAndEmptyStatementLikePython) {
   std::string pred2 = (f.t / "pred2.json").string();
   spit(pred2, json{{"0", "SELECT 2" + kSep + "d2"}, {"1", "SELECT x FROM u WHERE x > 5" + kSep + "d2"}}.dump());
   bird::Options opt;
-  opt.ground_truth_path = f.gold;
-  opt.db_root_path = f.root;
-  opt.diff_json_path = f.diff;
+  opt.gold = f.gold;
+  opt.db_dir = f.root;
+  opt.diff_json = f.diff;
   opt.metric = bird::Metric::SoftF1;
   opt.progress = 0;
-  EXPECT_EQ(bird::evaluate([&] { bird::Options o = opt; o.predicted_sql_path = f.pred; return o; }()).gold_executions, 1u);
+  EXPECT_EQ(bird::evaluate([&] { bird::Options o = opt; o.pred = f.pred; return o; }()).gold_executions, 1u);
   auto runs = bird::evaluate_many(opt, {f.pred, pred2, f.pred});
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].gold_executions, 1u);

@@ -74,7 +74,7 @@ std::unique_ptr<Backend> make_backend(const Options& opt) {
   if (opt.sql_dialect == "SQLite") {
     if (!opt.dsn.empty())
       throw InputError("--dsn", "is for --sql_dialect PostgreSQL or MySQL; SQLite databases come from --db_root_path");
-    return std::make_unique<SqliteBackend>(opt.db_root_path);
+    return std::make_unique<SqliteBackend>(opt.db_dir);
   }
   if (opt.sql_dialect != "PostgreSQL" && opt.sql_dialect != "MySQL")
     throw InputError("--sql_dialect", "unknown dialect '" + opt.sql_dialect + "' (SQLite, PostgreSQL, MySQL)");

@@ -88,7 +88,7 @@ Outcome time_pair(Outcome o, Backend& db, const exec::Item& item, const Options&
   const int repeat = std::max(1, opt.repeat);
   std::vector<double> ratios;
   ratios.reserve(repeat);
-  auto budget_end = Clock::now() + std::chrono::duration<double>(opt.meta_time_out > 0 ? opt.meta_time_out * repeat : 1e18);
+  auto budget_end = Clock::now() + std::chrono::duration<double>(opt.timeout_s > 0 ? opt.timeout_s * repeat : 1e18);
   for (int r = 0; r < repeat; ++r) {
     ExecResult tp = db.timed(item.db, item.pred, pred_lim);
     ExecResult tg = db.timed(item.db, item.gold, gold_lim);

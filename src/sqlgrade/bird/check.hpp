@@ -28,7 +28,7 @@ struct Outcome {
 Outcome check(Metric m, const ExecResult& g, const ExecResult& p, double pred_timeout_s, bool keep_rows);
 
 // VES / R-VES of a correct pair: alternate pred / gold `opt.repeat` times and score the filtered time
-// ratio; a failure or the budget (meta_time_out x repeat) exceeded scores 0 (o's status and reason say
+// ratio; a failure or the budget (timeout_s x repeat) exceeded scores 0 (o's status and reason say
 // why). Returns o with the timing applied.
 Outcome time_pair(Outcome o, Backend& db, const exec::Item& item, const Options& opt, const Limits& pred_lim,
                   const Limits& gold_lim);

@@ -57,11 +57,11 @@ PairBy pair_by_from_name(const std::string& s) {
 }
 
 void check_required(const Options& o) {
-  if (o.predicted_sql_path.empty() || o.ground_truth_path.empty())
+  if (o.pred.empty() || o.gold.empty())
     throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, "
                              "--ground_truth_path, --db_root_path)");
   // MySQL and PostgreSQL run on the server --dsn names; the official scripts ignore --db_root_path there.
-  if (o.db_root_path.empty() && o.sql_dialect == "SQLite")
+  if (o.db_dir.empty() && o.sql_dialect == "SQLite")
     throw InputError("bird", "--pred, --gold and --db are required (official names: --predicted_sql_path, "
                              "--ground_truth_path, --db_root_path)");
 }
@@ -199,11 +199,11 @@ std::pair<std::string, std::string> split_prediction(const std::string& raw, boo
 }
 
 std::vector<IoPath> run_inputs(const Options& opt, const std::vector<std::string>& preds) {
-  std::vector<IoPath> in{{opt.diff_json_path, "--diff_json_path"}, {opt.db_root_path, "--db_root_path", {".sqlite"}},
-                         {opt.ground_truth_path, "--ground_truth_path"}};
+  std::vector<IoPath> in{{opt.diff_json, "--diff_json_path"}, {opt.db_dir, "--db_root_path", {".sqlite"}},
+                         {opt.gold, "--ground_truth_path"}};
   for (const auto& p : preds) {
     Options o = opt;
-    o.predicted_sql_path = p;
+    o.pred = p;
     const InputFiles f = input_files(o);
     in.push_back({f.pred, "--predicted_sql_path"});
     in.push_back({f.gold, "--ground_truth_path"});

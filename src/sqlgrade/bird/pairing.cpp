@@ -104,7 +104,7 @@ std::vector<std::string> pair_by_index(const Inputs& in, std::vector<int>& pred_
 std::vector<std::string> pair_by_question_id(const Inputs& in, const Options& opt, std::vector<int>& pred_of) {
   const auto by_qid = questions_by_id(in);
   if (by_qid.empty())
-    throw InputError(opt.diff_json_path.empty() ? "--diff_json_path" : opt.diff_json_path,
+    throw InputError(opt.diff_json.empty() ? "--diff_json_path" : opt.diff_json,
                      "--pair-by question_id needs a question file with question_id fields");
   std::vector<std::string> extra;
   for (size_t e = 0; e < in.preds.entries.size(); ++e) {
@@ -134,7 +134,7 @@ void use_prediction_db(const Options& opt, Instance& it, const std::string& pdb)
     it.has_pred = false;
     it.status = "pred_error";
     it.reason = "the prediction's database '" + pdb + "' is not a folder name inside --db_root_path";
-  } else if (fs::is_regular_file(db_file(opt.db_root_path, pdb), ec)) {
+  } else if (fs::is_regular_file(db_file(opt.db_dir, pdb), ec)) {
     it.db_id = pdb;
   } else {
     it.has_pred = false;
@@ -200,7 +200,7 @@ void warn_problems(const PredProblems& pp, size_t n, bool original, const Warn& 
 }  // namespace
 
 InputFiles input_files(const Options& opt) {
-  InputFiles f{opt.predicted_sql_path, opt.ground_truth_path, false};
+  InputFiles f{opt.pred, opt.gold, false};
   std::error_code ec;
   f.original = !opt.data_mode.empty() || fs::is_directory(f.pred, ec);
   if (f.original) {
@@ -216,7 +216,7 @@ Inputs read_inputs(const Options& opt, const Warn& warn) {
   in.files = input_files(opt);
   in.gold = load_gold(in.files.gold);
   in.preds = load_predictions(in.files.pred);
-  if (!opt.diff_json_path.empty()) in.questions = load_questions(opt.diff_json_path);
+  if (!opt.diff_json.empty()) in.questions = load_questions(opt.diff_json);
   else warn("no --diff_json_path: every question counts in 'total' only (the official scripts require it)");
   return in;
 }

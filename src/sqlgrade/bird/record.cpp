@@ -52,7 +52,7 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   const bool ves = r.metric == Metric::Ves || r.metric == Metric::RVes;
   const std::string primary = score_name(r.metric);
   runs::RunRecord rec = runs::begin_run_record("bird", r.started_at, r.wall_seconds, command);
-  rec.system = opt.name.empty() ? std::filesystem::path(opt.predicted_sql_path).filename().string() : opt.name;
+  rec.system = opt.name.empty() ? std::filesystem::path(opt.pred).filename().string() : opt.name;
   rec.metrics.push_back({primary, r.metric == Metric::Ex ? runs::MetricKind::Binary : runs::MetricKind::Continuous,
                          metric_name(r.metric)});
   if (r.metric != Metric::Ex) rec.metrics.push_back({"ex", runs::MetricKind::Binary, "EX (result sets equal)"});
@@ -63,18 +63,18 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
                                  : r.pair_by_used == PairBy::QuestionId ? "question_id"
                                                                         : "position"},
                      {"sql_dialect", r.sql_dialect},
-                     {"gold_time_out", opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out},
+                     {"gold_time_out", opt.gold_timeout_s < 0 ? opt.timeout_s : opt.gold_timeout_s},
                      {"answer_json", opt.answer_json}};
   if (!opt.data_mode.empty()) rec.options["data_mode"] = opt.data_mode;
   if (ves) rec.options["repeat"] = opt.repeat;
   runs::note_clock(rec, opt.now);
-  rec.inputs.push_back(runs::input_ref("gold", "gold", opt.ground_truth_path));
-  rec.inputs.push_back(runs::input_ref("pred", "pred", opt.predicted_sql_path));
-  if (!opt.diff_json_path.empty()) rec.inputs.push_back(runs::input_ref("difficulty", "gold", opt.diff_json_path));
-  if (r.engine == "sqlite") rec.inputs.push_back(runs::input_ref("db", "gold", opt.db_root_path, runs::HashInputs::None));
+  rec.inputs.push_back(runs::input_ref("gold", "gold", opt.gold));
+  rec.inputs.push_back(runs::input_ref("pred", "pred", opt.pred));
+  if (!opt.diff_json.empty()) rec.inputs.push_back(runs::input_ref("difficulty", "gold", opt.diff_json));
+  if (r.engine == "sqlite") rec.inputs.push_back(runs::input_ref("db", "gold", opt.db_dir, runs::HashInputs::None));
   else rec.options["dsn"] = parse_server_dsn(opt.dsn).redacted();  // the password never reaches a record
   rec.engines.push_back({r.engine, r.engine_version});
-  if (opt.meta_time_out > 0) rec.timeout_s = opt.meta_time_out;
+  if (opt.timeout_s > 0) rec.timeout_s = opt.timeout_s;
   rec.shard = runs::shard_option(opt.shard_index, opt.shard_count, opt.shard_by);
   rec.category_axes.push_back({"difficulty", {"simple", "moderate", "challenging"}});
   rec.warnings = r.warnings;

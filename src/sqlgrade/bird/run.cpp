@@ -47,7 +47,7 @@ std::vector<Run> evaluate_many(const Options& opt, const std::vector<std::string
   std::vector<Run> out;
   for (size_t k = 0; k < preds.size(); ++k) {
     Options o = opt;
-    o.predicted_sql_path = preds[k];
+    o.pred = preds[k];
     out.push_back(evaluate_with(o, [&](const std::string& w) { if (warn_cb) warn_cb(k, w); }, cache));
   }
   return out;
@@ -103,7 +103,7 @@ Graded grade(const std::vector<Instance>& items, const std::vector<char>& in_sha
       }};
   Progress progress("bird " + std::string(metric_name(opt.metric)), work.size(), opt.progress);
   const uint64_t golds_before = cache.gold.executions();
-  out.outcomes = exec::run(work, steps, cache.gold, resolve_jobs(opt.num_cpus), &progress,
+  out.outcomes = exec::run(work, steps, cache.gold, resolve_jobs(opt.jobs), &progress,
                            ves ? nullptr : &cache.outcomes);
   progress.finish();
   out.gold_executions = cache.gold.executions() - golds_before;
@@ -149,8 +149,8 @@ Run evaluate_with(const Options& opt, const std::function<void(const std::string
   check_databases(rr.items, in, *backend);
   assign_ids(rr.items);
   const std::vector<char> in_shard = shard_mask(rr.items, opt);
-  const Limits pred_lim{opt.meta_time_out, opt.max_rows, Limits{}.max_bytes};
-  const Limits gold_lim{opt.gold_time_out < 0 ? opt.meta_time_out : opt.gold_time_out, opt.max_rows, Limits{}.max_bytes};
+  const Limits pred_lim{opt.timeout_s, opt.max_rows, opt.max_result_bytes};
+  const Limits gold_lim{opt.gold_timeout_s < 0 ? opt.timeout_s : opt.gold_timeout_s, opt.max_rows, opt.max_result_bytes};
   const Graded graded = grade(rr.items, in_shard, opt, *backend, cache, pred_lim, gold_lim);
   rr.gold_executions = graded.gold_executions;
   for (size_t k = 0; k < graded.pending.size(); ++k) apply(rr.items[graded.pending[k]], graded.outcomes[k]);

@@ -151,6 +151,8 @@ Executed exec_test_suite(const Options& opt, const PassMode& mode, const std::ve
   eo.plug_value = opt.plug_value;
   eo.keep_distinct = opt.keep_distinct;
   eo.timeout_s = opt.timeout_s;
+  eo.max_rows = opt.max_rows;
+  eo.max_result_bytes = opt.max_result_bytes;
   eo.compat = Compat::TestSuite;
   eo.keep_rows = opt.keep_rows;
   if (share)
@@ -173,6 +175,8 @@ Executed exec_test_suite(const Options& opt, const PassMode& mode, const std::ve
 Limits strict_limits(const Options& opt) {
   Limits lim;
   lim.timeout_s = opt.timeout_s;
+  lim.max_rows = opt.max_rows;
+  lim.max_bytes = opt.max_result_bytes;
   return lim;
 }
 

@@ -105,7 +105,7 @@ std::vector<std::string> sorted_listing(const std::string& dir, const std::strin
 }
 
 std::string default_meta_path(const Options& opt) {
-  if (!opt.meta_path.empty()) return opt.meta_path;
+  if (!opt.meta.empty()) return opt.meta;
   return (fs::path(parent_of(opt.gold_dir)) / "spider2-lite.jsonl").string();
 }
 

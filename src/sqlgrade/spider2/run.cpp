@@ -143,6 +143,7 @@ size_t execute_sql(const Options& opt, const DbMap& dbs, unsigned workers, std::
   Limits limits;
   limits.timeout_s = opt.timeout_s;
   limits.max_bytes = opt.max_result_bytes;
+  limits.max_rows = opt.max_rows;
   SqliteOptions sopt;
   sopt.text_decode = SqliteOptions::TextDecode::Error;  // Python's sqlite3 raises on invalid UTF-8
   sopt.empty_is_ok = false;                             // pandas read_sql_query fails without a result set
@@ -194,7 +195,7 @@ std::vector<Run> run_many(const Options& opt, const std::vector<std::string>& re
   if (shard && shard->by == runs::ShardBy::Db) shard_dbs = load_db_map(default_meta_path(opt));
   Listing l = list_jobs(opt, result_dirs, gs, shard, shard_dbs);
   const DbMap dbs = load_dbs(opt, l.all_ids, std::move(shard_dbs));
-  const unsigned workers = resolve_jobs(opt.max_workers);
+  const unsigned workers = resolve_jobs(opt.jobs);
   const size_t executed = opt.mode == Mode::Sql ? execute_sql(opt, dbs, workers, l.jobs, l.runs) : 0;
   grade_all(opt, gs, l.all_ids, dbs, workers, l.jobs, l.runs);
   for (auto& r : l.runs) r.n_executed = executed;

@@ -218,7 +218,7 @@ GoldRun Evaluator::run_gold(DuckConn& conn, const std::string& sql, const QueryS
   plan.gold_sql = clean_literals(inject_id_columns(sql, shape, plan, lit_shape), lit_shape);
   Limits lim;
   lim.timeout_s = opt_.gold_timeout_s;
-  lim.max_rows = 5'000'000;
+  lim.max_rows = opt_.max_rows;
   auto r = conn.execute(plan.gold_sql, lim);
   run.seconds = r.seconds;
   if (!r.ok()) {

@@ -133,8 +133,8 @@ std::string tie_dependence(const Gold& g, const Table& result, const Limits& lim
 }
 
 // One gold: "" when fine, else the finding's kind with its detail.
-std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) {
-  Limits lim{timeout_s, 1'000'000, 512u << 20};
+std::pair<std::string, std::string> check_gold(const Gold& g, const AuditOptions& opt) {
+  Limits lim{opt.timeout_s, opt.max_rows, opt.max_result_bytes};
   ExecResult r;
   const uint64_t clock_reads = sql_clock::reads();
   try {
@@ -168,7 +168,7 @@ std::pair<std::string, std::string> check_gold(const Gold& g, double timeout_s) 
 
 void run_checks(AuditReport& rep, std::vector<Gold>& golds, const AuditOptions& opt) {
   std::vector<std::pair<std::string, std::string>> res(golds.size());
-  parallel_for(golds.size(), resolve_jobs(opt.jobs), [&](size_t i) { res[i] = check_gold(golds[i], opt.timeout_s); });
+  parallel_for(golds.size(), resolve_jobs(opt.jobs), [&](size_t i) { res[i] = check_gold(golds[i], opt); });
   rep.golds_checked = golds.size();
   size_t failing = 0;
   for (size_t i = 0; i < golds.size(); ++i) {
@@ -212,6 +212,8 @@ AuditReport audit_spider(const AuditOptions& opt) {
   so.jobs = opt.jobs;
   so.progress = 0;
   so.timeout_s = opt.timeout_s;
+  so.max_rows = opt.max_rows;
+  so.max_result_bytes = opt.max_result_bytes;
   so.now = opt.now;
   // Without predictions the gold file grades itself: its reader and its rewrites are the benchmark's.
   std::vector<std::string> preds = opt.preds.empty() ? std::vector<std::string>{opt.gold} : opt.preds;
@@ -238,13 +240,15 @@ AuditReport audit_spider(const AuditOptions& opt) {
 AuditReport audit_bird(const AuditOptions& opt) {
   if (opt.preds.empty()) throw InputError("audit", "--pred (a BIRD prediction JSON) is needed for --benchmark bird");
   bird::Options bo;
-  bo.predicted_sql_path = opt.preds[0];
-  bo.ground_truth_path = opt.bird_gold;
-  bo.db_root_path = opt.bird_db_root;
-  bo.diff_json_path = opt.bird_diff;
-  bo.num_cpus = opt.jobs;
+  bo.pred = opt.preds[0];
+  bo.gold = opt.bird_gold;
+  bo.db_dir = opt.bird_db_root;
+  bo.diff_json = opt.bird_diff;
+  bo.jobs = opt.jobs;
   bo.progress = 0;
-  bo.meta_time_out = opt.timeout_s;
+  bo.timeout_s = opt.timeout_s;
+  bo.max_rows = opt.max_rows;
+  bo.max_result_bytes = opt.max_result_bytes;
   bo.now = opt.now;
   auto runs = bird::evaluate_many(bo, opt.preds);
   AuditReport rep;
@@ -273,9 +277,9 @@ AuditReport audit_spider2(const AuditOptions& opt) {
   spider2::Options so;
   so.gold_dir = opt.spider2_gold_dir;
   so.db_dir = opt.spider2_db_dir;
-  so.meta_path = opt.spider2_meta;
+  so.meta = opt.spider2_meta;
   const auto entries = spider2::load_eval_jsonl((fs::path(so.gold_dir) / "spider2lite_eval.jsonl").string());
-  const auto dbs = spider2::load_db_map(so.meta_path.empty() ? spider2::default_meta_path(so) : so.meta_path);
+  const auto dbs = spider2::load_db_map(so.meta.empty() ? spider2::default_meta_path(so) : so.meta);
   const std::string db_dir = so.db_dir.empty() ? spider2::default_db_dir(so) : so.db_dir;
   size_t local = 0, with_db = 0;
   std::vector<Gold> golds;
@@ -323,11 +327,11 @@ std::vector<IoPath> audit_inputs(const AuditOptions& opt) {
   }
   if (opt.benchmark == "bird") {
     bird::Options bo;
-    bo.ground_truth_path = opt.bird_gold, bo.db_root_path = opt.bird_db_root, bo.diff_json_path = opt.bird_diff;
+    bo.gold = opt.bird_gold, bo.db_dir = opt.bird_db_root, bo.diff_json = opt.bird_diff;
     return bird::run_inputs(bo, opt.preds);
   }
   spider2::Options so;
-  so.gold_dir = opt.spider2_gold_dir, so.db_dir = opt.spider2_db_dir, so.meta_path = opt.spider2_meta;
+  so.gold_dir = opt.spider2_gold_dir, so.db_dir = opt.spider2_db_dir, so.meta = opt.spider2_meta;
   return spider2::run_inputs(so, opt.preds);
 }
 

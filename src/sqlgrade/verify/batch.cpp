@@ -253,7 +253,7 @@ std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const 
   Peers peers;
   for (size_t s = 0; s < runs.size(); ++s) {
     const bird::Run& run = runs[s];
-    reps[s].system = s < systems.size() ? systems[s] : run.opt.predicted_sql_path;
+    reps[s].system = s < systems.size() ? systems[s] : run.opt.pred;
     reps[s].benchmark = "bird";
     for (const bird::Instance& it : run.items) {
       ++reps[s].total;
@@ -265,7 +265,7 @@ std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const 
       ++reps[s].ex;
       Pending p;
       p.item.id = id;
-      p.item.db_path = bird::benchmark().database(run.opt.db_root_path, it.db_id);
+      p.item.db_path = bird::benchmark().database(run.opt.db_dir, it.db_id);
       bird::benchmark().search_item({it.gold_sql, it.pred_sql}, p.item);
       pend[s].push_back(std::move(p));
     }
