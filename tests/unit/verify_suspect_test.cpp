@@ -79,7 +79,7 @@ TEST(VerifySuspect, GoldGroupingByANonUniqueNameIsGoldSuspectNotRefuted) {
   TempDir d;
   const std::string db = (d / "singer.sqlite").string();
   make_sqlite(db, kSinger);
-  Outcome o = verify::verify(singer_item(db, kGoldByName, kPredById), budget());
+  verify::Outcome o = verify::verify(singer_item(db, kGoldByName, kPredById), budget());
   ASSERT_EQ(o.status, Status::GoldSuspect) << o.reason;
   ASSERT_TRUE(o.cex);
   EXPECT_NE(o.cex->gold_suspect.find("singer.Name"), std::string::npos) << o.cex->gold_suspect;
@@ -92,7 +92,7 @@ TEST(VerifySuspect, GoldGroupingByANonUniqueNameIsGoldSuspectNotRefuted) {
   for (const auto& [n, c] : names) most = std::max(most, c);
   EXPECT_GE(most, 2);
   // Reversed (the gold by id, the prediction by name): the prediction is the one that merges people.
-  Outcome rev = verify::verify(singer_item(db, kPredById, kGoldByName), budget());
+  verify::Outcome rev = verify::verify(singer_item(db, kPredById, kGoldByName), budget());
   EXPECT_EQ(rev.status, Status::Refuted) << rev.reason;
 }
 
@@ -102,7 +102,7 @@ TEST(VerifySuspect, GroupingByAnAttributeThatIsNotANameStaysRefuted) {
   TempDir d;
   const std::string db = (d / "singer.sqlite").string();
   make_sqlite(db, std::string(kSinger) + "UPDATE singer SET Country = 'US';");
-  Outcome o = verify::verify(singer_item(db, "SELECT Country, count(*) FROM singer GROUP BY Country",
+  verify::Outcome o = verify::verify(singer_item(db, "SELECT Country, count(*) FROM singer GROUP BY Country",
                                  "SELECT Country, count(*) FROM singer GROUP BY Singer_ID"),
                      budget());
   EXPECT_NE(o.status, Status::GoldSuspect) << o.reason;
@@ -165,13 +165,13 @@ TEST(VerifySuspect, AGoldLimitCuttingThroughTiedRowsIsGoldSuspect) {
   Systems sys({});
   const std::string db = (sys.dir / "db/t/t.sqlite").string();
   const std::string limit1 = "SELECT id FROM t ORDER BY x DESC LIMIT 1", every = "SELECT id FROM t WHERE x = (SELECT max(x) FROM t)";
-  Outcome o = verify::verify(singer_item(db, limit1, every), budget());
+  verify::Outcome o = verify::verify(singer_item(db, limit1, every), budget());
   ASSERT_EQ(o.status, Status::GoldSuspect) << o.reason;
   ASSERT_TRUE(o.cex);
   EXPECT_NE(o.cex->gold_suspect.find("the gold's LIMIT 1 keeps 1 of the"), std::string::npos) << o.cex->gold_suspect;
   EXPECT_NE(o.cex->gold_suspect.find("rows tied on its sort keys"), std::string::npos) << o.cex->gold_suspect;
   // Reversed: the gold returns every tied row, the prediction one of them — the prediction is wrong.
-  Outcome rev = verify::verify(singer_item(db, every, limit1), budget());
+  verify::Outcome rev = verify::verify(singer_item(db, every, limit1), budget());
   EXPECT_EQ(rev.status, Status::Refuted) << rev.reason;
 }
 
