@@ -141,6 +141,24 @@ inline void make_shop_spider(const fs::path& dir) {
   spit(dir / "tables.json", kShopTablesJson);
 }
 
+// make_shop_spider in a temporary folder, with a gold file of `gold_text` (SQL<TAB>shop lines): the
+// paths the small Spider CLI tests pass, and file() to write a prediction beside them.
+struct ShopSpiderFx {
+  TempDir dir;
+  std::string db, tables, gold;
+  explicit ShopSpiderFx(const std::string& gold_text) {
+    make_shop_spider(dir.path);
+    db = (dir / "db").string();
+    tables = (dir / "tables.json").string();
+    gold = (dir / "gold.sql").string();
+    spit(gold, gold_text);
+  }
+  std::string file(const std::string& name, const std::string& text) {
+    spit(dir / name, text);
+    return (dir / name).string();
+  }
+};
+
 // A Spider fixture folder: dir/db/shop/shop.sqlite with the "shop" schema and `rows` (INSERT
 // statements), dir/tables.json, and each of `files` (name → content) written into dir.
 inline void make_shop_fixture(const fs::path& dir, const std::string& rows,

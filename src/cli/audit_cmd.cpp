@@ -8,6 +8,9 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
+#include "sqlgrade/spider/bench.hpp"
+#include "sqlgrade/bird/bench.hpp"
+#include "sqlgrade/spider2/bench.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/verify/verify.hpp"
@@ -44,9 +47,9 @@ void run_audit(AuditArgs& a) {
     cli::require_flags("audit bird",
                        {{"--gold", !o.bird_gold.empty()}, {"--db", !o.bird_db_root.empty()}, {"--pred", !o.preds.empty()}});
   if (o.benchmark == "spider2") cli::require_flags("audit spider2", {{"--gold", !o.spider2_gold_dir.empty()}});
-  cli::check_db_layout(o.db_dir, cli::DbLayout::Nested, "audit spider");
-  cli::check_db_layout(o.bird_db_root, cli::DbLayout::Nested, "audit bird");
-  cli::check_db_layout(o.spider2_db_dir, cli::DbLayout::Flat, "audit spider2");
+  cli::check_db_layout(o.db_dir, spider::benchmark().layout(), "audit spider");
+  cli::check_db_layout(o.bird_db_root, bird::benchmark().layout(), "audit bird");
+  cli::check_db_layout(o.spider2_db_dir, spider2::benchmark().layout(), "audit spider2");
   std::vector<IoPath> outputs = cli::verify_outputs(a.verify, a.verify.on);
   outputs.push_back({a.json_out, "--json"});
   check_outputs_spare_inputs(outputs, verify::audit_inputs(o));  // before any work (issue 31)

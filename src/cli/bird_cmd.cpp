@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
+#include "sqlgrade/bird/bench.hpp"
 #include "multi_pred.hpp"
 #include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
@@ -46,7 +47,7 @@ void run_bird(BirdArgs& a) {
   a.opt.pair_by = bird::pair_by_from_name(a.pair_by);
   a.opt.pred = a.preds.empty() ? std::string() : a.preds.front();
   bird::check_required(a.opt);
-  if (a.opt.dsn.empty()) cli::check_db_layout(a.opt.db_dir, cli::DbLayout::Nested, "bird");
+  if (a.opt.dsn.empty()) cli::check_db_layout(a.opt.db_dir, bird::benchmark().layout(), "bird");
   if (a.no_progress || a.quiet) a.opt.progress = 0;
   a.opt.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);

@@ -7,6 +7,8 @@
 #include <functional>
 #include <optional>
 
+#include "sqlgrade/exec/benchmark.hpp"
+
 #include "cli_common.hpp"
 #include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/errors.hpp"

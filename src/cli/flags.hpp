@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace sqlgrade {
+enum class DbLayout;  // exec/benchmark.hpp
+}
+
 namespace sqlgrade::cli {
 
 // "--db" plus the official script's name ("--db_root_path", "--db_dir"), when it has another one.
@@ -36,12 +40,11 @@ CLI::Option* add_no_progress(CLI::App* c, bool& no_progress);
 CLI::Option* add_max_rows(CLI::App* c, size_t& rows, const std::string& what = "");
 // "--max-result-mb MB": the size bound of one query's result, MiB (the table's "result_mb" row).
 CLI::Option* add_max_result_mb(CLI::App* c, double& mb, const std::string& what = "");
-// The one rule of `--db` per benchmark: Spider and BIRD read DIR/<db_id>/<db_id>.sqlite (Nested),
-// Spider 2.0-Lite DIR/<db>.sqlite (Flat). A folder that holds databases only in the other layout is
+// The one rule of `--db` per benchmark, its Benchmark's layout() (exec/benchmark.hpp): Spider and BIRD
+// read DIR/<db_id>/<db_id>.sqlite (Nested), Spider 2.0-Lite DIR/<db>.sqlite (Flat). A folder that holds databases only in the other layout is
 // refused before anything runs, one line naming the flag and the layout expected ("--db: DIR holds
 // <db>.sqlite files directly (Spider 2.0-Lite's layout); bird reads DIR/<db_id>/<db_id>.sqlite").
 // A missing or empty folder is left to the command (its own message, as before).
-enum class DbLayout { Nested, Flat };
 void check_db_layout(const std::string& dir, DbLayout want, const std::string& command, const std::string& flag = "--db");
 
 // MiB as given to --max-result-mb → bytes.

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   // Bound on any one input file (every command; also accepted after the subcommand name).
   app.add_option_function<double>(
          "--max-input-mb",
-         [](double mb) { sqlgrade::set_max_input_bytes(static_cast<size_t>(mb * double(size_t(1) << 20))); },
+         [](double mb) { sqlgrade::set_max_input_bytes(sqlgrade::cli::mib_to_bytes(mb)); },
          "largest input file read whole, in MiB (default 256; up to 4095): beyond it, a one-line error")
       ->check(sqlgrade::cli::bounded("max_input_mb"));
   app.fallthrough();  // inherited by the subcommands registered below

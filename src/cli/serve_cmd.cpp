@@ -56,17 +56,17 @@ void run_serve(ServeArgs& a) {
   sqlgrade::cli::apply_dialect_flags(a.dialects, a.so);
   sqlgrade::cli::check_server_folders(a.so, "serve");
   a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
-  a.so.verifier.max_result_bytes = static_cast<size_t>(a.max_result_mb * (1 << 20));
-  a.so.verifier.gold_cache_bytes = static_cast<size_t>(a.cache_mb * (1 << 20));
+  a.so.verifier.max_result_bytes = sqlgrade::cli::mib_to_bytes(a.max_result_mb);
+  a.so.verifier.gold_cache_bytes = sqlgrade::cli::mib_to_bytes(a.cache_mb);
   a.so.verifier.extract.word_boundary = a.word_boundary;
   a.so.verifier.extract.tags_and_json = !a.nemo_strict;
   a.so.verifier.extract.after_think = !(a.nemo_strict || a.keep_think);
   a.so.verifier.gym_failure_codes = a.failure_codes == "gym";
   a.so.verifier.extract.preset = preset_of(a.preset);
-  a.http.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
-  a.http.max_buffered_bytes = static_cast<size_t>(a.max_buffered_mb * (1 << 20));
+  a.http.max_body_bytes = sqlgrade::cli::mib_to_bytes(a.max_body_mb);
+  a.http.max_buffered_bytes = sqlgrade::cli::mib_to_bytes(a.max_buffered_mb);
   // A reply is held in the HTTP buffer until its client takes it: it cannot be larger than the buffer.
-  a.so.max_reply_bytes = static_cast<size_t>(std::min(a.max_reply_mb, std::max(a.max_buffered_mb, a.max_body_mb)) * (1 << 20));
+  a.so.max_reply_bytes = sqlgrade::cli::mib_to_bytes(std::min(a.max_reply_mb, std::max(a.max_buffered_mb, a.max_body_mb)));
   if (a.log_requests) a.http.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   RewardServer server(a.so);
   serve_http(server, a.http, [&](int port) {

@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
+#include "sqlgrade/spider2/bench.hpp"
 #include "multi_pred.hpp"
 #include "verify_flags.hpp"
 #include "sqlgrade/core/fs.hpp"
@@ -58,9 +59,9 @@ void run_spider2(const Spider2Args& a) {
   s2::Options opt = a.opt;
   opt.mode = s2::mode_from_name(a.mode);
   opt.result_dir = a.result_dirs.front();
-  if (opt.mode == s2::Mode::Sql) sqlgrade::cli::check_db_layout(opt.db_dir, sqlgrade::cli::DbLayout::Flat, "spider2");
+  if (opt.mode == s2::Mode::Sql) sqlgrade::cli::check_db_layout(opt.db_dir, sqlgrade::spider2::benchmark().layout(), "spider2");
   if (a.no_progress || a.quiet) opt.progress = 0;
-  opt.max_result_bytes = static_cast<size_t>(a.max_result_mb * double(size_t(1) << 20));
+  opt.max_result_bytes = sqlgrade::cli::mib_to_bytes(a.max_result_mb);
   // --name is checked before the run; default labels after it (evaluate_many refuses one folder given
   // twice with its own message, naming the outputs that would collide).
   std::vector<std::string> labels;

@@ -10,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
+#include "sqlgrade/spider/bench.hpp"
 #include "multi_pred.hpp"
 #include "verify_flags.hpp"
 #include "sqlgrade/errors.hpp"
@@ -110,7 +111,7 @@ void run_spider_cmd(SpiderArgs& a) {
   if (!both) a.opt.compat = parse_compat(a.compat);
   a.opt.pred = a.preds.empty() ? std::string() : a.preds.front();
   check_required(a.opt);
-  cli::check_db_layout(a.opt.db_dir, cli::DbLayout::Nested, "spider");
+  cli::check_db_layout(a.opt.db_dir, spider::benchmark().layout(), "spider");
   if (a.no_progress || a.quiet) a.opt.progress = 0;
   a.opt.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
   cli::apply_shard(a.shard, a.opt.shard_index, a.opt.shard_count);

@@ -70,7 +70,7 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
 
 void apply_common(CommonFlags& f) {
   if (f.no_progress) f.run.progress = 0;
-  f.run.eval.max_result_bytes = static_cast<size_t>(f.max_result_mb * double(size_t(1) << 20));
+  f.run.eval.max_result_bytes = sqlgrade::cli::mib_to_bytes(f.max_result_mb);
   if (!f.attributes_file.empty()) f.run.dataset.attributes_file = f.attributes_file;
   if (!f.gt_dir.empty()) f.run.dataset.gt_dir = f.gt_dir;
   if (!f.table_map.empty()) f.run.dataset.table_map = f.table_map;

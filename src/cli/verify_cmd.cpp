@@ -6,6 +6,9 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
+#include "sqlgrade/spider/bench.hpp"
+#include "sqlgrade/bird/bench.hpp"
+#include "sqlgrade/spider2/bench.hpp"
 #include "sqlgrade/bird/inputs.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/spider/inputs.hpp"
@@ -79,6 +82,18 @@ std::vector<std::string> labels_of(const VerifyArgs& a, const std::string& pred_
 
 // --json: the report (every system in one file); --json-dir: each system's run record, the one its
 // benchmark command writes with --verify (records[k], rendered by the caller), with its verification.
+// Each system's run record for --json-dir (none without it), named as the report names the systems.
+template <class Runs, class Render>
+std::vector<std::string> records_of(const VerifyArgs& a, Runs& runs, const char* pred_flag, Render render) {
+  const auto names = sqlgrade::cli::system_labels(a.preds, a.names, pred_flag);
+  std::vector<std::string> records;
+  for (size_t k = 0; k < runs.size() && !a.json_dir.empty(); ++k) {
+    runs[k].opt.name = names[k];
+    records.push_back(render(runs[k]));
+  }
+  return records;
+}
+
 void finish(const VerifyArgs& a, std::vector<sqlgrade::verify::SystemReport> reps, const std::vector<std::string>& labels,
             const std::vector<std::string>& records, const sqlgrade::verify::Options& vo) {
   for (size_t k = 0; k < reps.size() && k < labels.size(); ++k) reps[k].system = labels[k];
@@ -129,7 +144,7 @@ void run_spider(VerifyArgs& a) {
   using namespace sqlgrade;
   cli::require_flags("verify spider", {{"--gold", !a.spider.gold.empty()}, {"--pred", !a.preds.empty()}, {"--db", !a.spider.db_dir.empty()}});
   const auto labels = labels_of(a, "--pred");
-  cli::check_db_layout(a.spider.db_dir, cli::DbLayout::Nested, "verify spider");
+  cli::check_db_layout(a.spider.db_dir, spider::benchmark().layout(), "verify spider");
   check_outputs(a, spider::run_inputs(a.spider, a.preds));
   auto vo = search_options(a);
   a.spider.etype = spider::Etype::Exec;
@@ -140,12 +155,7 @@ void run_spider(VerifyArgs& a) {
   a.spider.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
   a.spider.keep_rows = !a.json_dir.empty();  // only a record shows them
   auto runs = spider::evaluate_many(a.spider, a.preds);
-  std::vector<std::string> records;
-  const auto record_names = cli::system_labels(a.preds, a.names, "--pred");
-  for (size_t k = 0; k < runs.size() && !a.json_dir.empty(); ++k) {
-    runs[k].opt.name = record_names[k];
-    records.push_back(spider::render_json(runs[k], cli::invocation()));
-  }
+  const auto records = records_of(a, runs, "--pred", [](const auto& r) { return spider::render_json(r, cli::invocation()); });
   finish(a, verify::verify_spider(runs, a.preds, vo), labels, records, vo);
 }
 
@@ -154,7 +164,7 @@ void run_bird(VerifyArgs& a) {
   cli::require_flags("verify bird", {{"--pred", !a.preds.empty()}, {"--gold", !a.bird.gold.empty()},
                                      {"--db", !a.bird.db_dir.empty()}});
   const auto labels = labels_of(a, "--predicted_sql_path");
-  cli::check_db_layout(a.bird.db_dir, cli::DbLayout::Nested, "verify bird");
+  cli::check_db_layout(a.bird.db_dir, bird::benchmark().layout(), "verify bird");
   check_outputs(a, bird::run_inputs(a.bird, a.preds));
   auto vo = search_options(a);
   a.bird.metric = bird::Metric::Ex;
@@ -165,12 +175,7 @@ void run_bird(VerifyArgs& a) {
   a.bird.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
   a.bird.keep_rows = !a.json_dir.empty();
   auto runs = bird::evaluate_many(a.bird, a.preds, {});
-  std::vector<std::string> records;
-  const auto record_names = cli::system_labels(a.preds, a.names, "--predicted_sql_path");
-  for (size_t k = 0; k < runs.size() && !a.json_dir.empty(); ++k) {
-    runs[k].opt.name = record_names[k];
-    records.push_back(bird::render_json(runs[k], cli::invocation()));
-  }
+  const auto records = records_of(a, runs, "--predicted_sql_path", [](const auto& r) { return bird::render_json(r, cli::invocation()); });
   finish(a, verify::verify_bird(runs, a.preds, vo), labels, records, vo);
 }
 
@@ -178,7 +183,7 @@ void run_spider2(VerifyArgs& a) {
   using namespace sqlgrade;
   cli::require_flags("verify spider2", {{"--pred", !a.preds.empty()}, {"--gold", !a.spider2.gold_dir.empty()}});
   const auto labels = labels_of(a, "--result_dir");
-  cli::check_db_layout(a.spider2.db_dir, cli::DbLayout::Flat, "verify spider2");
+  cli::check_db_layout(a.spider2.db_dir, spider2::benchmark().layout(), "verify spider2");
   check_outputs(a, spider2::run_inputs(a.spider2, a.preds));
   auto vo = search_options(a);
   a.spider2.mode = spider2::Mode::Sql;
@@ -188,12 +193,7 @@ void run_spider2(VerifyArgs& a) {
   a.spider2.max_rows = a.max_rows;
   a.spider2.max_result_bytes = cli::mib_to_bytes(a.max_result_mb);
   auto runs = spider2::evaluate_many(a.spider2, a.preds);
-  std::vector<std::string> records;
-  const auto record_names = cli::system_labels(a.preds, a.names, "--result_dir");
-  for (size_t k = 0; k < runs.size() && !a.json_dir.empty(); ++k) {
-    runs[k].opt.name = record_names[k];
-    records.push_back(spider2::render_json(runs[k], cli::invocation()));
-  }
+  const auto records = records_of(a, runs, "--result_dir", [](const auto& r) { return spider2::render_json(r, cli::invocation()); });
   finish(a, verify::verify_spider2(runs, vo), labels, records, vo);
 }
 

@@ -55,21 +55,11 @@ void walk(const std::vector<std::string>& command, std::vector<std::vector<std::
 }
 
 // A Spider fixture: one database, four questions, tables.json.
-struct SpiderFx {
-  TempDir dir;
-  std::string db, tables, gold;
-  SpiderFx() {
-    make_shop_spider(dir.path);
-    db = (dir / "db").string();
-    tables = (dir / "tables.json").string();
-    gold = (dir / "gold.sql").string();
-    spit(gold, "SELECT name FROM item WHERE price > 2\tshop\nSELECT count(*) FROM item\tshop\n"
-               "SELECT city FROM shop ORDER BY city\tshop\nSELECT avg(price) FROM item\tshop\n");
-  }
-  std::string pred(const std::string& name, const std::string& text) {
-    spit(dir / name, text);
-    return (dir / name).string();
-  }
+struct SpiderFx : ShopSpiderFx {
+  SpiderFx()
+      : ShopSpiderFx("SELECT name FROM item WHERE price > 2\tshop\nSELECT count(*) FROM item\tshop\n"
+                     "SELECT city FROM shop ORDER BY city\tshop\nSELECT avg(price) FROM item\tshop\n") {}
+  std::string pred(const std::string& name, const std::string& text) { return file(name, text); }
   std::vector<std::string> args(const std::vector<std::string>& preds, const std::string& etype = "exec") {
     std::vector<std::string> a = {"spider", "--gold", gold, "--db", db, "--table", tables, "--etype", etype, "--no-progress"};
     for (const auto& p : preds) a.insert(a.end(), {"--pred", p});

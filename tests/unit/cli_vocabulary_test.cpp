@@ -36,21 +36,10 @@ std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std:
 }
 
 // The shop database (db/shop/shop.sqlite: 2 shops, 3 items) with a Spider gold file of four questions.
-struct Shop {
-  TempDir dir;
-  std::string db, gold, tables;
-  Shop() {
-    make_shop_spider(dir.path);
-    db = (dir / "db").string();
-    gold = (dir / "gold.sql").string();
-    tables = (dir / "tables.json").string();
-    spit(gold, "SELECT name FROM item WHERE price > 2\tshop\nSELECT count(*) FROM item\tshop\n"
-               "SELECT city FROM shop ORDER BY city\tshop\nSELECT name FROM item\tshop\n");
-  }
-  std::string file(const std::string& name, const std::string& text) {
-    spit(dir / name, text);
-    return (dir / name).string();
-  }
+struct Shop : ShopSpiderFx {
+  Shop()
+      : ShopSpiderFx("SELECT name FROM item WHERE price > 2\tshop\nSELECT count(*) FROM item\tshop\n"
+                     "SELECT city FROM shop ORDER BY city\tshop\nSELECT name FROM item\tshop\n") {}
   std::string spider_pred() {
     return file("pred.sql", "SELECT name FROM item WHERE price > 2\nSELECT count(*) FROM item\n"
                             "SELECT city FROM shop ORDER BY city\nSELECT name FROM item\n");

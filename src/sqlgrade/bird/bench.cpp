@@ -7,26 +7,13 @@
 
 namespace sqlgrade::bird {
 
-namespace fs = std::filesystem;
 
 namespace {
 
 class Bird final : public Benchmark {
  public:
   const char* name() const override { return "bird"; }
-  const std::vector<std::string>& aliases() const override {
-    static const std::vector<std::string> a;
-    return a;
-  }
-  std::string database(const std::string& root, const std::string& id) const override {
-    return nested_database(root, id);
-  }
-  Located locate(const fs::path& dir, const std::string& id) const override {
-    std::error_code ec;
-    if (std::string p = database(dir.string(), id); fs::is_regular_file(p, ec)) return {p, ""};
-    if (std::string p = flat_database(dir.string(), id); fs::is_regular_file(p, ec)) return {p, ""};
-    return {};
-  }
+  DbLayout layout() const override { return DbLayout::Nested; }
   const char* folder_flags() const override { return "--bird-db-dir or --db-dir"; }
   bool grades_servers() const override { return true; }
   GoldFormPtr gold_form(std::vector<Table> tables, const Deadline&) const override {

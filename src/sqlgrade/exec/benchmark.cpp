@@ -14,6 +14,24 @@ std::string flat_database(const std::string& root, const std::string& id) {
   return (fs::path(root) / (id + ".sqlite")).string();
 }
 
+std::string Benchmark::database(const std::string& root, const std::string& id) const {
+  return layout() == DbLayout::Nested ? nested_database(root, id) : flat_database(root, id);
+}
+
+const std::vector<std::string>& Benchmark::aliases() const {
+  static const std::vector<std::string> none;
+  return none;
+}
+
+Located Benchmark::locate(const fs::path& dir, const std::string& id) const {
+  std::error_code ec;
+  const std::string own = database(dir.string(), id);
+  if (fs::is_regular_file(own, ec)) return {own, ""};
+  for (const std::string& other : {nested_database(dir.string(), id), flat_database(dir.string(), id)})
+    if (other != own && fs::is_regular_file(other, ec)) return {other, ""};
+  return {};
+}
+
 size_t TablesGold::heap_bytes() const {
   size_t b = vector_heap_bytes(tables);
   for (auto& t : tables) b += sqlgrade::heap_bytes(t);

@@ -87,6 +87,10 @@ struct Located {
   std::string path, error;
 };
 
+// The two database layouts: <root>/<id>/<id>.sqlite (a folder per database: Spider, BIRD) and
+// <root>/<id>.sqlite (a flat folder: Spider 2.0-Lite).
+enum class DbLayout { Nested, Flat };
+
 class Benchmark {
  public:
   virtual ~Benchmark() = default;
@@ -94,14 +98,15 @@ class Benchmark {
   // ---- names ----
   virtual const char* name() const = 0;  // the canonical name: spider2 | spider | bird
   // Other names a request or flag may give, lower case (the name itself excluded).
-  virtual const std::vector<std::string>& aliases() const = 0;
+  virtual const std::vector<std::string>& aliases() const;  // default: none
 
   // ---- databases ----
   // The SQLite file of database `id` under `root`, in the benchmark's own layout.
-  virtual std::string database(const std::string& root, const std::string& id) const = 0;
+  virtual DbLayout layout() const = 0;
+  std::string database(const std::string& root, const std::string& id) const;
   // The reward server's lookup of a db_id in its folder: the benchmark's layout first, then the
-  // other one where the benchmark accepts it.
-  virtual Located locate(const std::filesystem::path& dir, const std::string& id) const = 0;
+  // other one (benchmark.cpp); Spider overrides it (a test suite needs its own folder).
+  virtual Located locate(const std::filesystem::path& dir, const std::string& id) const;
   // The serve flags that name this benchmark's database folder (for the message of a server without one).
   virtual const char* folder_flags() const = 0;
   // A database folder (a test suite) is accepted as the database of a request (Spider).
@@ -132,8 +137,7 @@ class Benchmark {
   virtual std::string search_item(const SearchQuery& q, SearchItem& item) const = 0;
 };
 
-// The layouts every benchmark spells with these two functions: <root>/<id>/<id>.sqlite (a folder per
-// database: Spider, BIRD) and <root>/<id>.sqlite (a flat folder: Spider 2.0-Lite).
+// The two layouts as paths (DbLayout); every database path of a benchmark is spelled by one of them.
 std::string nested_database(const std::string& root, const std::string& id);
 std::string flat_database(const std::string& root, const std::string& id);
 

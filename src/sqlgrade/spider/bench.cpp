@@ -17,9 +17,7 @@ class Spider final : public Benchmark {
     static const std::vector<std::string> a{"testsuite", "test-suite"};
     return a;
   }
-  std::string database(const std::string& root, const std::string& id) const override {
-    return nested_database(root, id);
-  }
+  DbLayout layout() const override { return DbLayout::Nested; }
   // The test suite is every *.sqlite of <dir>/<db_id>/; a flat <dir>/<db_id>.sqlite has no such
   // folder (its own folder holds the other databases), so it cannot be graded as Spider.
   Located locate(const fs::path& dir, const std::string& id) const override {

@@ -9,7 +9,6 @@
 
 namespace sqlgrade::spider2 {
 
-namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 size_t FramesGold::heap_bytes() const {
@@ -33,15 +32,7 @@ class Spider2 final : public Benchmark {
     static const std::vector<std::string> a{"spider2_lite", "spider2-lite", "spider2lite"};
     return a;
   }
-  std::string database(const std::string& root, const std::string& id) const override {
-    return flat_database(root, id);
-  }
-  Located locate(const fs::path& dir, const std::string& id) const override {
-    std::error_code ec;
-    if (std::string p = database(dir.string(), id); fs::is_regular_file(p, ec)) return {p, ""};
-    if (std::string p = nested_database(dir.string(), id); fs::is_regular_file(p, ec)) return {p, ""};
-    return {};
-  }
+  DbLayout layout() const override { return DbLayout::Flat; }
   const char* folder_flags() const override { return "--db-dir"; }
   bool has_official_gold() const override { return true; }
   bool has_order_rule() const override { return true; }
