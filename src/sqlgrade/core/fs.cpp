@@ -116,6 +116,43 @@ std::string tmp_name_for(const std::string& name) {
   return name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(std::hash<std::string>{}(name) & 0xffff);
 }
 
+// Writes all of `content` to fd; false (errno set) on a failed write.
+bool write_all(int fd, std::string_view content) {
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// `path` is a character device, a pipe or a socket (`--json /dev/null`, a FIFO), or one of the
+// process's own descriptors by name (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: `--json
+// /dev/stdout`, a shell's `>(cmd)`) that is not a regular file: written in place. Renaming a file over
+// it would delete the device itself — as root, /dev/null became a regular file and every later
+// `> /dev/null` of the machine wrote into it. Any other symbolic link is replaced, never written
+// through (a planted link to a disk or a file elsewhere gains nothing).
+bool write_to_special(const fs::path& path, std::string_view content) {
+  const std::string p = path.string();
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return false;
+  if (S_ISLNK(st.st_mode)) {
+    const bool descriptor = p == "/dev/stdout" || p == "/dev/stderr" || p.rfind("/dev/fd/", 0) == 0 ||
+                            p.rfind("/proc/self/fd/", 0) == 0;
+    if (!descriptor || ::stat(p.c_str(), &st) != 0 || S_ISBLK(st.st_mode)) return false;
+  }
+  if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) return false;
+  const int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(p, std::string("cannot write: ") + std::strerror(errno));
+  const bool ok = write_all(fd, content);
+  const std::string why = ok ? "" : std::strerror(errno);
+  ::close(fd);
+  if (!ok) throw InputError(p, "write failed: " + why);
+  return true;
+}
+
 // Creates `tmp` (relative to dirfd) exclusively, never through a symlink, writes `content`, and renames
 // it to `name`. InputError naming `shown` on failure; the temporary file never stays behind.
 void write_at(int dirfd, const std::string& tmp, const std::string& name, std::string_view content, const std::string& shown) {
@@ -125,17 +162,11 @@ void write_at(int dirfd, const std::string& tmp, const std::string& name, std::s
     fd = ::openat(dirfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   }
   if (fd < 0) throw InputError(shown, std::string("cannot write: ") + std::strerror(errno));
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlinkat(dirfd, tmp.c_str(), 0);
-      throw InputError(shown, "write failed: " + why);
-    }
-    done += static_cast<size_t>(n);
+  if (!write_all(fd, content)) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    ::unlinkat(dirfd, tmp.c_str(), 0);
+    throw InputError(shown, "write failed: " + why);
   }
   if (::close(fd) != 0) {
     std::string why = std::strerror(errno);
@@ -152,6 +183,7 @@ void write_at(int dirfd, const std::string& tmp, const std::string& name, std::s
 }  // namespace
 
 void write_file_atomic(const fs::path& path, std::string_view content) {
+  if (write_to_special(path, content)) return;
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   const std::string name = path.filename().string();

@@ -27,7 +27,8 @@ std::string read_file(const fs::path& path, size_t max_bytes = 0);
 std::string read_stdin(size_t max_bytes = 0);
 // Write atomically: <path>.tmp.<pid> then rename. Creates parent directories. The temporary file is
 // created exclusively and never through a symlink; the rename replaces a symlink at `path` instead of
-// writing through it.
+// writing through it. A character device, pipe or socket at `path` (`/dev/null`, a FIFO), or the
+// process's own stdout/stderr/fd by name, is written in place: renaming over it would delete it.
 void write_file_atomic(const fs::path& path, std::string_view content);
 
 // A folder that receives outputs, opened once and never through a symbolic link: clearing and writing
