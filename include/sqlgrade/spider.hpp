@@ -65,7 +65,7 @@ struct Options {
   bool plug_value = false;     // test-suite: fill gold values into the prediction's slots
   bool keep_distinct = false;  // test-suite: keep DISTINCT when executing
   bool progress_each = false;  // --progress_bar_for_each_datapoint
-  double timeout_s = 30;       // per query; a prediction past it scores 0
+  double timeout_s = 60;       // per query; a prediction past it scores 0 (60: see docs/spider-exec.md "Timeout")
   int jobs = 0;                // worker threads; 0 = all cores
   // --max-rows / --max-result-mb: a gold result's row and byte caps (a gold past them fails; a
   // prediction is read up to the gold's row count, as before)

@@ -121,7 +121,7 @@ def evaluate(*, gold: PathLike, pred: PathLike, db_dir: PathLike, table: Optiona
     """Runs ``sqlgrade spider --gold --pred --db [--table] --etype --compat ...`` in-process.
 
     An option left at None takes the library's default, the CLI's (``etype="exec"``,
-    ``compat="test-suite"``, 30 s per query, all cores): the keywords are the fields of
+    ``compat="test-suite"``, 60 s per query, all cores): the keywords are the fields of
     ``sqlgrade::spider::Options``, bound by the native module. ``table`` (tables.json) is needed for
     ``etype="match"``/``"all"`` and ``compat="spider"``. ``shard="i/n"`` and ``shard_by`` ("id" | "db")
     are ``--shard``/``--shard-by``: grade one shard, whose record (``run.json``) ``sqlgrade merge``

@@ -186,7 +186,7 @@ void register_spider_command(CLI::App& app) {
   cmd->add_option("--compat", args->compat,
                   "spider (taoyds/spider evaluation.py), test-suite (default), or both: the two runs in one pass, "
                   "sharing executions (records NAME.spider.json, NAME.test-suite.json)");
-  sqlgrade::cli::add_timeout(cmd, args->opt.timeout_s, "per-query timeout in seconds (default 30; timed-out predictions score 0)");
+  sqlgrade::cli::add_timeout(cmd, args->opt.timeout_s, "per-query timeout in seconds (default 60; timed-out predictions score 0)");
   sqlgrade::cli::add_jobs(cmd, args->opt.jobs);
   sqlgrade::cli::add_now(cmd, args->opt.now);
   cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");

@@ -211,7 +211,7 @@ void register_verify_command(CLI::App& app) {
   sp->add_option("--questions", a->spider.questions,
                  "dev.json: question text for the --json-dir records (default: dev.json beside --gold when it matches)");
   sp->add_flag("--keep_distinct", a->spider.keep_distinct, "keep DISTINCT when executing (test-suite flag)");
-  sqlgrade::cli::add_timeout(sp, a->spider.timeout_s, "per-query timeout of the grading, seconds (default 30)");
+  sqlgrade::cli::add_timeout(sp, a->spider.timeout_s, "per-query timeout of the grading, seconds (default 60)");
   sqlgrade::cli::add_now(sp, a->spider.now);
   common(sp, *a, 512);
   sp->callback([a] { run_spider(*a); });

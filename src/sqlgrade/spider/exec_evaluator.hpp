@@ -23,7 +23,7 @@ using ResultLender =
 struct ExecOptions {
   bool plug_value = false;     // --plug_value: fill gold literals into the prediction's slots
   bool keep_distinct = false;  // --keep_distinct: do not strip DISTINCT before executing
-  double timeout_s = 30;       // per-query wall-clock deadline; <= 0 disables it
+  double timeout_s = 60;       // per-query wall-clock deadline; <= 0 disables it (spider::Options' default)
   double gold_timeout_s = 0;   // deadline of gold queries; <= 0 means timeout_s
   size_t max_rows = 1'000'000;        // row cap of a gold result
   size_t max_result_bytes = 512u << 20;  // byte cap of a gold result
