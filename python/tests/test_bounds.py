@@ -139,7 +139,7 @@ def test_native_module_checks_its_arguments_too(dbs: Dbs):
     with pytest.raises(ValueError, match=r"^timeout: must be a number of seconds in \(0, 86400\]; got nan"):
         _native.execute(dbs.shop, "SELECT 1", float("nan"), 10, 1000)
     o = _native.SpiderOptions()  # the library's struct, its defaults the CLI's
-    assert (o.timeout, o.jobs, o.table) == (30.0, 0, "")
+    assert (o.timeout, o.jobs, o.table) == (60.0, 0, "")  # Spider: 60 s (docs/spider-exec.md "Timeout")
     with pytest.raises(ValueError, match=r"^timeout: must be .*; got -1"):
         o.timeout = -1.0
     with pytest.raises(ValueError, match=r"^--etype: Unknown evaluation method 'fast' \(match, exec, all\)"):
