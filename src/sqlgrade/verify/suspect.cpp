@@ -184,14 +184,6 @@ size_t repeated_rows(const Counterexample& c, const TableInfo& ti, const std::ve
   return n;
 }
 
-// A column named as what names an entity: its name holds "name" or "title", or it is the table's own
-// name (airlines.Airline, battle.battle).
-bool name_like(const TableInfo& ti, const Column& c) {
-  const std::string n = to_lower(c.name), t = to_lower(ti.name);
-  return n.find("name") != std::string::npos || n.find("title") != std::string::npos || n == t || n + "s" == t ||
-         n + "es" == t;
-}
-
 // A key that names entities in practice: a column of it is name-like, no column of it is declared a
 // key or a foreign key, and the benchmark data's sample of the table has at least 3 rows with the key,
 // at least kNearlyUnique of them distinct (names, titles: what two entities rarely share, yet can).
