@@ -13,6 +13,7 @@
 
 #include "sqlgrade/runs/verify_record.hpp"
 #include "sqlgrade/verify/shrink.hpp"
+#include "sqlgrade/verify/ties.hpp"
 #include "sqlgrade/verify/verify.hpp"
 #include "test_support.hpp"
 #include "verify_fixtures.hpp"
@@ -173,6 +174,37 @@ TEST(VerifySuspect, AGoldLimitCuttingThroughTiedRowsIsGoldSuspect) {
   // Reversed: the gold returns every tied row, the prediction one of them — the prediction is wrong.
   verify::Outcome rev = verify::verify(singer_item(db, every, limit1), budget());
   EXPECT_EQ(rev.status, Status::Refuted) << rev.reason;
+}
+
+// Spider dev 720 (labelled gold-wrong): the gold answers "the shortest life expectancy in Asia" with
+// `ORDER BY LifeExpectancy LIMIT 1`, which SQLite ranks NULL first — a country with no life expectancy,
+// NULLs being ordinary in the data. The prediction's `= (SELECT min(...))` ranks only the countries
+// that have one: the witness shows the gold's bug. A prediction wrong elsewhere (the longest) stays
+// refuted.
+TEST(VerifySuspect, AGoldAscendingLimitThatRanksNullFirstIsGoldSuspect) {
+  TempDir dir;
+  const std::string db = (dir / "world.sqlite").string();
+  make_sqlite(db, "CREATE TABLE country(Code TEXT PRIMARY KEY, Name TEXT NOT NULL, Continent TEXT NOT NULL, LifeExpectancy REAL);"
+                  "INSERT INTO country VALUES ('AFG','Afghanistan','Asia',45.9),('CHN','China','Asia',71.4),"
+                  "('IOT','British Indian Ocean Territory','Africa',NULL),('JPN','Japan','Asia',80.7),"
+                  "('FRA','France','Europe',78.8),('ATA','Antarctica','Antarctica',NULL),('IND','India','Asia',62.5);");
+  const std::string gold = "SELECT Name FROM country WHERE Continent = 'Asia' ORDER BY LifeExpectancy LIMIT 1";
+  const std::string by_min = "SELECT Name FROM country WHERE LifeExpectancy = (SELECT min(LifeExpectancy) FROM country "
+                             "WHERE Continent = 'Asia') AND Continent = 'Asia'";
+  verify::Outcome o = verify::verify(search_item(db, gold, by_min, true), budget());
+  ASSERT_EQ(o.status, Status::GoldSuspect) << o.reason;
+  EXPECT_NE(o.cex->gold_suspect.find("ranks NULL first"), std::string::npos) << o.cex->gold_suspect;
+  verify::Outcome longest = verify::verify(
+      search_item(db, gold, "SELECT Name FROM country WHERE Continent = 'Asia' ORDER BY LifeExpectancy DESC LIMIT 1", true),
+      budget());
+  EXPECT_EQ(longest.status, Status::Refuted) << longest.reason;
+  // The rewrite: NULLS LAST on the ascending keys only, and the flag of a NULL key.
+  const auto nl = nulls_last("SELECT a FROM t ORDER BY b ASC, c DESC, f(d, e) LIMIT 2");
+  ASSERT_TRUE(nl);
+  EXPECT_EQ(nl->sql, "SELECT a FROM t ORDER BY b ASC NULLS LAST, c DESC, f(d, e) NULLS LAST LIMIT 2");
+  EXPECT_EQ(nl->flagged, "SELECT a , ((b) IS NULL OR (f(d, e)) IS NULL) FROM t ORDER BY b ASC NULLS LAST, c DESC, f(d, e) NULLS LAST");
+  EXPECT_EQ(nl->limit, 2u);
+  EXPECT_FALSE(nulls_last("SELECT a FROM t ORDER BY b DESC LIMIT 1"));
 }
 
 TEST(VerifySuspect, APredictionsOwnTextLiteralIsJudgedByTheGoldAlone) {

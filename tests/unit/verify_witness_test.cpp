@@ -81,6 +81,7 @@ TEST(VerifyWitness, MinesWhatTheDataShowsInPractice) {
   EXPECT_FALSE(col("dogs", "breed").data_unique);   // ESK three times
   EXPECT_FALSE(col("dogs", "dog_id").data_unique);  // declared: the schema already enforces it
   EXPECT_FALSE(col("dogs", "age").data_unique);     // numbers need 20 values to mean it
+  EXPECT_TRUE(col("charges", "charge_type").data_unique);  // the label of a price list: 3 values suffice
   EXPECT_FALSE(col("owners", "email").data_never_null);
   EXPECT_TRUE(col("owners", "city").data_never_null);
 }
@@ -190,6 +191,52 @@ TEST(VerifyWitness, ARepeatedNameThatIsUniqueInPracticeIsAnEdge) {
   auto clean = verify::verify(k.item("SELECT count(*) FROM dogs GROUP BY dog_id", "SELECT count(*) FROM dogs GROUP BY breed"),
                               budget());
   EXPECT_EQ(clean.status, Status::Refuted) << clean.reason;
+}
+
+// Spider dev 990 (labelled edge): Charges is a price list, one row per charge type (3 rows). Its only
+// non-key text column labels its rows, so a witness that repeats a charge type is an edge, not the
+// clean refutation it was while uniqueness needed 5 values.
+TEST(VerifyWitness, ARepeatedLabelOfAPriceListIsAnEdge) {
+  Kennel k;
+  auto out = verify::verify(k.item("SELECT charge_type, charge_amount FROM charges",
+                                   "SELECT charge_type, sum(charge_amount) FROM charges GROUP BY charge_type"),
+                            budget());
+  ASSERT_EQ(out.status, Status::Edge) << out.reason;
+  EXPECT_TRUE(mentions(out.cex->breaks, "charges.charge_type")) << testing::PrintToString(out.cex->breaks);
+}
+
+// Spider dev 293 (labelled fair): 9 shops in 9 districts. A district is not what names a shop, and 9
+// distinct districts are what chance gives, so two shops in one district is a realistic witness: the
+// prediction that wants one shop with both fewer than 3000 and more than 10000 products is refuted
+// cleanly. The shop's name, which names it, stays unique in practice.
+TEST(VerifyWitness, FewDistinctValuesOfAColumnThatDoesNotNameTheRowsAreNotAProperty) {
+  TempDir dir;
+  const std::string db = (dir / "shops.sqlite").string();
+  test::make_sqlite(db,
+                    "CREATE TABLE shop(Shop_ID INT PRIMARY KEY, Name TEXT, District TEXT, Number_products INT);"
+                    "INSERT INTO shop VALUES (1,'FC Haka','Tehtaan kentta',3516),(2,'HJK','Finnair Stadium',10770),"
+                    "(3,'FC Honka','Tapiolan',6000),(4,'FC Inter','Veritas',10000),(5,'FF Jaro','Centralplan',5000),"
+                    "(6,'KooTeePee','Tolsa',4780),(7,'KuPS','Magnum',3500),(8,'FC Lahti','Lahden',15000),"
+                    "(9,'Mariehamn','Wiklof',1600);"
+                    // Spider dev 624's shape: the first text column after the key titles the rows
+                    "CREATE TABLE series(id REAL PRIMARY KEY, Episode TEXT, Air_Date TEXT);"
+                    "INSERT INTO series VALUES (1,'A Love of a Lifetime','2007-09-24'),(2,'Friendly Skies','2007-10-01'),"
+                    "(3,'Game Three','2007-10-08'),(4,'The Year of the Rabbit','2007-10-15'),(5,'The Legend of Dylan','2007-10-22');");
+  auto s = read_schema(db);
+  EXPECT_FALSE(s->tables[0].columns[2].data_unique);  // District: 9 values, not what names a shop
+  EXPECT_TRUE(s->tables[0].columns[1].data_unique);   // Name
+  EXPECT_TRUE(s->tables[1].columns[1].data_unique);   // Episode: the series' label
+  EXPECT_FALSE(s->tables[1].columns[2].data_unique);  // Air_Date: 5 values say nothing
+  auto out = verify::verify(
+      search_item(db, "SELECT District FROM shop WHERE Number_products < 3000 INTERSECT SELECT District FROM shop WHERE Number_products > 10000",
+                  "SELECT District FROM shop WHERE (Number_products < 3000 AND Shop_ID IN (SELECT Shop_ID FROM shop WHERE Number_products > 10000))",
+                  false),
+      budget());
+  EXPECT_EQ(out.status, Status::Refuted) << out.reason;
+  auto named = verify::verify(search_item(db, "SELECT count(*) FROM shop GROUP BY Shop_ID",
+                                          "SELECT count(*) FROM shop GROUP BY Name", false),
+                              budget());
+  EXPECT_EQ(named.status, Status::Edge) << named.reason;
 }
 
 TEST(VerifyWitness, ACaseVariantOfAConstantThatTheDataNeverHoldsIsAnEdge) {

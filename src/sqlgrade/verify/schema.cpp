@@ -59,8 +59,39 @@ void read_columns(SqliteDb& db, TableInfo& t) {
     if (set.size() == 1) t.columns[set[0]].single_unique = true;
 }
 
+bool is_text_column(const Column& c) {
+  if (c.affinity == Affinity::Text) return true;
+  return std::any_of(c.domain.begin(), c.domain.end(), [](const Value& v) { return v.kind == Kind::Text; });
+}
+
+bool in_foreign_key(const TableInfo& t, size_t col) {
+  for (const ForeignKey& fk : t.fks)
+    if (std::find(fk.columns.begin(), fk.columns.end(), col) != fk.columns.end()) return true;
+  return false;
+}
+
+// The table's label: its first text column that is not a key (declared, or a foreign key). By the
+// convention of schemas (and of the tools that show a row by one field) a table lists what names its
+// rows right after its keys: shop(Shop_ID, Name, Location, District, ...), TV_series(id, Episode, ...).
+// SIZE_MAX when there is none. *sole: it is the table's only such column and no text column is declared
+// unique — nothing else can name the rows, as in a price list Charges(charge_id, charge_type,
+// charge_amount) or a list of types; a table with a declared text key (a UNIQUE code) is named by that.
+size_t label_column(const TableInfo& t, bool* sole) {
+  size_t label = SIZE_MAX, texts = 0;
+  bool text_key = false;
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    const Column& c = t.columns[k];
+    if (!is_text_column(c)) continue;
+    if (c.pk > 0 || c.single_unique) text_key = true;
+    if (c.pk > 0 || c.single_unique || in_foreign_key(t, k)) continue;
+    if (texts++ == 0) label = k;
+  }
+  *sole = label != SIZE_MAX && texts == 1 && !text_key;
+  return label;
+}
+
 // The properties the data shows in practice (schema.hpp Column::data_*), over the first kMinedRows
-// rows: one aggregate query per table.
+// rows: one aggregate query per table. Run once the foreign keys are read (label_column).
 void mine_practice(SqliteDb& db, TableInfo& t) {
   if (t.columns.empty()) return;
   std::string sel = "count(*)", cols;
@@ -74,19 +105,33 @@ void mine_practice(SqliteDb& db, TableInfo& t) {
   if (!r.ok() || r.table.rows.size() != 1) return;  // too slow or too large: no claim about the data
   const Row& row = r.table.rows[0];
   const int64_t n = row[0].i;
+  bool sole_label = false;
+  const size_t label = label_column(t, &sole_label);
   for (size_t k = 0; k < t.columns.size(); ++k) {
     Column& c = t.columns[k];
     const int64_t non_null = row[1 + 2 * k].i, distinct = row[2 + 2 * k].i;
     c.data_never_null = n >= 3 && non_null == n;
-    bool texts = c.affinity == Affinity::Text;
-    for (const auto& d : c.domain) texts = texts || d.kind == Kind::Text;
-    c.data_unique = !c.single_unique && distinct == non_null && non_null >= (texts ? 5 : 20);
+    // Uniqueness in practice (schema.hpp kUniqueValues): what names the table's rows — a name-like
+    // column or the table's label — after a few values; any other column only after many, since few
+    // all-distinct values are what chance gives (9 districts, 9 managers).
+    const bool names_rows = is_text_column(c) && (name_like(t, c) || k == label);
+    const size_t needed = !names_rows ? kUniqueValues : k == label && sole_label ? kUniqueLabelValues : kUniqueNamingValues;
+    c.data_unique = !c.single_unique && distinct == non_null && non_null >= static_cast<int64_t>(needed);
     const bool all_text = !c.domain.empty() && std::all_of(c.domain.begin(), c.domain.end(),
                                                            [](const Value& v) { return v.kind == Kind::Text; });
     c.data_closed = all_text && non_null >= 10 && distinct <= 3 && c.domain.size() == static_cast<size_t>(distinct);
   }
 }
 
+}  // namespace
+
+bool name_like(const TableInfo& ti, const Column& c) {
+  const std::string n = to_lower(c.name), t = to_lower(ti.name);
+  return n.find("name") != std::string::npos || n.find("title") != std::string::npos || n == t || n + "s" == t ||
+         n + "es" == t;
+}
+
+namespace {
 void read_rows(SqliteDb& db, TableInfo& t, size_t sample_rows) {
   Table c = must(db, "SELECT count(*) FROM " + q(t.name));
   t.total_rows = c.rows.empty() ? 0 : static_cast<size_t>(c.rows[0][0].i);
@@ -106,7 +151,6 @@ void read_rows(SqliteDb& db, TableInfo& t, size_t sample_rows) {
       if (seen.insert(std::to_string(int(r[k].kind)) + py::repr(r[k])).second) t.columns[k].domain.push_back(r[k]);
     }
   }
-  mine_practice(db, t);
 }
 
 // Parents before children; a cycle (or a self reference) keeps file order among its tables.
@@ -286,6 +330,7 @@ std::shared_ptr<const Schema> read_schema(const std::string& db_path, size_t sam
     read_rows(db, t, sample_rows);
   }
   read_foreign_keys(db, *s);
+  for (TableInfo& t : s->tables) mine_practice(db, t);
   order_by_foreign_keys(*s);
   check_enforceable(*s);
   return s;

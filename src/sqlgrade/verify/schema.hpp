@@ -26,11 +26,26 @@ struct Column {
   // What the data shows in practice (read over at most kMinedRows rows of the table; witness.hpp):
   bool data_never_null = false;  // at least 3 rows and no NULL
   bool data_unique = false;      // not declared unique, yet its non-NULL values are all distinct, over at
-                                 // least 5 values (text) or 20 (numbers): a name, a title, a code
+                                 // least kUniqueNamingValues (or kUniqueLabelValues) values when it names
+                                 // the table's rows (a name-like text column, or the table's label),
+                                 // kUniqueValues otherwise
   bool data_closed = false;      // a category: at least 10 non-NULL values, all text, at most 3 distinct
                                  // (every one of them in `domain`): a flag, a status, a gender
 };
 constexpr size_t kMinedRows = 20000;
+// How many all-distinct values make a column unique in practice (Column::data_unique; docs/verify.md
+// "Which witnesses count"). A text column that names the table's rows — its name says so (a name, a
+// title, the table's own name) or it is the table's label, its first text column after its keys
+// (shop.Name, TV_series.Episode) — is unique by what it is: the data only has to show no repeat over 5
+// values, or over 3 when it is the only thing that can name the rows (the table's only non-key text
+// column and no text column declared unique: Charges.charge_type of a 3-row price list). Any other
+// column — a number, a district, a city, a manager — needs 20: n values drawn from a domain of D are all
+// distinct with probability about exp(-n*n/2D), over one half for 9 districts out of a country's 60, so
+// few distinct values there are what chance gives, not a property (Spider dev 293: two shops in one of
+// 9 districts is ordinary).
+constexpr size_t kUniqueLabelValues = 3;
+constexpr size_t kUniqueNamingValues = 5;
+constexpr size_t kUniqueValues = 20;
 
 struct ForeignKey {
   std::vector<size_t> columns;       // in the child table
@@ -47,6 +62,10 @@ struct TableInfo {
   size_t total_rows = 0;
   std::vector<std::string> column_names() const;
 };
+
+// A column named as what names an entity: its name holds "name" or "title", or it is the table's own
+// name (airlines.Airline, battle.battle).
+bool name_like(const TableInfo& ti, const Column& c);
 
 struct Schema {
   std::string path;                     // the benchmark database it was read from

@@ -184,14 +184,6 @@ size_t repeated_rows(const Counterexample& c, const TableInfo& ti, const std::ve
   return n;
 }
 
-// A column named as what names an entity: its name holds "name" or "title", or it is the table's own
-// name (airlines.Airline, battle.battle).
-bool name_like(const TableInfo& ti, const Column& c) {
-  const std::string n = to_lower(c.name), t = to_lower(ti.name);
-  return n.find("name") != std::string::npos || n.find("title") != std::string::npos || n == t || n + "s" == t ||
-         n + "es" == t;
-}
-
 // A key that names entities in practice: a column of it is name-like, no column of it is declared a
 // key or a foreign key, and the benchmark data's sample of the table has at least 3 rows with the key,
 // at least kNearlyUnique of them distinct (names, titles: what two entities rarely share, yet can).
@@ -271,6 +263,33 @@ std::string tie_cut_suspect(const Schema& s, const Item& item, const Counterexam
   if (!build_witness(s, c, db).empty()) return "";
   ExecResult r = db.run(rq->sql, Limits{query_timeout_s, 100'000, 64u << 20});
   return r.ok() ? tie_cut_reason(item.rule, *rq, r.table, c.pred_result) : "";
+}
+
+std::string nulls_first_suspect(const Schema& s, const Item& item, const Counterexample& c, double query_timeout_s) {
+  const std::optional<NullsLast> nl = nulls_last(item.gold_sql);
+  if (!nl) return "";
+  ScratchDb db;
+  if (!build_witness(s, c, db).empty()) return "";
+  const Limits lim{query_timeout_s, 100'000, 64u << 20};
+  ExecResult flagged = db.run(nl->flagged, lim);
+  if (!flagged.ok()) return "";
+  // The gold's kept rows that have a value to rank by: its first `limit` rows with NULLs last, those
+  // whose ascending key is NULL left out.
+  Table valued;
+  valued.columns.assign(flagged.table.columns.begin(), flagged.table.columns.end() - (flagged.table.columns.empty() ? 0 : 1));
+  for (size_t i = 0; i < flagged.table.rows.size() && i < nl->limit; ++i) {
+    const Row& r = flagged.table.rows[i];
+    if (!r.empty() && !(r.back().is_number() && r.back().as_double() != 0)) valued.rows.emplace_back(r.begin(), r.end() - 1);
+  }
+  if (same_result(item.rule, c.gold_result, valued)) return "";  // the NULLs change nothing
+  const std::string why = "the gold's ascending ORDER BY ... LIMIT ranks NULL first, as the smallest value, on the "
+                          "witness; ranking only the rows that have a value gives ";
+  if (same_result(item.rule, valued, c.pred_result)) return why + "the prediction's result";
+  const std::optional<RankedQuery> rq = ranked_query(nl->sql);
+  if (!rq) return "";
+  ExecResult ranked = db.run(rq->sql, lim);
+  if (!ranked.ok() || tie_cut_reason(item.rule, *rq, ranked.table, c.pred_result).empty()) return "";
+  return why + "one of the rows tied at its cut, and the prediction returns every one of them";
 }
 
 std::string judge_peers(const Item& item, const std::vector<std::string>& peers, double query_timeout_s, Counterexample* c) {

@@ -7,6 +7,8 @@
 //    table (a PRIMARY KEY or UNIQUE column, or a foreign key that references one);
 //  * the tie-cut rule (tie_cut_suspect, applied by the search itself): the gold's top-level LIMIT
 //    cuts through rows tied on its sort keys on the witness (it answers with an arbitrary choice);
+//  * the NULL-first rule (nulls_first_suspect, applied by the search itself): the gold's ascending
+//    ORDER BY ... LIMIT keeps a row whose sort key is NULL, and with NULLs last it gives the prediction's;
 //  * the peer rule (judge_peers, when several systems are verified together): the other systems'
 //    predictions for the same question, run on the witness, side with the refuted prediction — at
 //    least kMinPeers of them give its result rather than the gold's (or every one that ran, at least
@@ -46,6 +48,15 @@ std::string tie_cut_suspect(const Schema& s, const Item& item, const Counterexam
 // `pred` the prediction's result there.
 struct RankedQuery;
 std::string tie_cut_reason(const RuleSpec& rule, const RankedQuery& rq, const Table& ranked, const Table& pred);
+
+// The NULL-first rule on a re-checked witness: the gold's top-level ascending `ORDER BY ... LIMIT`
+// keeps a row whose sort key is NULL (SQLite sorts NULL first), and the same gold with NULLS LAST gives
+// the prediction's result there — or keeps one of several rows tied at its cut, all of which the
+// prediction returns (Spider dev 720: `ORDER BY LifeExpectancy LIMIT 1` answers "the shortest life
+// expectancy" with a country that has none, against `= (SELECT min(LifeExpectancy) ...)`). A row with
+// no value is the smallest of nothing: that answer is SQL's NULL ordering, not the question's. Why, or
+// "". The search keeps looking for a witness without it, so a prediction wrong elsewhere stays refuted.
+std::string nulls_first_suspect(const Schema& s, const Item& item, const Counterexample& c, double query_timeout_s);
 
 // The peer rule: runs `peers` (the other systems' predictions for the question, as the benchmark
 // executes them; "" = none) on the witness of `c` and fills c->peers with the tally; returns why the

@@ -9,6 +9,7 @@
 #include "sqlgrade/py/equality.hpp"
 #include "sqlgrade/py/number.hpp"
 #include "sqlgrade/spider/sqlparse.hpp"
+#include "sqlgrade/verify/candidate.hpp"
 
 namespace sqlgrade::verify {
 
@@ -208,10 +209,17 @@ TieVerdict judge_ties(const RuleSpec& rule, const QueryRuns& gold, const QueryRu
   return TieVerdict::Differs;
 }
 
-std::optional<RankedQuery> ranked_query(const std::string& sql) {
+namespace {
+// Where a query's top-level `ORDER BY keys LIMIT n` lies (one SELECT, no DISTINCT, no compound, a plain
+// LIMIT n): byte offsets of its FROM, of the keys (SIZE_MAX: no ORDER BY) and of LIMIT.
+struct TopCut {
+  size_t from = SIZE_MAX, keys_begin = SIZE_MAX, limit = SIZE_MAX, n = 0;
+};
+std::optional<TopCut> top_cut(const std::string& sql) {
   const auto toks = spider::sqlparse::tokenize(sql);
   int depth = 0;
-  size_t selects = 0, from = SIZE_MAX, keys_begin = SIZE_MAX, limit = SIZE_MAX, after_limit = 0;
+  size_t selects = 0;
+  TopCut c;
   std::vector<std::string> limit_words;
   bool distinct_next = false;
   for (const auto& tok : toks) {
@@ -224,7 +232,7 @@ std::optional<RankedQuery> ranked_query(const std::string& sql) {
       distinct_next = false;
       continue;
     }
-    if (limit != SIZE_MAX) {
+    if (c.limit != SIZE_MAX) {
       if (t != ";") limit_words.push_back(t);
       continue;
     }
@@ -232,21 +240,60 @@ std::optional<RankedQuery> ranked_query(const std::string& sql) {
     distinct_next = false;
     if (t == "union" || t == "union all" || t == "intersect" || t == "except" || t == "with") return std::nullopt;
     if (t == "select") ++selects, distinct_next = true;
-    if (t == "from" && from == SIZE_MAX) from = at;
-    if (t == "order by") keys_begin = at + tok.len;
-    if (t == "limit") limit = at, after_limit = at + tok.len;
+    if (t == "from" && c.from == SIZE_MAX) c.from = at;
+    if (t == "order by") c.keys_begin = at + tok.len;
+    if (t == "limit") c.limit = at;
   }
-  if (selects != 1 || from == SIZE_MAX || limit == SIZE_MAX || limit_words.size() != 1) return std::nullopt;
+  if (selects != 1 || c.from == SIZE_MAX || c.limit == SIZE_MAX || limit_words.size() != 1) return std::nullopt;
   const auto n = py::parse_int(limit_words[0]);
-  if (!n || *n <= 0 || after_limit == 0) return std::nullopt;
+  if (!n || *n <= 0) return std::nullopt;
+  c.n = static_cast<size_t>(*n);
+  return c;
+}
+}  // namespace
+
+std::optional<RankedQuery> ranked_query(const std::string& sql) {
+  const std::optional<TopCut> c = top_cut(sql);
+  if (!c) return std::nullopt;
   RankedQuery r;
-  r.limit = static_cast<size_t>(*n);
-  if (keys_begin == SIZE_MAX) {  // LIMIT without ORDER BY: every row is tied
-    r.sql = sql.substr(0, from) + ", 0 " + sql.substr(from, limit - from);
+  r.limit = c->n;
+  if (c->keys_begin == SIZE_MAX) {  // LIMIT without ORDER BY: every row is tied
+    r.sql = sql.substr(0, c->from) + ", 0 " + sql.substr(c->from, c->limit - c->from);
     return r;
   }
-  const std::string keys = sql.substr(keys_begin, limit - keys_begin);
-  r.sql = sql.substr(0, from) + ", RANK() OVER (ORDER BY " + trim(keys) + ") " + sql.substr(from, limit - from);
+  const std::string keys = sql.substr(c->keys_begin, c->limit - c->keys_begin);
+  r.sql = sql.substr(0, c->from) + ", RANK() OVER (ORDER BY " + trim(keys) + ") " + sql.substr(c->from, c->limit - c->from);
+  return r;
+}
+
+std::optional<NullsLast> nulls_last(const std::string& sql) {
+  const std::optional<TopCut> c = top_cut(sql);
+  if (!c || c->keys_begin == SIZE_MAX) return std::nullopt;
+  const std::string keys = sql.substr(c->keys_begin, c->limit - c->keys_begin);
+  std::vector<std::string> terms(1);  // the keys split at their top-level commas
+  int depth = 0;
+  for (const auto& tok : spider::sqlparse::tokenize(keys)) {
+    const std::string t(tok.text());
+    depth += t == "(" ? 1 : t == ")" ? -1 : 0;
+    if (t == "," && depth == 0) terms.emplace_back();
+    else terms.back() += t;
+  }
+  std::string out, nulls;
+  for (const std::string& term : terms) {
+    const std::vector<SqlWord> w = significant_words(term);
+    const bool asc = !w.empty() && w.back().lower != "desc" &&
+                     std::none_of(w.begin(), w.end(), [](const SqlWord& x) { return x.lower == "nulls"; });
+    out += (out.empty() ? "" : ", ") + trim(term) + (asc ? " NULLS LAST" : "");
+    if (!asc) continue;
+    std::string expr = trim(term);
+    if (w.back().lower == "asc") expr = trim(expr.substr(0, expr.size() - w.back().text.size()));
+    nulls += (nulls.empty() ? "(" : " OR (") + expr + ") IS NULL";
+  }
+  if (nulls.empty()) return std::nullopt;
+  NullsLast r;
+  r.limit = c->n;
+  r.sql = sql.substr(0, c->keys_begin) + " " + out + " " + sql.substr(c->limit);
+  r.flagged = sql.substr(0, c->from) + ", (" + nulls + ") " + sql.substr(c->from, c->keys_begin - c->from) + " " + out;
   return r;
 }
 

@@ -84,6 +84,15 @@ struct RankedQuery {
   size_t limit = 0;
 };
 std::optional<RankedQuery> ranked_query(const std::string& sql);
+// A top-level `SELECT list FROM ... ORDER BY keys LIMIT n` with NULLS LAST on every ascending key
+// (SQLite sorts NULL first, as the smallest value): `sql` that query, `flagged` the same without its
+// LIMIT and with one more column, 1 where an ascending key is NULL. nullopt for other shapes or when no
+// key is ascending.
+struct NullsLast {
+  std::string sql, flagged;
+  size_t limit = 0;
+};
+std::optional<NullsLast> nulls_last(const std::string& sql);
 
 // Whether some choice among the rows tied at the cut (`ranked`: the RankedQuery's result, rank last)
 // gives the result `other` under `rule` with row order ignored (either query's: the rule's gold side

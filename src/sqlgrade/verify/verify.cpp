@@ -346,6 +346,7 @@ Outcome verify(const Item& item, const Budget& budget) {
     }
     cex.gold_suspect = key_suspect(*schema, item, cex);
     if (cex.gold_suspect.empty()) cex.gold_suspect = tie_cut_suspect(*schema, item, cex, budget.query_timeout_s);
+    if (cex.gold_suspect.empty()) cex.gold_suspect = nulls_first_suspect(*schema, item, cex, budget.query_timeout_s);
     if (!cex.gold_suspect.empty()) {  // keep searching for a witness on which the gold is not the suspect
       if (!found.suspect) found.suspect = std::move(cex);
       continue;
