@@ -1,0 +1,40 @@
+// The registry of benchmarks (verdict/registry.hpp): its lookup rule and its export to Python
+// (registry_table(), read by python/sqlgrade/_tables.py; python/tests/test_tables.py checks that side).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlgrade/verdict/registry.hpp"
+#include "sqlgrade/verdict/request.hpp"
+
+using namespace sqlgrade;
+
+TEST(VerdictRegistry, NamesAreStrippedAndCaseFolded) {
+  // One rule with the Python package: whitespace around the name (str.strip()) is ignored, any case.
+  EXPECT_STREQ(verdicts::benchmark_named(" Bird\n").name(), "bird");
+  EXPECT_STREQ(verdicts::benchmark_named("\tSPIDER2-lite ").name(), "spider2");
+  EXPECT_STREQ(verdicts::benchmark_named("test-suite").name(), "spider");
+  try {
+    verdicts::benchmark_named(" spider 2 ");
+    FAIL() << "accepted";
+  } catch (const verdicts::BadRequest& e) {
+    EXPECT_STREQ(e.what(), "unknown benchmark 'spider 2' (expected spider2, spider or bird)");
+  }
+}
+
+TEST(VerdictRegistry, TheTableIsEveryBenchmarkWithItsNamesAndLayout) {
+  const nlohmann::json t = verdicts::registry_table();
+  EXPECT_EQ(t["default"], "spider2");
+  ASSERT_EQ(t["benchmarks"].size(), verdicts::benchmarks().size());
+  for (size_t i = 0; i < verdicts::benchmarks().size(); ++i) {
+    const Benchmark& b = *verdicts::benchmarks()[i];
+    const nlohmann::json& row = t["benchmarks"][i];
+    EXPECT_EQ(row["name"], b.name());
+    EXPECT_EQ(row["aliases"].get<std::vector<std::string>>(), b.aliases());
+    EXPECT_EQ(row["database"], b.database("<root>", "<id>"));
+    EXPECT_EQ(row["layout"], b.layout() == DbLayout::Nested ? "nested" : "flat");
+    for (const auto& a : row["aliases"]) EXPECT_EQ(&verdicts::benchmark_named(a.get<std::string>()), &b);
+  }
+  EXPECT_EQ(t["benchmarks"][1]["grades_folders"], true);   // spider: a test-suite folder
+  EXPECT_EQ(t["benchmarks"][2]["grades_servers"], true);   // bird: PostgreSQL / MySQL
+}
