@@ -1,12 +1,16 @@
 """The library's tables, read instead of copied (issue 32, "generated, not copied").
 
-The tables below live once, in C++, and this module is the package's one reader of each:
+Two tables live once, in C++, and this module is the package's one reader of each:
 
 * the benchmark registry (``src/sqlgrade/verdict/registry.cpp``: every benchmark's name, aliases and
   database layout): ``sqlgrade._native.registry()``, or without the native module (the server-only
   mode) ``_registry.json`` beside this file, the same table written by the build
   (``python/native/registry_table.cpp``) and installed into the wheel;
-* the CLI's ``--shard i/n`` parser (``runs::parse_shard``): ``sqlgrade._native.parse_shard``.
+* the CLI's flag table (``src/cli/flag_table.hpp``: every flag of every subcommand with its names,
+  whether it takes a value, its type and its path role — reads a file / writes a file / reads a folder /
+  writes a folder / not a path): ``sqlgrade._native.cli_flags()`` (embedded in the module by the
+  build), or ``_cli_flags.json`` beside this file. The Ray drivers decide which arguments are paths
+  from it (``sqlgrade/ray/batch.py``, ``warm.py``).
 
 ``python/tests/test_tables.py`` proves each data file equal to the native export.
 
@@ -19,14 +23,16 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .errors import BackendUnavailable, InputError
 
-__all__ = ["registry", "benchmark_names", "canonical", "layout", "database_path", "database_paths", "grades_folders", "parse_shard"]
+__all__ = ["registry", "benchmark_names", "canonical", "layout", "database_path", "database_paths", "grades_folders", "parse_shard",
+           "cli_flags", "command_flags", "flag_of", "path_arguments"]
 
 _DIR = os.path.dirname(os.path.abspath(__file__))
 _REGISTRY = os.path.join(_DIR, "_registry.json")
+_CLI_FLAGS = os.path.join(_DIR, "_cli_flags.json")
 
 
 def native() -> Optional[Any]:
@@ -122,3 +128,64 @@ def parse_shard(spec: str) -> Tuple[int, int]:
         raise InputError(str(e)) from None
     return int(i), int(n)
 
+
+_flags: Optional[Dict[str, Any]] = None
+
+
+def cli_flags() -> Dict[str, Any]:
+    """The CLI's flag table: {"spider": [row, ...], "uda run": [...], ...}, each row {"names", "positional",
+    "value", "type", "path"}; read once (native module first, else ``_cli_flags.json``)."""
+    global _flags
+    if _flags is None:
+        mod = native()
+        if mod is not None and hasattr(mod, "cli_flags"):
+            _flags = json.loads(mod.cli_flags())
+        else:
+            _flags = _read_json(_CLI_FLAGS, "the CLI's flag table")
+    return _flags
+
+
+def _key(name: str) -> str:
+    """A flag's lookup key: without its dashes, hyphen and underscore one character (as the CLI)."""
+    return name.lstrip("-").replace("_", "-")
+
+
+def command_flags(command: str) -> Dict[str, Dict[str, Any]]:
+    """The flags of one subcommand (``"spider"``, ``"uda run"``) by every name's key (``db-root-path``,
+    ``j``, ...): the CLI's definitions, with the flags it inherits."""
+    rows = cli_flags().get(command)
+    if rows is None:
+        raise InputError(f"sqlgrade: no such command: {command!r}")
+    out: Dict[str, Dict[str, Any]] = {}
+    for r in rows:
+        for n in r["names"]:
+            out.setdefault(_key(n), r)
+    return out
+
+
+def flag_of(flags: Dict[str, Dict[str, Any]], word: str) -> Optional[Dict[str, Any]]:
+    """The row a command-line word (``--db_root_path``, ``--pred=x``, ``-j``) names, or None."""
+    if not word.startswith("-") or word == "-":
+        return None
+    return flags.get(_key(word.partition("=")[0]))
+
+
+def path_arguments(command: Sequence[str], head: int) -> List[Tuple[int, str, str, str]]:
+    """The arguments of ``command`` (its first ``head`` words the subcommand) that are paths by the CLI's
+    definitions: (index of the word holding the value, the flag as typed, the value, the role). A value
+    given as ``--flag=value`` is the flag's own word. Unknown flags are left to the CLI."""
+    flags = command_flags(" ".join(command[:head]))
+    out: List[Tuple[int, str, str, str]] = []
+    i = head
+    while i < len(command):
+        word = command[i]
+        row = flag_of(flags, word)
+        if row is not None and row["value"]:
+            flag, eq, value = word.partition("=")
+            j = i if eq else i + 1
+            if j < len(command):
+                if row["path"] != "value":
+                    out.append((j, flag, value if eq else command[j], row["path"]))
+                i = j
+        i += 1
+    return out

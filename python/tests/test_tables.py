@@ -82,3 +82,38 @@ def test_shard_is_parsed_by_the_cli_parser():
     source = open(os.path.join(os.path.dirname(_tables.__file__), "_evaluate.py"), encoding="utf-8").read()
     assert "isdigit" not in source  # no second parser
 
+
+def _flags_file():
+    with open(_tables._CLI_FLAGS, encoding="utf-8") as f:
+        return json.load(f)
+
+
+@needs_native
+def test_cli_flag_table_json_is_the_native_export():
+    from sqlgrade import _native
+    assert json.loads(_native.cli_flags()) == _flags_file() == _tables.cli_flags()
+
+
+def test_every_cli_flag_has_its_path_role():
+    spider = _tables.command_flags("spider")
+    assert spider["gold"]["path"] == "reads_file" and spider["db"]["path"] == "reads_folder"
+    assert spider["etype"]["path"] == "value" and spider["j"] is spider["jobs"]
+    assert spider["json"]["path"] == "writes_file" and spider["json-dir"]["path"] == "writes_folder"
+    assert spider["plug-value"]["value"] is False  # a switch: takes no value
+    bird = _tables.command_flags("bird")
+    assert bird["db-root-path"] is bird["db"] and bird["predicted-sql-path"]["path"] == "reads_file"
+    assert _tables.command_flags("spider2")["result-dir"]["path"] == "reads_folder"
+    assert _tables.command_flags("uda run")["results"]["path"] == "reads_folder"
+    assert _tables.command_flags("diff")["json"]["path"] == "writes_file"
+    assert [r["path"] for r in _tables.cli_flags()["diff"] if r["positional"]] == ["reads_file", "reads_file"]
+    # A text option whose name speaks of files, folders or databases is a path unless it is one of
+    # these values: a new flag is given its role where it is defined (src/cli, flags.hpp path_role).
+    values = {"--sql_dialect", "--data_mode", "--mode_predict", "--mode_gt", "--db-id", "--database", "--dataset",
+              "--dsn", "--admin-dsn", "--dialect"}
+    words = ("file", "dir", "path", "json", "log", "out", "db", "gold", "pred", "table", "question", "result",
+             "meta", "cache", "input", "request", "dump", "root", "data", "csv", "counterexample", "temp", "sql")
+    for command, rows in _tables.cli_flags().items():
+        for r in rows:
+            name = (r["names"] or [r["positional"]])[0]
+            if r["value"] and r["path"] == "value" and r["type"] not in ("INT", "UINT", "FLOAT") and name not in values:
+                assert not any(w in name.lower() for w in words), (command, name)
