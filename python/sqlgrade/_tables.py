@@ -89,6 +89,21 @@ def canonical(name: Any) -> str:
     raise InputError(f"unknown benchmark {name!r} (expected {expected()})")
 
 
+def label_keys() -> Tuple[str, ...]:
+    """The keys of a label (the RL adapters' data contract), the library's ``verdicts::label_keys()``."""
+    return tuple(_TABLE["label_keys"])
+
+
+def extract_keys() -> Tuple[str, ...]:
+    """The boolean switches of ``extract`` (``verdicts::extract_switches()``)."""
+    return tuple(_TABLE["extract_keys"])
+
+
+def extract_presets() -> Tuple[str, ...]:
+    """The names ``extract["preset"]`` takes (``verdicts::extract_presets()``)."""
+    return tuple(_TABLE["extract_presets"])
+
+
 def default_benchmark() -> str:
     return str(_TABLE["default"])
 

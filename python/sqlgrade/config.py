@@ -32,9 +32,9 @@ __all__ = ["Config", "config", "configure", "reload", "BENCHMARKS", "normalize_b
 
 BENCHMARKS = _tables.benchmark_names()  # the library's registry (verdict/registry.cpp), in its order
 BACKENDS = ("auto", "server", "native")
-EXTRACT_KEYS = ("word_boundary", "tags_and_json", "raw_fallback", "after_think")
+EXTRACT_KEYS = _tables.extract_keys()  # the library's switches of `extract` (verdict/request.cpp)
 # extract["preset"]: sqlgrade's order, or NeMo Gym bird_sql's extraction and failure codes of one version
-EXTRACT_PRESETS = ("sqlgrade", "gym-bird-0.4", "gym-bird-0.7")
+EXTRACT_PRESETS = _tables.extract_presets()
 
 
 

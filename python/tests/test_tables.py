@@ -117,3 +117,20 @@ def test_every_cli_flag_has_its_path_role():
             name = (r["names"] or [r["positional"]])[0]
             if r["value"] and r["path"] == "value" and r["type"] not in ("INT", "UINT", "FLOAT") and name not in values:
                 assert not any(w in name.lower() for w in words), (command, name)
+
+
+def test_label_and_extract_keys_are_the_librarys():
+    from sqlgrade import _rows
+    table = _tables.registry()
+    assert _rows.LABEL_KEYS == tuple(table["label_keys"]) and "alternative_answers" in _rows.LABEL_KEYS
+    assert config.EXTRACT_KEYS == ("word_boundary", "tags_and_json", "raw_fallback", "after_think")
+    assert config.EXTRACT_PRESETS == ("sqlgrade", "gym-bird-0.4", "gym-bird-0.7")
+    assert '"reward_components"' not in open(_rows.__file__, encoding="utf-8").read()
+    source = open(config.__file__, encoding="utf-8").read()
+    assert '"tags_and_json"' not in source and '"gym-bird-0.4"' not in source
+
+
+@needs_native
+def test_label_keys_are_the_native_table():
+    from sqlgrade import _native, _rows
+    assert _rows.LABEL_KEYS == tuple(_native.label_keys())

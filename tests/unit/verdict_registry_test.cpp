@@ -37,4 +37,18 @@ TEST(VerdictRegistry, TheTableIsEveryBenchmarkWithItsNamesAndLayout) {
   }
   EXPECT_EQ(t["benchmarks"][1]["grades_folders"], true);   // spider: a test-suite folder
   EXPECT_EQ(t["benchmarks"][2]["grades_servers"], true);   // bird: PostgreSQL / MySQL
+  // the request tables Python reads with it
+  EXPECT_EQ(t["label_keys"].get<std::vector<std::string>>(), verdicts::label_keys());
+  EXPECT_EQ(t["extract_keys"], nlohmann::json({"word_boundary", "tags_and_json", "raw_fallback", "after_think"}));
+  EXPECT_EQ(t["extract_presets"], nlohmann::json({"sqlgrade", "gym-bird-0.4", "gym-bird-0.7"}));
+}
+
+TEST(VerdictRegistry, ExtractSwitchesAreReadByTheirTable) {
+  for (const auto& [key, field] : verdicts::extract_switches()) {
+    const ExtractOptions defaults;
+    VerdictRequest r = verdicts::parse_request(
+        {{"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}, {"db_id", "x"}, {"extract", {{key, !(defaults.*field)}}}});
+    ASSERT_TRUE(r.extract.has_value()) << key;
+    EXPECT_EQ((*r.extract).*field, !(defaults.*field)) << key;
+  }
 }

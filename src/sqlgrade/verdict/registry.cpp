@@ -42,7 +42,10 @@ nlohmann::json registry_table() {
                     {"database", b->database("<root>", "<id>")},
                     {"grades_folders", b->grades_folders()},
                     {"grades_servers", b->grades_servers()}});
-  return {{"default", default_benchmark().name()}, {"benchmarks", rows}};
+  std::vector<std::string> switches;
+  for (const auto& s : extract_switches()) switches.push_back(s.first);
+  return {{"default", default_benchmark().name()}, {"benchmarks", rows}, {"label_keys", label_keys()},
+          {"extract_keys", switches}, {"extract_presets", extract_presets()}};
 }
 
 }  // namespace sqlgrade::verdicts

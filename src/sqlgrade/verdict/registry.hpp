@@ -24,7 +24,9 @@ const Benchmark& default_benchmark();
 // The registry as data, for the Python package (python/sqlgrade/_tables.py: the native module's
 // registry(), or the JSON the build writes from it): {"default": name, "benchmarks": [{"name",
 // "aliases", "layout" ("nested" | "flat"), "database" (database("<root>", "<id>"): the layout as a
-// path pattern), "grades_folders", "grades_servers"}, ...]} in benchmarks() order.
+// path pattern), "grades_folders", "grades_servers"}, ...]} in benchmarks() order, and the request
+// tables Python reads with it: "label_keys" (label_keys()), "extract_keys" (extract_switches()' names),
+// "extract_presets" (request.hpp).
 nlohmann::json registry_table();
 
 }  // namespace sqlgrade::verdicts
