@@ -89,8 +89,7 @@ void run_spider2(const Spider2Args& a) {
     const s2::Run& run = runs[i];
     // Outputs first (atomically), then what the official script prints.
     s2::write_outputs(run);
-    // An empty shard (its ids or databases hold no prediction) still writes its record: merge needs all n.
-    if ((!run.items.empty() || !a.opt.shard.empty()) && !jsons[i].empty()) {
+    if (s2::has_record(run) && !jsons[i].empty()) {  // an empty shard's too (merge needs all n)
       if (a.verify.on) held[i] = s2::render_json(run, sqlgrade::cli::invocation());
       else sqlgrade::write_file_atomic(jsons[i], s2::render_json(run, sqlgrade::cli::invocation()));
     }
