@@ -36,7 +36,7 @@ if command -v ccache >/dev/null 2>&1; then
 fi
 
 t=$(now)
-cmake --build "$BUILD_DIR" -j "$JOBS" --target sqlgrade_portable sqlgrade_bounds_json sqlgrade_verdict sqlgrade_uda \
+cmake --build "$BUILD_DIR" -j "$JOBS" --target sqlgrade_portable sqlgrade_bounds_json sqlgrade_registry_json sqlgrade_flags_json sqlgrade_verdict sqlgrade_uda \
       sqlgrade_spider sqlgrade_bird sqlgrade_spider2 >/dev/null
 echo "wheels: C++ libraries and the portable CLI ($BUILD_DIR) in $(since "$t") s"
 mkdir -p "$OUT" "$WB"

@@ -147,6 +147,10 @@ std::string render_text(const Run& run);
 // SQL, failure reason, time, and the detail the "spider2" summarizer rebuilds the printed text from.
 // `command`: the invocation recorded.
 std::string render_json(const Run& run, const std::vector<std::string>& command = {});
+// Whether the run has a record to write (--json, the Python run's `json`): a run with instances, and
+// every shard's run, even an empty one (its ids or databases hold no prediction: merge needs all n).
+// The one rule of the CLI and the Python module.
+bool has_record(const Run& run);
 
 // Registers the "spider2" summarizer (`sqlgrade merge`): rebuilds render_text and the summary from
 // the instances' detail. Idempotent.

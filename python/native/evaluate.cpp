@@ -128,8 +128,8 @@ py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs,
   std::string report;
   auto r = evaluate_released([&] { return s2::evaluate(o); }, [&](const s2::Run& run) {
     if (write_outputs) s2::write_outputs(run);
-    // no items: the CLI writes no --json file (but for a shard, as the CLI)
-    Rendered out{s2::render_text(run), run.items.empty() && o.shard.empty() ? std::string() : s2::render_json(run)};
+    // the CLI's rule of a --json file (spider2::has_record: none for a run without items, but a shard's)
+    Rendered out{s2::render_text(run), s2::has_record(run) ? s2::render_json(run) : std::string()};
     if (verify) report = sqlgrade_native::add_verification(sqlgrade::verify::verify_spider2({run}, *verify), *verify, out);
     return out;
   });

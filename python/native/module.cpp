@@ -371,4 +371,5 @@ PYBIND11_MODULE(_native, m) {
         py::arg("sql"), "The rule of `order: \"top_level\"` (src/sqlgrade/verdict/shaping.cpp): ORDER BY outside every parenthesis.");
   sqlgrade_native::register_evaluate(m);
   sqlgrade_native::register_runs(m);
+  sqlgrade_native::register_tables(m);
 }

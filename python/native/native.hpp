@@ -22,4 +22,7 @@ void register_spider_evaluate(pybind11::module_& m);
 // Adds `merge` (runs.cpp) to the module.
 void register_runs(pybind11::module_& m);
 
+// Adds the library's tables (tables.cpp): registry, parse_shard.
+void register_tables(pybind11::module_& m);
+
 }  // namespace sqlgrade_native

@@ -18,6 +18,7 @@ import sqlite3
 from functools import lru_cache
 from typing import Any, Dict, Iterator, List, Optional
 
+from ._tables import database_path
 from .errors import InputError
 
 __all__ = ["rows", "schema", "prompt"]
@@ -58,7 +59,7 @@ def _load(path: str) -> Any:
 
 def _spider(d: str) -> Iterator[Dict[str, Any]]:
     for i, r in enumerate(_load(os.path.join(d, "dev.json"))):
-        db = os.path.join(d, "database", r["db_id"], r["db_id"] + ".sqlite")
+        db = database_path("spider", os.path.join(d, "database"), r["db_id"])
         yield {"id": f"spider_dev_{i}", "question": r["question"], "gold_sql": r["query"], "db_path": db,
                "db_id": r["db_id"], "benchmark": "spider"}
 
@@ -72,7 +73,7 @@ def _bird(d: str) -> Iterator[Dict[str, Any]]:
         qid = r.get("question_id")
         seen[qid] = seen.get(qid, 0) + 1  # Mini-Dev repeats ids 137/138: keep sample ids unique
         sid = f"bird_{qid}" if seen[qid] == 1 else f"bird_{qid}_{seen[qid]}"
-        db = os.path.join(d, "dev_databases", r["db_id"], r["db_id"] + ".sqlite")
+        db = database_path("bird", os.path.join(d, "dev_databases"), r["db_id"])
         yield {"id": sid, "question": r["question"], "evidence": r.get("evidence") or "",
                "gold_sql": r.get("SQL") or r.get("query"), "db_path": db, "db_id": r["db_id"], "benchmark": "bird",
                "difficulty": r.get("difficulty")}
@@ -86,7 +87,7 @@ def _spider2(d: str) -> Iterator[Dict[str, Any]]:
         with open(gold, encoding="utf-8") as f:
             sql = f.read()
         yield {"id": r["instance_id"], "question": r["question"], "evidence": r.get("external_knowledge") or "",
-               "gold_sql": sql, "db_path": os.path.join(d, "databases", r["db"] + ".sqlite"), "db_id": r["db"],
+               "gold_sql": sql, "db_path": database_path("spider2", os.path.join(d, "databases"), r["db"]), "db_id": r["db"],
                "benchmark": "spider2", "instance_id": r["instance_id"]}
 
 

@@ -1,10 +1,12 @@
 """Database references: a path (file or folder) or a bare db_id, resolved per benchmark.
 
-Layouts, as ``sqlgrade serve`` resolves a ``db_id`` under its folders:
+Layouts, as ``sqlgrade serve`` resolves a ``db_id`` under its folders (each benchmark's layout is the
+library's registry, read through ``_tables``; the other layout is tried second):
 
 * spider2: ``<dir>/<db_id>.sqlite`` (or ``<dir>/<db_id>/<db_id>.sqlite``)
 * bird:    ``<dir>/<db_id>/<db_id>.sqlite``
-* spider:  the folder ``<dir>/<db_id>/``; every ``*.sqlite`` in it is a test-suite database
+* spider:  the folder ``<dir>/<db_id>/``; every ``*.sqlite`` in it is a test-suite database (the
+  registry's ``grades_folders``)
 
 So a path names its db_id: a file's stem (spider2, bird) or its folder's name (spider), and a
 folder its own name. A bare id (no path separator, no ``.sqlite``) is looked up under
@@ -22,6 +24,7 @@ import os
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple, Union
 
+from . import _tables
 from ._unicode import check_text
 from .errors import InputError
 
@@ -86,7 +89,7 @@ def _resolve(db: object, benchmark: str, db_root: Optional[str]) -> DbRef:
     path = os.path.abspath(db)
     if os.path.isdir(path):
         name = os.path.basename(path.rstrip(os.sep))
-        if benchmark != "spider":
+        if not _tables.grades_folders(benchmark):
             inner = os.path.join(path, name + ".sqlite")
             if not os.path.isfile(inner):
                 raise InputError(f"{db}: folder has no {name}.sqlite")
@@ -94,19 +97,18 @@ def _resolve(db: object, benchmark: str, db_root: Optional[str]) -> DbRef:
         return DbRef(name, path)
     if not os.path.isfile(path):
         raise InputError(f"{db}: no such database file")
-    if benchmark == "spider":
+    if _tables.grades_folders(benchmark):
         return DbRef(os.path.basename(os.path.dirname(path)), path)
     return DbRef(os.path.splitext(os.path.basename(path))[0], path)
 
 
 def _under_root(db_id: str, benchmark: str, root: str) -> str:
-    flat = os.path.join(root, db_id + ".sqlite")
-    nested = os.path.join(root, db_id, db_id + ".sqlite")
-    if benchmark == "spider":
+    own, other = _tables.database_paths(benchmark, root, db_id)
+    if _tables.grades_folders(benchmark):
         folder = os.path.join(root, db_id)
         if os.path.isdir(folder):
-            return os.path.abspath(nested if os.path.isfile(nested) else folder)
-    for p in ((flat, nested) if benchmark == "spider2" else (nested, flat)):
+            return os.path.abspath(own if os.path.isfile(own) else folder)
+    for p in (own, other):
         if os.path.isfile(p):
             return os.path.abspath(p)
     raise InputError(f"{db_id}: no database for it under {root}")

@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._bounds import check
 from ._records import RecordView
+from ._tables import parse_shard
 from ._unicode import check_text
 from .errors import BackendUnavailable, InputError
 
@@ -136,20 +137,12 @@ def fspath(p: Any, what: str, required: bool = True) -> str:
 
 
 def shard_pair(shard: Optional[str]) -> "tuple[int, int]":
-    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything), refused as the CLI's
-    parser (runs::parse_shard) refuses it — i/n, 1 <= i <= n, n on the table's row ``shard_count`` — with
-    its message; the library checks --shard-by."""
+    """``shard="i/n"`` (the CLI's --shard) as (i, n); (0, 0) for None (everything); parsed and refused by
+    the CLI's own parser (runs::parse_shard, through the native module) with its message; the library
+    checks --shard-by."""
     if shard is None or shard == "":
         return 0, 0
-    bad = InputError(f"--shard: expected i/n with 1 <= i <= n (e.g. 2/8), got {str(shard)!r}")
-    i, sep, n = str(shard).partition("/")
-    if not sep or not i.isdigit() or not n.isdigit() or len(i) > 7 or len(n) > 7 or not 1 <= int(i) <= int(n):
-        raise bad
-    try:
-        check("shard_count", int(n))
-    except InputError:
-        raise bad from None
-    return int(i), int(n)
+    return parse_shard(str(shard))
 
 
 def shard_fields(shard: Optional[str]) -> Dict[str, Any]:

@@ -45,7 +45,19 @@ def has_top_level_order_by(sql: str) -> bool:
 
 def label_keys() -> List[str]:
     """The library's one table of label keys (src/sqlgrade/verdict/request.hpp): the adapters' data
-    contract, which /get_reward reads too (sqlgrade._rows.LABEL_KEYS is held equal to it)."""
+    contract, which /get_reward reads too (sqlgrade._rows.LABEL_KEYS is read from it)."""
+
+def registry() -> str:
+    """The registry of benchmarks as JSON text (src/sqlgrade/verdict/registry.hpp registry_table()):
+    {"default", "benchmarks": [{"name", "aliases", "layout", "database", "grades_folders",
+    "grades_servers"}], "label_keys", "extract_keys", "extract_presets"} (sqlgrade._tables reads it)."""
+
+def cli_flags() -> str:
+    """The CLI's flag table as JSON text (src/cli/flag_table.hpp): per command path ("spider", "uda
+    run"), its flags {"names", "positional", "value", "type", "path"} (sqlgrade._tables reads it)."""
+
+def parse_shard(spec: str) -> Tuple[int, int]:
+    """`--shard i/n` as (i, n) by the CLI's parser (runs::parse_shard); InputError otherwise."""
 
 def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int, now: str = "") -> Dict[str, Any]:
     """Run one statement read-only (authorizer, query_only, one statement, deadline `timeout`

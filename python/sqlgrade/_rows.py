@@ -3,7 +3,7 @@
 A row (verl ``extra_info`` + ``ground_truth``, a TRL dataset row, an OpenRLHF label, an AReaL data
 dict, SkyRL ``extras``, inspect_ai sample metadata) carries the label keys of the library's one
 table (src/sqlgrade/verdict/request.hpp ``label_keys``; ``/get_reward`` reads the same, and
-``LABEL_KEYS`` below is held equal to it by the tests):
+``LABEL_KEYS`` below is read from it, sqlgrade._tables):
 
 ``gold_sql``             the gold query (verl: ``ground_truth``); a list = gold + alternatives
 ``alternative_answers``  more gold queries; any match counts
@@ -28,6 +28,7 @@ import dataclasses
 import json
 from typing import Any, Dict, List, Mapping, Optional
 
+from . import _tables
 from .config import normalize_benchmark
 from .errors import InputError
 from .results import Verdict
@@ -36,11 +37,9 @@ from .shaping import Shaping
 __all__ = ["completion_text", "row_kwargs", "benchmark_from_source", "as_mapping", "verdict_extras",
            "row_shaping", "LABEL_KEYS", "VERL_INTERNAL_KWARGS"]
 
-# The library's table of label keys, in its order (src/sqlgrade/verdict/request.cpp label_keys();
-# python/tests/test_outcomes.py checks the two are equal).
-LABEL_KEYS = ("gold_sql", "alternative_answers", "gold_result", "db_id", "db_path", "benchmark", "ignore_order",
-              "condition_cols", "instance_id", "gold_single_file", "extract", "timeout", "plug_value", "keep_distinct",
-              "verify", "order", "shaping", "reward_components")
+# The library's table of label keys, in its order (src/sqlgrade/verdict/request.cpp label_keys()), read
+# from the native module or the build's copy (sqlgrade._tables); Python keeps none of its own.
+LABEL_KEYS = _tables.label_keys()
 
 # The label keys passed to sqlgrade.verdict() as they are (the others: golds, database, benchmark, shaping).
 PASSTHROUGH = ("gold_result", "ignore_order", "condition_cols", "instance_id", "gold_single_file", "timeout",

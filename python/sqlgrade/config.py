@@ -23,30 +23,25 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from . import _tables
 from ._bounds import check as _check_bound
 from .errors import InputError
 from .shaping import Shaping, from_checked_dict
 
 __all__ = ["Config", "config", "configure", "reload", "BENCHMARKS", "normalize_benchmark"]
 
-BENCHMARKS = ("spider2", "spider", "bird")
+BENCHMARKS = _tables.benchmark_names()  # the library's registry (verdict/registry.cpp), in its order
 BACKENDS = ("auto", "server", "native")
-EXTRACT_KEYS = ("word_boundary", "tags_and_json", "raw_fallback", "after_think")
+EXTRACT_KEYS = _tables.extract_keys()  # the library's switches of `extract` (verdict/request.cpp)
 # extract["preset"]: sqlgrade's order, or NeMo Gym bird_sql's extraction and failure codes of one version
-EXTRACT_PRESETS = ("sqlgrade", "gym-bird-0.4", "gym-bird-0.7")
+EXTRACT_PRESETS = _tables.extract_presets()
 
-_ALIASES = {
-    "spider2": "spider2", "spider2_lite": "spider2", "spider2-lite": "spider2", "spider2lite": "spider2",
-    "spider": "spider", "testsuite": "spider", "test-suite": "spider",
-    "bird": "bird",
-}
 
 
 def normalize_benchmark(name: Any) -> str:
-    """``spider2`` / ``spider`` / ``bird`` for a benchmark name or alias (as ``sqlgrade serve`` accepts)."""
-    if not isinstance(name, str) or name.strip().lower() not in _ALIASES:
-        raise InputError(f"unknown benchmark {name!r} (expected spider2, spider or bird)")
-    return _ALIASES[name.strip().lower()]
+    """``spider2`` / ``spider`` / ``bird`` for a benchmark name or alias, by the library's registry and
+    its rule (whitespace around the name ignored, any case: ``sqlgrade serve`` accepts the same)."""
+    return _tables.canonical(name)
 
 
 @dataclass(frozen=True)
@@ -59,7 +54,7 @@ class Config:
     # Spider 2.0-Lite by instance_id in-process: the official gold folder (spider2lite_eval.jsonl +
     # exec_result/), read by the library exactly as `sqlgrade serve --spider2-gold-dir` reads it.
     spider2_gold_dir: Optional[str] = None
-    benchmark: str = "spider2"  # default comparison
+    benchmark: str = _tables.default_benchmark()  # default comparison: the registry's (spider2)
     shaping: Shaping = field(default_factory=Shaping)
     extract: Optional[Mapping[str, Any]] = None  # word_boundary, tags_and_json, raw_fallback, after_think (bools), preset (None: backend default)
     threads: int = 0  # verdicts(): parallel requests; 0 = automatic

@@ -32,8 +32,10 @@ def test_pyproject_builds_from_the_root_with_pinned_backend():
     assert p["project"]["entry-points"]["inspect_ai"] == {"sqlgrade": "sqlgrade.inspect_ai._registry"}
     sk = p["tool"]["scikit-build"]
     assert sk["wheel"]["packages"] == ["python/sqlgrade"] and sk["install"]["components"] == ["python"]
-    # the CLI, the module and the table of bounds as data (python/native/bounds_table.cpp, issue 20)
-    assert set(sk["build"]["targets"]) == {"sqlgrade", "sqlgrade_native", "sqlgrade_bounds_json"}
+    # the CLI, the module and the library's tables as data: bounds (python/native/bounds_table.cpp, issue
+    # 20), the registry and the CLI's flags (registry_table.cpp, src/cli/flag_table_main.cpp, issue 32)
+    assert set(sk["build"]["targets"]) == {"sqlgrade", "sqlgrade_native", "sqlgrade_bounds_json", "sqlgrade_registry_json",
+                                          "sqlgrade_flags_json"}
     assert not os.path.exists(os.path.join(PY_ROOT, "_build")) and not os.path.exists(os.path.join(PY_ROOT, "pyproject.toml"))
     # the same pins in the lock the project venv is installed from
     with open(os.path.join(PY_ROOT, "requirements", "dev.lock"), encoding="utf-8") as f:

@@ -227,3 +227,24 @@ def test_a_client_server_start_that_ray_loses_is_joined_again(monkeypatch) -> No
     with pytest.raises(_cluster.ClusterError, match="same Python version"):
         _cluster.connect("ray://127.0.0.1:1")
     assert fake.calls == 1
+
+
+def test_paths_are_the_cli_definitions_not_the_files_here(tmp_path, monkeypatch) -> None:
+    """Which arguments are paths is each flag's path role in the CLI (sqlgrade._tables, generated from
+    src/cli): a file named `all` in the working folder leaves `--etype all` a value (it used to become
+    /cwd/all), and a path that does not exist yet is made absolute all the same."""
+    from sqlgrade.ray.batch import _check_command, _paths, command_inputs
+    from sqlgrade.ray.warm import command_kwargs
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "all").write_text("not a flag value\n")
+    (tmp_path / "gold.sql").write_text("SELECT 1\tdb\n")
+    cmd = ["spider", "--gold", "gold.sql", "--etype", "all", "--pred=p.sql", "--db", "dbs", "--compat", "all"]
+    assert _check_command(cmd) == ["spider", "--gold", str(tmp_path / "gold.sql"), "--etype", "all",
+                                   f"--pred={tmp_path / 'p.sql'}", "--db", str(tmp_path / "dbs"), "--compat", "all"]
+    assert command_inputs(cmd, 1) == [(str(tmp_path / "gold.sql"), "--gold")]
+    assert _paths(_check_command(cmd)) == [str(tmp_path / "gold.sql")]
+    assert command_kwargs(cmd[:5])[1] == {"gold": str(tmp_path / "gold.sql"), "etype": "all"}
+    # bird's official spellings reach the same definitions (--db_root_path is --db, a folder read)
+    assert _check_command(["bird", "--db_root_path", "all", "--sql_dialect", "all"]) == [
+        "bird", "--db_root_path", str(tmp_path / "all"), "--sql_dialect", "all"]

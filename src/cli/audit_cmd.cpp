@@ -31,7 +31,7 @@ void add_shared(CLI::App* c, AuditArgs& a) {
   sqlgrade::cli::add_jobs(c, a.opt.jobs);
   sqlgrade::cli::add_timeout(c, a.opt.timeout_s, "per-query timeout in seconds (default 30)");
   sqlgrade::cli::add_now(c, a.opt.now);
-  c->add_option("--json", a.json_out, "also write the audit as JSON");
+  sqlgrade::cli::path_role(c->add_option("--json", a.json_out, "also write the audit as JSON"), sqlgrade::cli::PathRole::WritesFile);
   sqlgrade::cli::add_no_progress(c, a.no_progress);
   sqlgrade::cli::add_max_rows(c, a.opt.max_rows, "result rows of one query (a gold, a prediction) before it is stopped");
   sqlgrade::cli::add_max_result_mb(c, a.max_result_mb, "result size cap per query, MiB");
@@ -69,20 +69,20 @@ CLI::App* add_benchmark(CLI::App* audit, const std::string& name, const std::str
   auto& o = a->opt;
   // --db_root_path and --db_dir: every benchmark's audit took both before it had subcommands.
   if (name == "spider") {
-    c->add_option("--gold", o.gold, "gold file (SQL<TAB>db_id per line)");
+    sqlgrade::cli::path_role(c->add_option("--gold", o.gold, "gold file (SQL<TAB>db_id per line)"), sqlgrade::cli::PathRole::ReadsFile);
     sqlgrade::cli::add_db(c, o.db_dir, "database folder: <db>/<db_id>/<db_id>.sqlite", "--db_root_path,--db_dir");
-    c->add_option("--table", o.table, "tables.json (optional)");
-    c->add_option("--pred", o.preds, "predictions graded against the golds (one SQL per line); repeatable");
+    sqlgrade::cli::path_role(c->add_option("--table", o.table, "tables.json (optional)"), sqlgrade::cli::PathRole::ReadsFile);
+    sqlgrade::cli::path_role(c->add_option("--pred", o.preds, "predictions graded against the golds (one SQL per line); repeatable"), sqlgrade::cli::PathRole::ReadsFile);
   } else if (name == "bird") {
-    c->add_option("--gold,--ground_truth_path", o.bird_gold, "gold file (SQL<TAB>db_id per line)");
+    sqlgrade::cli::path_role(c->add_option("--gold,--ground_truth_path", o.bird_gold, "gold file (SQL<TAB>db_id per line)"), sqlgrade::cli::PathRole::ReadsFile);
     sqlgrade::cli::add_db(c, o.bird_db_root, "database folder: <db>/<db_id>/<db_id>.sqlite", "--db_root_path,--db_dir");
-    c->add_option("--diff_json_path", o.bird_diff, "difficulty file (optional)");
-    c->add_option("--pred,--predicted_sql_path", o.preds, "prediction JSON graded against the golds (required); repeatable");
+    sqlgrade::cli::path_role(c->add_option("--diff_json_path", o.bird_diff, "difficulty file (optional)"), sqlgrade::cli::PathRole::ReadsFile);
+    sqlgrade::cli::path_role(c->add_option("--pred,--predicted_sql_path", o.preds, "prediction JSON graded against the golds (required); repeatable"), sqlgrade::cli::PathRole::ReadsFile);
   } else {
-    c->add_option("--gold,--gold_dir", o.spider2_gold_dir, "gold folder (spider2lite_eval.jsonl, sql/)");
+    sqlgrade::cli::path_role(c->add_option("--gold,--gold_dir", o.spider2_gold_dir, "gold folder (spider2lite_eval.jsonl, sql/)"), sqlgrade::cli::PathRole::ReadsFolder);
     sqlgrade::cli::add_db(c, o.spider2_db_dir, "database folder: <db>/<db>.sqlite (default <gold>/../databases)",
                           "--db_root_path,--db_dir");
-    c->add_option("--meta", o.spider2_meta, "spider2-lite.jsonl (default <gold>/../spider2-lite.jsonl)");
+    sqlgrade::cli::path_role(c->add_option("--meta", o.spider2_meta, "spider2-lite.jsonl (default <gold>/../spider2-lite.jsonl)"), sqlgrade::cli::PathRole::ReadsFile);
   }
   add_shared(c, *a);
   c->callback([a] { run_audit(*a); });

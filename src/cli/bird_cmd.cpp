@@ -129,7 +129,7 @@ void run_subset(SubsetArgs& a) {
 CLI::App* add_subset_command(CLI::App* cmd) {
   auto sargs = std::make_shared<SubsetArgs>();
   auto* sub = cmd->add_subcommand("subset", "build the works_cycles-style subset: filter by db_id, shuffle, split");
-  sub->add_option("--data", sargs->opt.data_path, "BIRD train.json")->required();
+  sqlgrade::cli::path_role(sub->add_option("--data", sargs->opt.data_path, "BIRD train.json"), sqlgrade::cli::PathRole::ReadsFile)->required();
   sub->add_option("--db-id", sargs->opt.db_id, "database to keep")->capture_default_str();
   sub->add_option("--seed", sargs->opt.seed, "shuffle seed (CPython random.Random(seed).shuffle)")
       ->capture_default_str()
@@ -137,7 +137,7 @@ CLI::App* add_subset_command(CLI::App* cmd) {
   sub->add_option("--train", sargs->opt.train, "training items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
   sub->add_option("--valid", sargs->opt.valid, "validation items")->capture_default_str()->check(sqlgrade::cli::bounded("count"));
   sqlgrade::cli::add_out_dir(sub, sargs->out, "folder for train.json, valid.json, train_gold.sql, valid_gold.sql (default: stdout)", "--out");
-  sub->add_option("--db", sargs->opt.db_path, "database file: add the schema prompt to every item");
+  sqlgrade::cli::path_role(sub->add_option("--db", sargs->opt.db_path, "database file: add the schema prompt to every item"), sqlgrade::cli::PathRole::ReadsFile);
   sub->add_option("--rows", sargs->opt.rows, "example rows per table in the schema prompt")->check(sqlgrade::cli::bounded("example_rows"));
   sub->add_flag("--keep-sqlite-sequence", sargs->opt.keep_sqlite_sequence, "do not skip sqlite_sequence");
   sub->callback([sargs] { run_subset(*sargs); });
@@ -149,7 +149,7 @@ CLI::App* add_subset_command(CLI::App* cmd) {
 CLI::App* add_schema_prompt_command(CLI::App* cmd) {
   auto pargs = std::make_shared<SchemaArgs>();
   auto* sp = cmd->add_subcommand("schema-prompt", "print the subset recipe's schema prompt of a database");
-  sp->add_option("--db", pargs->db, "SQLite database file")->required();
+  sqlgrade::cli::path_role(sp->add_option("--db", pargs->db, "SQLite database file"), sqlgrade::cli::PathRole::ReadsFile)->required();
   sp->add_option("--rows", pargs->rows, "example rows per table (0 = none)")->capture_default_str()->check(sqlgrade::cli::bounded("example_rows"));
   sp->add_flag("--keep-sqlite-sequence", pargs->keep_seq, "do not skip sqlite_sequence");
   sp->callback([pargs] {
@@ -167,15 +167,15 @@ void register_bird_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bird", "BIRD execution accuracy (EX), Soft-F1, EM+F1, VES and R-VES (official flags)");
   cmd->require_subcommand(0, 1);
   auto& o = args->opt;
-  cmd->add_option("--pred,--predicted_sql_path", args->preds,
+  sqlgrade::cli::path_role(cmd->add_option("--pred,--predicted_sql_path", args->preds,
                   "prediction JSON {\"0\": \"SQL\\t----- bird -----\\tdb_id\"} (or a folder with --data_mode); "
-                  "repeat for several systems graded in one pass");
+                  "repeat for several systems graded in one pass"), sqlgrade::cli::PathRole::ReadsFile);
   cmd->add_option("--name", args->names,
                   "the system's name in the run record, headers, diff and report; one per --predicted_sql_path, in order "
                   "(default: the file name, with its folders when two systems share it)");
-  cmd->add_option("--gold,--ground_truth_path", o.gold, "gold file, one SQL<TAB>db_id per line (or a folder)");
+  sqlgrade::cli::path_role(cmd->add_option("--gold,--ground_truth_path", o.gold, "gold file, one SQL<TAB>db_id per line (or a folder)"), sqlgrade::cli::PathRole::ReadsFile);
   sqlgrade::cli::add_db(cmd, o.db_dir, "database folder: <db_id>/<db_id>.sqlite", "--db_root_path");
-  cmd->add_option("--diff_json_path", o.diff_json, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)");
+  sqlgrade::cli::path_role(cmd->add_option("--diff_json_path", o.diff_json, "difficulty file: JSONL (Mini-Dev) or JSON array (dev.json)"), sqlgrade::cli::PathRole::ReadsFile);
   cmd->add_option("--metric", args->metric, "ex | soft-f1 | em-f1 | ves | r-ves")->capture_default_str();
   sqlgrade::cli::add_jobs(cmd, o.jobs, "--num_cpus");
   sqlgrade::cli::add_now(cmd, o.now);
@@ -188,7 +188,7 @@ void register_bird_command(CLI::App& app) {
                   "PostgreSQL/MySQL: the database's URI through a login that can only read, e.g. "
                   "postgresql://sqlgrade_reader@/bird?host=/run/pg or mysql://sqlgrade_reader@localhost/BIRD?socket=/run/my.sock "
                   "(sqlgrade db load)");
-  cmd->add_option("--output_log_path", args->output_log_path, "append the Mini-Dev log block to this file");
+  sqlgrade::cli::path_role(cmd->add_option("--output_log_path", args->output_log_path, "append the Mini-Dev log block to this file"), sqlgrade::cli::PathRole::WritesFile);
   cmd->add_option("--data_mode", o.data_mode, "original BIRD layout: read predict_<mode>.json / <mode>_gold.sql");
   cmd->add_option("--mode_gt", args->mode_gt, "accepted and ignored (as in the original script)");
   cmd->add_option("--mode_predict", args->mode_predict, "accepted and ignored (as in the original script)");
@@ -199,8 +199,8 @@ void register_bird_command(CLI::App& app) {
   cmd->add_flag("--answer-json", o.answer_json, "predictions are model outputs with {\"answer\": \"<SQL>\"}");
   sqlgrade::cli::add_max_rows(cmd, o.max_rows, "result rows before a query is stopped");
   sqlgrade::cli::add_max_result_mb(cmd, args->max_result_mb, "result size cap per query, MiB (past it: pred_too_large / gold_too_large)");
-  cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
-  cmd->add_option("--json-dir", args->json_dir, "several systems: one run record per prediction file, DIR/<name>.json");
+  sqlgrade::cli::path_role(cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)"), sqlgrade::cli::PathRole::WritesFile);
+  sqlgrade::cli::path_role(cmd->add_option("--json-dir", args->json_dir, "several systems: one run record per prediction file, DIR/<name>.json"), sqlgrade::cli::PathRole::WritesFolder);
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question_id; see sqlgrade merge)");
   sqlgrade::cli::add_shard_by(cmd, args->opt.shard_by);
   sqlgrade::cli::add_quiet(cmd, args->quiet);

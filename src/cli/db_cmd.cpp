@@ -20,11 +20,11 @@ void register_db_command(CLI::App& app) {
                    "mysql://root@localhost/mysql?socket=/run/mysqld/mysqld.sock")
       ->required();
   load->add_option("--database", opt->database, "the database to create (refused if it exists)")->required();
-  load->add_option("--dump", opt->dump, "plain SQL dump: bird/minidev_postgresql/BIRD_dev.sql, bird/minidev_mysql/BIRD_dev.sql")
+  sqlgrade::cli::path_role(load->add_option("--dump", opt->dump, "plain SQL dump: bird/minidev_postgresql/BIRD_dev.sql, bird/minidev_mysql/BIRD_dev.sql"), sqlgrade::cli::PathRole::ReadsFile)
       ->required();
   load->add_option("--reader", opt->reader, "the read-only login to create (or check)")->capture_default_str();
   load->add_option("--reader-password", opt->reader_password, "its password (default: none)");
-  load->add_option("--client-dir", opt->client_dir, "folder of psql / mariadb (default: PATH)");
+  sqlgrade::cli::path_role(load->add_option("--client-dir", opt->client_dir, "folder of psql / mariadb (default: PATH)"), sqlgrade::cli::PathRole::ReadsFolder);
   load->callback([opt] {
     const sqlgrade::DbLoadResult r = sqlgrade::load_database(*opt);
     for (const std::string& n : r.notes) std::fprintf(stderr, "sqlgrade: note: %s\n", n.c_str());

@@ -46,14 +46,14 @@ void run_diff(DiffArgs& a) {
 void register_diff_command(CLI::App& app) {
   auto args = std::make_shared<DiffArgs>();
   CLI::App* cmd = app.add_subcommand("diff", "compare two run records instance by instance (paired statistics)");
-  cmd->add_option("RUN_A", args->opt.a, "baseline run record (JSON)")->required();
-  cmd->add_option("RUN_B", args->opt.b, "run record to compare with it");
-  args->json_flag = cmd->add_option("--json", args->json,
+  sqlgrade::cli::path_role(cmd->add_option("RUN_A", args->opt.a, "baseline run record (JSON)"), sqlgrade::cli::PathRole::ReadsFile)->required();
+  sqlgrade::cli::path_role(cmd->add_option("RUN_B", args->opt.b, "run record to compare with it"), sqlgrade::cli::PathRole::ReadsFile);
+  args->json_flag = sqlgrade::cli::path_role(cmd->add_option("--json", args->json,
                                     "also write the comparison as JSON to FILE; - prints it instead of the table (a bare "
-                                    "--json too)")
+                                    "--json too)"), sqlgrade::cli::PathRole::WritesFile)
                         ->expected(0, 1)
                         ->type_name("FILE");
-  cmd->add_option("--json-out", args->json_out, "old name of --json FILE");
+  sqlgrade::cli::path_role(cmd->add_option("--json-out", args->json_out, "old name of --json FILE"), sqlgrade::cli::PathRole::WritesFile);
   cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples (default 1000)")->check(sqlgrade::cli::bounded("bootstrap"));
   cmd->add_option("--seed", args->opt.seed, "bootstrap seed (default 12345)")->check(sqlgrade::cli::bounded("seed"));
   cmd->add_option("--confidence", args->opt.confidence, "confidence level of the intervals (default 0.95)")->check(sqlgrade::cli::bounded("confidence"));

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "sqlgrade/exec/benchmark.hpp"
@@ -74,8 +75,35 @@ std::string path_name(const std::vector<const CLI::App*>& path) {
 
 }  // namespace
 
+std::map<const CLI::Option*, PathRole>& path_roles() {
+  static std::map<const CLI::Option*, PathRole> roles;
+  return roles;
+}
+
+CLI::Option* path_role(CLI::Option* o, PathRole role) {
+  path_roles()[o] = role;
+  return o;
+}
+
+PathRole path_role_of(const CLI::Option* o) {
+  auto it = path_roles().find(o);
+  return it == path_roles().end() ? PathRole::Value : it->second;
+}
+
+const char* to_string(PathRole role) {
+  switch (role) {
+    case PathRole::ReadsFile: return "reads_file";
+    case PathRole::WritesFile: return "writes_file";
+    case PathRole::ReadsFolder: return "reads_folder";
+    case PathRole::WritesFolder: return "writes_folder";
+    case PathRole::ReadsPath: return "reads_path";
+    case PathRole::Value: break;
+  }
+  return "value";
+}
+
 CLI::Option* add_db(CLI::App* c, std::string& dir, const std::string& what, const std::string& official) {
-  return c->add_option(names("--db", official), dir, what);
+  return path_role(c->add_option(names("--db", official), dir, what), PathRole::ReadsFolder);
 }
 
 CLI::Option* add_now(CLI::App* c, std::string& now) {
@@ -115,11 +143,11 @@ CLI::Option* add_require_all(CLI::App* c, bool& require_all) {
 }
 
 CLI::Option* add_out(CLI::App* c, std::string& file, const std::string& what, const std::string& aliases) {
-  return c->add_option(names("--out", aliases), file, what)->type_name("FILE");
+  return path_role(c->add_option(names("--out", aliases), file, what)->type_name("FILE"), PathRole::WritesFile);
 }
 
 CLI::Option* add_out_dir(CLI::App* c, std::string& dir, const std::string& what, const std::string& aliases) {
-  return c->add_option(names("--out-dir", aliases), dir, what)->type_name("DIR");
+  return path_role(c->add_option(names("--out-dir", aliases), dir, what)->type_name("DIR"), PathRole::WritesFolder);
 }
 
 CLI::Option* add_no_progress(CLI::App* c, bool& no_progress) {

@@ -47,6 +47,16 @@ CLI::Option* add_max_result_mb(CLI::App* c, double& mb, const std::string& what 
 // A missing or empty folder is left to the command (its own message, as before).
 void check_db_layout(const std::string& dir, DbLayout want, const std::string& command, const std::string& flag = "--db");
 
+// What a flag's value is to the file system (docs/cli.md "Path roles"): every option that takes a value
+// is given one where it is defined (a value option without one is a plain value, Value); the table of
+// every flag with its role (flag_table.hpp) is exported to the Python package, whose Ray drivers decide
+// which arguments are paths from it — `--etype all` stays a value beside a file named `all`.
+enum class PathRole { Value, ReadsFile, WritesFile, ReadsFolder, WritesFolder, ReadsPath };
+// Gives `o` its role and returns it: `path_role(cmd->add_option("--gold", ...), PathRole::ReadsFile)`.
+CLI::Option* path_role(CLI::Option* o, PathRole role);
+PathRole path_role_of(const CLI::Option* o);
+const char* to_string(PathRole role);  // "value" | "reads_file" | "writes_file" | "reads_folder" | "writes_folder" | "reads_path"
+
 // MiB as given to --max-result-mb → bytes.
 size_t mib_to_bytes(double mb);
 

@@ -37,7 +37,7 @@ void run_merge(const MergeArgs& a) {
 void register_merge_command(CLI::App& app) {
   auto args = std::make_shared<MergeArgs>();
   CLI::App* cmd = app.add_subcommand("merge", "merge the shards of one run (graded with --shard i/n) into one run record");
-  cmd->add_option("PARTS", args->parts, "run records of shards 1/n … n/n")->required();
+  sqlgrade::cli::path_role(cmd->add_option("PARTS", args->parts, "run records of shards 1/n … n/n"), sqlgrade::cli::PathRole::ReadsFile)->required();
   sqlgrade::cli::add_out(cmd, args->output, "run record to write", "-o,--output")->required();
   sqlgrade::cli::add_quiet(cmd, args->quiet);
   sqlgrade::cli::add_no_progress(cmd, args->no_progress);

@@ -24,7 +24,7 @@ void run_report(const ReportArgs& a) {
 void register_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand("report", "write a self-contained HTML report of one or more run records");
-  cmd->add_option("RUNS", args->opt.runs, "run records (JSON); the first is the baseline of the comparisons")->required();
+  sqlgrade::cli::path_role(cmd->add_option("RUNS", args->opt.runs, "run records (JSON); the first is the baseline of the comparisons"), sqlgrade::cli::PathRole::ReadsFile)->required();
   sqlgrade::cli::add_out(cmd, args->opt.output, "HTML file to write", "-o,--output")->required();
   cmd->add_option("--title", args->opt.title, "page title (default: benchmark and system names)");
   cmd->add_option("--bootstrap", args->opt.bootstrap, "bootstrap resamples of the comparisons (default 1000)")->check(sqlgrade::cli::bounded("bootstrap"));

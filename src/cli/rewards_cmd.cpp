@@ -52,22 +52,22 @@ void register_rewards_command(CLI::App& app) {
   auto* c = app.add_subcommand("rewards",
                                "grade a JSONL file of /verify request bodies (one reply per line, in order), exactly "
                                "as `sqlgrade serve` answers POST /verify");
-  c->add_option("--requests", ra->o.requests_path,
+  sqlgrade::cli::path_role(c->add_option("--requests", ra->o.requests_path,
                 "JSON Lines: one /verify body per line (db_id, model_output or sql, gold_sql (a string or a list "
-                "of alternatives) or gold_result, order, shaping, ...; docs/serve.md); - = stdin")
+                "of alternatives) or gold_result, order, shaping, ...; docs/serve.md); - = stdin"), sqlgrade::cli::PathRole::ReadsFile)
       ->required();
   sqlgrade::cli::add_out(c, ra->out, "write the replies here (atomically; default: stdout)");
   sqlgrade::cli::add_db(c, ra->o.server.db_dir,
                         "Spider 2.0-Lite databases: <dir>/<db_id>.sqlite (the default of the other folders; at least "
                         "one of --db, --spider-db-dir, --bird-db-dir)",
                         "--db-dir");
-  c->add_option("--spider-db-dir", ra->o.server.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db)");
-  c->add_option("--bird-db-dir", ra->o.server.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db)");
+  sqlgrade::cli::path_role(c->add_option("--spider-db-dir", ra->o.server.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db)"), sqlgrade::cli::PathRole::ReadsFolder);
+  sqlgrade::cli::path_role(c->add_option("--bird-db-dir", ra->o.server.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db)"), sqlgrade::cli::PathRole::ReadsFolder);
   c->add_option("--benchmark", ra->o.server.default_benchmark,
                 "benchmark of a request that names none: spider2 (default), spider or bird");
   sqlgrade::cli::add_dialect_flags(c, ra->dialects);
-  c->add_option("--spider2-gold-dir", ra->o.server.verifier.spider2_gold_dir,
-                "official Spider 2.0-Lite gold folder: requests without gold_sql/gold_result use their instance_id");
+  sqlgrade::cli::path_role(c->add_option("--spider2-gold-dir", ra->o.server.verifier.spider2_gold_dir,
+                "official Spider 2.0-Lite gold folder: requests without gold_sql/gold_result use their instance_id"), sqlgrade::cli::PathRole::ReadsFolder);
   sqlgrade::cli::add_timeout(c, ra->o.server.verifier.timeout_s, "per-query deadline for predictions, seconds")
       ->default_val(30.0);
   sqlgrade::cli::add_jobs(c, ra->o.jobs);

@@ -207,15 +207,15 @@ void register_serve_command(CLI::App& app) {
   sqlgrade::cli::add_now(s, sa->so.verifier.now);  // a request's own `now` wins (docs/serve.md)
   s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
-  s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)");
-  s->add_option("--bird-db-dir", sa->so.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db-dir)");
+  sqlgrade::cli::path_role(s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)"), sqlgrade::cli::PathRole::ReadsFolder);
+  sqlgrade::cli::path_role(s->add_option("--bird-db-dir", sa->so.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db-dir)"), sqlgrade::cli::PathRole::ReadsFolder);
   s->add_option("--benchmark", sa->so.default_benchmark,
                  "benchmark of a request that names none: spider2 (default), spider or bird (NeMo Gym's "
                  "bird_sql and Spider rows carry no `benchmark`)");
   sqlgrade::cli::add_dialect_flags(s, sa->dialects);
-  s->add_option("--spider2-gold-dir", sa->so.verifier.spider2_gold_dir,
+  sqlgrade::cli::path_role(s->add_option("--spider2-gold-dir", sa->so.verifier.spider2_gold_dir,
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
-                 "gold_sql/gold_result are graded against the official gold CSVs of their instance_id");
+                 "gold_sql/gold_result are graded against the official gold CSVs of their instance_id"), sqlgrade::cli::PathRole::ReadsFolder);
   s->add_option("--max-rows", sa->so.verifier.max_rows, "result row cap per query")
       ->default_val(1000000)
       ->check(sqlgrade::cli::bounded("max_rows"));

@@ -89,8 +89,7 @@ void run_spider2(const Spider2Args& a) {
     const s2::Run& run = runs[i];
     // Outputs first (atomically), then what the official script prints.
     s2::write_outputs(run);
-    // An empty shard (its ids or databases hold no prediction) still writes its record: merge needs all n.
-    if ((!run.items.empty() || !a.opt.shard.empty()) && !jsons[i].empty()) {
+    if (s2::has_record(run) && !jsons[i].empty()) {  // an empty shard's too (merge needs all n)
       if (a.verify.on) held[i] = s2::render_json(run, sqlgrade::cli::invocation());
       else sqlgrade::write_file_atomic(jsons[i], s2::render_json(run, sqlgrade::cli::invocation()));
     }
@@ -121,17 +120,17 @@ void register_spider2_command(CLI::App& app) {
   sub->add_option("--mode", a->mode, "sql: run <id>.sql on the local SQLite databases; exec_result: compare <id>.csv")
       ->check(sqlgrade::cli::choice(&sqlgrade::spider2::mode_from_name, "{sql,exec_result}"))
       ->capture_default_str();
-  sub->add_option("--pred,--result_dir", a->result_dirs,
-                  "folder of predictions (<id>.sql or <id>.csv); repeat it to grade several systems in one pass")
+  sqlgrade::cli::path_role(sub->add_option("--pred,--result_dir", a->result_dirs,
+                  "folder of predictions (<id>.sql or <id>.csv); repeat it to grade several systems in one pass"), sqlgrade::cli::PathRole::ReadsFolder)
       ->required()
       ->take_last()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--name", a->names,
                   "the system's name in the run record, headers, diff and report; one per --result_dir, in order "
                   "(default: the folder's name, with its parents when two systems share it)");
-  sub->add_option("--gold,--gold_dir", a->opt.gold_dir, "folder with spider2lite_eval.jsonl and exec_result/")->required();
+  sqlgrade::cli::path_role(sub->add_option("--gold,--gold_dir", a->opt.gold_dir, "folder with spider2lite_eval.jsonl and exec_result/"), sqlgrade::cli::PathRole::ReadsFolder)->required();
   sqlgrade::cli::add_db(sub, a->opt.db_dir, "sql mode: folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
-  sub->add_option("--meta", a->opt.meta, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)");
+  sqlgrade::cli::path_role(sub->add_option("--meta", a->opt.meta, "spider2-lite.jsonl with the db of each instance (default <gold_dir>/../spider2-lite.jsonl)"), sqlgrade::cli::PathRole::ReadsFile);
   sqlgrade::cli::add_jobs(sub, a->opt.jobs, "--max_workers");
   sqlgrade::cli::add_now(sub, a->opt.now);
   sqlgrade::cli::add_timeout(sub, a->opt.timeout_s, "per-query timeout in seconds (the official flag is unused; this one is real)")
@@ -140,14 +139,14 @@ void register_spider2_command(CLI::App& app) {
                                     "result size cap per prediction, MiB: a sql-mode result (as the CSV text the official "
                                     "script writes) or an exec_result CSV file larger than this scores 0 (\"result too large\")");
   sqlgrade::cli::add_max_rows(sub, a->opt.max_rows, "sql mode: result rows of a prediction before it is stopped (\"result too large\")");
-  sub->add_option("--json", a->json_out, "write the run record (docs/run-record.schema.json); one --result_dir only");
-  sub->add_option("--json-dir", a->json_dir, "write each system's run record to DIR/<result folder name>.json");
+  sqlgrade::cli::path_role(sub->add_option("--json", a->json_out, "write the run record (docs/run-record.schema.json); one --result_dir only"), sqlgrade::cli::PathRole::WritesFile);
+  sqlgrade::cli::path_role(sub->add_option("--json-dir", a->json_dir, "write each system's run record to DIR/<result folder name>.json"), sqlgrade::cli::PathRole::WritesFolder);
   sub->add_option("--shard", a->opt.shard, "grade only shard i of n (\"i/n\", split by instance_id; see `sqlgrade merge`)");
   sqlgrade::cli::add_shard_by(sub, a->opt.shard_by);
   sub->add_flag("--strict", a->opt.strict, "also report rows scrambled across columns and tolerance broken by the string sort");
   sub->add_flag("--v2", a->opt.v2, "tolerant evaluate_v2 metrics (column/row precision, recall, F1)");
-  sub->add_option("--errors_log", a->opt.errors_log, "--v2: error log to append to (default errors.log; empty = none)");
-  sub->add_option("--temp_dir", a->temp_dir, "accepted for compatibility (unused)");
+  sqlgrade::cli::path_role(sub->add_option("--errors_log", a->opt.errors_log, "--v2: error log to append to (default errors.log; empty = none)"), sqlgrade::cli::PathRole::WritesFile);
+  sqlgrade::cli::path_role(sub->add_option("--temp_dir", a->temp_dir, "accepted for compatibility (unused)"), sqlgrade::cli::PathRole::WritesFolder);
   sub->add_flag("--is_sql_debug", a->sql_debug, "accepted for compatibility (unused)");
   sqlgrade::cli::add_no_progress(sub, a->no_progress);
   sqlgrade::cli::add_quiet(sub, a->quiet);

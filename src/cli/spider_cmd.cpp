@@ -169,16 +169,16 @@ void run_parse_cmd(ParseArgs& a) {
 void register_spider_command(CLI::App& app) {
   auto args = std::make_shared<SpiderArgs>();
   auto* cmd = app.add_subcommand("spider", "Spider exact set match and execution / test-suite accuracy (official flags)");
-  cmd->add_option("--gold", args->opt.gold, "gold file: SQL<TAB>db_id per line (blank lines separate interactions)");
-  cmd->add_option("--pred", args->preds,
-                  "predictions: one SQL per line (text after a TAB is ignored); repeat for several systems graded in one pass");
+  sqlgrade::cli::path_role(cmd->add_option("--gold", args->opt.gold, "gold file: SQL<TAB>db_id per line (blank lines separate interactions)"), sqlgrade::cli::PathRole::ReadsFile);
+  sqlgrade::cli::path_role(cmd->add_option("--pred", args->preds,
+                  "predictions: one SQL per line (text after a TAB is ignored); repeat for several systems graded in one pass"), sqlgrade::cli::PathRole::ReadsFile);
   cmd->add_option("--name", args->names,
                   "the system's name in the run record, headers, diff and report; one per --pred, in order "
                   "(default: the file name, with its folders when two systems share it)");
-  cmd->add_option("--questions", args->opt.questions,
-                  "dev.json: question text for the run record (default: dev.json beside --gold when it matches)");
+  sqlgrade::cli::path_role(cmd->add_option("--questions", args->opt.questions,
+                  "dev.json: question text for the run record (default: dev.json beside --gold when it matches)"), sqlgrade::cli::PathRole::ReadsFile);
   sqlgrade::cli::add_db(cmd, args->opt.db_dir, "database folder: <db>/<db_id>/<db_id>.sqlite (+ test-suite variants)");
-  cmd->add_option("--table", args->opt.table, "tables.json (foreign keys; needed for match/all and --compat spider)");
+  sqlgrade::cli::path_role(cmd->add_option("--table", args->opt.table, "tables.json (foreign keys; needed for match/all and --compat spider)"), sqlgrade::cli::PathRole::ReadsFile);
   cmd->add_option("--etype", args->etype, "match, exec or all (default exec, as test-suite)");
   cmd->add_flag("--plug_value", args->opt.plug_value, "test-suite: fill gold values into the prediction's slots");
   cmd->add_flag("--keep_distinct", args->opt.keep_distinct, "test-suite: keep DISTINCT when executing");
@@ -189,8 +189,8 @@ void register_spider_command(CLI::App& app) {
   sqlgrade::cli::add_timeout(cmd, args->opt.timeout_s, "per-query timeout in seconds (default 60; timed-out predictions score 0)");
   sqlgrade::cli::add_jobs(cmd, args->opt.jobs);
   sqlgrade::cli::add_now(cmd, args->opt.now);
-  cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)");
-  cmd->add_option("--json-dir", args->json_dir, "several --pred: one run record per prediction file, DIR/<name>.json");
+  sqlgrade::cli::path_role(cmd->add_option("--json", args->json_out, "also write the run record (docs/run-record.schema.json)"), sqlgrade::cli::PathRole::WritesFile);
+  sqlgrade::cli::path_role(cmd->add_option("--json-dir", args->json_dir, "several --pred: one run record per prediction file, DIR/<name>.json"), sqlgrade::cli::PathRole::WritesFolder);
   cmd->add_option("--shard", args->shard, "grade only shard i of n (i/n, split by question index; see sqlgrade merge)");
   sqlgrade::cli::add_shard_by(cmd, args->opt.shard_by);
   sqlgrade::cli::add_quiet(cmd, args->quiet);
@@ -205,8 +205,8 @@ void register_spider_command(CLI::App& app) {
 
   auto pargs = std::make_shared<ParseArgs>();
   auto* parse = cmd->add_subcommand("parse", "SQL<TAB>db_id lines → the dataset's `sql` structure as JSON");
-  parse->add_option("--table", pargs->table, "tables.json (schema: table_names_original, column_names_original)")->required();
-  parse->add_option("--input,-i", pargs->input, "input file (default: stdin)");
+  sqlgrade::cli::path_role(parse->add_option("--table", pargs->table, "tables.json (schema: table_names_original, column_names_original)"), sqlgrade::cli::PathRole::ReadsFile)->required();
+  sqlgrade::cli::path_role(parse->add_option("--input,-i", pargs->input, "input file (default: stdin)"), sqlgrade::cli::PathRole::ReadsFile);
   sqlgrade::cli::add_out(parse, pargs->output, "output file (default: stdout)", "-o,--output");
   parse->add_option("--compat", pargs->compat, "LIMIT handling: spider (default, as the dataset) or test-suite");
   parse->callback([pargs] { run_parse_cmd(*pargs); });

@@ -30,9 +30,9 @@ struct CommonFlags {
 };
 
 void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
-  c->add_option("--attributes-file", f.attributes_file, "attributes JSON (default: <dataset>/*_attributes.json)");
-  c->add_option("--gt-dir", f.gt_dir, "folder with the gold CSV tables (default: the dataset folder)");
-  c->add_option("--table-map", f.table_map, "JSON {sql_table: {\"csv\": \"File.csv\", \"attributes\": \"key\"}} overriding name resolution");
+  sqlgrade::cli::path_role(c->add_option("--attributes-file", f.attributes_file, "attributes JSON (default: <dataset>/*_attributes.json)"), sqlgrade::cli::PathRole::ReadsFile);
+  sqlgrade::cli::path_role(c->add_option("--gt-dir", f.gt_dir, "folder with the gold CSV tables (default: the dataset folder)"), sqlgrade::cli::PathRole::ReadsFolder);
+  sqlgrade::cli::path_role(c->add_option("--table-map", f.table_map, "JSON {sql_table: {\"csv\": \"File.csv\", \"attributes\": \"key\"}} overriding name resolution"), sqlgrade::cli::PathRole::ReadsFile);
   cli::add_jobs(c, f.run.jobs);
   c->add_option("--memory-limit", f.run.dataset.memory_limit,
                 "DuckDB memory limit for the gold tables and queries, e.g. 2GB, 512MiB")
@@ -58,13 +58,13 @@ void add_common(CLI::App* c, CommonFlags& f, bool eval_flags) {
     c->add_option("--llm-base-url", f.llm_base_url, "chat-completions base URL, e.g. http://127.0.0.1:8000/v1 (env SQLGRADE_LLM_BASE_URL)");
     c->add_option("--llm-model", f.llm_model, "model name as the server knows it (env SQLGRADE_LLM_MODEL)");
     c->add_option("--llm-api-key", f.llm_api_key, "API key, sent as a Bearer token (env SQLGRADE_LLM_API_KEY, preferred)");
-    c->add_option("--llm-cache", f.llm_cache, "answer cache (SQLite file; 'none' disables; default $SQLGRADE_LLM_CACHE or ~/.cache/sqlgrade/llm-judge.sqlite)");
+    sqlgrade::cli::path_role(c->add_option("--llm-cache", f.llm_cache, "answer cache (SQLite file; 'none' disables; default $SQLGRADE_LLM_CACHE or ~/.cache/sqlgrade/llm-judge.sqlite)"), sqlgrade::cli::PathRole::WritesFile);
     c->add_option("--llm-concurrency", f.llm_concurrency, "requests in flight at once")->capture_default_str()->check(cli::bounded("llm_concurrency"));
     c->add_option("--llm-timeout", f.llm_timeout, "seconds per request")->capture_default_str()->check(cli::bounded("llm_timeout"));
     c->add_option("--llm-retries", f.llm_retries, "retries on 429/5xx/connection errors (exponential backoff)")->capture_default_str()->check(cli::bounded("llm_retries"));
     c->add_option("--llm-max-tokens", f.llm_max_tokens, "max_tokens per reply (default: 8 for YES/NO, 12 for counts)")->check(cli::bounded("llm_max_tokens"));
     c->add_option("--llm-max-failures", f.llm_max_failures, "stop asking after this many failed calls in a row (0: never)")->capture_default_str()->check(cli::bounded("llm_max_failures"));
-    c->add_option("--judge-log", f.judge_log, "write every judged question and its answer as JSON Lines to FILE");
+    sqlgrade::cli::path_role(c->add_option("--judge-log", f.judge_log, "write every judged question and its answer as JSON Lines to FILE"), sqlgrade::cli::PathRole::WritesFile);
   }
 }
 
@@ -123,11 +123,11 @@ void register_uda_eval(CLI::App* uda) {
   auto e = std::make_shared<EvalFlags>();
   auto* c = uda->add_subcommand("eval", "evaluate one query's result.csv");
   c->add_option("--dataset", e->dataset, "dataset name, resolved as <query-root>/<name>");
-  c->add_option("--query-root", e->query_root, "folder holding the datasets")->capture_default_str();
-  c->add_option("--dataset-dir", e->dataset_dir, "dataset folder (instead of --dataset)");
-  c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)")->required();
+  sqlgrade::cli::path_role(c->add_option("--query-root", e->query_root, "folder holding the datasets"), sqlgrade::cli::PathRole::ReadsFolder)->capture_default_str();
+  sqlgrade::cli::path_role(c->add_option("--dataset-dir", e->dataset_dir, "dataset folder (instead of --dataset)"), sqlgrade::cli::PathRole::ReadsFolder);
+  sqlgrade::cli::path_role(c->add_option("--sql-file", e->sql_file, "sql.json, or a .sql file (with --query-id for one of its statements)"), sqlgrade::cli::PathRole::ReadsFile)->required();
   c->add_option("--query-id", e->query_id, "1-based statement number inside a .sql file")->check(cli::bounded("query_id"));
-  c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)");
+  sqlgrade::cli::path_role(c->add_option("--result-csv", e->result_csv, "the system's result (default: result.csv beside sql.json)"), sqlgrade::cli::PathRole::ReadsFile);
   cli::add_out_dir(c, e->output_dir, "where acc.json and the CSVs go (default: <result dir>/acc_result)", "--output-dir");
   c->add_option("--task", e->task, "task name (informational)");
   c->add_flag("--quiet,-q", e->quiet, "print only the score (macro precision, recall, F1), not acc.json");
@@ -161,12 +161,12 @@ void register_uda_run(CLI::App* uda) {
   auto json_out = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
   auto* c = uda->add_subcommand("run", "evaluate every statement of the datasets against <results>/<Dataset>/<Task>/<stem>/<n>/result.csv; summary per dataset");
-  c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
-  c->add_option("--results", *results, "results root holding <Dataset>/<Task>/<file stem>/<n>/result.csv")->required();
+  sqlgrade::cli::path_role(c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)"), sqlgrade::cli::PathRole::ReadsFolder)->required();
+  sqlgrade::cli::path_role(c->add_option("--results", *results, "results root holding <Dataset>/<Task>/<file stem>/<n>/result.csv"), sqlgrade::cli::PathRole::ReadsFolder)->required();
   c->add_flag("--list-errors", *verbose, "print every statement that was not scored, with its reason");
   c->add_flag("--require-all", *require_all,
               "exit 1 when a statement with a gold result has no result.csv or an unusable one (it scores 0 either way)");
-  c->add_option("--json", *json_out, "also write the run record (docs/run-record.schema.json) to FILE");
+  sqlgrade::cli::path_role(c->add_option("--json", *json_out, "also write the run record (docs/run-record.schema.json) to FILE"), sqlgrade::cli::PathRole::WritesFile);
   c->add_option("--name", *name, "the system's name in the run record, diff and report (default: the --results folder's name)");
   auto shard = std::make_shared<std::string>();
   c->add_option("--shard", *shard,
@@ -212,7 +212,7 @@ void register_uda_command(CLI::App& app) {
     auto* c = uda->add_subcommand(with_gold ? "gold" : "prepare",
                                   with_gold ? "write each statement's gold_result.csv (and sql.json) into the per-query folders"
                                             : "split the query files into per-query folders with sql.json");
-    c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)")->required();
+    sqlgrade::cli::path_role(c->add_option("--dataset-dir", *dataset_dir, "Query/<Dataset> (or Query/ for every dataset)"), sqlgrade::cli::PathRole::ReadsFolder)->required();
     cli::add_out_dir(c, *out, "output root: DIR/<Dataset>/<Task>/<file stem>/<n>/", "--out")->required();
     add_common(c, *f, false);
     if (with_gold) {

@@ -27,8 +27,8 @@ void add_verify_flags(CLI::App* cmd, VerifyFlags& f, bool with_switch) {
   cmd->add_option("--verify-candidates", f.opt.candidates, "verification: candidate databases per instance (default 200)")
       ->check(sqlgrade::cli::bounded("verify_candidates"));
   cmd->add_option("--seed", f.opt.seed, "verification: seed of the search (default 0)")->check(sqlgrade::cli::bounded("seed"));
-  cmd->add_option("--counterexamples", f.opt.counterexamples_dir,
-                  "verification: write each counterexample as DIR/<system>/<id>.sqlite + .json");
+  sqlgrade::cli::path_role(cmd->add_option("--counterexamples", f.opt.counterexamples_dir,
+                  "verification: write each counterexample as DIR/<system>/<id>.sqlite + .json"), sqlgrade::cli::PathRole::WritesFolder);
 }
 
 std::vector<IoPath> verify_outputs(const VerifyFlags& f, bool on) {
@@ -129,10 +129,10 @@ void common(CLI::App* c, VerifyArgs& a, double default_result_mb) {
   sqlgrade::cli::add_jobs(c, a.jobs);
   c->add_option("--name", a.names,
                 "the system's name in the report and its run record; one per --pred, in order (default: the prediction path)");
-  c->add_option("--json", a.flags.json_out, "also write the report as JSON (every system; counterexamples included)");
-  c->add_option("--json-dir", a.json_dir,
+  sqlgrade::cli::path_role(c->add_option("--json", a.flags.json_out, "also write the report as JSON (every system; counterexamples included)"), sqlgrade::cli::PathRole::WritesFile);
+  sqlgrade::cli::path_role(c->add_option("--json-dir", a.json_dir,
                 "also write each system's run record with its verification, DIR/<name>.json (as the benchmark command's "
-                "--verify --json-dir)");
+                "--verify --json-dir)"), sqlgrade::cli::PathRole::WritesFolder);
   sqlgrade::cli::add_no_progress(c, a.no_progress);
   sqlgrade::cli::add_quiet(c, a.quiet);
   sqlgrade::cli::add_max_rows(c, a.max_rows, "result rows of one query of the grading before it is stopped");
@@ -204,12 +204,12 @@ void register_verify_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("verify", "verified execution accuracy: search a database on which a matching prediction is wrong");
   cmd->require_subcommand(1);
   auto* sp = cmd->add_subcommand("spider", "Spider dev/test (test-suite rule): the files of `sqlgrade spider`");
-  sp->add_option("--gold", a->spider.gold, "gold file: SQL<TAB>db_id per line");
-  sp->add_option("--pred", a->preds, "predictions, one SQL per line; repeat for several systems");
+  sqlgrade::cli::path_role(sp->add_option("--gold", a->spider.gold, "gold file: SQL<TAB>db_id per line"), sqlgrade::cli::PathRole::ReadsFile);
+  sqlgrade::cli::path_role(sp->add_option("--pred", a->preds, "predictions, one SQL per line; repeat for several systems"), sqlgrade::cli::PathRole::ReadsFile);
   sqlgrade::cli::add_db(sp, a->spider.db_dir, "database folder <db>/<db_id>/<db_id>.sqlite");
-  sp->add_option("--table", a->spider.table, "tables.json (optional)");
-  sp->add_option("--questions", a->spider.questions,
-                 "dev.json: question text for the --json-dir records (default: dev.json beside --gold when it matches)");
+  sqlgrade::cli::path_role(sp->add_option("--table", a->spider.table, "tables.json (optional)"), sqlgrade::cli::PathRole::ReadsFile);
+  sqlgrade::cli::path_role(sp->add_option("--questions", a->spider.questions,
+                 "dev.json: question text for the --json-dir records (default: dev.json beside --gold when it matches)"), sqlgrade::cli::PathRole::ReadsFile);
   sp->add_flag("--keep_distinct", a->spider.keep_distinct, "keep DISTINCT when executing (test-suite flag)");
   sqlgrade::cli::add_timeout(sp, a->spider.timeout_s, "per-query timeout of the grading, seconds (default 60)");
   sqlgrade::cli::add_now(sp, a->spider.now);
@@ -217,20 +217,20 @@ void register_verify_command(CLI::App& app) {
   sp->callback([a] { run_spider(*a); });
   sqlgrade::cli::example(sp, "sqlgrade verify spider --gold dev_gold.sql --pred pred.sql --db database --verify-budget 5");
   auto* bd = cmd->add_subcommand("bird", "BIRD / Mini-Dev (EX set rule): the files of `sqlgrade bird`");
-  bd->add_option("--pred,--predicted_sql_path", a->preds, "prediction JSON; repeat for several systems");
-  bd->add_option("--gold,--ground_truth_path", a->bird.gold, "gold file, SQL<TAB>db_id per line");
+  sqlgrade::cli::path_role(bd->add_option("--pred,--predicted_sql_path", a->preds, "prediction JSON; repeat for several systems"), sqlgrade::cli::PathRole::ReadsFile);
+  sqlgrade::cli::path_role(bd->add_option("--gold,--ground_truth_path", a->bird.gold, "gold file, SQL<TAB>db_id per line"), sqlgrade::cli::PathRole::ReadsFile);
   sqlgrade::cli::add_db(bd, a->bird.db_dir, "database folder <db>/<db_id>/<db_id>.sqlite", "--db_root_path");
-  bd->add_option("--diff_json_path", a->bird.diff_json, "difficulty / question file (optional)");
+  sqlgrade::cli::path_role(bd->add_option("--diff_json_path", a->bird.diff_json, "difficulty / question file (optional)"), sqlgrade::cli::PathRole::ReadsFile);
   sqlgrade::cli::add_timeout(bd, a->bird.timeout_s, "per-query timeout of the grading, seconds (default 30)", "--meta_time_out");
   sqlgrade::cli::add_now(bd, a->bird.now);
   common(bd, *a, 512);
   bd->callback([a] { run_bird(*a); });
   sqlgrade::cli::example(bd, "sqlgrade verify bird --pred predict_mini_dev.json --gold mini_dev_sqlite_gold.sql --db dev_databases");
   auto* s2 = cmd->add_subcommand("spider2", "Spider 2.0-Lite sql mode (column-vector rule): the files of `sqlgrade spider2`");
-  s2->add_option("--pred,--result_dir", a->preds, "folder of <id>.sql; repeat for several systems");
-  s2->add_option("--gold,--gold_dir", a->spider2.gold_dir, "gold folder (spider2lite_eval.jsonl, exec_result/, sql/)");
+  sqlgrade::cli::path_role(s2->add_option("--pred,--result_dir", a->preds, "folder of <id>.sql; repeat for several systems"), sqlgrade::cli::PathRole::ReadsFolder);
+  sqlgrade::cli::path_role(s2->add_option("--gold,--gold_dir", a->spider2.gold_dir, "gold folder (spider2lite_eval.jsonl, exec_result/, sql/)"), sqlgrade::cli::PathRole::ReadsFolder);
   sqlgrade::cli::add_db(s2, a->spider2.db_dir, "folder of <db>.sqlite (default <gold_dir>/../databases)", "--db_dir");
-  s2->add_option("--meta", a->spider2.meta, "spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)");
+  sqlgrade::cli::path_role(s2->add_option("--meta", a->spider2.meta, "spider2-lite.jsonl (default <gold_dir>/../spider2-lite.jsonl)"), sqlgrade::cli::PathRole::ReadsFile);
   sqlgrade::cli::add_timeout(s2, a->spider2.timeout_s, "per-query timeout of the grading, seconds (default 60)");
   sqlgrade::cli::add_now(s2, a->spider2.now);
   common(s2, *a, 64);

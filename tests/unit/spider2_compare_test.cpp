@@ -204,3 +204,15 @@ TEST(Spider2ValueModel, ArbitraryInputParsesOrRaisesInputError) {
   }
   EXPECT_GT(parsed, 1000u);
 }
+
+// The one rule of a --json record (CLI and Python module alike): a run with instances has one, and so
+// has every shard's run, even an empty one (merge needs all n parts); an unsharded empty run has none.
+TEST(Spider2Record, AnEmptyRunHasARecordOnlyAsAShard) {
+  spider2::Run run;
+  EXPECT_FALSE(has_record(run));
+  run.opt.shard = "2/3";
+  EXPECT_TRUE(has_record(run));
+  run.opt.shard.clear();
+  run.items.emplace_back();
+  EXPECT_TRUE(has_record(run));
+}

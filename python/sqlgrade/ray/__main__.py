@@ -89,7 +89,7 @@ def _serve(ns: argparse.Namespace, serve_args: List[str]) -> int:
     if ns.urls_file:  # not over a database or file the servers read (issue 31)
         from .batch import check_output
 
-        check_output(ns.urls_file, "--urls-file", serve_args)
+        check_output(ns.urls_file, "--urls-file", ["serve", *serve_args], 1)
     fleet = Fleet.start(serve_args, address=ns.address, connect_timeout_s=ns.connect_timeout)
     urls = ",".join(fleet.urls().values())
     print(urls, flush=True)

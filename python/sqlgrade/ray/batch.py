@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .._cli import binary
 from .._evaluate import check_outputs
+from .._tables import path_arguments
 from ..errors import InputError
 from ._cluster import ClusterError, alive_nodes, connect, die_with_parent, import_ray, node_label, node_lost, wait_on_nodes
 
@@ -41,26 +42,26 @@ def _check_command(command: Sequence[str]) -> List[str]:
         if c.split("=", 1)[0] in _OWN_FLAGS:
             raise InputError(f"sqlgrade.ray: {c.split('=', 1)[0]} is set for each shard by sqlgrade.ray; "
                              "give the output with --json to `python -m sqlgrade.ray grade`")
-    # A worker runs in its own folder: a relative path that names a file or folder here is made absolute.
+    # A worker runs in its own folder: every relative path argument becomes absolute. Which arguments
+    # are paths is the CLI's own definition of each flag (its path role, sqlgrade._tables), never a
+    # guess from the files here: `--etype all` stays a value beside a file named `all`.
     head = BENCHMARKS[cmd[0]]
-    return cmd[:head] + [os.path.abspath(c) if not c.startswith("-") and not os.path.isabs(c) and os.path.exists(c)
-                         else c for c in cmd[head:]]
+    for j, flag, value, _ in path_arguments(cmd, head):
+        if value and not os.path.isabs(value):
+            cmd[j] = f"{flag}={os.path.abspath(value)}" if cmd[j].startswith(flag + "=") else os.path.abspath(value)
+    return cmd
+
+
+_READS = ("reads_file", "reads_folder", "reads_path")
 
 
 def command_inputs(command: Sequence[str], head: int = 0) -> List[Tuple[str, str]]:
-    """Every path the command names after its first ``head`` words — the files and folders it reads,
-    databases included — with the flag that names it: (path, flag). A folder protects every file under it."""
+    """Every file and folder the command reads (its first ``head`` words the subcommand: ``spider``,
+    ``uda run``, ``serve``), databases included, by the CLI's path role of each flag, with the flag that
+    names it: (path, flag). A folder protects every file under it."""
     cmd = [str(c) for c in command]
-    out = []
-    for i in range(head, len(cmd)):
-        flag, eq, value = cmd[i].partition("=")
-        if cmd[i].startswith("-"):
-            path, role = (value, flag) if eq else ("", "")
-        else:
-            path, role = cmd[i], cmd[i - 1] if i > head and cmd[i - 1].startswith("-") else "the command"
-        if path and os.path.exists(path):
-            out.append((os.path.abspath(path), role))
-    return out
+    return [(os.path.abspath(value), flag) for _, flag, value, role in path_arguments(cmd, head)
+            if role in _READS and value and os.path.exists(value)]
 
 
 def check_output(output: str, role: str, command: Sequence[str], head: int = 0) -> None:
@@ -81,8 +82,9 @@ def _refuse_both(cmd: Sequence[str]) -> None:
 
 
 def _paths(cmd: Sequence[str]) -> List[str]:
-    """The arguments that are files or folders on the driver: every node must have them too."""
-    return [c for c in cmd[BENCHMARKS[cmd[0]]:] if not c.startswith("-") and os.path.isabs(c) and os.path.exists(c)]
+    """The files and folders the command reads on the driver (by the CLI's path roles): every node must
+    have them too."""
+    return [p for p, _ in command_inputs(cmd, BENCHMARKS[cmd[0]]) if os.path.isabs(p)]
 
 
 def _where() -> str:

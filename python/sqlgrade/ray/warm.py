@@ -21,6 +21,7 @@ graded exactly once (``merge`` refuses a duplicated id).
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -31,75 +32,83 @@ from .batch import _merge, _refuse_both, _remote_error, check_nodes, check_outpu
 
 __all__ = ["GraderPool", "grade_warm", "command_kwargs", "WARM_BENCHMARKS"]
 
-# The CLI flags the in-process evaluate() takes, as keyword arguments (hyphen and underscore are one
-# character, as for the CLI). Kinds: s(tring), p(ath), i(nt), f(loat), b(oolean flag), - (ignored:
-# progress and quietness, which in-process evaluation never prints).
-_FLAGS: Dict[str, Dict[str, Tuple[str, str]]] = {
-    "spider": {"gold": ("gold", "p"), "pred": ("pred", "p"), "db": ("db_dir", "p"), "table": ("table", "p"),
-               "etype": ("etype", "s"), "compat": ("compat", "s"), "plug-value": ("plug_value", "b"),
-               "keep-distinct": ("keep_distinct", "b"), "timeout": ("timeout", "f"), "jobs": ("jobs", "i"),
-               "j": ("jobs", "i"), "no-progress": ("", "-"), "quiet": ("", "-"), "q": ("", "-")},
-    "bird": {"pred": ("pred", "p"), "predicted-sql-path": ("pred", "p"), "gold": ("gold", "p"),
-             "ground-truth-path": ("gold", "p"), "db-root-path": ("db_dir", "p"), "diff-json-path": ("diff_json", "p"),
-             "metric": ("metric", "s"), "pair-by": ("pair_by", "s"), "data-mode": ("data_mode", "s"),
-             "num-cpus": ("jobs", "i"), "jobs": ("jobs", "i"), "j": ("jobs", "i"), "timeout": ("timeout", "f"),
-             "meta-time-out": ("timeout", "f"), "gold-timeout": ("gold_timeout", "f"),
-             "gold-time-out": ("gold_timeout", "f"), "repeat": ("repeat", "i"), "sql-dialect": ("sql_dialect", "s"),
-             "answer-json": ("answer_json", "b"), "max-rows": ("max_rows", "i"), "no-progress": ("", "-"),
-             "quiet": ("", "-"), "q": ("", "-")},
-    "spider2": {"pred": ("result_dir", "p"), "result-dir": ("result_dir", "p"), "gold": ("gold_dir", "p"),
-                "gold-dir": ("gold_dir", "p"), "mode": ("mode", "s"), "db-dir": ("db_dir", "p"), "meta": ("meta", "p"),
-                "max-workers": ("jobs", "i"), "jobs": ("jobs", "i"), "j": ("jobs", "i"), "timeout": ("timeout", "f"),
-                "strict": ("strict", "b"), "v2": ("v2", "b"), "no-progress": ("", "-"), "quiet": ("", "-"),
-                "q": ("", "-")},
-    # `uda run` (the command's second word is checked by command_kwargs).
-    "uda": {"dataset-dir": ("dataset_dir", "p"), "results": ("results", "p"), "name": ("name", "s"),
-            "list-errors": ("list_errors", "b"), "attributes-file": ("attributes_file", "p"), "gt-dir": ("gt_dir", "p"),
-            "table-map": ("table_map", "p"), "memory-limit": ("memory_limit", "s"), "gold-timeout": ("gold_timeout", "f"),
-            "primary-key": ("primary_key", "s"), "float-tolerance": ("float_tolerance", "f"),
-            "multi-value-sep": ("multi_value_sep", "s"), "jobs": ("jobs", "i"), "j": ("jobs", "i"),
-            "judge": ("judge", "s"), "llm-base-url": ("llm_base_url", "s"), "llm-model": ("llm_model", "s"),
-            "llm-api-key": ("llm_api_key", "s"), "llm-cache": ("llm_cache", "s"), "llm-concurrency": ("llm_concurrency", "i"),
-            "llm-timeout": ("llm_timeout", "f"), "llm-retries": ("llm_retries", "i"), "llm-max-tokens": ("llm_max_tokens", "i"),
-            "llm-max-failures": ("llm_max_failures", "i"), "judge-log": ("judge_log", "p"), "no-progress": ("", "-"),
-            "quiet": ("", "-"), "q": ("", "-")},
+# Which CLI flags the in-process evaluate() takes, and as which keyword: the flags are the CLI's own
+# definitions (sqlgrade._tables.command_flags: names, aliases, value, type, path role), the keyword is
+# the flag's first name with underscores, renamed where the Python API names it otherwise; a flag is
+# taken when evaluate() has that keyword (uda's **options: a field of the library's option struct).
+WARM_BENCHMARKS = ("spider", "bird", "spider2", "uda")
+_KEYWORDS: Dict[str, Dict[str, str]] = {  # the Python API's keyword where it is not the flag's name
+    "spider": {"db": "db_dir"},
+    "bird": {"db": "db_dir", "diff_json_path": "diff_json"},
+    "spider2": {"pred": "result_dir", "gold": "gold_dir", "db": "db_dir"},
+    "uda": {},
 }
-WARM_BENCHMARKS = tuple(_FLAGS)
-_CAST = {"s": str, "p": lambda v: os.path.abspath(v), "i": int, "f": float}
+_IGNORED = ("no_progress", "quiet")  # progress and quietness: in-process evaluation never prints
+_SET_HERE = ("shard", "shard_by")  # each batch's shard, set by the warm graders
+_CAST = {"INT": int, "UINT": int, "FLOAT": float}
+
+
+def _taken(benchmark: str, keyword: str) -> bool:
+    """Whether sqlgrade.<benchmark>.evaluate() takes ``keyword``."""
+    fn = importlib.import_module(f"sqlgrade.{benchmark}").evaluate
+    params = inspect.signature(fn).parameters
+    if keyword in params and params[keyword].kind is inspect.Parameter.KEYWORD_ONLY:
+        return keyword not in _SET_HERE
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):  # uda.run(**options)
+        from .. import _tables
+
+        mod = _tables.native()
+        return mod is None or hasattr(mod.UdaOptions(), keyword)
+    return False
+
+
+def _keyword(benchmark: str, row: Dict[str, Any]) -> str:
+    first = next((n for n in row["names"] if n.startswith("--")), row["names"][0]).lstrip("-").replace("-", "_")
+    return _KEYWORDS[benchmark].get(first, first)
+
+
+def _value(row: Dict[str, Any], flag: str, value: str) -> Any:
+    if row["path"] != "value":
+        return os.path.abspath(value)
+    try:
+        return _CAST.get(row["type"], str)(value)
+    except ValueError:
+        raise InputError(f"sqlgrade.ray: {flag}: not a number: {value!r}") from None
 
 
 def command_kwargs(command: Sequence[str]) -> Tuple[str, Dict[str, Any]]:
     """``spider --gold g --pred p --db d --etype exec`` (the CLI's command) as ("spider", evaluate()'s
     keyword arguments); relative paths made absolute. A flag the in-process evaluation does not take
     is an InputError naming it (grade that run with the shard tasks, ``sqlgrade.ray.grade``)."""
+    from .._tables import command_flags, flag_of
+
     cmd = [str(c) for c in command]
-    if not cmd or cmd[0] not in _FLAGS:
+    if not cmd or cmd[0] not in WARM_BENCHMARKS:
         raise InputError(f"sqlgrade.ray: warm graders grade {', '.join(WARM_BENCHMARKS)} (got {cmd[:1]}); "
                          "grade other commands with the shard tasks (without --warm)")
     if cmd[0] == "uda" and cmd[1:2] != ["run"]:
         raise InputError("sqlgrade.ray: only `uda run` grades a set (got `uda " + " ".join(cmd[1:2]) + "`)")
     _refuse_both(cmd)
-    table, out, i = _FLAGS[cmd[0]], {}, 2 if cmd[0] == "uda" else 1
+    head = 2 if cmd[0] == "uda" else 1
+    flags, out, i = command_flags(" ".join(cmd[:head])), {}, head
     while i < len(cmd):
         flag, eq, value = cmd[i].partition("=")
-        key = flag.lstrip("-").replace("_", "-")
-        if not flag.startswith("-") or key not in table:
+        row = flag_of(flags, cmd[i])
+        keyword = _keyword(cmd[0], row) if row else ""
+        if row is None or not (keyword in _IGNORED or _taken(cmd[0], keyword)):
             raise InputError(f"sqlgrade.ray: {flag} is not taken by the warm graders' in-process "
                              f"sqlgrade.{cmd[0]}.evaluate(); grade this run with the shard tasks (without --warm)")
-        name, kind = table[key]
-        if kind in "-b":
-            if kind == "b":
-                out[name] = True
+        if not row["value"]:
+            if keyword not in _IGNORED:
+                out[keyword] = True
             i += 1
             continue
         if not eq:
             if i + 1 >= len(cmd):
                 raise InputError(f"sqlgrade.ray: {flag} needs a value")
             value, i = cmd[i + 1], i + 1
-        try:
-            out[name] = _CAST[kind](value)
-        except ValueError:
-            raise InputError(f"sqlgrade.ray: {flag}: not a number: {value!r}") from None
+        if keyword not in _IGNORED:
+            out[keyword] = _value(row, flag, value)
         i += 1
     return cmd[0], out
 

@@ -125,6 +125,7 @@ def test_wheel_contents(wheel):
                  "sqlgrade/_native.pyi", "sqlgrade/bin/sqlgrade", "sqlgrade/lib/libduckdb.so", "sqlgrade/verl.py",
                  "sqlgrade/inspect_ai/scorer.py", "sqlgrade/lm_eval/__init__.py",
                  "sqlgrade/_bounds_table.json",  # the table of bounds as data (server-only mode, issue 20)
+                 "sqlgrade/_registry.json", "sqlgrade/_cli_flags.json",  # the registry, the CLI's flags (issue 32)
                  "sqlgrade/gym.py", "sqlgrade/gym_server/app.py", "sqlgrade/gym_server/configs/bird_sql.yaml",
                  "sqlgrade/gym_server/requirements.txt"):  # the NeMo Gym folder (python -m sqlgrade.gym install)
         assert need in names, need

@@ -253,6 +253,8 @@ runs::SummaryOut summarize_record(const runs::RunRecord& rec) {
 
 }  // namespace
 
+bool has_record(const Run& run) { return !run.items.empty() || !run.opt.shard.empty(); }
+
 std::string render_json(const Run& r, const std::vector<std::string>& command) {
   const Options& opt = r.opt;
   runs::RunRecord rec = runs::begin_run_record("spider2", r.started_at, r.wall_s, command);

@@ -1,8 +1,11 @@
 // The registry of benchmarks (registry.hpp): one line per benchmark folder.
 #include "sqlgrade/verdict/registry.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "sqlgrade/bird/bench.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/py/str.hpp"
 #include "sqlgrade/spider/bench.hpp"
 #include "sqlgrade/spider2/bench.hpp"
 #include "sqlgrade/verdict/request.hpp"
@@ -17,7 +20,7 @@ const std::vector<const Benchmark*>& benchmarks() {
 const Benchmark& default_benchmark() { return spider2::benchmark(); }
 
 const Benchmark& benchmark_named(const std::string& name) {
-  const std::string b = to_lower(name);
+  const std::string b = to_lower(py::strip(name));
   for (const Benchmark* bench : benchmarks()) {
     if (b == bench->name()) return *bench;
     for (const std::string& a : bench->aliases())
@@ -28,6 +31,21 @@ const Benchmark& benchmark_named(const std::string& name) {
   const size_t last = expected.rfind(", ");
   if (last != std::string::npos) expected.replace(last, 2, " or ");
   throw BadRequest("unknown benchmark '" + b + "' (expected " + expected + ")");
+}
+
+nlohmann::json registry_table() {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Benchmark* b : benchmarks())
+    rows.push_back({{"name", b->name()},
+                    {"aliases", b->aliases()},
+                    {"layout", b->layout() == DbLayout::Nested ? "nested" : "flat"},
+                    {"database", b->database("<root>", "<id>")},
+                    {"grades_folders", b->grades_folders()},
+                    {"grades_servers", b->grades_servers()}});
+  std::vector<std::string> switches;
+  for (const auto& s : extract_switches()) switches.push_back(s.first);
+  return {{"default", default_benchmark().name()}, {"benchmarks", rows}, {"label_keys", label_keys()},
+          {"extract_keys", switches}, {"extract_presets", extract_presets()}};
 }
 
 }  // namespace sqlgrade::verdicts

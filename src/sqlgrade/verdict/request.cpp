@@ -207,6 +207,22 @@ const std::vector<std::string>& label_keys() {
   return keys;
 }
 
+const std::vector<std::pair<const char*, bool ExtractOptions::*>>& extract_switches() {
+  static const std::vector<std::pair<const char*, bool ExtractOptions::*>> table{
+      {"word_boundary", &ExtractOptions::word_boundary},
+      {"tags_and_json", &ExtractOptions::tags_and_json},
+      {"raw_fallback", &ExtractOptions::raw_fallback},
+      {"after_think", &ExtractOptions::after_think}};
+  return table;
+}
+
+std::vector<std::string> extract_presets() {
+  std::vector<std::string> out;
+  for (ExtractPreset p : {ExtractPreset::Sqlgrade, ExtractPreset::GymBird04, ExtractPreset::GymBird07})
+    out.push_back(answer::to_string(p));
+  return out;
+}
+
 json label_body(const json& label) {
   json body = json::object();
   for (const std::string& k : label_keys())
@@ -256,10 +272,7 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
       xo.preset = *preset;
     }
     const json& x = xj;
-    set_bool_opt(x, "word_boundary", xo.word_boundary);
-    set_bool_opt(x, "tags_and_json", xo.tags_and_json);
-    set_bool_opt(x, "raw_fallback", xo.raw_fallback);
-    set_bool_opt(x, "after_think", xo.after_think);
+    for (const auto& [key, field] : extract_switches()) set_bool_opt(x, key, xo.*field);
     r.extract = xo;
   }
   r.sql = opt_string(body, "sql");

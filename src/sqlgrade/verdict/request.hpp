@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -75,7 +76,13 @@ std::vector<Table> gold_tables(const nlohmann::json& gr, const Benchmark& b);
 // which python/tests/test_outcomes.py holds equal to this). Each is the /verify field of the same name,
 // except db_path (the database file; the server takes its name as the db_id) and alternative_answers
 // (more golds, after gold_sql's). A row's other keys are data (a question, an id), not grading rules.
+// Python reads this table (registry_table(), python/sqlgrade/_tables.py); it keeps no copy.
 const std::vector<std::string>& label_keys();
+// The boolean switches of a request's `extract` object, in order (word_boundary, tags_and_json,
+// raw_fallback, after_think: ExtractOptions' fields), and the names `extract.preset` takes ("sqlgrade",
+// "gym-bird-0.4", "gym-bird-0.7"): the one table parse_request reads them by; Python reads it too.
+const std::vector<std::pair<const char*, bool ExtractOptions::*>>& extract_switches();
+std::vector<std::string> extract_presets();
 // A label (a JSON object) as the /verify body it stands for: its label keys copied, nothing else; a
 // db_path without a db_id gives the db_id (its file name without the extension). BadRequest naming the
 // key when a label has neither db_id nor db_path.
