@@ -1,8 +1,8 @@
 #pragma once
-// sqlgrade::Verifier — the verdict of ONE rollout (an RL reward), the entry point that `sqlgrade
+// sqlgrade::Grader — the verdict of ONE rollout (an RL reward), the entry point that `sqlgrade
 // serve`, the Python module sqlgrade._native and any C++ trainer share.
 //
-//   sqlgrade::Verifier v(sqlgrade::VerifierConfig{});       // holds the bounded gold cache
+//   sqlgrade::Grader v(sqlgrade::GraderConfig{});       // holds the bounded gold cache
 //   sqlgrade::VerdictRequest r;
 //   r.benchmark = "spider2"; r.db = "/data/shop.sqlite";
 //   r.model_output = "```sql\nSELECT ...\n```"; r.gold_sql = "SELECT ...";
@@ -30,7 +30,7 @@ namespace sqlgrade {
 
 class Benchmark;  // src/sqlgrade/exec/benchmark.hpp: one per benchmark, listed in verdict/registry.hpp
 
-struct VerifierConfig {
+struct GraderConfig {
   double timeout_s = 30.0;         // per prediction query (default of a request without `timeout`)
   double max_timeout_s = 0;        // cap on a request's own `timeout`; 0 = none (the server: --timeout)
   double gold_timeout_s = 0;       // per gold query; 0 = timeout_s
@@ -205,18 +205,18 @@ struct Verdict {
   std::optional<VerifyOutcome> verify;
 };
 
-struct VerifierStats {
+struct GraderStats {
   uint64_t verdicts = 0, gold_cache_hits = 0, gold_cache_misses = 0;
   size_t gold_cache_entries = 0, gold_cache_bytes = 0, spider2_gold_instances = 0;
 };
 
-class Verifier {
+class Grader {
  public:
   // Throws InputError when spider2_gold_dir is set and its eval jsonl is missing or bad.
-  explicit Verifier(VerifierConfig config = {});
-  ~Verifier();
-  Verifier(const Verifier&) = delete;
-  Verifier& operator=(const Verifier&) = delete;
+  explicit Grader(GraderConfig config = {});
+  ~Grader();
+  Grader(const Grader&) = delete;
+  Grader& operator=(const Grader&) = delete;
 
   Verdict verdict(const VerdictRequest& request);
 
@@ -225,15 +225,21 @@ class Verifier {
   void require_gold(const VerdictRequest& request) const;
   // True when a spider2 request with this instance_id can use the official gold folder.
   bool has_official_gold(const std::string& instance_id) const;
-  VerifierStats stats() const;
-  const VerifierConfig& config() const;
+  GraderStats stats() const;
+  const GraderConfig& config() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-// One verdict with a process-wide Verifier of default configuration (created on first use).
+// The names before issue 32: "verify" now means the counterexample search only (include/sqlgrade/verify.hpp),
+// and the class that grades one rollout is the Grader.
+using Verifier [[deprecated("renamed sqlgrade::Grader")]] = Grader;
+using VerifierConfig [[deprecated("renamed sqlgrade::GraderConfig")]] = GraderConfig;
+using VerifierStats [[deprecated("renamed sqlgrade::GraderStats")]] = GraderStats;
+
+// One verdict with a process-wide Grader of default configuration (created on first use).
 Verdict verdict(const VerdictRequest& request);
 
 }  // namespace sqlgrade

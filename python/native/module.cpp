@@ -1,10 +1,10 @@
 // sqlgrade._native: the in-process backend of the Python package (protocol version 1, exactly
-// python/sqlgrade/_native.pyi) over the public C++ API: sqlgrade::Verifier (include/sqlgrade/
+// python/sqlgrade/_native.pyi) over the public C++ API: sqlgrade::Grader (include/sqlgrade/
 // verdict.hpp) and sqlgrade::execute (include/sqlgrade/execute.hpp).
 //
 // Requests are converted from Python objects to JSON while the GIL is held; the verdicts and queries
 // run with the GIL released, on the caller's thread (verdict, execute) or on `threads` worker
-// threads (verdicts). One Verifier per process, so one gold cache shared by every thread.
+// threads (verdicts). One Grader per process, so one gold cache shared by every thread.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -39,32 +39,32 @@ namespace {
 constexpr int kProtocolVersion = 1;
 constexpr int kMaxDepth = 256;  // Python objects nested deeper are refused (like the server's JSON bodies)
 
-// The process's Verifier (defaults: 30 s per query, 4096 gold results / 256 MiB cached), replaced by
+// The process's Grader (defaults: 30 s per query, 4096 gold results / 256 MiB cached), replaced by
 // set_spider2_gold_dir; a call in flight keeps the one it started with.
-std::mutex g_verifier_mu;
-std::shared_ptr<sqlgrade::Verifier> g_verifier;
+std::mutex g_grader_mu;
+std::shared_ptr<sqlgrade::Grader> g_grader;
 
-std::shared_ptr<sqlgrade::Verifier> verifier() {
-  std::lock_guard<std::mutex> lk(g_verifier_mu);
-  if (!g_verifier) g_verifier = std::make_shared<sqlgrade::Verifier>();
-  return g_verifier;
+std::shared_ptr<sqlgrade::Grader> grader() {
+  std::lock_guard<std::mutex> lk(g_grader_mu);
+  if (!g_grader) g_grader = std::make_shared<sqlgrade::Grader>();
+  return g_grader;
 }
 
 // Spider 2.0-Lite by instance_id in-process: the official gold folder (spider2lite_eval.jsonl +
-// exec_result/), read by the Verifier exactly as `sqlgrade serve --spider2-gold-dir` reads it. "" = none.
+// exec_result/), read by the Grader exactly as `sqlgrade serve --spider2-gold-dir` reads it. "" = none.
 void set_spider2_gold_dir(const std::string& dir) {
-  if (verifier()->config().spider2_gold_dir == dir) return;
-  sqlgrade::VerifierConfig cfg;
+  if (grader()->config().spider2_gold_dir == dir) return;
+  sqlgrade::GraderConfig cfg;
   cfg.spider2_gold_dir = dir;
-  std::shared_ptr<sqlgrade::Verifier> v;
+  std::shared_ptr<sqlgrade::Grader> v;
   try {
     py::gil_scoped_release release;
-    v = std::make_shared<sqlgrade::Verifier>(cfg);
+    v = std::make_shared<sqlgrade::Grader>(cfg);
   } catch (const sqlgrade::InputError& e) {
     sqlgrade_native::raise_input(e.what());
   }
-  std::lock_guard<std::mutex> lk(g_verifier_mu);
-  g_verifier = std::move(v);
+  std::lock_guard<std::mutex> lk(g_grader_mu);
+  g_grader = std::move(v);
 }
 
 PyObject* g_input_error = nullptr;  // sqlgrade._native.InputError
@@ -245,7 +245,7 @@ py::object cell(const sqlgrade::ExecuteCell& v) {
 
 json verdict_nogil(const json& req) {
   py::gil_scoped_release release;
-  return sqlgrade::verdicts::verdict_json(*verifier(), req);
+  return sqlgrade::verdicts::verdict_json(*grader(), req);
 }
 
 py::dict verdict(py::dict request) {
@@ -261,7 +261,7 @@ py::dict verdict(py::dict request) {
 py::list verdicts(py::list requests, int threads) {
   std::vector<json> reqs;  // the bodies (for the echoed fields) ...
   std::vector<sqlgrade::VerdictRequest> parsed;  // ... and their requests, all validated before any work starts
-  const std::shared_ptr<sqlgrade::Verifier> grader = verifier();
+  const std::shared_ptr<sqlgrade::Grader> grader = grader();
   reqs.reserve(requests.size());
   parsed.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {

@@ -1,5 +1,5 @@
 # The interface of the pybind11 module `sqlgrade._native` (protocol version 1), built from
-# python/native/module.cpp over the public C++ API (include/sqlgrade/verdict.hpp: Verifier;
+# python/native/module.cpp over the public C++ API (include/sqlgrade/verdict.hpp: Grader;
 # include/sqlgrade/execute.hpp: execute). `sqlgrade/_native_backend.py` is the only caller. Requests and replies are the dicts of
 # the backend protocol (sqlgrade/_backend.py and docs/python.md, "Backend protocol"); every function
 # releases the GIL while it executes SQL and compares results, and is safe to call from many threads.

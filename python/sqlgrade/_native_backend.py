@@ -31,7 +31,7 @@ class NativeBackend:
 
     def __init__(self, module: Any) -> None:
         self._m = module
-        self._gold_dir = ""  # the spider2_gold_dir the module's Verifier reads
+        self._gold_dir = ""  # the spider2_gold_dir the module's Grader reads
 
     def _configure(self) -> None:
         """The module grades with the current setting's official Spider 2.0-Lite gold folder."""

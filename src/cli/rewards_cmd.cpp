@@ -32,10 +32,10 @@ void run_rewards(RewardsArgs& a) {
     sqlgrade::check_outputs_spare_inputs(
         {{a.out, "--out"}}, {{a.o.requests_path == "-" ? "" : a.o.requests_path, "--requests"},
                              {so.db_dir, "--db", {".sqlite"}}, {so.spider_db_dir, "--spider-db-dir", {".sqlite"}},
-                             {so.bird_db_dir, "--bird-db-dir", {".sqlite"}}, {so.verifier.spider2_gold_dir, "--spider2-gold-dir"}});
+                             {so.bird_db_dir, "--bird-db-dir", {".sqlite"}}, {so.grader.spider2_gold_dir, "--spider2-gold-dir"}});
   }
-  a.o.server.verifier.max_timeout_s = a.o.server.verifier.timeout_s;
-  a.o.server.verifier.max_result_bytes = sqlgrade::cli::mib_to_bytes(a.max_result_mb);  // a request may lower it, as with serve
+  a.o.server.grader.max_timeout_s = a.o.server.grader.timeout_s;
+  a.o.server.grader.max_result_bytes = sqlgrade::cli::mib_to_bytes(a.max_result_mb);  // a request may lower it, as with serve
   std::string text;
   for (const std::string& line : sqlgrade::serve::grade_request_file(a.o)) text += line + "\n";
   if (a.out.empty()) {
@@ -66,15 +66,15 @@ void register_rewards_command(CLI::App& app) {
   c->add_option("--benchmark", ra->o.server.default_benchmark,
                 "benchmark of a request that names none: spider2 (default), spider or bird");
   sqlgrade::cli::add_dialect_flags(c, ra->dialects);
-  sqlgrade::cli::path_role(c->add_option("--spider2-gold-dir", ra->o.server.verifier.spider2_gold_dir,
+  sqlgrade::cli::path_role(c->add_option("--spider2-gold-dir", ra->o.server.grader.spider2_gold_dir,
                 "official Spider 2.0-Lite gold folder: requests without gold_sql/gold_result use their instance_id"), sqlgrade::cli::PathRole::ReadsFolder);
-  sqlgrade::cli::add_timeout(c, ra->o.server.verifier.timeout_s, "per-query deadline for predictions, seconds")
+  sqlgrade::cli::add_timeout(c, ra->o.server.grader.timeout_s, "per-query deadline for predictions, seconds")
       ->default_val(30.0);
   sqlgrade::cli::add_jobs(c, ra->o.jobs);
-  sqlgrade::cli::add_max_rows(c, ra->o.server.verifier.max_rows, "result row cap per query (as serve --max-rows)");
+  sqlgrade::cli::add_max_rows(c, ra->o.server.grader.max_rows, "result row cap per query (as serve --max-rows)");
   sqlgrade::cli::add_max_result_mb(c, ra->max_result_mb, "result size cap per query, MiB (as serve --max-result-mb)");
   sqlgrade::cli::add_no_progress(c, ra->no_progress);
-  sqlgrade::cli::add_now(c, ra->o.server.verifier.now);  // a request's own `now` wins
+  sqlgrade::cli::add_now(c, ra->o.server.grader.now);  // a request's own `now` wins
   c->callback([ra] { run_rewards(*ra); });
   sqlgrade::cli::example(c, "sqlgrade rewards --requests rollouts.jsonl --db spider2-lite/databases --out rewards.jsonl");
 }

@@ -56,13 +56,13 @@ void run_serve(ServeArgs& a) {
   sqlgrade::cli::apply_dialect_flags(a.dialects, a.so);
   sqlgrade::cli::check_server_folders(a.so, "serve");
   a.so.max_concurrency = a.max_concurrency > 0 ? static_cast<unsigned>(a.max_concurrency) : 0;
-  a.so.verifier.max_result_bytes = sqlgrade::cli::mib_to_bytes(a.max_result_mb);
-  a.so.verifier.gold_cache_bytes = sqlgrade::cli::mib_to_bytes(a.cache_mb);
-  a.so.verifier.extract.word_boundary = a.word_boundary;
-  a.so.verifier.extract.tags_and_json = !a.nemo_strict;
-  a.so.verifier.extract.after_think = !(a.nemo_strict || a.keep_think);
-  a.so.verifier.gym_failure_codes = a.failure_codes == "gym";
-  a.so.verifier.extract.preset = preset_of(a.preset);
+  a.so.grader.max_result_bytes = sqlgrade::cli::mib_to_bytes(a.max_result_mb);
+  a.so.grader.gold_cache_bytes = sqlgrade::cli::mib_to_bytes(a.cache_mb);
+  a.so.grader.extract.word_boundary = a.word_boundary;
+  a.so.grader.extract.tags_and_json = !a.nemo_strict;
+  a.so.grader.extract.after_think = !(a.nemo_strict || a.keep_think);
+  a.so.grader.gym_failure_codes = a.failure_codes == "gym";
+  a.so.grader.extract.preset = preset_of(a.preset);
   a.http.max_body_bytes = sqlgrade::cli::mib_to_bytes(a.max_body_mb);
   a.http.max_buffered_bytes = sqlgrade::cli::mib_to_bytes(a.max_buffered_mb);
   // A reply is held in the HTTP buffer until its client takes it: it cannot be larger than the buffer.
@@ -72,7 +72,7 @@ void run_serve(ServeArgs& a) {
   serve_http(server, a.http, [&](int port) {
     std::printf("sqlgrade serve: listening on http://%s:%d (max-concurrency %u, queue %zu, timeout %g s)\n",
                 a.http.host.c_str(), port, server.options().max_concurrency, server.options().max_queue,
-                server.options().verifier.timeout_s);
+                server.options().grader.timeout_s);
     std::fflush(stdout);
   });
   ServerStats s = server.stats();
@@ -203,9 +203,9 @@ void register_serve_command(CLI::App& app) {
                 "seconds a request may wait for a worker; then 503 with Retry-After (saturation)")
       ->default_val(30.0)
       ->check(sqlgrade::cli::bounded("timeout"));
-  sqlgrade::cli::add_timeout(s, sa->so.verifier.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
-  sqlgrade::cli::add_now(s, sa->so.verifier.now);  // a request's own `now` wins (docs/serve.md)
-  s->add_option("--gold-timeout", sa->so.verifier.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)")
+  sqlgrade::cli::add_timeout(s, sa->so.grader.timeout_s, "per-query deadline for predictions, seconds")->default_val(30.0);
+  sqlgrade::cli::add_now(s, sa->so.grader.now);  // a request's own `now` wins (docs/serve.md)
+  s->add_option("--gold-timeout", sa->so.grader.gold_timeout_s, "per-query deadline for gold SQL (default: --timeout)")
       ->check(sqlgrade::cli::bounded("timeout"));
   sqlgrade::cli::path_role(s->add_option("--spider-db-dir", sa->so.spider_db_dir, "Spider databases <dir>/<db_id>/*.sqlite (default: --db-dir)"), sqlgrade::cli::PathRole::ReadsFolder);
   sqlgrade::cli::path_role(s->add_option("--bird-db-dir", sa->so.bird_db_dir, "BIRD databases <dir>/<db_id>/<db_id>.sqlite (default: --db-dir)"), sqlgrade::cli::PathRole::ReadsFolder);
@@ -213,10 +213,10 @@ void register_serve_command(CLI::App& app) {
                  "benchmark of a request that names none: spider2 (default), spider or bird (NeMo Gym's "
                  "bird_sql and Spider rows carry no `benchmark`)");
   sqlgrade::cli::add_dialect_flags(s, sa->dialects);
-  sqlgrade::cli::path_role(s->add_option("--spider2-gold-dir", sa->so.verifier.spider2_gold_dir,
+  sqlgrade::cli::path_role(s->add_option("--spider2-gold-dir", sa->so.grader.spider2_gold_dir,
                  "official Spider 2.0-Lite gold folder (spider2lite_eval.jsonl, exec_result/): requests without "
                  "gold_sql/gold_result are graded against the official gold CSVs of their instance_id"), sqlgrade::cli::PathRole::ReadsFolder);
-  s->add_option("--max-rows", sa->so.verifier.max_rows, "result row cap per query")
+  s->add_option("--max-rows", sa->so.grader.max_rows, "result row cap per query")
       ->default_val(1000000)
       ->check(sqlgrade::cli::bounded("max_rows"));
   s->add_option("--max-execute-rows", sa->so.max_execute_rows, "POST /execute: cap on a request's max_rows")
@@ -228,7 +228,7 @@ void register_serve_command(CLI::App& app) {
   s->add_option("--max-result-mb", sa->max_result_mb, "result size cap per query, MiB")
       ->default_val(64)
       ->check(sqlgrade::cli::bounded("result_mb"));
-  s->add_option("--cache-entries", sa->so.verifier.gold_cache_entries, "gold results kept")
+  s->add_option("--cache-entries", sa->so.grader.gold_cache_entries, "gold results kept")
       ->default_val(4096)
       ->check(sqlgrade::cli::bounded("cache_entries"));
   s->add_option("--cache-mb", sa->cache_mb, "memory for cached gold results, MiB")

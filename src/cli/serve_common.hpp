@@ -31,7 +31,7 @@ inline void check_server_folders(sqlgrade::serve::ServerOptions& so, const std::
   if (!so.db_dir.empty()) require_dir(so.db_dir, "--db");
   if (!so.spider_db_dir.empty()) require_dir(so.spider_db_dir, "--spider-db-dir");
   if (!so.bird_db_dir.empty()) require_dir(so.bird_db_dir, "--bird-db-dir");
-  if (!so.verifier.spider2_gold_dir.empty()) require_dir(so.verifier.spider2_gold_dir, "--spider2-gold-dir");
+  if (!so.grader.spider2_gold_dir.empty()) require_dir(so.grader.spider2_gold_dir, "--spider2-gold-dir");
   if (!so.default_benchmark.empty()) {
     try {
       so.default_benchmark = sqlgrade::verdicts::benchmark_named(so.default_benchmark).name();

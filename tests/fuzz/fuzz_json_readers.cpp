@@ -31,7 +31,7 @@ serve::RewardServer& server() {
   static std::unique_ptr<serve::RewardServer> s = [] {
     serve::ServerOptions o;
     o.db_dir = fuzz::scratch_path() + ".nodb";  // no databases: verdict paths stop at db lookup
-    o.verifier.timeout_s = 0.2;
+    o.grader.timeout_s = 0.2;
     return std::make_unique<serve::RewardServer>(o);
   }();
   return *s;

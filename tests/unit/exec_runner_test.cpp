@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sqlgrade/core/clock.hpp"
 #include "sqlgrade/exec/runner.hpp"
 
 using namespace sqlgrade;
@@ -45,7 +46,14 @@ TEST(ExecRunner, GoldOncePerDatabaseAndTextVerdictsInOrder) {
 }
 
 TEST(ExecRunner, GoldKeySeparatesDatabaseFromText) {
-  EXPECT_NE(exec::gold_key("a", "bc"), exec::gold_key("ab", "c"));
+  EXPECT_NE(exec::gold_key({"a", "bc"}), exec::gold_key({"ab", "c"}));
+  EXPECT_EQ(exec::gold_key({"a", "bc"}), exec::gold_key({"a", "bc"}));
+  EXPECT_EQ(exec::gold_key({"a", "bc"}).size(), 32u);  // a digest: an 8 MiB gold costs 32 bytes of key
+  {  // the one key of every gold cache: a pinned SQL clock (--now, a request's now) is part of it
+    const std::string real = exec::gold_key({"db", "SELECT date('now')"});
+    sqlgrade::sql_clock::ClockScope pin("2020-01-01 00:00:00", "--now");
+    EXPECT_NE(exec::gold_key({"db", "SELECT date('now')"}), real);
+  }
   exec::GoldMemo<int> m;
   int runs = 0;
   m.get("a", "bc", [&] { return ++runs; });

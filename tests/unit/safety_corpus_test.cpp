@@ -342,7 +342,7 @@ TEST(SafetyModes, RewardServer) {
   auto before = hash_tree(f.dbs);
   serve::ServerOptions so;
   so.db_dir = f.dbs.string();
-  so.verifier.timeout_s = kDeadline;
+  so.grader.timeout_s = kDeadline;
   so.max_concurrency = 2;
   serve::RewardServer server(so);
   // Requests from two client threads at once (as the HTTP front end would send them).

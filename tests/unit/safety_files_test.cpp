@@ -262,7 +262,7 @@ TEST(SafetyFiles, RewardServerDbIdsStayInsideTheirFolders) {
   so.db_dir = f.dbs.string();
   so.spider_db_dir = f.dbs.string();
   so.bird_db_dir = f.dbs.string();
-  so.verifier.timeout_s = 5;
+  so.grader.timeout_s = 5;
   serve::RewardServer server(so);
   size_t checked = 0;
   for (const char* bench : {"spider2", "spider", "bird"}) {

@@ -18,7 +18,7 @@ struct AdvServer {
     serve::ServerOptions o;
     o.db_dir = (tmp / "dbs").string();
     o.max_concurrency = 2;
-    o.verifier.timeout_s = 5;
+    o.grader.timeout_s = 5;
     server = std::make_unique<serve::RewardServer>(o);
   }
 };

@@ -40,7 +40,7 @@ serve::ServerOptions opts(const std::string& dir, double timeout = 5) {
   serve::ServerOptions o;
   o.db_dir = dir;
   o.max_concurrency = 2;
-  o.verifier.timeout_s = timeout;
+  o.grader.timeout_s = timeout;
   return o;
 }
 
@@ -49,12 +49,12 @@ json call(serve::Reply r, int expect = 200) {
   return json::parse(r.body);
 }
 
-// The shop databases, a Verifier and a request on the flat database.
+// The shop databases, a Grader and a request on the flat database.
 class VerdictApi : public ::testing::Test {
  protected:
   VerdictApi() { r.db = d.flat; }
   Dbs d;
-  Verifier v;
+  Grader v;
   VerdictRequest r;
 };
 
@@ -132,9 +132,9 @@ TEST_F(VerdictApi, StageSaysWhereTheVerdictEnded) {
     EXPECT_EQ(stage(bench, kRunaway, "SELECT 1"), "timeout");
     r.timeout_s = 0;
   }
-  VerifierConfig two_rows;
+  GraderConfig two_rows;
   two_rows.max_rows = 2;
-  Verifier capped(two_rows);
+  Grader capped(two_rows);
   r.benchmark = "bird";
   r.db = d.flat;
   r.sql = "SELECT name FROM item";
@@ -370,10 +370,10 @@ TEST(ServeApi, NumericIgnoreOrderAgreesWithTheCli) {
   ASSERT_EQ(cli.size(), 3u) << out.dump() << r.out;
 
   serve::ServerOptions o = opts(dbs.string());
-  o.verifier.spider2_gold_dir = gold.string();
+  o.grader.spider2_gold_dir = gold.string();
   serve::RewardServer s(o);
-  Verifier v([&] {
-    VerifierConfig c;
+  Grader v([&] {
+    GraderConfig c;
     c.spider2_gold_dir = gold.string();
     return c;
   }());

@@ -129,7 +129,7 @@ serve::ServerOptions shop_options(const ShopDbs& d, double timeout_s) {
   serve::ServerOptions o;
   o.db_dir = d.dir;
   o.max_concurrency = 2;
-  o.verifier.timeout_s = timeout_s;
+  o.grader.timeout_s = timeout_s;
   return o;
 }
 

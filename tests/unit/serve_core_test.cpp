@@ -31,7 +31,7 @@ struct Fixture {
     ServerOptions o;
     o.db_dir = dbdir;
     o.max_concurrency = 2;
-    o.verifier.timeout_s = timeout;
+    o.grader.timeout_s = timeout;
     return o;
   }
 };
@@ -264,7 +264,7 @@ TEST(ServeCore, GoldResultsAreCached) {
   EXPECT_EQ(s.stats().gold_cache_misses, 1u);
   // the same gold SQL under another benchmark is another entry (different comparison model)
   ServerOptions tiny = f.opts();
-  tiny.verifier.gold_cache_entries = 1;
+  tiny.grader.gold_cache_entries = 1;
   RewardServer t(tiny);
   verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}));
   verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 2"}}));
@@ -418,7 +418,7 @@ TEST(ServeCore, Spider2OfficialGoldDir) {
   spit(g / "exec_result" / "local900_a.csv", "name,price\nkiwi,1\napple,1.5\n");  // one alternative: only col 1 checked
   spit(g / "exec_result" / "local901.csv", "name\napple\npear\n");
   ServerOptions o = f.opts();
-  o.verifier.spider2_gold_dir = g.str();
+  o.grader.spider2_gold_dir = g.str();
   RewardServer s(o);
   auto req = [&](const std::string& id, const std::string& sql) {
     json r = request(sql_answer(sql), {{"instance_id", id}});
@@ -436,7 +436,7 @@ TEST(ServeCore, Spider2OfficialGoldDir) {
   EXPECT_EQ(s.verify(req("local999", "SELECT 1").dump()).status, 400);
   // a missing spider2lite_eval.jsonl is an input error naming the file
   ServerOptions bad = f.opts();
-  bad.verifier.spider2_gold_dir = (g / "nowhere").string();
+  bad.grader.spider2_gold_dir = (g / "nowhere").string();
   EXPECT_THROW(RewardServer{bad}, InputError);
 }
 
@@ -458,7 +458,7 @@ TEST(ServeCore, PerRequestExtractionOptions) {
   EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_sql", "SELECT 1"}, {"extract", {{"word_boundary", "yes"}}}}).dump()).status, 400);
   // server-wide default
   ServerOptions o = f.opts();
-  o.verifier.extract.tags_and_json = false;
+  o.grader.extract.tags_and_json = false;
   RewardServer strict(o);
   EXPECT_EQ(verify(strict, request("<answer>SELECT name FROM item</answer>", gold))["failure_reason"], "execution_error");
 }
@@ -480,7 +480,7 @@ TEST(ServeCore, ReasoningIsNotGraded) {
   json keep = {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"after_think", false}}}};
   EXPECT_EQ(verify(s, request(thought, keep))["reward"], 1.0);
   ServerOptions o = f.opts();
-  o.verifier.extract.after_think = false;
+  o.grader.extract.after_think = false;
   RewardServer whole(o);
   EXPECT_EQ(verify(whole, request(thought, gold))["reward"], 1.0);
 }

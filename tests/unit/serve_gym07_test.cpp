@@ -28,7 +28,7 @@ serve::ServerOptions bird_options(const ShopDbs& d) {
   serve::ServerOptions o;
   o.db_dir = d.dir;
   o.max_concurrency = 2;
-  o.verifier.timeout_s = 0.5;
+  o.grader.timeout_s = 0.5;
   o.default_benchmark = "bird";
   return o;
 }
@@ -159,7 +159,7 @@ TEST(ServeGym07, PresetsAndTheirFailureCodes) {
 TEST(ServeGym07, ServerPreset) {
   ShopDbs d;
   serve::ServerOptions o = bird_options(d);
-  o.verifier.extract.preset = ExtractPreset::GymBird07;
+  o.grader.extract.preset = ExtractPreset::GymBird07;
   serve::RewardServer s(o);
   json j = verify(s, serve_request("SELECT name FROM item", {{"gt_sql", "SELECT name FROM item"}}));
   EXPECT_EQ(j["stage"], "no_sql");
@@ -175,7 +175,7 @@ TEST(ServeGym07, ServerPreset) {
 TEST(ServeGym07, GymFailureCodesStayInsideGymsEnum) {
   ShopDbs d;
   serve::ServerOptions o = bird_options(d);
-  o.verifier.gym_failure_codes = true;
+  o.grader.gym_failure_codes = true;
   serve::RewardServer s(o);
   auto reply = [&](const std::string& sql, json extra = json::object()) {
     json req = serve_request("```sql\n" + sql + "\n```", {{"gt_sql", "SELECT name FROM item"}});

@@ -31,7 +31,7 @@ struct Shop {
     ServerOptions o;
     o.db_dir = dbdir;
     o.max_concurrency = 2;
-    o.verifier.timeout_s = 5;
+    o.grader.timeout_s = 5;
     return o;
   }
 };
@@ -110,7 +110,7 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
   spit(g / "exec_result" / "local900.csv", "name,price\napple,1.5\npear,2.25\n");
   spit(g / "exec_result" / "local901.csv", "name,price\napple,1.5\npear,2.25\n");
   ServerOptions o = f.opts();
-  o.verifier.spider2_gold_dir = g.str();
+  o.grader.spider2_gold_dir = g.str();
   RewardServer official(o);
   json r0 = serve_request(pred, {{"instance_id", "local900"}}), r1 = serve_request(pred, {{"instance_id", "local901"}});
   EXPECT_EQ(verify(official, r0)["reward"], 0.0);
@@ -205,7 +205,7 @@ TEST(ServeHostile, AggregateTaskIndexesAreExact) {
 TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
   Shop f;
   ServerOptions o = f.opts();
-  o.verifier.gold_cache_bytes = 4 * kMiB;
+  o.grader.gold_cache_bytes = 4 * kMiB;
   RewardServer s(o);
   verify(s, serve_request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
   size_t before = live_heap_bytes();
@@ -228,7 +228,7 @@ TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
 TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   Shop f;
   ServerOptions o = f.opts();
-  o.verifier.gold_cache_bytes = 16 * kMiB;
+  o.grader.gold_cache_bytes = 16 * kMiB;
   RewardServer s(o);
   for (const char* bench : {"spider2", "spider", "bird"})  // warm the pools and evaluators
     verify(s, serve_request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
@@ -269,8 +269,8 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
                            "SELECT count(*) FROM c";  // about a second on an idle core
   {
     ServerOptions o = f.opts();
-    o.verifier.timeout_s = 0.05;
-    o.verifier.gold_timeout_s = 60;
+    o.grader.timeout_s = 0.05;
+    o.grader.gold_timeout_s = 60;
     RewardServer s(o);
     for (const char* bench : {"spider", "bird", "spider2"}) {
         json g = {{"benchmark", bench}, {"gold_sql", slow}};
@@ -281,8 +281,8 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     }
   }
   ServerOptions o = f.opts();
-  o.verifier.timeout_s = 5;
-  o.verifier.gold_timeout_s = 0.3;
+  o.grader.timeout_s = 5;
+  o.grader.gold_timeout_s = 0.3;
   RewardServer s(o);
   const std::string runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c";
   for (const char* bench : {"spider", "bird", "spider2"}) {

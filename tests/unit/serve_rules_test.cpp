@@ -1,7 +1,7 @@
 // The RL rules of a verdict in the library (issue 20 item 4, issue 21 "reward shaping over HTTP"):
 // gold alternatives (any match counts, the reply reports the gold that decided), the top-level
 // ORDER BY rule, and reward shaping (the score of each outcome, from the structured stage) — through
-// sqlgrade::Verifier, the JSON request model and `sqlgrade serve` over HTTP (/verify, /get_reward).
+// sqlgrade::Grader, the JSON request model and `sqlgrade serve` over HTTP (/verify, /get_reward).
 // Before, these existed only in the Python package (sqlgrade/shaping.py, api.py).
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -35,7 +35,7 @@ json body(const std::string& sql, json gold_sql) {
   return json{{"sql", sql}, {"gold_sql", std::move(gold_sql)}, {"benchmark", "spider2"}};
 }
 
-json verdict(Verifier& v, const Shop& s, const json& b) { return verdicts::verdict_json(v, b, s.db); }
+json verdict(Grader& v, const Shop& s, const json& b) { return verdicts::verdict_json(v, b, s.db); }
 
 std::string bad_request(const json& b) {
   try {
@@ -71,7 +71,7 @@ TEST(VerdictRules, TopLevelOrderByIgnoresNestingQuotesAndComments) {
 
 TEST(VerdictRules, GoldAlternativesAnyMatchCountsAndTheReplyNamesTheGold) {
   Shop s;
-  Verifier v;
+  Grader v;
   const std::string pred = "SELECT name FROM item WHERE price > 5";
   const json golds = {"SELECT name FROM item WHERE qty = 0", "  ", "SELECT name FROM item WHERE price > 5"};
   json one = verdict(v, s, body(pred, golds[0]));
@@ -97,7 +97,7 @@ TEST(VerdictRules, GoldAlternativesAnyMatchCountsAndTheReplyNamesTheGold) {
 
 TEST(VerdictRules, OrderTopLevelDecidesPerGold) {
   Shop s;
-  Verifier v;
+  Grader v;
   const std::string reversed = "SELECT name FROM item ORDER BY price";
   const std::string gold = "SELECT name FROM item ORDER BY price DESC";
   auto with = [](json b, const char* order) { return b["order"] = order, b; };
@@ -120,7 +120,7 @@ TEST(VerdictRules, OrderTopLevelDecidesPerGold) {
 
 TEST(VerdictRules, ShapingScoresEachOutcomeFromTheStage) {
   Shop s;
-  Verifier v;
+  Grader v;
   const json shaping = {{"correct", 2.0}, {"wrong_result", 0.1}, {"error", -0.5}, {"no_sql", -1}, {"gold_error", 0.25}};
   const std::string gold = "SELECT name FROM item WHERE qty > 1";
   struct Case {
@@ -164,7 +164,7 @@ TEST(VerdictRules, ShapingFieldsAreCheckedAgainstTheTableOfBounds) {
 
 TEST(VerdictRules, TheCppApiTakesTheRulesAsFields) {
   Shop s;
-  Verifier v;
+  Grader v;
   VerdictRequest r;
   r.db = s.db;
   r.sql = "SELECT name FROM item ORDER BY price";
@@ -251,7 +251,7 @@ TEST(ServeRules, RewardsCommandGradesAFileOfVerifyBodies) {
   std::istringstream replies(slurp(out));
   for (std::string line; std::getline(replies, line);) got.push_back(json::parse(line));
   ASSERT_EQ(got.size(), 3u);
-  Verifier v;
+  Grader v;
   for (size_t i = 0; i < 3; ++i) {
     json want = verdicts::verdict_json(v, lines[i], s.db);
     want.erase("timings"), got[i].erase("timings"), want.erase("gold_cached"), got[i].erase("gold_cached");

@@ -39,7 +39,7 @@ serve::ServerOptions one_worker(const ShopDbs& d, double timeout_s) {
   o.db_dir = d.dir;
   o.max_concurrency = 1;
   o.max_queue = 8;
-  o.verifier.timeout_s = timeout_s;
+  o.grader.timeout_s = timeout_s;
   return o;
 }
 

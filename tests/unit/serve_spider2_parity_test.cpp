@@ -162,9 +162,9 @@ TEST(ServeSpider2Parity, VerdictsEqualSpider2Cli) {
   serve::ServerOptions so;
   so.db_dir = S2 + "/databases";
   so.max_concurrency = 1;
-  so.verifier.extract.tags_and_json = false;
+  so.grader.extract.tags_and_json = false;
   serve::RewardServer server(so);
-  so.verifier.spider2_gold_dir = S2 + "/gold";  // second server: the official gold CSVs by instance_id
+  so.grader.spider2_gold_dir = S2 + "/gold";  // second server: the official gold CSVs by instance_id
   serve::RewardServer official(so);
 
   int compared = 0, ones = 0, zeros = 0;

@@ -38,7 +38,7 @@ VerdictRequest request(const Shop& s, const std::string& gold, const std::string
 
 TEST(VerdictVerify, ARefutedMatchEarnsNoReward) {
   Shop s;
-  Verifier v;
+  Grader v;
   // every price is above 1 here, so the prediction without the filter matches on this database
   VerdictRequest r = request(s, "SELECT name FROM item WHERE price > 1", "SELECT name FROM item");
   Verdict plain = v.verdict(r);
@@ -58,7 +58,7 @@ TEST(VerdictVerify, ARefutedMatchEarnsNoReward) {
 
 TEST(VerdictVerify, EquivalentRewritesAndNonMatchesKeepTheirReward) {
   Shop s;
-  Verifier v;
+  Grader v;
   VerdictRequest r = request(s, "SELECT name FROM item WHERE qty >= 0 AND price > 1",
                              "SELECT name FROM item WHERE price > 1 AND qty >= 0");
   r.verify = VerdictRequest::VerifyOption{1.0, 40, 0};
@@ -83,7 +83,7 @@ TEST(VerdictVerify, EquivalentRewritesAndNonMatchesKeepTheirReward) {
 
 TEST(VerdictVerify, SpiderSearchesTheQueriesAsTheTestSuiteRunsThem) {
   Shop s;
-  Verifier v;
+  Grader v;
   VerdictRequest r = request(s, "SELECT DISTINCT name FROM item", "SELECT name FROM item");
   r.benchmark = "spider";
   r.db = s.suite;  // the folder: the search starts from its shop.sqlite

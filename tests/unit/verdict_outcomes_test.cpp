@@ -60,7 +60,7 @@ TEST(VerdictOutcomes, FailureReasonIsOneFunctionOfTheStage) {
   for (auto [stage, reason] : table) EXPECT_STREQ(failure_reason(stage), reason) << to_string(stage);
 
   Shop s;
-  Verifier v;
+  Grader v;
   const char* gold = "SELECT name FROM item WHERE qty > 1";
   struct Case {
     std::string sql;
@@ -85,7 +85,7 @@ TEST(VerdictOutcomes, FailureReasonIsOneFunctionOfTheStage) {
 
 TEST(VerdictOutcomes, ARefutedMatchHasItsOwnStageAndReason) {
   Shop s;
-  Verifier v;
+  Grader v;
   VerdictRequest r = request(s.db, kFilteredGold, kUnfiltered);
   r.verify = VerdictRequest::VerifyOption{};
   Verdict d = v.verdict(r);
@@ -108,7 +108,7 @@ TEST(VerdictOutcomes, ARefutedMatchHasItsOwnStageAndReason) {
 // refuted it against g1, reward 0 — while [g2] alone gave 1.
 TEST(VerdictOutcomes, GoldAlternativesAreVerifiedAgainstEachGoldTheyMatch) {
   Shop s;
-  Verifier v;
+  Grader v;
   for (const char* bench : {"bird", "spider", "spider2"}) {
     const std::string db = std::string(bench) == "spider" ? s.suite : s.db;
     VerdictRequest r = request(db, kFilteredGold, kUnfiltered, bench);
@@ -151,7 +151,7 @@ TEST(VerdictOutcomes, GoldAlternativesAreVerifiedAgainstEachGoldTheyMatch) {
 // is `unverified`, time_capped, and its reward is the request's policy.
 TEST(VerdictOutcomes, ACutSearchIsReportedAsCutAndRewardedByThePolicy) {
   Shop s;
-  Verifier v;
+  Grader v;
   // equivalent: no candidate ever differs, so only the time cap can end a 10^7-candidate search
   VerdictRequest r = request(s.db, "SELECT name FROM item WHERE qty >= 0 AND price > 1",
                              "SELECT name FROM item WHERE price > 1 AND qty >= 0");
@@ -294,7 +294,7 @@ TEST(VerdictOutcomes, ADatabaseReplacedAtItsPathIsReadAgain) {
   TempDir t;
   const std::string db = (t / "n.sqlite").string(), next = (t / "next.sqlite").string();
   make_sqlite(db, "CREATE TABLE t(x INT); INSERT INTO t VALUES (1),(2),(3),(4),(5);");
-  Verifier v;
+  Grader v;
   VerdictRequest r = request(db, "SELECT count(*) FROM t", "SELECT 5");
   EXPECT_EQ(v.verdict(r).reward, 1.0);
   EXPECT_EQ(v.verdict(r).reward, 1.0);  // the gold cached, a connection pooled

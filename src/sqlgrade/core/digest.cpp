@@ -48,6 +48,18 @@ std::array<unsigned char, 32> sha256_bytes(std::string_view data) {
 
 std::string sha256_hex(std::string_view data) { return hex(sha256_bytes(data)); }
 
+std::string sha256_parts(std::initializer_list<std::string_view> parts, std::string_view extra) {
+  Sha256 h;
+  for (std::string_view p : parts) {
+    const uint64_t n = p.size();
+    h.update(&n, sizeof n);
+    h.update(p.data(), p.size());
+  }
+  if (!extra.empty()) h.update(extra.data(), extra.size());
+  const auto d = h.final();
+  return std::string(reinterpret_cast<const char*>(d.data()), d.size());
+}
+
 std::string sha256_file(const std::string& path) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
   std::error_code ec;

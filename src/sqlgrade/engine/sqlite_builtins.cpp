@@ -213,7 +213,7 @@ void trim_common(sqlite3_context* ctx, int argc, sqlite3_value** argv, int flags
     if (flags & 2)
       for (size_t len; n > 0 && (len = first_match(false)) > 0;) n -= len;
   } else if (!set.empty()) {
-    Budget budget(static_cast<Deadline*>(sqlite3_user_data(ctx)));
+    Budget budget(static_cast<StatementDeadline*>(sqlite3_user_data(ctx)));
     if (!trim_indexed(set, in, n, flags, budget)) return interrupted(ctx);
   }
   sqlite3_result_text64(ctx, reinterpret_cast<const char*>(in), n, SQLITE_TRANSIENT, SQLITE_UTF8);
@@ -225,7 +225,7 @@ void rtrim_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) { trim_commo
 
 }  // namespace
 
-void register_guarded_functions(sqlite3* db, Deadline* dl) {
+void register_guarded_functions(sqlite3* db, StatementDeadline* dl) {
   // The built-ins are deterministic and innocuous (usable in views and schema expressions).
   const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
   struct Fn {

@@ -20,6 +20,6 @@ namespace sqlgrade::sqlite_guard {
 // Registering like() turns off SQLite's LIKE-prefix index optimisation: row order can differ only for
 // queries without ORDER BY on an indexed TEXT column with NOCASE collation (LIKE) or with BINARY
 // collation (GLOB) — results as sets are unchanged.
-void register_guarded_functions(sqlite3* db, Deadline* dl);
+void register_guarded_functions(sqlite3* db, StatementDeadline* dl);
 
 }  // namespace sqlgrade::sqlite_guard

@@ -17,7 +17,7 @@ using u32 = uint32_t;
 // Counts units of work and looks at the clock every 2^16 of them.
 class Budget {
  public:
-  explicit Budget(Deadline* dl) : dl_(dl) {}
+  explicit Budget(StatementDeadline* dl) : dl_(dl) {}
   bool spend(size_t units) {
     left_ -= static_cast<long long>(units);
     if (left_ > 0) return false;
@@ -27,7 +27,7 @@ class Budget {
 
  private:
   static constexpr long long kEvery = 1 << 16;
-  Deadline* dl_;
+  StatementDeadline* dl_;
   long long left_ = kEvery;
 };
 

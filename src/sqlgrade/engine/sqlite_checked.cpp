@@ -181,7 +181,7 @@ namespace {
 
 struct Checked {
   BuiltinHelper* helper;
-  Deadline* dl;
+  StatementDeadline* dl;
   const char* name;
 };
 
@@ -243,7 +243,7 @@ void json_paths_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 long long json_paths_cost(long long paths, long long json_bytes) { return paths > 1 ? paths * json_bytes : 0; }
 
-void register_checked_functions(sqlite3* db, BuiltinHelper* helper, Deadline* dl) {
+void register_checked_functions(sqlite3* db, BuiltinHelper* helper, StatementDeadline* dl) {
   const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
   struct Fn {
     const char* name;

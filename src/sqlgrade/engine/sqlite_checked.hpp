@@ -46,7 +46,7 @@ class BuiltinHelper {
 
 // Registers printf, format, json_extract, json_remove, json_insert, json_replace, json_set (any number
 // of arguments) and json_patch/2 on `db`.
-void register_checked_functions(sqlite3* db, BuiltinHelper* helper, Deadline* dl);
+void register_checked_functions(sqlite3* db, BuiltinHelper* helper, StatementDeadline* dl);
 
 // For tests: the largest '%c' precision of printf(fmt, args...) as SQLite 3.40 reads it (0 when
 // there is none), the json_patch cost estimate (keys of a x keys of b), and the multi-path one (paths

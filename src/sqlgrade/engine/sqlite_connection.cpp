@@ -16,13 +16,13 @@
 
 namespace sqlgrade {
 
-struct SqliteConnection::Deadline : sqlite_guard::Deadline {};
+struct SqliteConnection::StatementDeadline : sqlite_guard::StatementDeadline {};
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int progress_cb(void* p) { return static_cast<SqliteConnection::Deadline*>(p)->expired() ? 1 : 0; }
+int progress_cb(void* p) { return static_cast<SqliteConnection::StatementDeadline*>(p)->expired() ? 1 : 0; }
 
 bool name_in(const char* name, std::initializer_list<const char*> names) {
   if (!name) return false;
@@ -159,7 +159,7 @@ std::string quote_ident(const std::string& s) { return "\"" + replace_all(s, "\"
 }  // namespace
 
 SqliteConnection::SqliteConnection(Kind kind, const std::string& target, const std::string& shown, SqliteOptions opt)
-    : kind_(kind), opt_(opt), deadline_(std::make_unique<Deadline>()) {
+    : kind_(kind), opt_(opt), deadline_(std::make_unique<StatementDeadline>()) {
   sqlite_guard::configure_once();
   const int flags = SQLITE_OPEN_NOMUTEX | (kind == Kind::ReadOnlyFile ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
                                                                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
@@ -235,7 +235,7 @@ void SqliteConnection::set_reverse_unordered_scans(bool on) {
 ExecResult SqliteConnection::execute(std::string_view sql_in, const Limits& limits) {
   ExecResult res;
   const auto t0 = Clock::now();
-  Deadline& dl = *deadline_;
+  StatementDeadline& dl = *deadline_;
   // Everything SQLite allocates on this thread until the statement is finalised is charged to the
   // scope's budget; only a database file's statements may spill temporary files to disk.
   auto scope = std::make_unique<sqlite_guard::StatementScope>(dl, limits, kind_ == Kind::ReadOnlyFile);
@@ -299,7 +299,7 @@ ExecResult SqliteConnection::execute(std::string_view sql_in, const Limits& limi
     }
     if (budget.over_cap || budget.late) return failed("");  // a value could not be read whole
     res.table.rows.push_back(std::move(row));
-    if (dl.active && Clock::now() >= dl.until) return finish(ExecStatus::Timeout, timeout_msg);
+    if (dl.limit.active() && Clock::now() >= dl.limit.until()) return finish(ExecStatus::Timeout, timeout_msg);
   }
   return finish(ExecStatus::Ok, "");
 }

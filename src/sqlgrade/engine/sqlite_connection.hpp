@@ -76,7 +76,7 @@ class SqliteConnection : public Engine, public PoolItem {
   // PRAGMA reverse_unordered_selects, set by the engine itself (a query cannot: the authorizer denies
   // it): another scan order for the same data, how the audit finds golds whose result depends on it.
   void set_reverse_unordered_scans(bool on);
-  struct Deadline;  // per-statement deadline state read by the progress handler
+  struct StatementDeadline;  // per-statement deadline state read by the progress handler
   struct Auth {      // what the authorizer lets through
     bool own = false;      // also the engine's own statements (scratch databases)
     bool scratch = false;  // a scratch database (its counterexample checks: integrity_check, ...)
@@ -96,7 +96,7 @@ class SqliteConnection : public Engine, public PoolItem {
   Kind kind_;
   SqliteOptions opt_;
   sqlite3* db_ = nullptr;
-  std::unique_ptr<Deadline> deadline_;
+  std::unique_ptr<StatementDeadline> deadline_;
   std::unique_ptr<sqlite_guard::BuiltinHelper> helper_;  // printf / json_patch (sqlite_checked.hpp)
   Auth auth_;
 };

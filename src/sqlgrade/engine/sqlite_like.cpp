@@ -205,7 +205,7 @@ const Pattern& compiled(const u8* p, size_t n, const MatchRules& r) {
 
 // likeFunc: like(pattern, string[, escape]) and glob(pattern, string).
 void like_common(sqlite3_context* ctx, int argc, sqlite3_value** argv, bool glob) {
-  Deadline* dl = static_cast<Deadline*>(sqlite3_user_data(ctx));
+  StatementDeadline* dl = static_cast<StatementDeadline*>(sqlite3_user_data(ctx));
   sqlite3* db = sqlite3_context_db_handle(ctx);
   if (like_never_matches_blobs() &&
       (sqlite3_value_type(argv[0]) == SQLITE_BLOB || sqlite3_value_type(argv[1]) == SQLITE_BLOB)) {

@@ -399,10 +399,9 @@ BudgetScope::BudgetScope(QueryBudget& b) : prev_(t_budget) { t_budget = &b; }
 BudgetScope::~BudgetScope() { t_budget = prev_; }
 
 namespace {
-QueryBudget armed(Deadline& dl, const Limits& limits, SpillArea* spill) {
+QueryBudget armed(StatementDeadline& dl, const Limits& limits, SpillArea* spill) {
   dl.fired = false;
-  dl.active = limits.timeout_s > 0;
-  if (dl.active) dl.until = std::chrono::steady_clock::now() + std::chrono::microseconds(static_cast<long long>(limits.timeout_s * 1e6));
+  dl.limit = Deadline::in(limits.timeout_s);  // none when timeout_s <= 0
   QueryBudget b;
   b.cap = static_cast<long long>(std::min<size_t>(limits.max_memory, size_t(1) << 62));
   b.deadline = &dl;
@@ -415,13 +414,13 @@ SpillArea* spill_for(const Limits& limits, bool may_spill) {
 }
 }  // namespace
 
-StatementScope::StatementScope(Deadline& dl, const Limits& limits, bool may_spill)
+StatementScope::StatementScope(StatementDeadline& dl, const Limits& limits, bool may_spill)
     : dl_(dl), budget_(armed(dl, limits, nullptr)), spill_(spill_for(limits, may_spill)), scope_(budget_) {
   budget_.spill = spill_;
 }
 
 StatementScope::~StatementScope() {
-  dl_.active = false;
+  dl_.limit = Deadline();
   if (spill_) spill_->end();
 }
 

@@ -21,21 +21,22 @@
 #include <chrono>
 
 #include "sqlgrade/core/cancel.hpp"
+#include "sqlgrade/core/deadline.hpp"
 #include "sqlgrade/engine/engine.hpp"
 
 namespace sqlgrade::sqlite_guard {
 
-// The wall-clock deadline of the statement a connection is running (shared with its progress handler,
-// the deadline-aware built-ins and the allocator).
-struct Deadline {
-  std::chrono::steady_clock::time_point until;
-  bool active = false;
+// The statement a connection is running: its wall-clock deadline (core/deadline.hpp, the one Deadline
+// type) and whether it has fired, shared with its progress handler, the deadline-aware built-ins and the
+// allocator. Once fired it stays fired until the next statement is armed.
+struct StatementDeadline {
+  Deadline limit;  // none: the statement has no deadline (or none is running)
   bool fired = false;
   // True (and `fired` set) once the deadline has passed, or once the work this thread does was
   // cancelled (core/cancel.hpp: the reward server's client hung up, its request budget ran out, or the
   // server is shutting down): the statement then stops as at its deadline.
   bool expired() {
-    if (active && !fired && (std::chrono::steady_clock::now() >= until || cancel_requested())) fired = true;
+    if (!fired && limit.expired()) fired = true;
     return fired;
   }
 };
@@ -48,7 +49,7 @@ struct QueryBudget {
   long long used = 0;
   long long peak = 0;             // the largest `used` reached (what the statement needed in memory)
   long long cap = 0;              // bytes; 0: no cap
-  Deadline* deadline = nullptr;   // large allocations fail once it has passed
+  StatementDeadline* deadline = nullptr;   // large allocations fail once it has passed
   SpillArea* spill = nullptr;     // where temporary files go rather than past `cap` (null: nowhere)
   bool over_cap = false;          // an allocation was refused: the cap would have been passed
   bool late = false;              // a large allocation was refused: the deadline had passed
@@ -74,7 +75,7 @@ class BudgetScope {
 // inside one (SqliteConnection), so no kind of connection can skip a bound.
 class StatementScope {
  public:
-  StatementScope(Deadline& dl, const Limits& limits, bool may_spill);
+  StatementScope(StatementDeadline& dl, const Limits& limits, bool may_spill);
   ~StatementScope();
   StatementScope(const StatementScope&) = delete;
   StatementScope& operator=(const StatementScope&) = delete;
@@ -85,7 +86,7 @@ class StatementScope {
   long long spill_peak() const;  // the most bytes its temporary files held on disk at once
 
  private:
-  Deadline& dl_;
+  StatementDeadline& dl_;
   QueryBudget budget_;
   SpillArea* spill_ = nullptr;
   BudgetScope scope_;

@@ -12,6 +12,7 @@
 //   optional verdict memo when a verdict depends on nothing but (database, gold, prediction).
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,9 +23,11 @@
 
 namespace sqlgrade::exec {
 
-// The memo key of a gold: the database and the gold text (NUL cannot occur in a path).
-std::string gold_key(std::string_view db, std::string_view gold_sql);
-// The memo key of a verdict: gold_key(db, gold) + '\0' + the prediction.
+// The one cache key of a gold, for every cache of golds (this memo, the reward server's gold cache in
+// verdict/gold_cache.hpp): SHA-256 of the parts that decide its result (the database, its version, the
+// gold text, ...), each length-prefixed, and the calling thread's pinned SQL clock when there is one.
+std::string gold_key(std::initializer_list<std::string_view> parts);
+// The memo key of a verdict: gold_key of ("verdict", database, gold, prediction).
 std::string verdict_key(std::string_view db, std::string_view gold_sql, std::string_view pred);
 
 // Gold results keyed by gold_key(); unbounded by default (one CLI run), bounded for long-lived users.
@@ -38,10 +41,10 @@ class GoldMemo {
   // The gold of (db, gold_sql): memoised, else run() (called once however many threads ask).
   template <class F>
   std::shared_ptr<const Gold> get(std::string_view db, std::string_view gold_sql, F&& run, bool* hit = nullptr) {
-    return memo_.get(gold_key(db, gold_sql), std::forward<F>(run), hit);
+    return memo_.get(gold_key({db, gold_sql}), std::forward<F>(run), hit);
   }
   std::shared_ptr<const Gold> peek(std::string_view db, std::string_view gold_sql) const {
-    return memo_.peek(gold_key(db, gold_sql));
+    return memo_.peek(gold_key({db, gold_sql}));
   }
   uint64_t executions() const { return memo_.misses(); }  // golds computed (misses)
 

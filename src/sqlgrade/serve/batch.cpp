@@ -109,7 +109,7 @@ void RewardServer::grade_rollout(Batch& b, size_t i) {
     b.failed = true;
   };
   try {
-    Verdict v = verifier().verdict(b.requests[i]);
+    Verdict v = grader().verdict(b.requests[i]);
     // A query or a `verify` search stopped by the request's budget or by a cancellation is no verdict
     // on the rollout.
     const bool cut = v.stage == VerdictStage::Timeout || (v.verify && v.verify->status == "unverified");

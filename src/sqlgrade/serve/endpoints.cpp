@@ -104,17 +104,17 @@ json RewardServer::execute_json(const json& req) {
   if (sql == req.end() || !sql->is_string()) throw BadRequest("`sql` (string) is required");
   // sqlgrade::execute's defaults, capped by the server's options; execute() refuses a cap below 1.
   ExecuteLimits lim;
-  lim.timeout_s = number_field(req, "timeout", "timeout", lim.timeout_s, opt_.verifier.timeout_s);
+  lim.timeout_s = number_field(req, "timeout", "timeout", lim.timeout_s, opt_.grader.timeout_s);
   lim.max_rows = static_cast<size_t>(number_field(req, "max_rows", "max_rows", static_cast<double>(lim.max_rows),
                                                   static_cast<double>(opt_.max_execute_rows)));
   lim.max_bytes = static_cast<size_t>(number_field(req, "max_bytes", "max_bytes", static_cast<double>(lim.max_bytes),
-                                                   static_cast<double>(opt_.verifier.max_result_bytes)));
+                                                   static_cast<double>(opt_.grader.max_result_bytes)));
   // SQL's clock: the request's `now`, else the server's --now (execute() checks the text).
   if (auto n = req.find("now"); n != req.end() && !n->is_null()) {
     if (!n->is_string()) throw BadRequest("`now` must be a string (a TIMESTAMP)");
     lim.now = n->get<std::string>();
   } else {
-    lim.now = opt_.verifier.now;
+    lim.now = opt_.grader.now;
   }
   std::string path = server.empty() ? db_path(b, db->get<std::string>()) : server;
   ExecuteResult r = sqlgrade::execute(path, sql->get<std::string>(), lim);

@@ -23,7 +23,7 @@ RewardServer::RewardServer(ServerOptions opt) : opt_(std::move(opt)) {
   if (opt_.max_concurrency == 0) opt_.max_concurrency = default_max_concurrency();
   if (opt_.spider_db_dir.empty()) opt_.spider_db_dir = opt_.db_dir;
   if (opt_.bird_db_dir.empty()) opt_.bird_db_dir = opt_.db_dir;
-  opt_.verifier.max_timeout_s = opt_.verifier.timeout_s;  // a request may lower its deadline, never raise it
+  opt_.grader.max_timeout_s = opt_.grader.timeout_s;  // a request may lower its deadline, never raise it
   impl_ = std::make_unique<Impl>(opt_);
 }
 
@@ -61,7 +61,7 @@ std::string RewardServer::db_path(const Benchmark& b, const std::string& db_id) 
   throw BadRequest("unknown db_id '" + db_id + "' (no database file for it under the database folder)");
 }
 
-Verifier& RewardServer::verifier() const { return impl_->verifier; }
+Grader& RewardServer::grader() const { return impl_->grader; }
 
 // The server database of a request's dialect (its `dialect`, else --dialect): its URI, or "" for SQLite.
 std::string RewardServer::server_db(const json& req) const {
@@ -90,8 +90,8 @@ VerdictRequest RewardServer::verdict_request(const json& req) const {
   auto db = req.find("db_id");
   if (server.empty() && (db == req.end() || !db->is_string())) throw BadRequest("`db_id` (string) is required");
   // field errors first, then gold, then the database
-  VerdictRequest r = verdicts::parse_request(req, impl_->verifier.config().extract);
-  impl_->verifier.require_gold(r);
+  VerdictRequest r = verdicts::parse_request(req, impl_->grader.config().extract);
+  impl_->grader.require_gold(r);
   if (!server.empty()) {  // BIRD in PostgreSQL / MySQL: every db_id is in the one database
     r.db = server;
     return r;
@@ -127,7 +127,7 @@ std::optional<json> RewardServer::with_gym_defaults(const json& req) const {
 json RewardServer::verify_json(const json& req) {
   const std::optional<json> gym = with_gym_defaults(req);
   const json& r = gym ? *gym : req;
-  json reply = verdicts::verdict_json(impl_->verifier, verdict_request(r), r);
+  json reply = verdicts::verdict_json(impl_->grader, verdict_request(r), r);
   // A query stopped by the request's budget reads as a timeout: say which deadline it was.
   const CancelToken* t = current_cancel_token();
   if (t && t->reason() == CancelToken::Reason::Deadline && reply["stage"] == "timeout")
@@ -292,7 +292,7 @@ Reply RewardServer::aggregate_metrics(std::string_view body) {
 
 ServerStats RewardServer::stats() const {
   ServerStats s;
-  VerifierStats v = impl_->verifier.stats();
+  GraderStats v = impl_->grader.stats();
   s.verifies = v.verdicts;
   s.rejected_busy = impl_->rejected;
   s.saturated = impl_->saturated;
@@ -315,8 +315,8 @@ json RewardServer::health_json() const {
   j["benchmarks"] = {{"spider2", true}, {"spider", true}, {"bird", true}};  // every build grades all three
   j["max_concurrency"] = opt_.max_concurrency;
   j["max_queue"] = opt_.max_queue;
-  j["timeout_s"] = opt_.verifier.timeout_s;
-  j["spider2_gold_instances"] = impl_->verifier.stats().spider2_gold_instances;
+  j["timeout_s"] = opt_.grader.timeout_s;
+  j["spider2_gold_instances"] = impl_->grader.stats().spider2_gold_instances;
   j["executes"] = executes_.load();
   j["endpoints"] = {"/verify", "/aggregate_metrics", "/execute", "/get_reward", "/openrlhf", "/health",
                     "/seed_session", "/reverify_mode", "/"};
@@ -336,8 +336,8 @@ json RewardServer::health_json() const {
                      {"bytes", s.gold_cache_bytes},
                      {"hits", s.gold_cache_hits},
                      {"misses", s.gold_cache_misses},
-                     {"max_entries", opt_.verifier.gold_cache_entries},
-                     {"max_bytes", opt_.verifier.gold_cache_bytes}};
+                     {"max_entries", opt_.grader.gold_cache_entries},
+                     {"max_bytes", opt_.grader.gold_cache_bytes}};
   return j;
 }
 

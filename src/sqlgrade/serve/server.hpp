@@ -10,7 +10,7 @@
 //   GET  /health             liveness + counters
 //   POST /seed_session, GET /reverify_mode   trivial NeMo Gym endpoints
 //
-// Verdicts come from sqlgrade::Verifier (include/sqlgrade/verdict.hpp), which the Python module
+// Verdicts come from sqlgrade::Grader (include/sqlgrade/verdict.hpp), which the Python module
 // uses too; this layer only resolves db_id in the database folders, queues, counts and answers.
 // Safety: databases are opened read-only with an authorizer (engine/sqlite.hpp): DROP/ATTACH/PRAGMA
 // writes fail as execution errors; every query has a real deadline and row/byte caps.
@@ -48,8 +48,8 @@ struct ServerOptions {
   std::string bird_db_dir;    // BIRD: <dir>/<db_id>/<db_id>.sqlite (default: db_dir)
   // The verdicts' configuration (include/sqlgrade/verdict.hpp): per-query deadlines, row and byte caps,
   // gold cache bounds, default extraction options, the optional official Spider 2.0-Lite gold folder.
-  // verifier.timeout_s is also the cap on a request's own `timeout` (max_timeout_s is set to it).
-  VerifierConfig verifier;
+  // grader.timeout_s is also the cap on a request's own `timeout` (max_timeout_s is set to it).
+  GraderConfig grader;
   unsigned max_concurrency = 0;   // verifies executing at once; 0 = max(4, 2 x cores) (docs/serve.md)
   size_t max_queue = 64;          // verifies waiting for a slot; more -> 503
   // Longest wait for a worker (--queue-timeout): a request still queued then gets 503 with
@@ -150,7 +150,7 @@ class RewardServer {
   std::optional<nlohmann::json> with_gym_defaults(const nlohmann::json& request) const;
   // A /verify body as the request it grades: checked (400 messages), gold present, db_id resolved.
   VerdictRequest verdict_request(const nlohmann::json& body) const;
-  Verifier& verifier() const;
+  Grader& grader() const;
   Reply handle(std::string_view body, nlohmann::json (RewardServer::*fn)(const nlohmann::json&));
   Reply handle_verify(std::string_view body);
   Reply bounded(std::string body) const;  // the reply, or a 413 when it is over max_reply_bytes

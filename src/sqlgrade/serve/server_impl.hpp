@@ -48,14 +48,14 @@ struct BatchStats {
 
 struct RewardServer::Impl {
   CancelToken root;  // cancel_all(); every request's token is its child (declared first: destroyed last)
-  Verifier verifier;
+  Grader grader;
   Executor exec;
   std::atomic<uint64_t> rejected{0}, bad{0}, cancelled{0}, saturated{0};
   std::atomic<size_t> inflight{0};
   BatchStats batches;
   QueueWatch watch;  // declared after exec: stopped first, the workers answer what it still held
 
-  explicit Impl(const ServerOptions& o) : verifier(o.verifier), exec(o.max_concurrency, o.max_queue) {}
+  explicit Impl(const ServerOptions& o) : grader(o.grader), exec(o.max_concurrency, o.max_queue) {}
 };
 
 }  // namespace sqlgrade::serve

@@ -1,7 +1,5 @@
 #include "sqlgrade/verdict/gold_cache.hpp"
 
-#include <openssl/evp.h>
-
 #include <stdexcept>
 
 #include "sqlgrade/core/clock.hpp"
@@ -24,27 +22,6 @@ bool load_dependent(const ExecResult& r) {
                         "cannot open", "interrupted", "Too many open files"})
     if (r.error.find(m) != std::string::npos) return true;
   return false;
-}
-
-std::string gold_key(std::initializer_list<std::string_view> parts) {
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 unavailable");
-  for (std::string_view p : parts) {
-    uint64_t n = p.size();
-    EVP_DigestUpdate(ctx.get(), &n, sizeof n);
-    EVP_DigestUpdate(ctx.get(), p.data(), p.size());
-  }
-  // A gold computed under a pinned SQL clock (the request's `now`) is another entry than the same gold
-  // under another clock or the real one (core/clock.hpp); keys without a pin are unchanged.
-  if (auto at = sql_clock::pinned()) {
-    const char tag[] = "\0now";
-    EVP_DigestUpdate(ctx.get(), tag, sizeof tag);
-    EVP_DigestUpdate(ctx.get(), &*at, sizeof *at);
-  }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &len);
-  return std::string(reinterpret_cast<const char*>(md), len);
 }
 
 size_t GoldCache::entry_overhead(const std::string& key) {

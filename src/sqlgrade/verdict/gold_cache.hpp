@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sqlgrade/core/memo.hpp"
+#include "sqlgrade/exec/runner.hpp"
 #include "sqlgrade/engine/engine.hpp"
 #include "sqlgrade/core/table.hpp"
 #include "sqlgrade/exec/benchmark.hpp"
@@ -43,9 +44,8 @@ size_t gold_bytes(const GoldData& d);
 // out of memory, a locked, busy or unreadable database. Such a gold is tried again next time.
 bool load_dependent(const ExecResult& r);
 
-// The cache key of a gold: SHA-256 of the parts, each preceded by its length, and the calling thread's
-// pinned SQL clock when there is one (core/clock.hpp: a request's `now`).
-std::string gold_key(std::initializer_list<std::string_view> parts);
+// Its keys: exec::gold_key (exec/runner.hpp), the one key of every gold cache.
+using exec::gold_key;
 
 // The server's gold cache: the core memo (core/memo.hpp) keyed by gold_key(), bounded by entries and
 // by bytes (entry_overhead + GoldData::bytes), keeping no transient failure.

@@ -43,7 +43,7 @@ VerdictStage stage_of(ExecStatus s) {
                                      : VerdictStage::PredFailed;
 }
 
-// A SQLite file, or a PostgreSQL / MySQL database by its URI (benchmark bird; verifier.cpp checks).
+// A SQLite file, or a PostgreSQL / MySQL database by its URI (benchmark bird; grader.cpp checks).
 ExecResult run(const std::string& path, const std::string& sql, const Limits& lim) {
   try {
     if (is_server_uri(path)) return ServerPool::lease(parse_server_dsn(path, "db"))->execute(sql, lim);
@@ -83,7 +83,7 @@ json parse_cells(const std::string& text, const char* field) {
 
 }  // namespace
 
-Judge::Judge(const VerifierConfig& cfg, GoldCache& cache) : cfg_(cfg), cache_(cache) {
+Judge::Judge(const GraderConfig& cfg, GoldCache& cache) : cfg_(cfg), cache_(cache) {
   if (cfg_.spider2_gold_dir.empty()) return;
   std::string path = (fs::path(cfg_.spider2_gold_dir) / "spider2lite_eval.jsonl").string();
   if (!is_file(path)) throw InputError(path, "not found (--spider2-gold-dir needs spider2lite_eval.jsonl)");
@@ -239,7 +239,7 @@ void Judge::judge(const Benchmark& b, const VerdictRequest& req, const std::stri
   if (b.grades_folders() && has_gold_sql) return judge_spider(req, pred_sql, v);  // the test suite
 
   const bool has_rows = !req.gold_result_json.empty();
-  // Verifier::require_gold has checked that there is a gold: SQL, rows or (spider2) the official one.
+  // Grader::require_gold has checked that there is a gold: SQL, rows or (spider2) the official one.
   const bool off = !has_gold_sql && !has_rows;
 
   auto t0 = Clock::now();

@@ -26,10 +26,10 @@ namespace sqlgrade::verdicts {
 class Judge {
  public:
   // Reads the official gold folder (if any) with spider2::load_eval_jsonl.
-  Judge(const VerifierConfig& cfg, GoldCache& cache);
+  Judge(const GraderConfig& cfg, GoldCache& cache);
 
   // Sets v's match, failure, detail, gold_cached, pred_executed and gold/pred/compare timings.
-  // The request has a gold (Verifier::require_gold). Throws InputError when its database layout
+  // The request has a gold (Grader::require_gold). Throws InputError when its database layout
   // cannot be graded.
   void judge(const Benchmark& b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
 
@@ -47,7 +47,7 @@ class Judge {
   Limits pred_limits(const VerdictRequest& req) const;
   Limits gold_limits() const;
 
-  const VerifierConfig& cfg_;
+  const GraderConfig& cfg_;
   GoldCache& cache_;
   std::map<std::string, spider2::EvalEntry> official_;  // spider2lite_eval.jsonl of spider2_gold_dir
   std::string exec_result_dir_;

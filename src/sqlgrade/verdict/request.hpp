@@ -92,16 +92,42 @@ nlohmann::json label_body(const nlohmann::json& label);
 // overrides base_extract (request.extract is then set). Throws BadRequest with the one-line message
 // a 400 (or a Python ValueError) carries.
 VerdictRequest parse_request(const nlohmann::json& body, const ExtractOptions& base_extract = {});
-// The request of a /verify body as verdict_json grades it: parse_request with the verifier's
+// The request of a /verify body as verdict_json grades it: parse_request with the grader's
 // extraction options, and the database `db` when given, else the body's `db` field (a path).
-VerdictRequest request_of(const Verifier& verifier, const nlohmann::json& body, const std::string& db = "");
+VerdictRequest request_of(const Grader& grader, const nlohmann::json& body, const std::string& db = "");
 // The /verify reply fields of a verdict (reward, execution_match, extracted_sql, failure_reason,
 // failure_detail, stage, extraction_source, benchmark, gold_cached, pred_executed, timings).
 void to_json(const Verdict& v, const std::string& benchmark, nlohmann::json& reply);
 // JSON in, JSON out, for the Python module and the server: the /verify reply (echoed fields included)
-// of the body `body`, graded as request_of(verifier, body, db).
-nlohmann::json verdict_json(Verifier& verifier, const nlohmann::json& body, const std::string& db = "");
+// of the body `body`, graded as request_of(grader, body, db).
+nlohmann::json verdict_json(Grader& grader, const nlohmann::json& body, const std::string& db = "");
 // The same for a request already parsed from `body`: `body` only gives the echoed fields.
-nlohmann::json verdict_json(Verifier& verifier, const VerdictRequest& request, const nlohmann::json& body);
+nlohmann::json verdict_json(Grader& grader, const VerdictRequest& request, const nlohmann::json& body);
+
+// The JSON of the RL rules' fields (the rules themselves: shaping.hpp) and of the `verify` option
+// (the search: verify_option.hpp) — every field of a request is read and written in request.cpp.
+// The request's `order` ("benchmark" | "top_level"; absent/null: Benchmark) and `shaping` ({correct,
+// wrong_result, error, no_sql, gold_error}, each checked against the table of bounds' row "score";
+// absent/null: nullopt). BadRequest with the one-line message otherwise.
+OrderRule parse_order(const nlohmann::json& body);
+std::optional<RewardShaping> parse_shaping(const nlohmann::json& body);
+// The request's `gold_sql`: a string (kept as it is) or a list of strings (entries that are blank under
+// str.strip() dropped, as the Python API always did); the first is the gold, the rest its alternatives.
+void parse_gold_sql(const nlohmann::json& body, VerdictRequest& request);
+
+// The reply fields of the rules: `score` and `outcome` when the request had `shaping`, `gold_index`
+// when it had gold alternatives. A reply to a request without them is unchanged.
+void rules_to_json(const VerdictRequest& request, const Verdict& v, nlohmann::json& reply);
+// The reply's `reward_components` (request field `reward_components: true`; names in shaping.cpp).
+nlohmann::json reward_components(const VerdictRequest& request, const Verdict& v);
+
+// The request's `verify`: absent, null or false → none; true → the defaults (0.2 s, 50 candidates,
+// seed 0, on_unverified "match"); an object {budget, candidates, seed, on_unverified} (each optional;
+// the numbers bounded by the table rows verify_budget, verify_candidates, seed; on_unverified "match"
+// or "zero"). Anything else: BadRequest/InputError naming the field.
+std::optional<VerdictRequest::VerifyOption> parse_verify_option(const nlohmann::json& body);
+
+// reply["verify"] when the verdict carries one.
+void verify_to_json(const Verdict& v, nlohmann::json& reply);
 
 }  // namespace sqlgrade::verdicts

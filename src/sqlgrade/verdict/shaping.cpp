@@ -7,11 +7,9 @@
 
 #include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/py/str.hpp"
-#include "sqlgrade/verdict/request.hpp"
 
 namespace sqlgrade::verdicts {
 
-using json = nlohmann::json;
 
 namespace {
 
@@ -136,100 +134,6 @@ double score_of(const RewardShaping& s, VerdictOutcome o) {
     case VerdictOutcome::Error: break;
   }
   return s.error;
-}
-
-OrderRule parse_order(const json& body) {
-  auto it = body.find("order");
-  if (it == body.end() || it->is_null()) return OrderRule::Benchmark;
-  if (it->is_string() && *it == "benchmark") return OrderRule::Benchmark;
-  if (it->is_string() && *it == "top_level") return OrderRule::TopLevel;
-  std::string shown = dump(*it);
-  if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
-  throw BadRequest("`order` must be \"benchmark\" or \"top_level\"; got " + shown);
-}
-
-std::optional<RewardShaping> parse_shaping(const json& body) {
-  auto it = body.find("shaping");
-  if (it == body.end() || it->is_null()) return std::nullopt;
-  if (!it->is_object()) throw BadRequest("`shaping` must be an object of correct, wrong_result, error, no_sql, gold_error");
-  RewardShaping s;
-  const std::pair<const char*, double*> fields[] = {{"correct", &s.correct}, {"wrong_result", &s.wrong_result},
-                                                    {"error", &s.error}, {"no_sql", &s.no_sql},
-                                                    {"gold_error", &s.gold_error}};
-  for (auto f = it->begin(); f != it->end(); ++f) {
-    bool known = false;
-    for (auto& [key, dst] : fields) known = known || f.key() == key;
-    if (!known)
-      throw BadRequest("`shaping`: unknown option '" + f.key().substr(0, 64) +
-                       "' (correct, wrong_result, error, no_sql, gold_error)");
-  }
-  for (auto& [key, dst] : fields)
-    if (auto v = bounded_field(*it, key, "score", std::string("shaping.") + key)) *dst = *v;
-  return s;
-}
-
-namespace {
-
-// The golds of one field (a string, kept as it is, or a list of strings whose blank entries are
-// dropped): the first becomes gold_sql when there is none yet, the rest alternatives.
-void add_golds(const json& body, const char* field, VerdictRequest& r) {
-  auto it = body.find(field);
-  if (it == body.end() || it->is_null()) return;
-  auto add = [&](const json& g) {
-    if (!r.gold_sql) r.gold_sql = g.get<std::string>();
-    else r.gold_sql_alternatives.push_back(g.get<std::string>());
-  };
-  if (it->is_string()) return add(*it);
-  if (!it->is_array()) throw BadRequest(std::string("`") + field + "` must be a string or a list of strings");
-  for (size_t k = 0; k < it->size(); ++k) {
-    const json& g = (*it)[k];
-    if (!g.is_string()) throw BadRequest(std::string("`") + field + "[" + std::to_string(k) + "]` must be a string");
-    if (!py::strip_view(g.get_ref<const std::string&>()).empty()) add(g);
-  }
-}
-
-}  // namespace
-
-void parse_gold_sql(const json& body, VerdictRequest& r) {
-  add_golds(body, "gold_sql", r);
-  add_golds(body, "alternative_answers", r);  // the adapters' data contract: more golds, any match counts
-}
-
-// reward_components (docs/serve.md, "Reward components"): the same keys for every rollout of a
-// request shape, so a trainer's per-component tensors line up. 1.0/0.0 unless said otherwise.
-//   sql_acc        the official verdict (execution_match; a refuted match keeps it)
-//   sql_found      SQL was found in the output (not Gym 0.4's `SELECT 1` filler)
-//   sql_executed   the prediction ran to a result
-//   with `shaping`: shaping_<outcome> for each of the five outcomes — that outcome's shaping value
-//                  when it is the verdict's outcome, else 0 (they sum to `score`)
-//   with `verify`: sql_verified (the match stands after the search: reward 1), sql_refuted (a clean
-//                  refutation), sql_unverified (the search was cut before it found anything)
-json reward_components(const VerdictRequest& req, const Verdict& v) {
-  auto b = [](bool x) { return x ? 1.0 : 0.0; };
-  json c = json::object();
-  c["sql_acc"] = b(v.execution_match);
-  c["sql_found"] = b(v.extracted_sql && v.extraction_source != "filler");
-  c["sql_executed"] = b(v.pred_executed.value_or(false));
-  if (req.shaping) {
-    for (VerdictOutcome o : {VerdictOutcome::Correct, VerdictOutcome::WrongResult, VerdictOutcome::Error,
-                             VerdictOutcome::NoSql, VerdictOutcome::GoldError})
-      c[std::string("shaping_") + to_string(o)] = v.outcome == o ? v.score : 0.0;
-  }
-  if (req.verify) {
-    c["sql_verified"] = b(v.execution_match && v.stage == VerdictStage::Equal);
-    c["sql_refuted"] = b(v.stage == VerdictStage::Refuted);
-    c["sql_unverified"] = b(v.verify && v.verify->status == "unverified");
-  }
-  return c;
-}
-
-void rules_to_json(const VerdictRequest& req, const Verdict& v, json& reply) {
-  if (req.reward_components) reply["reward_components"] = reward_components(req, v);
-  if (req.shaping) {
-    reply["score"] = v.score;
-    reply["outcome"] = to_string(v.outcome);
-  }
-  if (!req.gold_sql_alternatives.empty()) reply["gold_index"] = v.gold_index;
 }
 
 }  // namespace sqlgrade::verdicts

@@ -7,8 +7,6 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "sqlgrade/verdict.hpp"
 
 namespace sqlgrade::verdicts {
@@ -28,19 +26,5 @@ std::optional<bool> ignore_order_for(const VerdictRequest& request, const std::s
 VerdictOutcome outcome_of(const Verdict& v);
 double score_of(const RewardShaping& shaping, VerdictOutcome outcome);
 
-// The request's `order` ("benchmark" | "top_level"; absent/null: Benchmark) and `shaping` ({correct,
-// wrong_result, error, no_sql, gold_error}, each checked against the table of bounds' row "score";
-// absent/null: nullopt). BadRequest with the one-line message otherwise.
-OrderRule parse_order(const nlohmann::json& body);
-std::optional<RewardShaping> parse_shaping(const nlohmann::json& body);
-// The request's `gold_sql`: a string (kept as it is) or a list of strings (entries that are blank under
-// str.strip() dropped, as the Python API always did); the first is the gold, the rest its alternatives.
-void parse_gold_sql(const nlohmann::json& body, VerdictRequest& request);
-
-// The reply fields of the rules: `score` and `outcome` when the request had `shaping`, `gold_index`
-// when it had gold alternatives. A reply to a request without them is unchanged.
-void rules_to_json(const VerdictRequest& request, const Verdict& v, nlohmann::json& reply);
-// The reply's `reward_components` (request field `reward_components: true`; names in shaping.cpp).
-nlohmann::json reward_components(const VerdictRequest& request, const Verdict& v);
 
 }  // namespace sqlgrade::verdicts

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "sqlgrade/core/cancel.hpp"
 #include "sqlgrade/verify/verify.hpp"
 
@@ -14,32 +16,6 @@ namespace sqlgrade::verdicts {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-std::optional<VerdictRequest::VerifyOption> parse_verify_option(const json& body) {
-  auto it = body.find("verify");
-  if (it == body.end() || it->is_null() || (it->is_boolean() && !it->get<bool>())) return std::nullopt;
-  VerdictRequest::VerifyOption o;
-  if (it->is_boolean()) return o;
-  if (!it->is_object())
-    throw BadRequest("verify: must be true, false or an object {budget, candidates, seed, on_unverified}");
-  static const std::set<std::string> known{"budget", "candidates", "seed", "on_unverified"};
-  for (auto f = it->begin(); f != it->end(); ++f)
-    if (!known.count(f.key()))
-      throw BadRequest("verify." + f.key().substr(0, 64) + ": unknown field (budget, candidates, seed, on_unverified)");
-  if (auto p = it->find("on_unverified"); p != it->end() && !p->is_null()) {
-    if (*p == "match") o.on_unverified = VerdictRequest::VerifyOption::OnUnverified::Match;
-    else if (*p == "zero") o.on_unverified = VerdictRequest::VerifyOption::OnUnverified::Zero;
-    else throw BadRequest("verify.on_unverified: must be \"match\" or \"zero\"; got " + dump(*p).substr(0, 40));
-  }
-  try {
-    if (auto v = bounded_field(*it, "budget", "verify_budget")) o.budget_s = *v;
-    if (auto v = bounded_field(*it, "candidates", "verify_candidates")) o.candidates = static_cast<size_t>(*v);
-    if (bounded_field(*it, "seed", "seed")) o.seed = (*it)["seed"].get<uint64_t>();  // exact, not through a double
-  } catch (const BadRequest& e) {
-    throw BadRequest("verify." + e.message());  // "verify.budget: must be a number of seconds in ..."
-  }
-  return o;
-}
 
 namespace {
 
@@ -122,15 +98,6 @@ VerdictStage stage_after_verify(const VerdictRequest& req, const Verdict& v) {
       req.verify->on_unverified == VerdictRequest::VerifyOption::OnUnverified::Zero)
     return VerdictStage::Unverified;
   return v.stage;
-}
-
-void verify_to_json(const Verdict& v, json& reply) {
-  if (!v.verify) return;
-  const auto& o = *v.verify;
-  json j{{"status", o.status}, {"reason", o.reason}, {"candidates", o.candidates}, {"seconds", o.seconds},
-         {"time_capped", o.time_capped}};
-  if (!o.counterexample_json.empty()) j["counterexample"] = json::parse(o.counterexample_json);
-  reply["verify"] = std::move(j);
 }
 
 }  // namespace sqlgrade::verdicts

@@ -1,4 +1,4 @@
-// sqlgrade::Verifier (include/sqlgrade/verdict.hpp): request validation, extraction, the Judge and the
+// sqlgrade::Grader (include/sqlgrade/verdict.hpp): request validation, extraction, the Judge and the
 // gold cache. The reward server and the Python module call this; neither grades on its own.
 #include <chrono>
 #include <filesystem>
@@ -26,12 +26,12 @@ namespace {
 [[noreturn]] void bad(const std::string& msg) { throw InputError("", msg); }
 }  // namespace
 
-struct Verifier::Impl {
-  VerifierConfig cfg;
+struct Grader::Impl {
+  GraderConfig cfg;
   verdicts::GoldCache cache;
   verdicts::Judge judge;
   std::atomic<uint64_t> verdicts{0};
-  explicit Impl(VerifierConfig c)
+  explicit Impl(GraderConfig c)
       : cfg(std::move(c)), cache(cfg.gold_cache_entries, cfg.gold_cache_bytes), judge(cfg, cache) {}
   void grade(const Benchmark& b, const VerdictRequest& req, const std::string& sql, Verdict& v);
 };
@@ -64,15 +64,15 @@ const char* gym_failure_reason(ExtractPreset preset, VerdictStage s, bool filler
   return gym_bird_failure_reason(preset, s, filler);
 }
 
-Verifier::Verifier(VerifierConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
-Verifier::~Verifier() = default;
+Grader::Grader(GraderConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+Grader::~Grader() = default;
 
-const VerifierConfig& Verifier::config() const { return impl_->cfg; }
+const GraderConfig& Grader::config() const { return impl_->cfg; }
 
-bool Verifier::has_official_gold(const std::string& id) const { return impl_->judge.has_official(id); }
+bool Grader::has_official_gold(const std::string& id) const { return impl_->judge.has_official(id); }
 
-VerifierStats Verifier::stats() const {
-  VerifierStats s;
+GraderStats Grader::stats() const {
+  GraderStats s;
   s.verdicts = impl_->verdicts;
   s.gold_cache_hits = impl_->cache.hits();
   s.gold_cache_misses = impl_->cache.misses();
@@ -82,7 +82,7 @@ VerifierStats Verifier::stats() const {
   return s;
 }
 
-void Verifier::require_gold(const VerdictRequest& req) const {
+void Grader::require_gold(const VerdictRequest& req) const {
   const bool has_gold = (req.gold_sql && !req.gold_sql->empty()) ||
                         !req.gold_result_json.empty() ||
                         (verdicts::bench_of(req).has_official_gold() && has_official_gold(req.instance_id));
@@ -127,7 +127,7 @@ bool has_gold_rules(const VerdictRequest& req) {
 // The failure_reason of a verdict: its stage's word (failure_reason, the one table), in NeMo Gym's
 // words when the server asks for them (--failure-codes gym) or the request's extraction preset is a
 // Gym one (a verbatim `sql` keeps sqlgrade's).
-const char* reason_words(const VerifierConfig& cfg, const VerdictRequest& req, const Verdict& v) {
+const char* reason_words(const GraderConfig& cfg, const VerdictRequest& req, const Verdict& v) {
   const ExtractPreset p = req.extract.value_or(cfg.extract).preset;
   const bool filler = v.extraction_source == "filler";
   if (cfg.gym_failure_codes) return gym_failure_reason(req.sql ? ExtractPreset::Sqlgrade : p, v.stage, filler);
@@ -142,7 +142,7 @@ const char* reason_words(const VerifierConfig& cfg, const VerdictRequest& req, c
 // (verdicts::stage_after_verify). A match refuted against one gold goes on to the next, so any gold
 // the prediction is equivalent to counts. Else the first refuted match's verdict, else the first
 // gold's (the rule the Python API applied before issue 20).
-void Verifier::Impl::grade(const Benchmark& b, const VerdictRequest& req, const std::string& sql, Verdict& v) {
+void Grader::Impl::grade(const Benchmark& b, const VerdictRequest& req, const std::string& sql, Verdict& v) {
   const bool rules = has_gold_rules(req);
   std::optional<Verdict> first, first_refuted;
   for (size_t k = 0; k <= req.gold_sql_alternatives.size(); ++k) {
@@ -169,7 +169,7 @@ void Verifier::Impl::grade(const Benchmark& b, const VerdictRequest& req, const 
   v = std::move(first_refuted ? *first_refuted : *first);
 }
 
-Verdict Verifier::verdict(const VerdictRequest& req) {
+Verdict Grader::verdict(const VerdictRequest& req) {
   auto t0 = Clock::now();
   const Benchmark& b = verdicts::bench_of(req);
   std::error_code ec;
@@ -215,7 +215,7 @@ Verdict Verifier::verdict(const VerdictRequest& req) {
 }
 
 Verdict verdict(const VerdictRequest& request) {
-  static Verifier shared;
+  static Grader shared;
   return shared.verdict(request);
 }
 
