@@ -45,11 +45,6 @@ LABELS = ("fair", "tie", "edge", "gold-wrong")
 # The test fails on any other disagreement, and on a known one that no longer disagrees (remove it:
 # the list only shrinks).
 KNOWN = {
-    ("c3sql_gpt35", 223): "fair, edge: the realistic witness needs a city with several airports (9-10 rows); the "
-                          "search's only witnesses leave a source airport NULL or tie. No flight of flight_2's data "
-                          "joins an airport (SourceAirport ' APG' vs AirportCode 'APG'), so every joined row of a "
-                          "witness is a re-pointed key, and 4 airports + 7 re-pointed flights are beyond the search",
-    ("graphix-3b_picard", 224): "fair, tie: as 223; the search finds tie witnesses only",
     ("dail-sql_gpt4", 48): "gold-wrong, refuted: the gold ignores the question's 'dog'; needs the question's meaning, "
                            "and no rule reads the question",
     ("din-sql_gpt4", 912): "gold-wrong, refuted: the gold's reading contradicts the question; needs the question's "

@@ -225,3 +225,39 @@ TEST(VerifyScratchDb, NeverWritesOutsideSaveAndRunsOnlyReadOnlyStatements) {
                      Limits{0.2, 10, 1 << 20});
   EXPECT_EQ(slow.status, ExecStatus::Timeout);
 }
+
+// A join whose data has no matching pair (every trip's stop code has a leading space, as in Spider's
+// flight_2): the ordinary strategies reach a joined row only by re-pointing one key at a time, and
+// find only NULL-key or tie witnesses for "the city with most departures" grouped by stop instead of
+// by city. The `joined` strategy (verify/joined.hpp) builds real stops of one city and copies of real
+// trips pointed at them: a clean refutation, every value the data's own but the aligned keys and fresh
+// trip numbers.
+TEST(VerifySearch, AJoinWithNoMatchingPairInTheDataIsRefutedOnJoinedCopiesOfItsRows) {
+  TempDir dir;
+  const std::string db = (dir / "trips.sqlite").string();
+  std::string sql =
+      "CREATE TABLE stop(city TEXT, code TEXT PRIMARY KEY, stop_name TEXT, country TEXT);"
+      "CREATE TABLE trip(line INTEGER, trip_no INTEGER, src TEXT, dst TEXT, PRIMARY KEY (line, trip_no),"
+      "  FOREIGN KEY (src) REFERENCES stop(code), FOREIGN KEY (dst) REFERENCES stop(code));";
+  const char* cities[] = {"Albany", "Albany", "Albany", "Austin", "Boston", "Boston", "Denver", "Dover",
+                          "Eugene", "Fresno", "Fresno", "Helena", "Irvine", "Joliet", "Joliet", "Keene"};
+  for (size_t i = 0; i < 16; ++i)
+    sql += "INSERT INTO stop VALUES ('" + std::string(cities[i]) + "','C" + std::to_string(i) + "','Stop " +
+           std::to_string(i) + "','US');";
+  for (size_t i = 0; i < 40; ++i)  // ' C3': never a stop's code
+    sql += "INSERT INTO trip VALUES (" + std::to_string(1 + i % 4) + "," + std::to_string(100 + i) + ",' C" +
+           std::to_string(i % 16) + "',' C" + std::to_string((i * 7 + 3) % 16) + "');";
+  test::make_sqlite(db, sql);
+  Item it;
+  it.id = "t";
+  it.db_path = db;
+  it.gold_sql = "SELECT T1.city FROM stop AS T1 JOIN trip AS T2 ON T1.code = T2.src GROUP BY T1.city ORDER BY count(*) DESC LIMIT 1";
+  it.pred_sql = "SELECT stop.city FROM stop JOIN trip ON stop.code = trip.src GROUP BY trip.src ORDER BY count(*) DESC LIMIT 1";
+  it.rule.rule = Rule::SpiderTestSuite;
+  it.rule.order_matters = true;
+  auto out = verify::verify(it, small());
+  ASSERT_EQ(out.status, Status::Refuted) << out.reason;
+  ASSERT_TRUE(out.cex);
+  EXPECT_NE(out.cex->strategy.find("joined"), std::string::npos) << out.cex->strategy;
+  EXPECT_TRUE(out.cex->breaks.empty() && out.cex->degenerate.empty());
+}

@@ -21,6 +21,7 @@
 #include "sqlgrade/spider2/frame.hpp"
 #include "sqlgrade/verify/cache.hpp"
 #include "sqlgrade/verify/candidate.hpp"
+#include "sqlgrade/verify/joined.hpp"
 #include "sqlgrade/verify/load.hpp"
 #include "sqlgrade/verify/scratch_db.hpp"
 #include "sqlgrade/verify/shrink.hpp"
@@ -276,6 +277,55 @@ void settle_unclean(Outcome& out, Unclean u) {
   }
 }
 
+// One candidate of the search: probed, a tie escaped, a difference shrunk, re-checked and sorted
+// (clean, gold-suspect, edge, tie: the first unclean witness of each kind is kept in `found`). True
+// when it is a clean refutation, which `out` then holds.
+bool try_candidate(Search& search, const GenContext& gen, const QueryFacts& facts, Unclean& found,
+                   size_t& escape_tests, Outcome& out, const Candidate& cand, Rng& rng, size_t i) {
+  Candidate kept;
+  Probe p = search.probe(cand, &kept);
+  if (p.verdict == TieVerdict::Tie) {  // only a tie-break differs: try to break the tie, keep searching
+    if (auto clean = escape_tie(search, gen, rng, kept, &escape_tests)) {
+      std::tie(kept, p) = std::move(*clean);
+    } else if (!found.tie_seen) {
+      found.tie_seen = true;
+      found.tie = tie_witness(search, search.schema, std::move(kept), i);
+    }
+  }
+  if (!p.differs()) return false;
+  // A degenerate difference is kept as an edge finding only once; a clean one is searched on.
+  const bool degen = !degenerate(facts, search.item.rule, kept, p.gold, p.pred).empty();
+  if (degen && found.edge) return false;
+  const size_t before = kept.row_count();
+  // Shrinking never crosses from a non-degenerate database into a degenerate one.
+  // Nor from a witness the gold's tied cut does not explain into one it does (suspect.hpp).
+  Candidate small = shrink(std::move(kept), search.budget.shrink_tests, [&](const Candidate& c, Candidate* k) {
+    Probe q = search.probe(c, k);
+    return q.differs() && (degen || degenerate(facts, search.item.rule, *k, q.gold, q.pred).empty()) &&
+           (p.tie_cut || !q.tie_cut);
+  });
+  auto witness = witness_of(search.item, search.schema, search.budget, small, i, before);
+  if (!witness) return false;  // not re-checkable: keep searching
+  Counterexample cex = std::move(*witness);
+  classify_witness(facts, search.schema, search.item, small, &cex);
+  if (cex.is_edge()) {  // keep searching for a witness that is neither degenerate nor unrealistic
+    if (!found.edge) found.edge = std::move(cex);
+    return false;
+  }
+  cex.gold_suspect = key_suspect(search.schema, search.item, cex);
+  const double timeout = search.budget.query_timeout_s;
+  if (cex.gold_suspect.empty()) cex.gold_suspect = tie_cut_suspect(search.schema, search.item, cex, timeout);
+  if (cex.gold_suspect.empty()) cex.gold_suspect = nulls_first_suspect(search.schema, search.item, cex, timeout);
+  if (!cex.gold_suspect.empty()) {  // keep searching for a witness on which the gold is not the suspect
+    if (!found.suspect) found.suspect = std::move(cex);
+    return false;
+  }
+  out.status = Status::Refuted;
+  out.reason = "results differ on a " + std::to_string(cex.rows.size()) + "-row database (" + cex.strategy + ")";
+  out.cex = std::move(cex);
+  return true;
+}
+
 }  // namespace
 
 Outcome verify(const Item& item, const Budget& budget) {
@@ -306,7 +356,11 @@ Outcome verify(const Item& item, const Budget& budget) {
   const std::string db_name = std::filesystem::path(item.db_path).filename().string();
   Unclean found;  // gold-suspect, edge and tie witnesses: kept while a clean refutation is searched for
   size_t escape_tests = 0;
-  for (size_t i = 0; i < budget.candidates; ++i) {
+  // After the cycle, where a join of the queries has no matching pair in the data: `joined` candidates
+  // (joined.hpp), tried only when the cycle found no clean refutation.
+  const std::vector<StarvedJoin> starved = starved_joins(*schema, facts);
+  const size_t total = budget.candidates + (starved.empty() || budget.candidates == 0 ? 0 : kJoinedCandidates);
+  for (size_t i = 0; i < total; ++i) {
     // The time cap, or the caller's cancellation (core/cancel.hpp: the reward server's request budget,
     // a hang-up, shutdown): candidates tried after it would have their queries interrupted and count
     // as "no difference", so the search stops and says it was cut.
@@ -315,46 +369,9 @@ Outcome verify(const Item& item, const Budget& budget) {
       break;
     }
     Rng rng(mix_seed(budget.seed, db_name + '\0' + item.gold_sql + '\0' + item.pred_sql, i));
-    Candidate kept;
-    Probe p = search.probe(make_candidate(gen, rng, i), &kept);
-    if (p.verdict == TieVerdict::Tie) {  // only a tie-break differs: try to break the tie, keep searching
-      if (auto clean = escape_tie(search, gen, rng, kept, &escape_tests)) {
-        std::tie(kept, p) = std::move(*clean);
-      } else if (!found.tie_seen) {
-        found.tie_seen = true;
-        found.tie = tie_witness(search, *schema, std::move(kept), i);
-      }
-    }
-    if (!p.differs()) continue;
-    // A degenerate difference is kept as an edge finding only once; a clean one is searched on.
-    const bool degen = !degenerate(facts, item.rule, kept, p.gold, p.pred).empty();
-    if (degen && found.edge) continue;
-    const size_t before = kept.row_count();
-    // Shrinking never crosses from a non-degenerate database into a degenerate one.
-    // Nor from a witness the gold's tied cut does not explain into one it does (suspect.hpp).
-    Candidate small = shrink(std::move(kept), budget.shrink_tests, [&](const Candidate& c, Candidate* k) {
-      Probe q = search.probe(c, k);
-      return q.differs() && (degen || degenerate(facts, item.rule, *k, q.gold, q.pred).empty()) && (p.tie_cut || !q.tie_cut);
-    });
-    auto witness = witness_of(item, *schema, budget, small, i, before);
-    if (!witness) continue;  // not re-checkable: keep searching
-    Counterexample cex = std::move(*witness);
-    classify_witness(facts, *schema, item, small, &cex);
-    if (cex.is_edge()) {  // keep searching for a witness that is neither degenerate nor unrealistic
-      if (!found.edge) found.edge = std::move(cex);
-      continue;
-    }
-    cex.gold_suspect = key_suspect(*schema, item, cex);
-    if (cex.gold_suspect.empty()) cex.gold_suspect = tie_cut_suspect(*schema, item, cex, budget.query_timeout_s);
-    if (cex.gold_suspect.empty()) cex.gold_suspect = nulls_first_suspect(*schema, item, cex, budget.query_timeout_s);
-    if (!cex.gold_suspect.empty()) {  // keep searching for a witness on which the gold is not the suspect
-      if (!found.suspect) found.suspect = std::move(cex);
-      continue;
-    }
-    out.status = Status::Refuted;
-    out.reason = "results differ on a " + std::to_string(cex.rows.size()) + "-row database (" + cex.strategy + ")";
-    out.cex = std::move(cex);
-    break;
+    Candidate cand = i < budget.candidates ? make_candidate(gen, rng, i)
+                                           : joined_candidate(gen, rng, starved[i % starved.size()]);
+    if (try_candidate(search, gen, facts, found, escape_tests, out, cand, rng, i)) break;
   }
   if (out.status != Status::Refuted) settle_unclean(out, std::move(found));
   out.candidates = search.evaluations;
