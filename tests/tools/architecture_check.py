@@ -12,6 +12,7 @@
    `Suite.*`) is a TEST/TEST_F/TEST_P of tests/, and every row of its limits table ("| input | bound |
    set by | beyond it | test |") names a test (or "same" as the row above).
 """
+import ast
 import os
 import re
 import sys
@@ -178,16 +179,81 @@ def check_safety_tests():
                 fail(f"docs/safety.md:{k + 1}: a row of the limits table names no test")
 
 
+def module_includes(folder_name):
+    """Every "sqlgrade/..." include of the files of src/sqlgrade/<folder_name>/."""
+    out = set()
+    for root, _, files in os.walk(os.path.join(SRC, "src", "sqlgrade", folder_name)):
+        for name in files:
+            if name.endswith((".cpp", ".hpp")):
+                out.update(re.findall(r'^\s*#\s*include\s+"(sqlgrade/[\w./]+)"',
+                                      read(os.path.relpath(os.path.join(root, name), SRC)), re.M))
+    return out
+
+
+def check_links_used(links, folder):
+    for module, deps in sorted(links.items()):
+        inc = module_includes(folder[module])
+        for d in sorted(deps):
+            if not any(i.startswith(f"sqlgrade/{folder[d]}/") or i == f"sqlgrade/{d}.hpp" for i in inc):
+                fail(f"docs/architecture.md: {module} links {d}, but no file of src/sqlgrade/{folder[module]}/ "
+                     f"includes sqlgrade/{folder[d]}/... or sqlgrade/{d}.hpp (a link with no include behind it)")
+
+
+def top_names(path):
+    """The names a Python file defines or imports at top level (and its __all__)."""
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+# Not Python names: the wheel's folder of bundled libraries (sqlgrade.libs/), the native module (built).
+PY_NOT_NAMES = {"libs", "_native"}
+
+
+def check_python_names():
+    pkg = os.path.join(SRC, "python", "sqlgrade")
+    submodules = {n[:-3] for n in os.listdir(pkg) if n.endswith(".py")} | \
+                 {n for n in os.listdir(pkg) if os.path.isfile(os.path.join(pkg, n, "__init__.py"))}
+    top = top_names(os.path.join(pkg, "__init__.py")) | submodules
+    for rel in ["README.md"] + ["docs/" + n for n in sorted(os.listdir(os.path.join(SRC, "docs"))) if n.endswith(".md")]:
+        for dotted in sorted(set(re.findall(r"(?<![\w.])sqlgrade((?:\.[A-Za-z_]\w*)+)", read(rel)))):
+            parts = dotted.split(".")[1:]
+            if parts[0] in PY_NOT_NAMES or parts[0] in ("__version__",):
+                continue
+            if parts[0] not in top:
+                fail(f"{rel} names sqlgrade.{parts[0]}, which the package does not export")
+                continue
+            if len(parts) > 1 and parts[0] in submodules:
+                mod = os.path.join(pkg, parts[0] + ".py")
+                if not os.path.isfile(mod):
+                    mod = os.path.join(pkg, parts[0], "__init__.py")
+                sub = {n[:-3] for n in os.listdir(os.path.dirname(mod)) if n.endswith(".py")} \
+                    if mod.endswith("__init__.py") else set()
+                if parts[1] not in top_names(mod) | sub:
+                    fail(f"{rel} names sqlgrade.{parts[0]}.{parts[1]}, which sqlgrade/{parts[0]} does not define")
+
+
 def main():
     links, folder = check_links()
     check_includes(links, folder)
+    check_links_used(links, folder)
+    check_python_names()
     check_paths(set(folder.values()))
     check_safety_tests()
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed")
         return 1
     print("docs/architecture.md matches the CMake links; no include climbs; every named source file exists; "
-          "every test docs/safety.md names is real")
+          "every test docs/safety.md names is real; every link has an include behind it; every sqlgrade.* name "
+          "the docs use exists")
     return 0
 
 
