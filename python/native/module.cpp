@@ -44,7 +44,7 @@ constexpr int kMaxDepth = 256;  // Python objects nested deeper are refused (lik
 std::mutex g_grader_mu;
 std::shared_ptr<sqlgrade::Grader> g_grader;
 
-std::shared_ptr<sqlgrade::Grader> grader() {
+std::shared_ptr<sqlgrade::Grader> process_grader() {
   std::lock_guard<std::mutex> lk(g_grader_mu);
   if (!g_grader) g_grader = std::make_shared<sqlgrade::Grader>();
   return g_grader;
@@ -53,7 +53,7 @@ std::shared_ptr<sqlgrade::Grader> grader() {
 // Spider 2.0-Lite by instance_id in-process: the official gold folder (spider2lite_eval.jsonl +
 // exec_result/), read by the Grader exactly as `sqlgrade serve --spider2-gold-dir` reads it. "" = none.
 void set_spider2_gold_dir(const std::string& dir) {
-  if (grader()->config().spider2_gold_dir == dir) return;
+  if (process_grader()->config().spider2_gold_dir == dir) return;
   sqlgrade::GraderConfig cfg;
   cfg.spider2_gold_dir = dir;
   std::shared_ptr<sqlgrade::Grader> v;
@@ -245,7 +245,7 @@ py::object cell(const sqlgrade::ExecuteCell& v) {
 
 json verdict_nogil(const json& req) {
   py::gil_scoped_release release;
-  return sqlgrade::verdicts::verdict_json(*grader(), req);
+  return sqlgrade::verdicts::verdict_json(*process_grader(), req);
 }
 
 py::dict verdict(py::dict request) {
@@ -261,7 +261,7 @@ py::dict verdict(py::dict request) {
 py::list verdicts(py::list requests, int threads) {
   std::vector<json> reqs;  // the bodies (for the echoed fields) ...
   std::vector<sqlgrade::VerdictRequest> parsed;  // ... and their requests, all validated before any work starts
-  const std::shared_ptr<sqlgrade::Grader> grader = grader();
+  const std::shared_ptr<sqlgrade::Grader> grader = process_grader();
   reqs.reserve(requests.size());
   parsed.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {

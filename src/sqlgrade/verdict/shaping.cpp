@@ -7,6 +7,7 @@
 
 #include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/py/str.hpp"
+#include "sqlgrade/verdict/request.hpp"
 
 namespace sqlgrade::verdicts {
 
