@@ -80,7 +80,9 @@ def test_diff_bad_input_is_refused_like_the_cli(two_runs) -> None:
         assert str(e.value) == msg
 
 
-def test_report_equals_the_cli(two_runs) -> None:
+def test_report_equals_the_cli(two_runs, monkeypatch) -> None:
+    # the page carries its generation time to the second: pinned, or the two writers may straddle a second
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     a, b = two_runs["a"], two_runs["b"]
     mine, theirs = os.path.join(two_runs["dir"], "py.html"), os.path.join(two_runs["dir"], "cli.html")
     r = runs.report([a, b], mine, title="Shop <a & b>", bootstrap=300, seed=3)
@@ -90,6 +92,7 @@ def test_report_equals_the_cli(two_runs) -> None:
     with open(mine, encoding="utf-8") as f, open(theirs, encoding="utf-8") as g:
         page = g.read()
         assert f.read() == page == r.html
+    assert '"generated_at":"2026-01-01T00:00:00Z"' in page
     assert "Shop &lt;a &amp; b&gt;" in page and "<a & b>" not in page  # the title is text, not markup
     assert runs.report([a]).html != page  # nothing written without an output; one run is another page
 

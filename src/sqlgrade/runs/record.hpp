@@ -148,6 +148,7 @@ std::string sqlite_version();
 // when neither side has rows.
 Json rows_json(const ResultRows& gold, const ResultRows& pred);
 Machine this_machine();
+// Now, in UTC, to the second; SOURCE_DATE_EPOCH (seconds) replaces "now" when set.
 std::string utc_now_iso8601();
 
 }  // namespace sqlgrade::runs

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <thread>
 
@@ -131,8 +133,18 @@ std::string render_run_record(RunRecord&& r) {
 
 void write_run_record(const std::string& path, const RunRecord& r) { write_file_atomic(path, render_run_record(r)); }
 
+// SOURCE_DATE_EPOCH (reproducible-builds.org): when set to a whole number of seconds, every timestamp
+// sqlgrade writes (a record's started_at, a report's generated_at) is that instant, so two runs of the
+// same command give byte-identical files; a value that is not a plain non-negative integer is ignored.
+static std::time_t now_or_source_date_epoch() {
+  if (const char* e = std::getenv("SOURCE_DATE_EPOCH"); e && *e && std::strlen(e) <= 18 &&
+                                                         std::strspn(e, "0123456789") == std::strlen(e))
+    return static_cast<std::time_t>(std::stoll(e));
+  return std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+}
+
 std::string utc_now_iso8601() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::time_t now = now_or_source_date_epoch();
   std::tm tm{};
   gmtime_r(&now, &tm);
   char buf[32];
