@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the whole project with AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/
-# (scripts/asan_build.sh: clang, -O1 -g, the same tree the fuzz targets use) and runs the whole ctest
+# (scripts/asan_build.sh: clang, -O1 with line tables, the same tree the fuzz targets use) and runs the whole ctest
 # suite under it. Any sanitizer report fails the test that triggered it (UBSan: -fno-sanitize-recover).
 # CI runs it after scripts/test.sh (.ci/run).
 #
