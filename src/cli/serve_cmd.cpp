@@ -40,7 +40,7 @@ struct ExtractArgs {
   std::string preset = "sqlgrade";
 };
 
-// --extract-preset: sqlgrade (default), gym-bird-0.4 or gym-bird-0.7 (CLI::IsMember has checked it).
+// --extract-preset: one of answer::preset_names() (CLI::IsMember has checked it; sqlgrade is the default).
 sqlgrade::ExtractPreset preset_of(const std::string& name) {
   return sqlgrade::answer::preset_from_name(name).value_or(sqlgrade::ExtractPreset::Sqlgrade);
 }
@@ -48,7 +48,7 @@ void add_preset_flag(CLI::App* app, std::string& dst) {
   app->add_option("--extract-preset", dst,
                   "sqlgrade (default), or NeMo Gym bird_sql's extraction and failure codes of one version: "
                   "gym-bird-0.4 (SELECT 1 filler), gym-bird-0.7 (no SQL block: score 0)")
-      ->check(CLI::IsMember({"sqlgrade", "gym-bird-0.4", "gym-bird-0.7"}));
+      ->check(CLI::IsMember(sqlgrade::answer::preset_names()));
 }
 
 void run_serve(ServeArgs& a) {

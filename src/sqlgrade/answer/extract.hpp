@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sqlgrade/extract.hpp"
 
@@ -37,9 +38,13 @@ using ExtractOptions = sqlgrade::ExtractOptions;
 enum class ExtractSource { None, SqlBlock, GenericBlock, Tag, JsonAnswer, RawText, UnclosedThink, Filler };
 const char* to_string(ExtractSource s);
 
-// "sqlgrade" | "gym-bird-0.4" | "gym-bird-0.7"; parse: nullopt for another name.
+// "sqlgrade" | "gym-bird-0.4" | "gym-bird-0.7"; parse: nullopt for another name. preset_names(): every
+// name, in that order — the one list the CLI's --extract-preset, the request parser and Python check.
 const char* to_string(ExtractPreset p);
 std::optional<ExtractPreset> preset_from_name(std::string_view name);
+std::vector<std::string> preset_names();
+// "\"sqlgrade\", \"gym-bird-0.4\" or \"gym-bird-0.7\"": the names for an error message.
+std::string preset_names_text();
 
 struct Extracted {
   std::optional<std::string> sql;  // nullopt (or never empty) when no SQL was found

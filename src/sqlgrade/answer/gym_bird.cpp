@@ -138,10 +138,28 @@ const char* to_string(ExtractPreset p) {
   return "sqlgrade";
 }
 
+namespace {
+constexpr ExtractPreset kPresets[] = {ExtractPreset::Sqlgrade, ExtractPreset::GymBird04, ExtractPreset::GymBird07};
+}
+
 std::optional<ExtractPreset> preset_from_name(std::string_view name) {
-  for (ExtractPreset p : {ExtractPreset::Sqlgrade, ExtractPreset::GymBird04, ExtractPreset::GymBird07})
+  for (ExtractPreset p : kPresets)
     if (name == to_string(p)) return p;
   return std::nullopt;
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> out;
+  for (ExtractPreset p : kPresets) out.push_back(to_string(p));
+  return out;
+}
+
+std::string preset_names_text() {
+  std::string out;
+  const std::vector<std::string> names = preset_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + ("\"" + names[i] + "\"");
+  return out;
 }
 
 Extracted gym_bird_extract(std::string_view text, ExtractPreset preset) {

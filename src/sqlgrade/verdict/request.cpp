@@ -218,12 +218,7 @@ const std::vector<std::pair<const char*, bool ExtractOptions::*>>& extract_switc
   return table;
 }
 
-std::vector<std::string> extract_presets() {
-  std::vector<std::string> out;
-  for (ExtractPreset p : {ExtractPreset::Sqlgrade, ExtractPreset::GymBird04, ExtractPreset::GymBird07})
-    out.push_back(answer::to_string(p));
-  return out;
-}
+std::vector<std::string> extract_presets() { return answer::preset_names(); }
 
 json label_body(const json& label) {
   json body = json::object();
@@ -270,7 +265,7 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
     ExtractOptions xo = base_extract;
     if (auto p = xj.find("preset"); p != xj.end() && !p->is_null()) {
       auto preset = p->is_string() ? answer::preset_from_name(p->get_ref<const std::string&>()) : std::nullopt;
-      if (!preset) bad("`extract.preset` must be \"sqlgrade\", \"gym-bird-0.4\" or \"gym-bird-0.7\"; got " + dump(*p));
+      if (!preset) bad("`extract.preset` must be " + answer::preset_names_text() + "; got " + dump(*p));
       xo.preset = *preset;
     }
     const json& x = xj;
