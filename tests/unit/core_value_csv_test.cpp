@@ -15,6 +15,13 @@ TEST(Text, WhitespaceAndUtf8) {
   EXPECT_FALSE(is_valid_utf8("\xc3"));
 }
 
+TEST(Text, JoinOrListsChoicesForAMessage) {
+  EXPECT_EQ(join_or({}), "");
+  EXPECT_EQ(join_or({"a"}), "a");
+  EXPECT_EQ(join_or({"a", "b"}), "a or b");
+  EXPECT_EQ(join_or({"a", "b", "c"}), "a, b or c");
+}
+
 TEST(Csv, BomCrlfQuotedNewlines) {
   std::string text = "\xEF\xBB\xBFid,name,note\r\n1,\"Smith, J\",\"line1\nline2\"\r\n2,\"say \"\"hi\"\"\",\r\n\r\n3,x";
   CsvData d = parse_csv(text, "t.csv");

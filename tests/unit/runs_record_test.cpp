@@ -2,6 +2,8 @@
 // path), SHA-256 (FIPS 180-2 vectors, coreutils for folders), base64 (RFC 4648), ids and shards.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "runs_support.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/core/digest.hpp"
@@ -129,6 +131,22 @@ TEST(RunsRecord, CliReportsABadRecordOnOneLineWithExitCode2) {
     EXPECT_EQ(r.err, "sqlgrade: " + (t / "bad.json").string() + ": instances[0].scores.exec: binary metric must be 0 or 1\n") << cmd;
     EXPECT_FALSE(fs::exists(t / "out")) << cmd;
   }
+}
+
+TEST(RunsRecord, SourceDateEpochPinsTheTimestamp) {
+  // reproducible-builds.org's SOURCE_DATE_EPOCH: a whole number of seconds replaces "now"; anything else
+  // is ignored (the real clock: this year, not 1970)
+  const char* old = std::getenv("SOURCE_DATE_EPOCH");
+  const std::string saved = old ? old : "";
+  ::setenv("SOURCE_DATE_EPOCH", "1767225600", 1);
+  EXPECT_EQ(runs::utc_now_iso8601(), "2026-01-01T00:00:00Z");
+  ::setenv("SOURCE_DATE_EPOCH", "0", 1);
+  EXPECT_EQ(runs::utc_now_iso8601(), "1970-01-01T00:00:00Z");
+  for (const char* bad : {"", "12x", "-5", "1e9", " 7"}) {
+    ::setenv("SOURCE_DATE_EPOCH", bad, 1);
+    EXPECT_NE(runs::utc_now_iso8601().substr(0, 4), "1970") << bad;
+  }
+  if (old) ::setenv("SOURCE_DATE_EPOCH", saved.c_str(), 1); else ::unsetenv("SOURCE_DATE_EPOCH");
 }
 
 TEST(RunsDigest, Sha256KnownVectors) {

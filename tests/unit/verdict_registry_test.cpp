@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/errors.hpp"
 #include "sqlgrade/verdict/registry.hpp"
 #include "sqlgrade/verdict/request.hpp"
 
@@ -50,5 +51,15 @@ TEST(VerdictRegistry, ExtractSwitchesAreReadByTheirTable) {
         {{"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}, {"db_id", "x"}, {"extract", {{key, !(defaults.*field)}}}});
     ASSERT_TRUE(r.extract.has_value()) << key;
     EXPECT_EQ((*r.extract).*field, !(defaults.*field)) << key;
+  }
+}
+
+TEST(VerdictRegistry, AnUnknownPresetNamesEveryPreset) {
+  // the CLI's --extract-preset, the request parser and Python read one list (answer::preset_names())
+  try {
+    verdicts::parse_request({{"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}, {"db_id", "x"}, {"extract", "gym-bird-9"}});
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "`extract.preset` must be \"sqlgrade\", \"gym-bird-0.4\" or \"gym-bird-0.7\"; got \"gym-bird-9\"");
   }
 }

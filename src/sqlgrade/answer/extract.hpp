@@ -43,8 +43,6 @@ const char* to_string(ExtractSource s);
 const char* to_string(ExtractPreset p);
 std::optional<ExtractPreset> preset_from_name(std::string_view name);
 std::vector<std::string> preset_names();
-// "\"sqlgrade\", \"gym-bird-0.4\" or \"gym-bird-0.7\"": the names for an error message.
-std::string preset_names_text();
 
 struct Extracted {
   std::optional<std::string> sql;  // nullopt (or never empty) when no SQL was found

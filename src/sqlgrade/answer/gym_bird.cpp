@@ -154,14 +154,6 @@ std::vector<std::string> preset_names() {
   return out;
 }
 
-std::string preset_names_text() {
-  std::string out;
-  const std::vector<std::string> names = preset_names();
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + ("\"" + names[i] + "\"");
-  return out;
-}
-
 Extracted gym_bird_extract(std::string_view text, ExtractPreset preset) {
   const bool v07 = preset == ExtractPreset::GymBird07;
   Extracted out;

@@ -83,6 +83,12 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return o;
 }
 
+std::string join_or(const std::vector<std::string>& parts) {
+  std::string o;
+  for (size_t i = 0; i < parts.size(); ++i) o += (i == 0 ? "" : i + 1 == parts.size() ? " or " : ", ") + parts[i];
+  return o;
+}
+
 std::string replace_all(std::string s, std::string_view from, std::string_view to) {
   if (from.empty()) return s;
   size_t p = 0;

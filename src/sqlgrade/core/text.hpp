@@ -20,6 +20,8 @@ std::string trim(std::string_view s);
 std::string collapse_ws(std::string_view s);
 std::vector<std::string> split(std::string_view s, std::string_view sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// "a", "a or b", "a, b or c": a list of choices for an error message.
+std::string join_or(const std::vector<std::string>& parts);
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 // The first non-empty line of a message (CR and LF both end a line): errors are shown as one line,
 // and DuckDB appends "Possible solutions:" paragraphs and "LINE 1: ..." context after the message.

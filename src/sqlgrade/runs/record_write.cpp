@@ -4,8 +4,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <charconv>
 #include <cstdlib>
-#include <cstring>
+#include <string_view>
 #include <ctime>
 #include <thread>
 
@@ -137,9 +138,12 @@ void write_run_record(const std::string& path, const RunRecord& r) { write_file_
 // sqlgrade writes (a record's started_at, a report's generated_at) is that instant, so two runs of the
 // same command give byte-identical files; a value that is not a plain non-negative integer is ignored.
 static std::time_t now_or_source_date_epoch() {
-  if (const char* e = std::getenv("SOURCE_DATE_EPOCH"); e && *e && std::strlen(e) <= 18 &&
-                                                         std::strspn(e, "0123456789") == std::strlen(e))
-    return static_cast<std::time_t>(std::stoll(e));
+  if (const char* e = std::getenv("SOURCE_DATE_EPOCH")) {
+    const std::string_view v(e);
+    long long secs = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), secs);
+    if (!v.empty() && ec == std::errc() && end == v.data() + v.size() && secs >= 0) return static_cast<std::time_t>(secs);
+  }
   return std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
 }
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/bird/bench.hpp"
 #include "sqlgrade/core/text.hpp"
 #include "sqlgrade/py/str.hpp"
@@ -26,11 +27,9 @@ const Benchmark& benchmark_named(const std::string& name) {
     for (const std::string& a : bench->aliases())
       if (b == a) return *bench;
   }
-  std::string expected;
-  for (const Benchmark* bench : benchmarks()) expected += (expected.empty() ? "" : ", ") + std::string(bench->name());
-  const size_t last = expected.rfind(", ");
-  if (last != std::string::npos) expected.replace(last, 2, " or ");
-  throw BadRequest("unknown benchmark '" + b + "' (expected " + expected + ")");
+  std::vector<std::string> names;
+  for (const Benchmark* bench : benchmarks()) names.emplace_back(bench->name());
+  throw BadRequest("unknown benchmark '" + b + "' (expected " + join_or(names) + ")");
 }
 
 nlohmann::json registry_table() {
@@ -45,7 +44,7 @@ nlohmann::json registry_table() {
   std::vector<std::string> switches;
   for (const auto& s : extract_switches()) switches.push_back(s.first);
   return {{"default", default_benchmark().name()}, {"benchmarks", rows}, {"label_keys", label_keys()},
-          {"extract_keys", switches}, {"extract_presets", extract_presets()}};
+          {"extract_keys", switches}, {"extract_presets", answer::preset_names()}};
 }
 
 }  // namespace sqlgrade::verdicts

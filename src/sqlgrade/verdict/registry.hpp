@@ -26,7 +26,7 @@ const Benchmark& default_benchmark();
 // "aliases", "layout" ("nested" | "flat"), "database" (database("<root>", "<id>"): the layout as a
 // path pattern), "grades_folders", "grades_servers"}, ...]} in benchmarks() order, and the request
 // tables Python reads with it: "label_keys" (label_keys()), "extract_keys" (extract_switches()' names),
-// "extract_presets" (request.hpp).
+// "extract_presets" (answer::preset_names()).
 nlohmann::json registry_table();
 
 }  // namespace sqlgrade::verdicts

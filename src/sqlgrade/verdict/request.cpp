@@ -218,8 +218,6 @@ const std::vector<std::pair<const char*, bool ExtractOptions::*>>& extract_switc
   return table;
 }
 
-std::vector<std::string> extract_presets() { return answer::preset_names(); }
-
 json label_body(const json& label) {
   json body = json::object();
   for (const std::string& k : label_keys())
@@ -265,7 +263,11 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
     ExtractOptions xo = base_extract;
     if (auto p = xj.find("preset"); p != xj.end() && !p->is_null()) {
       auto preset = p->is_string() ? answer::preset_from_name(p->get_ref<const std::string&>()) : std::nullopt;
-      if (!preset) bad("`extract.preset` must be " + answer::preset_names_text() + "; got " + dump(*p));
+      if (!preset) {
+        std::vector<std::string> quoted;
+        for (const std::string& n : answer::preset_names()) quoted.push_back(dump(json(n)));
+        bad("`extract.preset` must be " + join_or(quoted) + "; got " + dump(*p));
+      }
       xo.preset = *preset;
     }
     const json& x = xj;

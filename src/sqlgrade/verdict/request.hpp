@@ -79,10 +79,9 @@ std::vector<Table> gold_tables(const nlohmann::json& gr, const Benchmark& b);
 // Python reads this table (registry_table(), python/sqlgrade/_tables.py); it keeps no copy.
 const std::vector<std::string>& label_keys();
 // The boolean switches of a request's `extract` object, in order (word_boundary, tags_and_json,
-// raw_fallback, after_think: ExtractOptions' fields), and the names `extract.preset` takes ("sqlgrade",
-// "gym-bird-0.4", "gym-bird-0.7"): the one table parse_request reads them by; Python reads it too.
+// raw_fallback, after_think: ExtractOptions' fields): the one table parse_request reads them by; Python
+// reads it too. The names `extract.preset` takes are answer::preset_names().
 const std::vector<std::pair<const char*, bool ExtractOptions::*>>& extract_switches();
-std::vector<std::string> extract_presets();
 // A label (a JSON object) as the /verify body it stands for: its label keys copied, nothing else; a
 // db_path without a db_id gives the db_id (its file name without the extension). BadRequest naming the
 // key when a label has neither db_id nor db_path.
