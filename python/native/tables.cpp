@@ -34,4 +34,14 @@ void sqlgrade_native::register_tables(py::module_& m) {
           raise_input(e.what());
         }
       }, py::arg("spec"), "`--shard i/n` as (i, n), by the CLI's parser (runs::parse_shard); InputError otherwise.");
+  m.def("locate_database", [](const std::string& benchmark, const std::string& root, const std::string& db_id) {
+        try {
+          const sqlgrade::Located at = sqlgrade::verdicts::benchmark_named(benchmark).locate(root, db_id);
+          return std::pair<std::string, std::string>(at.path, at.error);
+        } catch (const std::exception& e) {
+          raise_input(e.what());
+        }
+      }, py::arg("benchmark"), py::arg("root"), py::arg("db_id"),
+        "Where `db_id` is under `root` for `benchmark`, as the reward server looks it up (Benchmark::locate): "
+        "(path, \"\") when found, (\"\", why) when the folder cannot serve it, (\"\", \"\") when nothing is there.");
 }

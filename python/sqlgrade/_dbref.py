@@ -1,16 +1,19 @@
 """Database references: a path (file or folder) or a bare db_id, resolved per benchmark.
 
-Layouts, as ``sqlgrade serve`` resolves a ``db_id`` under its folders (each benchmark's layout is the
-library's registry, read through ``_tables``; the other layout is tried second):
+Layouts, as ``sqlgrade serve`` resolves a ``db_id`` under its folders: a bare id under ``db_root`` is
+looked up by the library itself (``_native.locate_database``, the benchmark's ``Benchmark::locate``), so
+Python and the server cannot disagree. Its own layout first, then the other one:
 
 * spider2: ``<dir>/<db_id>.sqlite`` (or ``<dir>/<db_id>/<db_id>.sqlite``)
-* bird:    ``<dir>/<db_id>/<db_id>.sqlite``
-* spider:  the folder ``<dir>/<db_id>/``; every ``*.sqlite`` in it is a test-suite database (the
-  registry's ``grades_folders``)
+* bird:    ``<dir>/<db_id>/<db_id>.sqlite`` (or ``<dir>/<db_id>.sqlite``)
+* spider:  ``<dir>/<db_id>/<db_id>.sqlite``, else the folder ``<dir>/<db_id>/``; every ``*.sqlite`` in it
+  is a test-suite database (the registry's ``grades_folders``); a flat ``<dir>/<db_id>.sqlite`` is refused
 
 So a path names its db_id: a file's stem (spider2, bird) or its folder's name (spider), and a
 folder its own name. A bare id (no path separator, no ``.sqlite``) is looked up under
-``db_root`` when one is configured; otherwise only a server can resolve it (in its own folders).
+``db_root`` when one is configured; otherwise only a server can resolve it (in its own folders). Without
+the native module (server-only mode) a bare id is left to the server: its requests carry ``db_id``, never
+a path.
 
 A PostgreSQL or MySQL database (benchmark bird, docs/bird.md "PostgreSQL and MySQL") is its URI,
 ``postgresql://reader@host/bird`` or ``mysql://reader@host/BIRD?socket=...``: the native backend
@@ -40,13 +43,11 @@ class DbRef:
     dialect: Optional[str] = None  # "postgresql" / "mysql" for a server database, else None
 
 
-_SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
-
-
 def _server_ref(db: str) -> Optional[DbRef]:
-    """A PostgreSQL / MySQL URI as a reference: its database name is the db_id."""
+    """A PostgreSQL / MySQL URI as a reference: its database name is the db_id. The schemes are the
+    library's one list (``engine/server.hpp`` ``server_schemes``, in the registry)."""
     scheme, sep, rest = db.partition("://")
-    dialect = _SCHEMES.get(scheme.lower()) if sep else None
+    dialect = _tables.uri_schemes().get(scheme.lower()) if sep and len(scheme) < 16 else None
     if dialect is None:
         return None
     name = rest.split("?", 1)[0].partition("/")[2]
@@ -102,13 +103,13 @@ def _resolve(db: object, benchmark: str, db_root: Optional[str]) -> DbRef:
     return DbRef(os.path.splitext(os.path.basename(path))[0], path)
 
 
-def _under_root(db_id: str, benchmark: str, root: str) -> str:
-    own, other = _tables.database_paths(benchmark, root, db_id)
-    if _tables.grades_folders(benchmark):
-        folder = os.path.join(root, db_id)
-        if os.path.isdir(folder):
-            return os.path.abspath(own if os.path.isfile(own) else folder)
-    for p in (own, other):
-        if os.path.isfile(p):
-            return os.path.abspath(p)
-    raise InputError(f"{db_id}: no database for it under {root}")
+def _under_root(db_id: str, benchmark: str, root: str) -> Optional[str]:
+    mod = _tables.native()
+    if mod is None:
+        return None  # server-only mode: the server resolves the id in its own folders
+    path, error = mod.locate_database(benchmark, root, db_id)
+    if error:
+        raise InputError(error)
+    if not path:
+        raise InputError(f"{db_id}: no database for it under {root}")
+    return os.path.abspath(path)

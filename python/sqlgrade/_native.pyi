@@ -59,6 +59,10 @@ def cli_flags() -> str:
 def parse_shard(spec: str) -> Tuple[int, int]:
     """`--shard i/n` as (i, n) by the CLI's parser (runs::parse_shard); InputError otherwise."""
 
+def locate_database(benchmark: str, root: str, db_id: str) -> Tuple[str, str]:
+    """Where `db_id` is under `root`, as the reward server looks it up (Benchmark::locate): (path, "")
+    when found, ("", why) when the folder cannot serve it, ("", "") when nothing is there."""
+
 def execute(db: str | bytes, sql: str | bytes, timeout: float, max_rows: int, max_bytes: int, now: str = "") -> Dict[str, Any]:
     """Run one statement read-only (authorizer, query_only, one statement, deadline `timeout`
     seconds, at most `max_rows` rows and `max_bytes` bytes of result). Returns {"status": "ok" |

@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .errors import BackendUnavailable, InputError
 
-__all__ = ["registry", "benchmark_names", "canonical", "layout", "database_path", "database_paths", "grades_folders", "parse_shard",
+__all__ = ["registry", "benchmark_names", "canonical", "layout", "database_path", "grades_folders", "uri_schemes", "parse_shard",
            "cli_flags", "command_flags", "flag_of", "path_arguments"]
 
 _DIR = os.path.dirname(os.path.abspath(__file__))
@@ -100,7 +100,7 @@ def extract_keys() -> Tuple[str, ...]:
 
 
 def extract_presets() -> Tuple[str, ...]:
-    """The names ``extract["preset"]`` takes (``verdicts::extract_presets()``)."""
+    """The names ``extract["preset"]`` takes (``answer::preset_names()``)."""
     return tuple(_TABLE["extract_presets"])
 
 
@@ -119,12 +119,10 @@ def database_path(benchmark: str, root: str, db_id: str) -> str:
     return pattern.replace("<root>/", root if root.endswith("/") else root + "/")  # as std::filesystem joins
 
 
-def database_paths(benchmark: str, root: str, db_id: str) -> Tuple[str, str]:
-    """(the benchmark's own layout, the other layout) for ``db_id`` under ``root``: the reward server's
-    lookup order (``Benchmark::locate``)."""
-    own = layout(benchmark)
-    other = next(b for b in _ROWS if _ROWS[b]["layout"] != own)
-    return database_path(benchmark, root, db_id), database_path(other, root, db_id)
+def uri_schemes() -> Dict[str, str]:
+    """A server database's URI scheme -> its dialect (``postgres`` -> ``postgresql``, ``mariadb`` ->
+    ``mysql``): ``engine/server.hpp`` ``server_schemes()``."""
+    return dict(_TABLE["uri_schemes"])
 
 
 def grades_folders(benchmark: str) -> bool:

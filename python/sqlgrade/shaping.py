@@ -35,20 +35,19 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, MutableMapping
 
+from . import _tables
 from ._bounds import check as _check_bound
 from .errors import InputError
 
 __all__ = ["Shaping", "SHAPING_KWARGS"]
 
-# Keyword argument name -> Shaping field.
-SHAPING_KWARGS = {
-    "correct_score": "correct",
-    "wrong_result_score": "wrong_result",
-    "error_score": "error",
-    "no_sql_score": "no_sql",
-    "gold_error_score": "gold_error",
-    "order": "order",
-}
+# The request's `shaping` fields, in order: the library's list (verdict/request.hpp shaping_fields(), in
+# the registry). The dataclass below declares them for the Python API; a test checks that its fields and
+# defaults are the library's.
+SCORE_FIELDS = tuple(f["name"] for f in _tables.registry()["shaping_fields"])
+
+# Keyword argument name -> Shaping field: each score field as ``<field>_score``, and ``order``.
+SHAPING_KWARGS = {**{f + "_score": f for f in SCORE_FIELDS}, "order": "order"}
 
 
 @dataclass(frozen=True)
@@ -82,9 +81,7 @@ class Shaping:
     def request_fields(self) -> dict[str, Any]:
         """What a verdict request carries (docs/serve.md): ``order`` and the ``shaping`` scores. Built
         once per call and shared by its requests (asdict per rollout cost ~10% of a native batch)."""
-        return {"order": self.order, "shaping": {"correct": self.correct, "wrong_result": self.wrong_result,
-                                                 "error": self.error, "no_sql": self.no_sql,
-                                                 "gold_error": self.gold_error}}
+        return {"order": self.order, "shaping": {f: getattr(self, f) for f in SCORE_FIELDS}}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Shaping":

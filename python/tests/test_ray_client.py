@@ -132,6 +132,9 @@ def test_warm_command_becomes_evaluate_keywords() -> None:
     assert command_kwargs(["bird", "--predicted_sql_path", "/p", "--ground_truth_path", "/g", "--db_root_path", "/d",
                            "--num_cpus", "1", "--meta_time_out", "3"]) == (
         "bird", {"pred": "/p", "gold": "/g", "db_dir": "/d", "jobs": 1, "timeout": 3.0})
+    # spider2's keywords are its flags' official names (--pred is --result_dir): read from the flag table
+    assert command_kwargs(["spider2", "--pred", "/r", "--gold_dir", "/g", "--db", "/d", "--mode", "sql"]) == (
+        "spider2", {"result_dir": "/r", "gold_dir": "/g", "db_dir": "/d", "mode": "sql"})
     with pytest.raises(InputError, match="--json-dir is not taken by the warm graders' in-process "
                                          r"sqlgrade.spider.evaluate\(\)"):
         command_kwargs(["spider", "--gold", "g", "--json-dir", "x"])

@@ -11,6 +11,7 @@ import sqlgrade
 from sqlgrade import _tables
 from sqlgrade._dbref import resolve_db
 from sqlgrade._evaluate import shard_pair
+from sqlgrade.errors import InputError
 
 from conftest import Dbs, needs_native
 
@@ -59,16 +60,44 @@ def test_native_and_python_accept_the_same_names(dbs: Dbs):
         assert reply["benchmark"] == config.normalize_benchmark(name) and reply["reward"] == 1.0
 
 
-def test_database_paths_follow_the_registry(tmp_path):
+def test_database_paths_follow_the_registry():
     assert _tables.database_path("spider2", "/d", "x") == "/d/x.sqlite"
     assert _tables.database_path("bird", "/d/", "x") == "/d/x/x.sqlite"
-    assert _tables.database_paths("spider2", "/d", "x") == ("/d/x.sqlite", "/d/x/x.sqlite")
+
+
+@needs_native
+def test_a_bare_id_is_looked_up_by_the_servers_rule(tmp_path):
+    """resolve_db's db_root lookup is the library's Benchmark::locate (the reward server's): each case
+    of each layout, and Spider's refusal of a flat file, as the server answers it."""
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "a.sqlite").write_bytes(b"")
     (tmp_path / "b.sqlite").write_bytes(b"")
-    assert resolve_db("a", "bird", str(tmp_path)).path == str(tmp_path / "a" / "a.sqlite")
-    assert resolve_db("b", "spider2", str(tmp_path)).path == str(tmp_path / "b.sqlite")
-    assert resolve_db("a", "spider", str(tmp_path)).path == str(tmp_path / "a" / "a.sqlite")
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "v1.sqlite").write_bytes(b"")
+    root = str(tmp_path)
+    assert resolve_db("a", "bird", root).path == str(tmp_path / "a" / "a.sqlite")
+    assert resolve_db("b", "bird", root).path == str(tmp_path / "b.sqlite")  # the other layout, second
+    assert resolve_db("b", "spider2", root).path == str(tmp_path / "b.sqlite")
+    assert resolve_db("a", "spider2", root).path == str(tmp_path / "a" / "a.sqlite")
+    assert resolve_db("a", "spider", root).path == str(tmp_path / "a" / "a.sqlite")
+    assert resolve_db("suite", "spider", root).path == str(tmp_path / "suite")  # the folder is the suite
+    for bench in ("bird", "spider2"):  # a folder without its namesake is no database of theirs
+        with pytest.raises(InputError, match="no database for it under"):
+            resolve_db("suite", bench, root)
+    with pytest.raises(InputError, match="needs the test-suite layout") as e:
+        resolve_db("b", "spider", root)  # before: Python took the flat file the server refuses
+    from sqlgrade import _native
+    assert str(e.value) == _native.locate_database("spider", root, "b")[1]
+    with pytest.raises(InputError, match="no database for it under"):
+        resolve_db("zz", "bird", root)
+
+
+def test_uri_schemes_are_the_librarys():
+    assert _tables.uri_schemes() == {"postgresql": "postgresql", "postgres": "postgresql",
+                                     "mysql": "mysql", "mariadb": "mysql"}
+    ref = resolve_db("MariaDB://reader@h/BIRD?socket=/s", "bird")
+    assert (ref.db_id, ref.dialect) == ("BIRD", "mysql")
+    assert resolve_db("postgres://r@h/bird", "bird").dialect == "postgresql"
 
 
 @needs_native
@@ -134,3 +163,18 @@ def test_label_and_extract_keys_are_the_librarys():
 def test_label_keys_are_the_native_table():
     from sqlgrade import _native, _rows
     assert _rows.LABEL_KEYS == tuple(_native.label_keys())
+
+
+def test_shaping_fields_are_the_librarys():
+    """Shaping declares the request's score fields for the Python API; the library's list (names, order,
+    defaults) is the one the request parser reads, so a field added or renamed on one side fails here."""
+    import dataclasses
+    from sqlgrade import shaping
+    lib = _tables.registry()["shaping_fields"]
+    declared = [f for f in dataclasses.fields(shaping.Shaping) if f.name != "order"]
+    assert [f.name for f in declared] == [f["name"] for f in lib] == list(shaping.SCORE_FIELDS)
+    assert [f.default for f in declared] == [f["default"] for f in lib]
+    assert set(shaping.SHAPING_KWARGS) == {f["name"] + "_score" for f in lib} | {"order"}
+    sent = shaping.Shaping(wrong_result=0.25).request_fields()
+    assert sent == {"order": "benchmark", "shaping": {"correct": 1.0, "wrong_result": 0.25, "error": 0.0,
+                                                      "no_sql": 0.0, "gold_error": 0.0}}

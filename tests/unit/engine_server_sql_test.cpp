@@ -64,6 +64,22 @@ TEST(ServerDsn, UrisAsClientsWriteThem) {
   EXPECT_THROW(parse_server_dsn("mysql://r@host:99999/BIRD"), InputError);
   EXPECT_THROW(parse_server_dsn("mysql://r@host/BIRD?ssl=1"), InputError);
   EXPECT_EQ(with_login(p, "other", "", "x"), "postgresql://other@db.example:6543/x?sslmode=disable");
+  EXPECT_EQ(parse_server_dsn("MariaDB://r@h/BIRD").dialect, ServerDialect::MySQL);  // schemes: one list
+  EXPECT_EQ(parse_server_dsn("Postgres://r@h/bird").dialect, ServerDialect::PostgreSQL);
+}
+
+TEST(ServerDsn, SchemesAreOneList) {
+  std::vector<std::string> seen;
+  for (const ServerScheme& s : server_schemes()) {
+    seen.emplace_back(s.scheme);
+    EXPECT_EQ(dialect_of_scheme(s.scheme), s.dialect);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"postgresql", "postgres", "mysql", "mariadb"}));
+  EXPECT_EQ(dialect_of_scheme("MYSQL"), ServerDialect::MySQL);
+  EXPECT_FALSE(dialect_of_scheme("sqlite").has_value());
+  EXPECT_FALSE(dialect_of_scheme("").has_value());
+  EXPECT_STREQ(dialect_word(ServerDialect::PostgreSQL), "postgresql");
+  EXPECT_STREQ(dialect_word(ServerDialect::MySQL), "mysql");
 }
 
 std::string pg(uint32_t oid, const char* text) {

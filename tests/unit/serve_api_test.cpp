@@ -11,6 +11,7 @@
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/execute.hpp"
 #include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/verdict/registry.hpp"
 #include "sqlgrade/verdict.hpp"
 #include "sqlgrade/verdict/request.hpp"
 #include "test_support.hpp"
@@ -240,6 +241,23 @@ TEST(ServeApi, SpiderOnAFlatLayoutIsA400WithOneLine) {
   serve::RewardServer n(opts(d.nested_dir));
   json ok = call(n.verify(json{{"db_id", "shop"}, {"benchmark", "spider"}, {"sql", "SELECT 1"}, {"gold_sql", "SELECT 1"}}.dump()));
   EXPECT_EQ(ok["reward"], 1.0);
+}
+
+// A test-suite folder without a database named after it is still a Spider database (its *.sqlite are
+// the suite): the server grades the folder, as Python's db_root lookup does (one Benchmark::locate).
+TEST(ServeApi, SpiderFolderWithoutItsNamesakeIsGradedAsTheSuite) {
+  Dbs d;
+  const std::string dir = (d.tmp / "suite").string();
+  make_sqlite(dir + "/shop/variant1.sqlite", slurp(fixtures() + "/serve/shop.sql"));
+  const Located at = verdicts::benchmark_named("spider").locate(dir, "shop");
+  EXPECT_EQ(at.path, dir + "/shop");
+  serve::RewardServer s(opts(dir));
+  json ok = call(s.verify(json{{"db_id", "shop"}, {"benchmark", "spider"}, {"sql", "SELECT count(*) FROM item"},
+                               {"gold_sql", "SELECT count(*) FROM item"}}.dump()));
+  EXPECT_EQ(ok["reward"], 1.0);
+  json wrong = call(s.verify(json{{"db_id", "shop"}, {"benchmark", "spider"}, {"sql", "SELECT 0"},
+                                  {"gold_sql", "SELECT count(*) FROM item"}}.dump()));
+  EXPECT_EQ(wrong["reward"], 0.0);
 }
 
 TEST(ServeApi, DefaultConcurrencyIsTwiceTheCoresAtLeastFour) {

@@ -63,3 +63,35 @@ TEST(VerdictRegistry, AnUnknownPresetNamesEveryPreset) {
     EXPECT_STREQ(e.what(), "`extract.preset` must be \"sqlgrade\", \"gym-bird-0.4\" or \"gym-bird-0.7\"; got \"gym-bird-9\"");
   }
 }
+
+TEST(VerdictRegistry, ShapingFieldsAreReadByTheirTable) {
+  // the parser, its messages and the registry (Python's Shaping) read one list
+  const nlohmann::json t = verdicts::registry_table();
+  ASSERT_EQ(t["shaping_fields"].size(), verdicts::shaping_fields().size());
+  const RewardShaping defaults;
+  for (size_t i = 0; i < verdicts::shaping_fields().size(); ++i) {
+    const verdicts::ShapingField& f = verdicts::shaping_fields()[i];
+    EXPECT_EQ(t["shaping_fields"][i]["name"], f.name);
+    EXPECT_EQ(t["shaping_fields"][i]["default"].get<double>(), defaults.*f.member);
+    auto s = verdicts::parse_shaping({{"shaping", {{f.name, 0.5}}}});
+    ASSERT_TRUE(s.has_value()) << f.name;
+    EXPECT_EQ((*s).*f.member, 0.5) << f.name;
+  }
+  try {
+    verdicts::parse_shaping({{"shaping", {{"bonus", 1}}}});
+    FAIL() << "accepted";
+  } catch (const std::exception& e) {
+    EXPECT_STREQ(e.what(), "`shaping`: unknown option 'bonus' (correct, wrong_result, error, no_sql, gold_error)");
+  }
+  // a server database's schemes, each with its dialect's word
+  EXPECT_EQ(t["uri_schemes"], nlohmann::json({{"postgresql", "postgresql"}, {"postgres", "postgresql"},
+                                              {"mysql", "mysql"}, {"mariadb", "mysql"}}));
+  EXPECT_TRUE(verdicts::is_server_uri("MariaDB://r@h/BIRD"));
+  EXPECT_TRUE(verdicts::is_server_uri("postgres://r@h/bird"));
+  EXPECT_FALSE(verdicts::is_server_uri("sqlite://x.db"));
+  EXPECT_FALSE(verdicts::is_server_uri("/data/postgresql://x"));
+  EXPECT_EQ(verdicts::dialect_of("MariaDB"), "mysql");
+  EXPECT_EQ(verdicts::dialect_of("postgres"), "postgresql");
+  EXPECT_EQ(verdicts::dialect_of(""), "sqlite");
+  EXPECT_THROW(verdicts::dialect_of("oracle"), std::exception);
+}

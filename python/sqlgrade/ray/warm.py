@@ -33,15 +33,15 @@ from .batch import _merge, _refuse_both, _remote_error, check_nodes, check_outpu
 __all__ = ["GraderPool", "grade_warm", "command_kwargs", "WARM_BENCHMARKS"]
 
 # Which CLI flags the in-process evaluate() takes, and as which keyword: the flags are the CLI's own
-# definitions (sqlgrade._tables.command_flags: names, aliases, value, type, path role), the keyword is
-# the flag's first name with underscores, renamed where the Python API names it otherwise; a flag is
-# taken when evaluate() has that keyword (uda's **options: a field of the library's option struct).
+# definitions (sqlgrade._tables.command_flags: names, aliases, value, type, path role); the keyword is
+# the first of the flag's names (with underscores) that evaluate() takes — spider2's --pred is its
+# official --result_dir — else the Python API's own keyword below, for the three flags where the API
+# chose a name none of the flag's names is (Python naming, no rule of the library); a flag is taken when
+# evaluate() has that keyword (uda's **options: a field of the library's option struct).
 WARM_BENCHMARKS = ("spider", "bird", "spider2", "uda")
-_KEYWORDS: Dict[str, Dict[str, str]] = {  # the Python API's keyword where it is not the flag's name
+_KEYWORDS: Dict[str, Dict[str, str]] = {  # the Python API's keyword where it is none of the flag's names
     "spider": {"db": "db_dir"},
     "bird": {"db": "db_dir", "diff_json_path": "diff_json"},
-    "spider2": {"pred": "result_dir", "gold": "gold_dir", "db": "db_dir"},
-    "uda": {},
 }
 _IGNORED = ("no_progress", "quiet")  # progress and quietness: in-process evaluation never prints
 _SET_HERE = ("shard", "shard_by")  # each batch's shard, set by the warm graders
@@ -63,8 +63,9 @@ def _taken(benchmark: str, keyword: str) -> bool:
 
 
 def _keyword(benchmark: str, row: Dict[str, Any]) -> str:
-    first = next((n for n in row["names"] if n.startswith("--")), row["names"][0]).lstrip("-").replace("-", "_")
-    return _KEYWORDS[benchmark].get(first, first)
+    names = [n.lstrip("-").replace("-", "_") for n in row["names"] if n.startswith("--")] or [row["names"][0]]
+    taken = next((n for n in names if _taken(benchmark, n)), None)
+    return taken if taken is not None else _KEYWORDS.get(benchmark, {}).get(names[0], names[0])
 
 
 def _value(row: Dict[str, Any], flag: str, value: str) -> Any:

@@ -60,7 +60,7 @@ class ServerBackend : public Backend {
   ExecResult timed(const std::string&, const std::string& sql, const Limits& lim) override {
     return ServerPool::lease(dsn_)->timed(sql, lim);
   }
-  std::string engine() const override { return dsn_.dialect == ServerDialect::PostgreSQL ? "postgresql" : "mysql"; }
+  std::string engine() const override { return dialect_word(dsn_.dialect); }
   std::string engine_version() override { return version_; }
 
  private:

@@ -16,6 +16,22 @@
 namespace sqlgrade {
 
 const char* dialect_name(ServerDialect d) { return d == ServerDialect::PostgreSQL ? "PostgreSQL" : "MySQL"; }
+const char* dialect_word(ServerDialect d) { return d == ServerDialect::PostgreSQL ? "postgresql" : "mysql"; }
+
+const std::vector<ServerScheme>& server_schemes() {
+  static const std::vector<ServerScheme> s{{"postgresql", ServerDialect::PostgreSQL},
+                                           {"postgres", ServerDialect::PostgreSQL},
+                                           {"mysql", ServerDialect::MySQL},
+                                           {"mariadb", ServerDialect::MySQL}};
+  return s;
+}
+
+std::optional<ServerDialect> dialect_of_scheme(std::string_view scheme) {
+  const std::string l = to_lower(std::string(scheme));
+  for (const ServerScheme& s : server_schemes())
+    if (l == s.scheme) return s.dialect;
+  return std::nullopt;
+}
 
 namespace {
 
@@ -97,8 +113,7 @@ ServerDsn parse_server_dsn(const std::string& uri, const std::string& what) {
   UriParts u = split_uri(uri, what);
   ServerDsn d;
   d.uri = uri;
-  if (u.scheme == "postgresql" || u.scheme == "postgres") d.dialect = ServerDialect::PostgreSQL;
-  else if (u.scheme == "mysql" || u.scheme == "mariadb") d.dialect = ServerDialect::MySQL;
+  if (auto dialect = dialect_of_scheme(u.scheme)) d.dialect = *dialect;
   else throw InputError(what, "unknown database scheme '" + u.scheme + "' (postgresql://, mysql://)");
   d.user = u.user;
   d.password = u.password;

@@ -24,7 +24,9 @@
 // hidden statement.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sqlgrade/engine/engine.hpp"
@@ -33,6 +35,17 @@ namespace sqlgrade {
 
 enum class ServerDialect { PostgreSQL, MySQL };
 const char* dialect_name(ServerDialect d);  // "PostgreSQL", "MySQL"
+// The URI schemes of a server database, lower case, each with its dialect: the one list that
+// parse_server_dsn, a request's `dialect` and `db`, and Python's references (the registry) read.
+struct ServerScheme {
+  const char* scheme;   // postgresql | postgres | mysql | mariadb
+  ServerDialect dialect;
+};
+const std::vector<ServerScheme>& server_schemes();
+// The dialect a scheme or dialect word names (case-insensitive), or nullopt.
+std::optional<ServerDialect> dialect_of_scheme(std::string_view scheme);
+// "postgresql" / "mysql": a dialect's lower-case word (requests, the registry, Python's DbRef).
+const char* dialect_word(ServerDialect d);
 
 // A connection URI, as libpq and MySQL clients write them:
 //   postgresql://user[:password]@host[:port]/db[?param=value&...]   (postgres:// too; host=/socket/dir as a

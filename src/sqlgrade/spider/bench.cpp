@@ -18,12 +18,14 @@ class Spider final : public Benchmark {
     return a;
   }
   DbLayout layout() const override { return DbLayout::Nested; }
-  // The test suite is every *.sqlite of <dir>/<db_id>/; a flat <dir>/<db_id>.sqlite has no such
-  // folder (its own folder holds the other databases), so it cannot be graded as Spider.
+  // The test suite is every *.sqlite of <dir>/<db_id>/: its <db_id>.sqlite, else the folder itself (a
+  // folder is a Spider database: grades_folders). A flat <dir>/<db_id>.sqlite has no such folder (its own
+  // folder holds the other databases), so it cannot be graded as Spider.
   Located locate(const fs::path& dir, const std::string& id) const override {
     std::error_code ec;
     std::string nested = database(dir.string(), id);
-    if (fs::is_regular_file(nested, ec) || fs::is_directory(dir / id, ec)) return {nested, ""};
+    if (fs::is_regular_file(nested, ec)) return {nested, ""};
+    if (fs::is_directory(dir / id, ec)) return {(dir / id).string(), ""};
     if (fs::is_regular_file(flat_database(dir.string(), id), ec))
       return {"", "db_id '" + id + "': benchmark spider needs the test-suite layout <dir>/" + id + "/" + id +
                       ".sqlite, found the flat " + id + ".sqlite (use benchmark bird or spider2 for it)"};

@@ -6,6 +6,7 @@
 #include "sqlgrade/answer/extract.hpp"
 #include "sqlgrade/bird/bench.hpp"
 #include "sqlgrade/core/text.hpp"
+#include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/py/str.hpp"
 #include "sqlgrade/spider/bench.hpp"
 #include "sqlgrade/spider2/bench.hpp"
@@ -43,8 +44,14 @@ nlohmann::json registry_table() {
                     {"grades_servers", b->grades_servers()}});
   std::vector<std::string> switches;
   for (const auto& s : extract_switches()) switches.push_back(s.first);
-  return {{"default", default_benchmark().name()}, {"benchmarks", rows}, {"label_keys", label_keys()},
-          {"extract_keys", switches}, {"extract_presets", answer::preset_names()}};
+  nlohmann::json schemes = nlohmann::json::object();
+  for (const ServerScheme& s : server_schemes()) schemes[s.scheme] = dialect_word(s.dialect);
+  nlohmann::json shaping = nlohmann::json::array();
+  const RewardShaping defaults;
+  for (const ShapingField& f : shaping_fields()) shaping.push_back({{"name", f.name}, {"default", defaults.*f.member}});
+  return {{"default", default_benchmark().name()}, {"benchmarks", rows},         {"label_keys", label_keys()},
+          {"extract_keys", switches},           {"extract_presets", answer::preset_names()},
+          {"uri_schemes", schemes},             {"shaping_fields", shaping}};
 }
 
 }  // namespace sqlgrade::verdicts

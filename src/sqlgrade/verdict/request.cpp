@@ -46,20 +46,18 @@ std::optional<std::string> opt_string(const json& body, const char* key) {
 std::string dialect_of(const std::string& name) {
   const std::string d = to_lower(name);
   if (d == "sqlite" || d.empty()) return "sqlite";
-  if (d == "postgresql" || d == "postgres") return "postgresql";
-  if (d == "mysql" || d == "mariadb") return "mysql";
+  if (auto dialect = dialect_of_scheme(d)) return dialect_word(*dialect);
   bad("`dialect` must be sqlite, postgresql or mysql; got '" + name.substr(0, 40) + "'");
 }
 
 bool is_server_uri(const std::string& db) {
-  const std::string l = to_lower(db.substr(0, 16));
-  return l.rfind("postgresql://", 0) == 0 || l.rfind("postgres://", 0) == 0 || l.rfind("mysql://", 0) == 0 ||
-         l.rfind("mariadb://", 0) == 0;
+  const size_t sep = db.substr(0, 16).find("://");
+  return sep != std::string::npos && dialect_of_scheme(std::string_view(db).substr(0, sep)).has_value();
 }
 
 void check_server_request(const Benchmark& b, const VerdictRequest& req) {
   const ServerDsn dsn = parse_server_dsn(req.db, "db");
-  const std::string dialect = dsn.dialect == ServerDialect::PostgreSQL ? "postgresql" : "mysql";
+  const std::string dialect = dialect_word(dsn.dialect);
   if (!b.grades_servers())
     bad(std::string("benchmark ") + b.name() + " grades SQLite databases; a " + dialect_name(dsn.dialect) +
         " database is graded with benchmark bird (\"benchmark\": \"bird\")");
@@ -359,23 +357,29 @@ OrderRule parse_order(const json& body) {
   throw BadRequest("`order` must be \"benchmark\" or \"top_level\"; got " + shown);
 }
 
+const std::vector<ShapingField>& shaping_fields() {
+  static const std::vector<ShapingField> f{{"correct", &RewardShaping::correct},
+                                           {"wrong_result", &RewardShaping::wrong_result},
+                                           {"error", &RewardShaping::error},
+                                           {"no_sql", &RewardShaping::no_sql},
+                                           {"gold_error", &RewardShaping::gold_error}};
+  return f;
+}
+
 std::optional<RewardShaping> parse_shaping(const json& body) {
   auto it = body.find("shaping");
   if (it == body.end() || it->is_null()) return std::nullopt;
-  if (!it->is_object()) throw BadRequest("`shaping` must be an object of correct, wrong_result, error, no_sql, gold_error");
-  RewardShaping s;
-  const std::pair<const char*, double*> fields[] = {{"correct", &s.correct}, {"wrong_result", &s.wrong_result},
-                                                    {"error", &s.error}, {"no_sql", &s.no_sql},
-                                                    {"gold_error", &s.gold_error}};
+  std::string names;
+  for (const ShapingField& f : shaping_fields()) names += std::string(names.empty() ? "" : ", ") + f.name;
+  if (!it->is_object()) throw BadRequest("`shaping` must be an object of " + names);
   for (auto f = it->begin(); f != it->end(); ++f) {
     bool known = false;
-    for (auto& [key, dst] : fields) known = known || f.key() == key;
-    if (!known)
-      throw BadRequest("`shaping`: unknown option '" + f.key().substr(0, 64) +
-                       "' (correct, wrong_result, error, no_sql, gold_error)");
+    for (const ShapingField& field : shaping_fields()) known = known || f.key() == field.name;
+    if (!known) throw BadRequest("`shaping`: unknown option '" + f.key().substr(0, 64) + "' (" + names + ")");
   }
-  for (auto& [key, dst] : fields)
-    if (auto v = bounded_field(*it, key, "score", std::string("shaping.") + key)) *dst = *v;
+  RewardShaping s;
+  for (const ShapingField& f : shaping_fields())
+    if (auto v = bounded_field(*it, f.name, "score", std::string("shaping.") + f.name)) s.*f.member = *v;
   return s;
 }
 

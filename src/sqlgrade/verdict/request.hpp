@@ -110,6 +110,13 @@ nlohmann::json verdict_json(Grader& grader, const VerdictRequest& request, const
 // absent/null: nullopt). BadRequest with the one-line message otherwise.
 OrderRule parse_order(const nlohmann::json& body);
 std::optional<RewardShaping> parse_shaping(const nlohmann::json& body);
+// The `shaping` object's fields, in order, each with its RewardShaping member: the one list that the
+// parser, its messages and the registry (Python's Shaping.request_fields) read.
+struct ShapingField {
+  const char* name;
+  double RewardShaping::*member;
+};
+const std::vector<ShapingField>& shaping_fields();
 // The request's `gold_sql`: a string (kept as it is) or a list of strings (entries that are blank under
 // str.strip() dropped, as the Python API always did); the first is the gold, the rest its alternatives.
 void parse_gold_sql(const nlohmann::json& body, VerdictRequest& request);
