@@ -366,3 +366,33 @@ TEST(VerifyConstraints, AWriteThatFailsMidRunIsAnErrorAndRemovesWhatWasWritten) 
   ASSERT_EQ(o.status, Status::Refuted) << o.reason;
   EXPECT_THROW(write_counterexample(it, o, (out / "cex" / system_folder(pred2, 1) / "x").string(), "x"), InputError);
 }
+
+// The scratch connection keeps its INSERTs prepared (SqliteConnection::insert_own): a reused statement
+// binds each row afresh (a short row's missing cells are NULL, not the previous row's), follows a table
+// that was dropped and created again, reports a table that is gone as a fresh prepare would, and keeps
+// working past its bound on distinct statements.
+TEST(VerifyConstraints, PreparedInsertsAreReusedWithoutCarryingState) {
+  ScratchDb db;
+  ASSERT_EQ(db.exec("CREATE TABLE t (a INTEGER, b TEXT)"), "");
+  const std::vector<std::string> cols{"a", "b"};
+  EXPECT_EQ(db.insert("t", cols, Row{Value::integer(1), Value::text("x")}), "");
+  EXPECT_EQ(db.insert("t", cols, Row{Value::integer(2)}), "");  // b unbound: NULL
+  ExecResult r = db.run("SELECT group_concat(a || ':' || coalesce(b, 'NULL'), ',') FROM t", Limits{});
+  ASSERT_EQ(r.table.rows.size(), 1u);
+  EXPECT_EQ(r.table.rows[0][0], Value::text("1:x,2:NULL"));
+  ASSERT_EQ(db.exec("DROP TABLE t"), "");
+  EXPECT_EQ(db.insert("t", cols, Row{Value::integer(3), Value::text("y")}), "no such table: t");
+  ASSERT_EQ(db.exec("CREATE TABLE t (b TEXT NOT NULL, a INTEGER)"), "");  // other order, a constraint
+  EXPECT_EQ(db.insert("t", cols, Row{Value::integer(4), Value::text("z")}), "");
+  EXPECT_EQ(db.insert("t", cols, Row{Value::integer(5)}), "NOT NULL constraint failed: t.b");
+  r = db.run("SELECT group_concat(b || ':' || a, ',') FROM t", Limits{});
+  EXPECT_EQ(r.table.rows[0][0], Value::text("z:4"));
+  for (int k = 0; k < 300; ++k) {  // more distinct INSERTs than the connection keeps
+    const std::string name = "u" + std::to_string(k);
+    ASSERT_EQ(db.exec("CREATE TABLE " + name + " (v INTEGER)"), "");
+    ASSERT_EQ(db.insert(name, {"v"}, Row{Value::integer(k)}), "") << name;
+  }
+  EXPECT_EQ(db.insert("u7", {"v"}, Row{Value::integer(70)}), "");
+  r = db.run("SELECT sum(v) FROM u7", Limits{});
+  EXPECT_EQ(r.table.rows[0][0], Value::integer(77));
+}

@@ -209,7 +209,13 @@ SqliteConnection::SqliteConnection(Kind kind, const std::string& target, const s
   sqlite3_progress_handler(db_, 1000, progress_cb, deadline_.get());
 }
 
+void SqliteConnection::drop_own_inserts() {
+  for (auto& [key, st] : own_inserts_) sqlite3_finalize(st);
+  own_inserts_.clear();
+}
+
 SqliteConnection::~SqliteConnection() {
+  drop_own_inserts();
   if (db_) sqlite3_close_v2(db_);
   helper_.reset();
 }
@@ -318,23 +324,42 @@ std::string SqliteConnection::run_own(std::string_view sql, const Limits& limits
 
 std::string SqliteConnection::insert_own(const std::string& table, const std::vector<std::string>& columns, const Row& row,
                                          const Limits& limits) {
-  std::string sql = "INSERT INTO " + quote_ident(table) + " (";
-  for (size_t c = 0; c < columns.size(); ++c) sql += (c ? "," : "") + quote_ident(columns[c]);
-  sql += ") VALUES (";
-  for (size_t c = 0; c < columns.size(); ++c) sql += c ? ",?" : "?";
-  sql += ")";
+  std::string key = table;
+  for (const std::string& c : columns) (key += '\0') += c;
   sqlite_guard::StatementScope scope(*deadline_, limits, false);
+  // The authorizer runs at prepare and again when step re-prepares a statement after a schema change.
   auth_.own = true;
-  sqlite3_stmt* st = nullptr;
-  const int prc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr);
-  auth_.own = false;
-  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(st, sqlite3_finalize);
-  if (prc != SQLITE_OK) return sqlite3_errmsg(db_);
+  struct OwnOff {
+    Auth& a;
+    ~OwnOff() { a.own = false; }
+  } own_off{auth_};
+  auto it = own_inserts_.find(key);
+  if (it == own_inserts_.end()) {
+    std::string sql = "INSERT INTO " + quote_ident(table) + " (";
+    for (size_t c = 0; c < columns.size(); ++c) sql += (c ? "," : "") + quote_ident(columns[c]);
+    sql += ") VALUES (";
+    for (size_t c = 0; c < columns.size(); ++c) sql += c ? ",?" : "?";
+    sql += ")";
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(st);
+      return sqlite3_errmsg(db_);
+    }
+    if (own_inserts_.size() >= kMaxOwnInserts) drop_own_inserts();
+    it = own_inserts_.emplace(std::move(key), st).first;
+  }
+  sqlite3_stmt* st = it->second;
+  // A statement used before: every parameter NULL again (a row shorter than `columns` leaves the rest NULL).
+  sqlite3_clear_bindings(st);
   for (size_t c = 0; c < columns.size() && c < row.size(); ++c) bind_value(st, static_cast<int>(c + 1), row[c]);
   const int rc = sqlite3_step(st);
-  if (rc == SQLITE_DONE) return "";
-  std::string msg = sqlite3_errmsg(db_);
-  return msg.empty() ? "error" : msg;
+  std::string msg;
+  if (rc != SQLITE_DONE) {
+    msg = sqlite3_errmsg(db_);
+    if (msg.empty()) msg = "error";
+  }
+  sqlite3_reset(st);
+  return msg;
 }
 
 namespace {
