@@ -35,12 +35,11 @@ size_t skip_spaces(std::string_view s, size_t i) {
   return i;
 }
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
 bool match_ci(std::string_view s, size_t i, std::string_view word) {
   if (i + word.size() > s.size()) return false;
   for (size_t k = 0; k < word.size(); ++k)
-    if (lower(s[i + k]) != word[k]) return false;
+    if (ascii_lower(s[i + k]) != word[k]) return false;
   return true;
 }
 

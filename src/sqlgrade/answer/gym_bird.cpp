@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sqlgrade/answer/extract.hpp"
+#include "sqlgrade/core/text.hpp"
 #include "sqlgrade/py/str.hpp"
 
 namespace sqlgrade::answer {
@@ -29,7 +30,6 @@ namespace sqlgrade::answer {
 namespace {
 
 bool ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 // The code point at s[i] of well-formed UTF-8 (0xFFFD for a stray byte).
 uint32_t code_point(std::string_view s, size_t i) {
@@ -54,7 +54,7 @@ bool opener_at(std::string_view t, size_t p, bool v07) {
   if (t.compare(p, 3, "```") != 0 || p + 6 > t.size()) return false;
   for (int k = 0; k < 3; ++k) {
     const char c = t[p + 3 + k];
-    if (v07 ? lower(c) != "sql"[k] : c != "sql"[k]) return false;
+    if (v07 ? ascii_lower(c) != "sql"[k] : c != "sql"[k]) return false;
   }
   return !v07 || p + 6 == t.size() || !word_char(code_point(t, p + 6));  // \b after "sql"
 }

@@ -8,6 +8,8 @@
 namespace sqlgrade {
 
 std::string to_lower(std::string_view s);
+// One character's ASCII lower case (others unchanged).
+inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 std::string to_upper(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);
 bool starts_with_ci(std::string_view s, std::string_view prefix);

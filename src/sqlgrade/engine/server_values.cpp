@@ -24,10 +24,9 @@ bool all_digits(std::string_view s) {
   return true;
 }
 
-Value decimal_value(const py::Decimal& d) { return Value::typed(Kind::Decimal, 0, d.str()); }
-
-
 }  // namespace
+
+Value decimal_value(const py::Decimal& d) { return Value::typed(Kind::Decimal, 0, d.str()); }
 
 std::optional<Value> python_int(std::string_view t) {
   std::string_view s = trim_view(t);

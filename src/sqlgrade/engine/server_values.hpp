@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "sqlgrade/core/value.hpp"
+#include "sqlgrade/py/decimal.hpp"
 
 namespace sqlgrade::server_values {
 
@@ -35,5 +36,8 @@ std::optional<Value> from_mysql(int type, unsigned charsetnr, std::string_view b
 // An integer beyond int64 becomes a Decimal-kind value of the same number (Python's int is unbounded).
 std::optional<Value> python_int(std::string_view text);
 std::optional<Value> python_float(std::string_view text);
+
+// A Decimal cell (psycopg2's and PyMySQL's decimal.Decimal) of `d`'s text.
+Value decimal_value(const py::Decimal& d);
 
 }  // namespace sqlgrade::server_values

@@ -26,8 +26,6 @@ bool read_uint(std::string_view s, size_t& i, int64_t& out, size_t* ndigits = nu
   return i > b;
 }
 
-Value decimal_value(const py::Decimal& d) { return Value::typed(Kind::Decimal, 0, d.str()); }
-
 // ---------------------------------------------------------------- PostgreSQL
 
 // psycopg2's date/time parsers on the ISO output (DateStyle ISO): "YYYY-MM-DD[ BC]",

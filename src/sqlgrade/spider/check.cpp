@@ -104,7 +104,7 @@ SlotParse parse_slot(const PassMode& m, const DbInfo& db, const Example& ex, siz
   return sp;
 }
 
-Outcome no_prediction() {
+SlotVerdict no_prediction() {
   ExecVerdict v;
   v.reason = "no prediction";
   return v;
@@ -160,7 +160,7 @@ Executed exec_test_suite(const Options& opt, const PassMode& mode, const std::ve
   ExecEvaluator ev(opt.db_dir, eo);
   exec::VerdictMemo<ExecVerdict> verdicts;
   Executed out;
-  out.outcomes = exec::run_each<Outcome>(slots.size(), mode.jobs, &progress, [&](size_t i) -> Outcome {
+  out.outcomes = exec::run_each<SlotVerdict>(slots.size(), mode.jobs, &progress, [&](size_t i) -> SlotVerdict {
     const Example& ex = at(runs, slots, i);
     if (!ex.gold_ok) return std::nullopt;
     if (!ex.has_pred) return no_prediction();
@@ -194,7 +194,7 @@ class SpiderExec {
     so_.text_decode = SqliteOptions::TextDecode::Error;
   }
 
-  Outcome check(const Example& ex, const SlotParse& ps) {
+  SlotVerdict check(const Example& ex, const SlotParse& ps) {
     if (!ex.gold_ok) return std::nullopt;
     if (!ex.has_pred) return no_prediction();
     ExecVerdict v;
@@ -248,7 +248,7 @@ Executed exec_spider(const Options& opt, const PassMode& mode, const std::vector
   const uint64_t before = results.executed();
   SpiderExec sx(opt, results);
   Executed out;
-  out.outcomes = exec::run_each<Outcome>(slots.size(), mode.jobs, &progress,
+  out.outcomes = exec::run_each<SlotVerdict>(slots.size(), mode.jobs, &progress,
                                          [&](size_t i) { return sx.check(at(runs, slots, i), parses[i]); });
   out.counts.spider = results.executed() - before;
   return out;

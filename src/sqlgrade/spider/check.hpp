@@ -37,12 +37,13 @@ std::vector<SlotParse> parse_all(const PassMode& mode, const Databases& dbs, con
 // The example's fields that its parse gives.
 void apply(Example& ex, const SlotParse& sp);
 
-// The outcome of one slot's execution check; nullopt when the example is left out (gold unparsed).
-using Outcome = std::optional<ExecVerdict>;
+// One slot's execution verdict; nullopt when the example is left out (gold unparsed). (Not an Outcome:
+// that is the one type every benchmark's check returns, exec/benchmark.hpp.)
+using SlotVerdict = std::optional<ExecVerdict>;
 
 // The outcomes of one execution pass and the statements it executed (or borrowed).
 struct Executed {
-  std::vector<Outcome> outcomes;  // per slot
+  std::vector<SlotVerdict> outcomes;  // per slot
   ExecCounts counts;
 };
 

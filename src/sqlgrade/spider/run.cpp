@@ -68,7 +68,7 @@ Executed execute_all(const Options& opt, const PassMode& mode, const std::vector
 }
 
 // Stores each slot's execution outcome in its example.
-void apply_outcomes(std::vector<Run>& runs, const Slots& slots, const std::vector<Outcome>& outcomes) {
+void apply_outcomes(std::vector<Run>& runs, const Slots& slots, const std::vector<SlotVerdict>& outcomes) {
   for (size_t i = 0; i < slots.size(); ++i) {
     if (!outcomes[i]) continue;
     const ExecVerdict& v = *outcomes[i];
