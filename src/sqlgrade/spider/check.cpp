@@ -15,11 +15,12 @@
 
 namespace sqlgrade::spider {
 
-namespace {
-
+// Seconds on the steady clock (the passes' timings).
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+namespace {
 
 // The gold of one question, parsed (and rebuilt when needed) once for every system.
 struct GoldParse {

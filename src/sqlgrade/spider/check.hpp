@@ -37,6 +37,9 @@ std::vector<SlotParse> parse_all(const PassMode& mode, const Databases& dbs, con
 // The example's fields that its parse gives.
 void apply(Example& ex, const SlotParse& sp);
 
+// Seconds on the steady clock, for the passes' timings (check.cpp, run.cpp).
+double now_s();
+
 // One slot's execution verdict; nullopt when the example is left out (gold unparsed). (Not an Outcome:
 // that is the one type every benchmark's check returns, exec/benchmark.hpp.)
 using SlotVerdict = std::optional<ExecVerdict>;

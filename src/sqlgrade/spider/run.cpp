@@ -38,10 +38,6 @@ Run evaluate(const Options& opt) {
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // Every slot parsed and matched; the results go into the examples, and each run warns about the golds
 // that do not parse.
 std::vector<SlotParse> parse_step(const Options& opt, const PassMode& mode, const Databases& dbs,

@@ -37,8 +37,6 @@ void for_each_json_line(const std::string& path, F&& f) {
   }
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 }  // namespace
 
 std::map<std::string, EvalEntry> load_eval_jsonl(const std::string& path) {
@@ -76,7 +74,7 @@ GoldFiles resolve_gold_files(const std::string& dir, const std::string& id, cons
   }
   // ^<id>(_[a-z])?\.csv$ , sorted by name (listing is sorted).
   for (auto& f : listing) {
-    if (f.size() != id.size() + 6 || !starts_with(f, id)) continue;
+    if (f.size() != id.size() + 6 || !std::string_view(f).starts_with(id)) continue;
     if (f[id.size()] == '_' && f[id.size() + 1] >= 'a' && f[id.size() + 1] <= 'z' && f.substr(id.size() + 2) == ".csv")
       g.paths.push_back((fs::path(dir) / f).string());
   }

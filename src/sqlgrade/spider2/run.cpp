@@ -19,8 +19,6 @@ namespace sqlgrade::spider2 {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 using DbMap = std::map<std::string, std::string>;  // instance id → database name
 
 // The gold side of a run, read once for every system.
@@ -122,7 +120,7 @@ void resolve_sql(const DbMap& dbs, const std::string& db_dir, Job& j, Instance& 
         throw std::runtime_error("the db '" + d->second + "' of " + j.id +
                                  " in spider2-lite.jsonl is not a file name inside --db_dir");
       j.db_path = benchmark().database(db_dir, d->second);
-    } else if (starts_with(j.id, "bq") || starts_with(j.id, "ga")) {
+    } else if (j.id.starts_with("bq") || j.id.starts_with("ga")) {
       throw std::runtime_error("BigQuery instances cannot be run by sqlgrade (no BigQuery client)");
     } else {
       throw std::runtime_error("Unsupported instance id prefix: " + j.id);
