@@ -11,7 +11,8 @@ BUILD_DIR=${BUILD_DIR:-build-asan}
 JOBS=${JOBS:-$(nproc)}
 # Debug information: line tables only (-gline-tables-only; g++: -g1) — a sanitizer report's stack names
 # file and line all the same, and full -g cost ~25% more compile time and much larger objects to link.
-ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSQLGRADE_SANITIZE=ON -DSQLGRADE_BENCH=OFF)
+UNITY=ON; [ "${SQLGRADE_UNITY:-1}" = 0 ] && UNITY=OFF  # unity sources (CMakeLists.txt SQLGRADE_UNITY)
+ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSQLGRADE_SANITIZE=ON -DSQLGRADE_BENCH=OFF -DSQLGRADE_UNITY="$UNITY")
 if command -v clang++ >/dev/null && command -v clang >/dev/null; then
   G=-gline-tables-only
   ARGS+=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSQLGRADE_FUZZ=ON)
