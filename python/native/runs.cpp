@@ -10,13 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "sqlgrade/bird.hpp"
 #include "sqlgrade/core/fs.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/runs.hpp"
-#include "sqlgrade/spider.hpp"
-#include "sqlgrade/spider2.hpp"
 #include "sqlgrade/uda.hpp"
+#include "sqlgrade/verdict/registry.hpp"
 #include "native.hpp"
 #include "released.hpp"
 
@@ -30,9 +28,7 @@ namespace {
 py::dict merge(const std::vector<std::string>& parts, const std::vector<std::string>& command, const std::string& output) {
   const sqlgrade::runs::Merged m = sqlgrade_native::run_released([&] {
     // The summarizers rebuild each benchmark's printed table from the instances (as `sqlgrade merge`).
-    sqlgrade::spider::register_run_summarizer();
-    sqlgrade::bird::register_run_summarizer();
-    sqlgrade::spider2::register_run_summarizer();
+    sqlgrade::verdicts::register_run_summarizers();
     sqlgrade::uda::register_run_summarizer();
     return sqlgrade::runs::merge_files(parts, command, output);
   });

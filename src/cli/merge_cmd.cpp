@@ -7,11 +7,9 @@
 
 #include "cli_common.hpp"
 #include "flags.hpp"
-#include "sqlgrade/bird.hpp"
 #include "sqlgrade/runs.hpp"
-#include "sqlgrade/spider.hpp"
-#include "sqlgrade/spider2.hpp"
 #include "sqlgrade/uda.hpp"
+#include "sqlgrade/verdict/registry.hpp"
 
 namespace {
 
@@ -23,9 +21,7 @@ struct MergeArgs {
 
 void run_merge(const MergeArgs& a) {
   // Benchmarks whose printed table merge rebuilds from the instances' detail.
-  sqlgrade::spider::register_run_summarizer();
-  sqlgrade::bird::register_run_summarizer();
-  sqlgrade::spider2::register_run_summarizer();
+  sqlgrade::verdicts::register_run_summarizers();
   sqlgrade::uda::register_run_summarizer();
   const sqlgrade::runs::Merged m = sqlgrade::runs::merge_files(a.parts, sqlgrade::cli::invocation(), a.output);
   if (m.summary_text) std::fwrite(m.summary_text->data(), 1, m.summary_text->size(), stdout);

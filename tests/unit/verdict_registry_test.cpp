@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/runs/summary.hpp"
 #include "sqlgrade/verdict/registry.hpp"
 #include "sqlgrade/verdict/request.hpp"
 
@@ -94,4 +95,10 @@ TEST(VerdictRegistry, ShapingFieldsAreReadByTheirTable) {
   EXPECT_EQ(verdicts::dialect_of("postgres"), "postgresql");
   EXPECT_EQ(verdicts::dialect_of(""), "sqlite");
   EXPECT_THROW(verdicts::dialect_of("oracle"), std::exception);
+}
+
+TEST(VerdictRegistry, EveryBenchmarkRegistersItsRunSummarizer) {
+  // merge (the CLI's and the binding's) registers the summarizers through the registry, not by name
+  verdicts::register_run_summarizers();
+  for (const Benchmark* b : verdicts::benchmarks()) EXPECT_TRUE(runs::has_summarizer(b->name())) << b->name();
 }

@@ -2,6 +2,8 @@
 // check with every metric and the timing is check.hpp's.
 #include "sqlgrade/bird/bench.hpp"
 
+#include "sqlgrade/bird.hpp"
+
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/py/equality.hpp"
 
@@ -33,6 +35,7 @@ class Bird final : public Benchmark {
     }
     return o;
   }
+  void register_run_summarizer() const override { bird::register_run_summarizer(); }
   std::string search_item(const SearchQuery& q, SearchItem& item) const override {
     item.gold_sql = q.gold_sql, item.pred_sql = q.pred_sql;
     item.rule = {SearchRule::BirdSet, false, nullptr, false};

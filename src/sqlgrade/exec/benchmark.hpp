@@ -131,6 +131,11 @@ class Benchmark {
   virtual Outcome check(const CheckItem& item, const GoldForm& gold, const Table& pred,
                         const Deadline& deadline) const = 0;
 
+  // ---- runs ----
+  // Registers the benchmark's summarizer of run records (runs::register_summarizer): `sqlgrade merge`
+  // rebuilds the printed table of a sharded run from its instances (record.cpp of each folder).
+  virtual void register_run_summarizer() const = 0;
+
   // ---- the counterexample search ----
   // The search item of a matched pair, queries as the benchmark executes them; "" or why it cannot be
   // searched. Sets item.gold_sql, pred_sql and rule (the caller sets id and db_path).

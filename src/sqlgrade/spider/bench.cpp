@@ -2,6 +2,8 @@
 // the ExecEvaluator's (exec_evaluator.hpp); check() here compares one result with gold result tables.
 #include "sqlgrade/spider/bench.hpp"
 
+#include "sqlgrade/spider.hpp"
+
 #include "sqlgrade/spider/test_suite.hpp"
 
 namespace sqlgrade::spider {
@@ -47,6 +49,7 @@ class Spider final : public Benchmark {
     return o;
   }
   // As the test-suite evaluator executes them (docs/verify.md).
+  void register_run_summarizer() const override { spider::register_run_summarizer(); }
   std::string search_item(const SearchQuery& q, SearchItem& item) const override {
     auto e = prepare_exec_queries(q.gold_sql, q.pred_sql, true, q.keep_distinct);
     item.gold_sql = replace_cur_year(e.gold);

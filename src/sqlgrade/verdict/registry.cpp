@@ -33,6 +33,10 @@ const Benchmark& benchmark_named(const std::string& name) {
   throw BadRequest("unknown benchmark '" + b + "' (expected " + join_or(names) + ")");
 }
 
+void register_run_summarizers() {
+  for (const Benchmark* b : benchmarks()) b->register_run_summarizer();
+}
+
 nlohmann::json registry_table() {
   nlohmann::json rows = nlohmann::json::array();
   for (const Benchmark* b : benchmarks())

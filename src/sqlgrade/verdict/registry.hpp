@@ -14,6 +14,9 @@ namespace sqlgrade::verdicts {
 
 // Every benchmark, in the order messages list them (spider2, spider, bird).
 const std::vector<const Benchmark*>& benchmarks();
+// Every benchmark's summarizer of run records, registered (Benchmark::register_run_summarizer): what
+// `sqlgrade merge` and the binding's merge call. UDA, not a Benchmark, registers its own beside it.
+void register_run_summarizers();
 // The benchmark of a name or alias, any case, whitespace around it ignored (Python's str.strip():
 // py::strip, the rule the Python package applied first); BadRequest "unknown benchmark '<name>'
 // (expected spider2, spider or bird)" otherwise, <name> stripped and lower-cased.
