@@ -47,7 +47,7 @@ def _server_ref(db: str) -> Optional[DbRef]:
     """A PostgreSQL / MySQL URI as a reference: its database name is the db_id. The schemes are the
     library's one list (``engine/server.hpp`` ``server_schemes``, in the registry)."""
     scheme, sep, rest = db.partition("://")
-    dialect = _tables.uri_schemes().get(scheme.lower()) if sep and len(scheme) < 16 else None
+    dialect = _tables.uri_schemes().get(scheme.lower()) if sep else None
     if dialect is None:
         return None
     name = rest.split("?", 1)[0].partition("/")[2]

@@ -23,12 +23,13 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import types
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import BackendUnavailable, InputError
 
-__all__ = ["registry", "benchmark_names", "canonical", "layout", "database_path", "grades_folders", "uri_schemes", "parse_shard",
-           "cli_flags", "command_flags", "flag_of", "path_arguments"]
+__all__ = ["registry", "benchmark_names", "canonical", "layout", "database_path", "grades_folders", "uri_schemes",
+           "shaping_fields", "parse_shard", "cli_flags", "command_flags", "flag_of", "path_arguments"]
 
 _DIR = os.path.dirname(os.path.abspath(__file__))
 _REGISTRY = os.path.join(_DIR, "_registry.json")
@@ -61,6 +62,7 @@ def _load_registry() -> Dict[str, Any]:
 
 _TABLE: Dict[str, Any] = _load_registry()  # read at import: the package's names come from it
 _ROWS: Dict[str, Dict[str, Any]] = {r["name"]: r for r in _TABLE["benchmarks"]}
+_URI_SCHEMES: Mapping[str, str] = types.MappingProxyType(dict(_TABLE["uri_schemes"]))
 _NAMES: Dict[str, str] = {n: r["name"] for r in _TABLE["benchmarks"] for n in [r["name"], *r["aliases"]]}
 
 
@@ -119,10 +121,15 @@ def database_path(benchmark: str, root: str, db_id: str) -> str:
     return pattern.replace("<root>/", root if root.endswith("/") else root + "/")  # as std::filesystem joins
 
 
-def uri_schemes() -> Dict[str, str]:
+def uri_schemes() -> Mapping[str, str]:
     """A server database's URI scheme -> its dialect (``postgres`` -> ``postgresql``, ``mariadb`` ->
-    ``mysql``): ``engine/server.hpp`` ``server_schemes()``."""
-    return dict(_TABLE["uri_schemes"])
+    ``mysql``): ``engine/server.hpp`` ``server_schemes()``. Read-only, shared (read per reference)."""
+    return _URI_SCHEMES
+
+
+def shaping_fields() -> Tuple[str, ...]:
+    """The request's ``shaping`` score fields, in order (``verdicts::shaping_fields()``)."""
+    return tuple(f["name"] for f in _TABLE["shaping_fields"])
 
 
 def grades_folders(benchmark: str) -> bool:

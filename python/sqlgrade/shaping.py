@@ -44,7 +44,7 @@ __all__ = ["Shaping", "SHAPING_KWARGS"]
 # The request's `shaping` fields, in order: the library's list (verdict/request.hpp shaping_fields(), in
 # the registry). The dataclass below declares them for the Python API; a test checks that its fields and
 # defaults are the library's.
-SCORE_FIELDS = tuple(f["name"] for f in _tables.registry()["shaping_fields"])
+SCORE_FIELDS = _tables.shaping_fields()
 
 # Keyword argument name -> Shaping field: each score field as ``<field>_score``, and ``order``.
 SHAPING_KWARGS = {**{f + "_score": f for f in SCORE_FIELDS}, "order": "order"}

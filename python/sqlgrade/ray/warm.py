@@ -20,6 +20,7 @@ graded exactly once (``merge`` refuses a duplicated id).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import os
@@ -48,6 +49,7 @@ _SET_HERE = ("shard", "shard_by")  # each batch's shard, set by the warm graders
 _CAST = {"INT": int, "UINT": int, "FLOAT": float}
 
 
+@functools.lru_cache(maxsize=None)  # _keyword asks for each of a flag's names, then command_kwargs again
 def _taken(benchmark: str, keyword: str) -> bool:
     """Whether sqlgrade.<benchmark>.evaluate() takes ``keyword``."""
     fn = importlib.import_module(f"sqlgrade.{benchmark}").evaluate

@@ -35,7 +35,6 @@ size_t skip_spaces(std::string_view s, size_t i) {
   return i;
 }
 
-
 bool match_ci(std::string_view s, size_t i, std::string_view word) {
   if (i + word.size() > s.size()) return false;
   for (size_t k = 0; k < word.size(); ++k)

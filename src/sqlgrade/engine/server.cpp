@@ -27,7 +27,7 @@ const std::vector<ServerScheme>& server_schemes() {
 }
 
 std::optional<ServerDialect> dialect_of_scheme(std::string_view scheme) {
-  const std::string l = to_lower(std::string(scheme));
+  const std::string l = to_lower(scheme);
   for (const ServerScheme& s : server_schemes())
     if (l == s.scheme) return s.dialect;
   return std::nullopt;

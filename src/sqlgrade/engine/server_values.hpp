@@ -21,7 +21,10 @@
 #include <string_view>
 
 #include "sqlgrade/core/value.hpp"
-#include "sqlgrade/py/decimal.hpp"
+
+namespace sqlgrade::py {
+struct Decimal;
+}  // namespace sqlgrade::py
 
 namespace sqlgrade::server_values {
 
