@@ -3,7 +3,6 @@
 #include "sqlgrade/bird/bench.hpp"
 
 #include "sqlgrade/bird.hpp"
-
 #include "sqlgrade/bird/compare.hpp"
 #include "sqlgrade/py/equality.hpp"
 

@@ -3,7 +3,6 @@
 #include "sqlgrade/spider/bench.hpp"
 
 #include "sqlgrade/spider.hpp"
-
 #include "sqlgrade/spider/test_suite.hpp"
 
 namespace sqlgrade::spider {
@@ -48,8 +47,8 @@ class Spider final : public Benchmark {
     if (!o.match()) o.detail = "result differs from the gold";
     return o;
   }
-  // As the test-suite evaluator executes them (docs/verify.md).
   void register_run_summarizer() const override { spider::register_run_summarizer(); }
+  // As the test-suite evaluator executes them (docs/verify.md).
   std::string search_item(const SearchQuery& q, SearchItem& item) const override {
     auto e = prepare_exec_queries(q.gold_sql, q.pred_sql, true, q.keep_distinct);
     item.gold_sql = replace_cur_year(e.gold);

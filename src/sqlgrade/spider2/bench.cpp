@@ -2,10 +2,9 @@
 // same as grade_frame's) on one rollout's frames.
 #include "sqlgrade/spider2/bench.hpp"
 
-#include "sqlgrade/spider2.hpp"
-
 #include <algorithm>
 
+#include "sqlgrade/spider2.hpp"
 #include "sqlgrade/py/pandas_frame.hpp"
 #include "sqlgrade/spider2/frame.hpp"
 
@@ -46,8 +45,8 @@ class Spider2 final : public Benchmark {
     return g;
   }
   Outcome check(const CheckItem& item, const GoldForm& gold, const Table& pred, const Deadline& deadline) const override;
-  // One gold: a list of lists of condition_cols applies by its element 0 (as check() reads it).
   void register_run_summarizer() const override { spider2::register_run_summarizer(); }
+  // One gold: a list of lists of condition_cols applies by its element 0 (as check() reads it).
   std::string search_item(const SearchQuery& q, SearchItem& item) const override {
     json cc = q.condition_cols ? *q.condition_cols : json();
     if (per_alternative(cc)) {
