@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,9 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "sqlgrade/core/memory.hpp"
 
 namespace sqlgrade::test {
 
@@ -213,5 +217,34 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
   return r;
 }
 #endif
+
+// Helpers several test files share, defined once: the test binaries compile their files as unity sources
+// (tests/CMakeLists.txt), where two file-local copies of one name collide.
+inline constexpr size_t kMiB = size_t(1) << 20;
+// A query that runs until a deadline or a cap stops it.
+inline constexpr const char* kRunaway =
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c";
+// Seconds since t0 (steady clock).
+inline double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+// The peak resident memory of the finished child processes, MiB.
+inline size_t children_peak_mib() { return children_peak_rss_bytes() >> 20; }
+// The lines of a text (no trailing empty line for a final newline).
+inline std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < s.size();) {
+    size_t nl = s.find('\n', pos);
+    if (nl == std::string::npos) nl = s.size();
+    out.push_back(s.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+// a followed by b.
+inline std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
 
 }  // namespace sqlgrade::test

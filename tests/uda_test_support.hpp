@@ -34,4 +34,9 @@ inline uda::ColumnSpec uda_col(std::string name, uda::CellKind kind, int gold_co
   return c;
 }
 
+// The short names the UDA tests use (defined once: the tests compile as unity sources).
+inline constexpr auto shop = uda_shop;
+inline constexpr auto make = uda_table;
+inline constexpr auto col = uda_col;
+
 }  // namespace sqlgrade::test

@@ -18,16 +18,6 @@ using namespace sqlgrade::test;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  for (size_t pos = 0; pos < s.size();) {
-    size_t nl = s.find('\n', pos);
-    if (nl == std::string::npos) nl = s.size();
-    out.push_back(s.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -70,10 +60,6 @@ struct SpiderFx : ShopSpiderFx {
 const char* kFourPreds =
     "SELECT name FROM item WHERE price > 2\nSELECT count(*) FROM shop\nSELECT city FROM shop ORDER BY city\nSELECT avg(price) FROM item\n";
 
-std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 }  // namespace
 

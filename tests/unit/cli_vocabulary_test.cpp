@@ -23,17 +23,7 @@ using namespace sqlgrade::test;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
 
-std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 // The shop database (db/shop/shop.sqlite: 2 shops, 3 items) with a Spider gold file of four questions.
 struct Shop : ShopSpiderFx {

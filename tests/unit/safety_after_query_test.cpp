@@ -31,8 +31,6 @@ using namespace sqlgrade;
 using namespace sqlgrade::test;
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-size_t children_peak_mib() { return children_peak_rss_bytes() >> 20; }
 double margin_s() {
   const char* m = std::getenv("SQLGRADE_SAFETY_MARGIN");
   return m ? std::atof(m) : (kUnderAsan ? 15.0 : 2.0);

@@ -34,17 +34,6 @@ struct NumericFlag {
   std::string flag, type, range;     // "--timeout", "FLOAT", "(0, 86400] seconds" (after the type's ':')
 };
 
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t nl = s.find('\n', pos);
-    if (nl == std::string::npos) nl = s.size();
-    out.push_back(s.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
 
 bool is_numeric_type(const std::string& t) { return t == "INT" || t == "UINT" || t == "FLOAT" || t == "NUMBER"; }
 

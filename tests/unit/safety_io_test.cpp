@@ -25,7 +25,6 @@ using namespace sqlgrade;
 using namespace sqlgrade::test;
 using json = nlohmann::json;
 
-size_t children_peak_mib() { return children_peak_rss_bytes() >> 20; }
 
 // ---------------------------------------------------------------- 10: stdin
 

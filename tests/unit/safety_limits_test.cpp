@@ -24,7 +24,6 @@ using namespace sqlgrade;
 using namespace sqlgrade::test;
 using Clock = std::chrono::steady_clock;
 
-size_t children_peak_mib() { return children_peak_rss_bytes() >> 20; }
 
 void expect_one_line(const CliResult& r, const std::string& file, const std::string& text, const std::string& what) {
   EXPECT_EQ(r.rc, 2) << what << "\nstderr: " << r.err.substr(0, 500);
@@ -34,10 +33,10 @@ void expect_one_line(const CliResult& r, const std::string& file, const std::str
   EXPECT_NE(r.err.find(text), std::string::npos) << what << ": " << r.err.substr(0, 500);
 }
 
-struct SpiderFx {
+struct LimitsSpiderFx {
   TempDir t;
   fs::path gold = t / "gold.txt", db = t / "db";
-  SpiderFx() {
+  LimitsSpiderFx() {
     make_sqlite(db / "adv" / "adv.sqlite", adversarial_db_script());
     spit(gold, std::string(adversarial_gold_sql()) + "\tadv\n");
   }
@@ -50,7 +49,7 @@ struct SpiderFx {
 };
 
 TEST(SafetyLimits, SparseFileIsRefusedBeforeAnythingIsAllocated) {
-  SpiderFx f;
+  LimitsSpiderFx f;
   fs::path sparse = f.t / "sparse.txt";
   spit(sparse, "");
   fs::resize_file(sparse, size_t(40) << 30);  // 40 GiB of holes: nothing on disk
@@ -64,7 +63,7 @@ TEST(SafetyLimits, SparseFileIsRefusedBeforeAnythingIsAllocated) {
 }
 
 TEST(SafetyLimits, DevZeroStopsAtTheBound) {
-  SpiderFx f;
+  LimitsSpiderFx f;
   fs::path zero = f.t / "pred.txt";
   fs::create_symlink("/dev/zero", zero);
   auto r = run_cli(f.args(zero));
@@ -75,7 +74,7 @@ TEST(SafetyLimits, DevZeroStopsAtTheBound) {
 }
 
 TEST(SafetyLimits, MaxInputMbRaisesOrLowersTheBound) {
-  SpiderFx f;
+  LimitsSpiderFx f;
   fs::path pred = f.t / "pred.txt";
   spit(pred, std::string(adversarial_gold_sql()) + " -- " + std::string(3 << 20, 'x') + "\n");  // 3 MiB line
   expect_one_line(run_cli(f.args(pred, {"--max-input-mb", "2"})), pred.string(), "input limit of 2 MiB", "bound 2 MiB");
@@ -136,7 +135,7 @@ TEST(SafetyLimits, SpiderTokenizerMemoryIsLinear) {
 // Whole CLI runs: the prediction line goes through the Spider parser, the test-suite evaluator's
 // sqlparse lexer and SQLite.
 TEST(SafetyLimits, HugeTokenCountsThroughTheSpiderCli) {
-  SpiderFx f;
+  LimitsSpiderFx f;
   struct Case {
     const char* name;
     std::string line;

@@ -22,7 +22,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* kRunaway = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r";
+const char* kRunawayCount = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r";
 
 struct Dbs {
   TempDir tmp;
@@ -130,7 +130,7 @@ TEST_F(VerdictApi, StageSaysWhereTheVerdictEnded) {
     EXPECT_EQ(stage(bench, " ;", "SELECT name FROM item"), "no_sql");
     EXPECT_EQ(stage(bench, "SELECT name FROM item", "SELECT nope FROM item"), "gold_failed");
     r.timeout_s = 0.3;
-    EXPECT_EQ(stage(bench, kRunaway, "SELECT 1"), "timeout");
+    EXPECT_EQ(stage(bench, kRunawayCount, "SELECT 1"), "timeout");
     r.timeout_s = 0;
   }
   GraderConfig two_rows;
@@ -183,7 +183,7 @@ TEST_F(VerdictApi, JsonEntryEqualsServerReply) {
 }
 
 TEST_F(VerdictApi, PerRequestTimeoutIsCappedByTheServer) {
-  r.sql = kRunaway;
+  r.sql = kRunawayCount;
   r.gold_sql = "SELECT 1";
   r.timeout_s = 0.3;
   auto t0 = std::chrono::steady_clock::now();
@@ -194,7 +194,7 @@ TEST_F(VerdictApi, PerRequestTimeoutIsCappedByTheServer) {
   // the server lowers, never raises: a request asking for 1000 s gets --timeout 0.3
   serve::RewardServer s(opts(d.flat_dir, 0.3));
   t0 = std::chrono::steady_clock::now();
-  json j = call(s.verify(json{{"db_id", "shop"}, {"sql", kRunaway}, {"gold_sql", "SELECT 1"}, {"timeout", 1000}}.dump()));
+  json j = call(s.verify(json{{"db_id", "shop"}, {"sql", kRunawayCount}, {"gold_sql", "SELECT 1"}, {"timeout", 1000}}.dump()));
   took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(j["failure_reason"], "timeout");
   EXPECT_EQ(j["pred_executed"], false);
@@ -290,7 +290,7 @@ TEST(ExecuteApi, RowsTruncationAndFailures) {
   EXPECT_EQ(execute(d.flat, "SELECT 1; DELETE FROM item").status, "error");
   EXPECT_EQ(execute(d.flat, "ATTACH DATABASE 'x.db' AS x").status, "error");
   auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(execute(d.flat, kRunaway, {0.3, 10, 1 << 20}).status, "timeout");
+  EXPECT_EQ(execute(d.flat, kRunawayCount, {0.3, 10, 1 << 20}).status, "timeout");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
   EXPECT_THROW(execute(d.flat + ".nope", "SELECT 1"), InputError);
   EXPECT_THROW(execute(d.flat, "SELECT 1", {0, 1, 1}), InputError);
@@ -313,8 +313,8 @@ TEST(ServeApi, ExecuteEndpointIsBounded) {
   auto t0 = std::chrono::steady_clock::now();
   // A request lowers the deadline, never raises it: one day (the table's largest timeout) is capped by
   // --timeout; beyond one day the field is refused (issue 19: core/bounds.hpp).
-  EXPECT_EQ(call(s.execute(json{{"db_id", "shop"}, {"sql", kRunaway}, {"timeout", 86400}}.dump()))["status"], "timeout");
-  EXPECT_EQ(s.execute(json{{"db_id", "shop"}, {"sql", kRunaway}, {"timeout", 1e9}}.dump()).status, 400);
+  EXPECT_EQ(call(s.execute(json{{"db_id", "shop"}, {"sql", kRunawayCount}, {"timeout", 86400}}.dump()))["status"], "timeout");
+  EXPECT_EQ(s.execute(json{{"db_id", "shop"}, {"sql", kRunawayCount}, {"timeout", 1e9}}.dump()).status, 400);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
   EXPECT_EQ(call(s.execute(json{{"db_id", "shop"}, {"sql", "DELETE FROM item"}}.dump()))["status"], "error");
   for (json bad : {json{{"sql", "SELECT 1"}}, json{{"db_id", "shop"}}, json{{"db_id", "../flat/shop"}, {"sql", "SELECT 1"}},

@@ -30,15 +30,12 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr size_t kMiB = size_t(1) << 20;
-const char* kRunaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c";
 // Finding 7 asked for one cell of 64 MiB of NULs (384 MiB as JSON); values over 16 MiB are now refused
 // by the engine (finding 3), so this asks for 16 MB of NULs (96 MB as JSON) with max_bytes at 64 MiB.
 const std::string kNulExecute = R"j({"db_id":"shop","sql":"SELECT CAST(zeroblob(16000000) AS TEXT)","max_bytes":67108864})j";
 // A reply just under the default max_bytes (16 MiB) as serialised: 2,700,000 NULs = 16.2 MB of JSON.
 const std::string kBigExecute = R"j({"db_id":"shop","sql":"SELECT CAST(zeroblob(2700000) AS TEXT)"})j";
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 double mib(size_t b) { return static_cast<double>(b) / kMiB; }
 
 std::string post(const std::string& path, const std::string& body) {

@@ -20,10 +20,10 @@ using json = nlohmann::json;
 
 namespace {
 
-struct Shop {
+struct HostileShop {
   TempDir tmp;
   std::string dbdir;
-  Shop() {
+  HostileShop() {
     dbdir = (tmp / "dbs").string();
     make_sqlite(tmp / "dbs" / "shop" / "shop.sqlite", slurp(fixtures() + "/serve/shop.sql"));
   }
@@ -36,13 +36,13 @@ struct Shop {
   }
 };
 
-json verify(RewardServer& s, const json& req) {
+json post_verify(RewardServer& s, const json& req) {
   Reply r = s.verify(req.dump());
   EXPECT_EQ(r.status, 200) << r.body;
   return json::parse(r.body);
 }
 
-std::string fenced(const std::string& sql) { return "Answer:\n```sql\n" + sql + "\n```"; }
+std::string answer_fenced(const std::string& sql) { return "Answer:\n```sql\n" + sql + "\n```"; }
 
 // Bytes currently allocated by this process (every malloc arena, mmapped blocks included), or under
 // AddressSanitizer its allocator's count. Unlike the RSS, it drops as soon as memory is freed.
@@ -62,7 +62,6 @@ size_t live_heap_bytes() {
   return mi.uordblks + mi.hblkhd;
 }
 #endif
-constexpr size_t kMiB = size_t(1) << 20;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -76,31 +75,31 @@ const char kNulThenQuery[] = "```sql\n;\0SELECT name FROM item\n```";
 // Item 6: pandas iloc raises IndexError for 18446744073709551615 (Python ints do not wrap); the
 // official evaluator then scores 0. It used to be read as -1 (the last column) and score 1.
 TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
-  Shop f;
+  HostileShop f;
   RewardServer s(f.opts());
   json gr = json::array({json::array({json::array({"apple", 1.5}), json::array({"pear", 2.25})})});
-  std::string pred = fenced("SELECT price FROM item WHERE id <= 2 ORDER BY id");  // the gold's last column only
+  std::string pred = answer_fenced("SELECT price FROM item WHERE id <= 2 ORDER BY id");  // the gold's last column only
   json huge = json::parse(std::string("[") + kUint64Max + "]");
   for (bool single : {false, true}) {
     json extra = {{"gold_result", gr}, {"gold_single_file", single}};
     extra["condition_cols"] = huge;
-    json r = verify(s, serve_request(pred, extra));
+    json r = post_verify(s, serve_request(pred, extra));
     EXPECT_EQ(r["reward"], 0.0) << "single=" << single << " " << r.dump();
     EXPECT_NE(r["failure_detail"].get<std::string>().find("out-of-bounds"), std::string::npos) << r["failure_detail"];
     extra["condition_cols"] = json::array({-1});  // a real -1 is the last column, as in pandas
-    EXPECT_EQ(verify(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
+    EXPECT_EQ(post_verify(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
     extra["condition_cols"] = json::array({1});
-    EXPECT_EQ(verify(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
+    EXPECT_EQ(post_verify(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
     if (!single) {  // per alternative (list of lists): alternative 0 uses [1] and matches
       extra["condition_cols"] = json::array({json::array({1}), huge});
-      EXPECT_EQ(verify(s, serve_request(pred, extra))["reward"], 1.0);
+      EXPECT_EQ(post_verify(s, serve_request(pred, extra))["reward"], 1.0);
     }
   }
   // gold_sql takes the same rule
   json gs = {{"gold_sql", "SELECT name, price FROM item WHERE id <= 2"}, {"condition_cols", huge}};
-  EXPECT_EQ(verify(s, serve_request(pred, gs))["reward"], 0.0);
+  EXPECT_EQ(post_verify(s, serve_request(pred, gs))["reward"], 0.0);
   gs["condition_cols"] = json::parse(std::string("[[") + kUint64Max + "]]");
-  EXPECT_EQ(verify(s, serve_request(pred, gs))["reward"], 0.0);
+  EXPECT_EQ(post_verify(s, serve_request(pred, gs))["reward"], 0.0);
 
   // ... and so does spider2lite_eval.jsonl of --spider2-gold-dir
   TempDir g;
@@ -113,8 +112,8 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
   o.grader.spider2_gold_dir = g.str();
   RewardServer official(o);
   json r0 = serve_request(pred, {{"instance_id", "local900"}}), r1 = serve_request(pred, {{"instance_id", "local901"}});
-  EXPECT_EQ(verify(official, r0)["reward"], 0.0);
-  EXPECT_EQ(verify(official, r1)["reward"], 1.0);
+  EXPECT_EQ(post_verify(official, r0)["reward"], 0.0);
+  EXPECT_EQ(post_verify(official, r1)["reward"], 1.0);
 }
 
 // Item 6, CLI side: `sqlgrade spider2` reads the same spider2lite_eval.jsonl field the same way.
@@ -136,15 +135,15 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsInEvalJsonlScoresZeroInTheCli) {
 // Item 7: a prediction that is not a query (`;`, a lone comment) executes as an empty result; it
 // must never earn reward 1 against a gold with no rows, whatever the benchmark.
 TEST(ServeHostile, NothingScoresZeroForEveryBenchmark) {
-  Shop f;
+  HostileShop f;
   RewardServer s(f.opts());
   const std::vector<std::string> nothing = {
-      fenced(";"),
-      fenced(";;\n;"),
-      fenced("-- the answer is empty"),
-      fenced("/* nothing */"),
-      fenced("/* unterminated"),
-      fenced("  \t;\r\n-- x\n/* y */ ;"),
+      answer_fenced(";"),
+      answer_fenced(";;\n;"),
+      answer_fenced("-- the answer is empty"),
+      answer_fenced("/* nothing */"),
+      answer_fenced("/* unterminated"),
+      answer_fenced("  \t;\r\n-- x\n/* y */ ;"),
       std::string(kNulThenQuery, sizeof kNulThenQuery - 1),  // SQLite stops reading at the NUL
       "<answer>;</answer>",
       "{\"answer\": \"-- none\"}",
@@ -155,14 +154,14 @@ TEST(ServeHostile, NothingScoresZeroForEveryBenchmark) {
     json empty_rows = {{"benchmark", bench}, {"gold_result", json::array({json::array()})}};
     for (const json& gold : {empty_gold, empty_rows}) {
       for (auto& text : nothing) {
-        json r = verify(s, serve_request(text, gold));
+        json r = post_verify(s, serve_request(text, gold));
         EXPECT_EQ(r["reward"], 0.0) << bench << " " << json(text).dump() << " " << r.dump();
         EXPECT_EQ(r["failure_reason"], "no_sql_extracted") << bench << " " << json(text).dump();
         EXPECT_TRUE(r["extracted_sql"].is_null());
         ++checked;
       }
       // a real query with an empty result still matches an empty gold
-      json ok = verify(s, serve_request(fenced("SELECT name FROM item WHERE id > 100"), gold));
+      json ok = post_verify(s, serve_request(answer_fenced("SELECT name FROM item WHERE id > 100"), gold));
       EXPECT_EQ(ok["reward"], 1.0) << bench << " " << ok.dump();
     }
   }
@@ -189,7 +188,7 @@ TEST(ServeHostile, AggregateTaskIndexesAreExact) {
   }
   EXPECT_DOUBLE_EQ(m["agent_metrics"]["pass@2"].get<double>(), 4.0 / 7);
   // not an integer: 400, not a silent fallback to instance_id
-  Shop f;
+  HostileShop f;
   RewardServer s(f.opts());
   for (const char* bad : {"1.5", "\"3\"", "true", "[1]"}) {
     std::string body = std::string(R"({"verify_responses": [{"_ng_task_index": )") + bad + R"(, "reward": 1.0}]})";
@@ -203,16 +202,16 @@ TEST(ServeHostile, AggregateTaskIndexesAreExact) {
 // Item 4: the cache holds a digest of each gold text, not the text, and counts what it keeps. Distinct
 // 1 MiB gold_sql texts used to stay in memory twice each (map key + LRU list), uncounted.
 TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
-  Shop f;
+  HostileShop f;
   ServerOptions o = f.opts();
   o.grader.gold_cache_bytes = 4 * kMiB;
   RewardServer s(o);
-  verify(s, serve_request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
+  post_verify(s, serve_request(answer_fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
   size_t before = live_heap_bytes();
   const int kTexts = 24;
   for (int i = 0; i < kTexts; ++i) {
     std::string gold = "SELECT name FROM item /* " + std::to_string(i) + std::string(kMiB, 'x') + " */";
-    json r = verify(s, serve_request(fenced("SELECT name FROM item"), {{"gold_sql", gold}}));
+    json r = post_verify(s, serve_request(answer_fenced("SELECT name FROM item"), {{"gold_sql", gold}}));
     EXPECT_EQ(r["reward"], 1.0);
   }
   size_t grown = live_heap_bytes() > before ? live_heap_bytes() - before : 0;
@@ -226,12 +225,12 @@ TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
 // Item 4: spider, bird and spider2 golds share one cache, bounded by bytes; a result larger than the
 // whole cache is not kept. Spider test-suite golds used to stay in the evaluator's own map forever.
 TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
-  Shop f;
+  HostileShop f;
   ServerOptions o = f.opts();
   o.grader.gold_cache_bytes = 16 * kMiB;
   RewardServer s(o);
   for (const char* bench : {"spider2", "spider", "bird"})  // warm the pools and evaluators
-    verify(s, serve_request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
+    post_verify(s, serve_request(answer_fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
   size_t before = live_heap_bytes();
   // ~7 MB per result (50 000 rows of an integer and a short text); 6 distinct golds per benchmark
   auto big_gold = [](int i, int rows) {
@@ -241,7 +240,7 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   int sent = 0;
   for (const char* bench : {"spider2", "spider", "bird"}) {
     for (int i = 0; i < 6; ++i) {
-      json r = verify(s, serve_request(fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", big_gold(i, 50000)}}));
+      json r = post_verify(s, serve_request(answer_fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", big_gold(i, 50000)}}));
       EXPECT_EQ(r["failure_reason"], "result_mismatch") << bench << " " << r["failure_detail"];  // ran, other rows
       ++sent;
     }
@@ -254,8 +253,8 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   size_t entries = s.stats().gold_cache_entries;
   for (const char* bench : {"spider", "bird"}) {
     json g = {{"benchmark", bench}, {"gold_sql", big_gold(99, 200000)}};
-    EXPECT_EQ(verify(s, serve_request(fenced("SELECT 1"), g))["gold_cached"], false);
-    EXPECT_EQ(verify(s, serve_request(fenced("SELECT 1"), g))["gold_cached"], false) << bench;
+    EXPECT_EQ(post_verify(s, serve_request(answer_fenced("SELECT 1"), g))["gold_cached"], false);
+    EXPECT_EQ(post_verify(s, serve_request(answer_fenced("SELECT 1"), g))["gold_cached"], false) << bench;
   }
   EXPECT_EQ(s.stats().gold_cache_entries, entries);
 }
@@ -264,7 +263,7 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
 // tried again on the next request (it used to answer gold_execution_error until a restart), and a
 // good spider gold is served from the cache.
 TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
-  Shop f;
+  HostileShop f;
   const std::string slow = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000) "
                            "SELECT count(*) FROM c";  // about a second on an idle core
   {
@@ -274,10 +273,10 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     RewardServer s(o);
     for (const char* bench : {"spider", "bird", "spider2"}) {
         json g = {{"benchmark", bench}, {"gold_sql", slow}};
-      json r = verify(s, serve_request(fenced("SELECT 3000000"), g));
+      json r = post_verify(s, serve_request(answer_fenced("SELECT 3000000"), g));
       EXPECT_EQ(r["reward"], 1.0) << bench << " " << r.dump();
       EXPECT_EQ(r["gold_cached"], false) << bench;
-      EXPECT_EQ(verify(s, serve_request(fenced("SELECT 3000000"), g))["gold_cached"], true) << bench;
+      EXPECT_EQ(post_verify(s, serve_request(answer_fenced("SELECT 3000000"), g))["gold_cached"], true) << bench;
     }
   }
   ServerOptions o = f.opts();
@@ -289,7 +288,7 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     json g = {{"benchmark", bench}, {"gold_sql", runaway}};
     for (int round = 0; round < 2; ++round) {
       auto t0 = std::chrono::steady_clock::now();
-      json r = verify(s, serve_request(fenced("SELECT 1"), g));
+      json r = post_verify(s, serve_request(answer_fenced("SELECT 1"), g));
       double secs = seconds_since(t0);
       EXPECT_EQ(r["failure_reason"], "gold_execution_error") << bench << " " << r.dump();
       EXPECT_EQ(r["gold_cached"], false) << bench << " round " << round;
@@ -301,9 +300,9 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
 // Item 2: the reply echoes NeMo's task fields and `_ng_*` bookkeeping, but not megabytes of fields a
 // client invented (a 1 MiB request used to come back with every unknown field).
 TEST(ServeHostile, ReplyDoesNotEchoUnboundedUnknownFields) {
-  Shop f;
+  HostileShop f;
   RewardServer s(f.opts());
-  json req = serve_request(fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}});
+  json req = serve_request(answer_fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}});
   req["uuid"] = "u-1";
   req["metadata"] = {{"split", "dev"}};
   req["_ng_task_index"] = 7;

@@ -36,10 +36,8 @@ constexpr size_t kMemScale = 1;
 #else
 constexpr size_t kMemScale = 1;
 #endif
-constexpr size_t kMiB = size_t(1) << 20;
 
 double mib(size_t bytes) { return static_cast<double>(bytes) / kMiB; }
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string fenced(const std::string& sql) { return "```sql\n" + sql + "\n```"; }
 const json kGold = {{"gold_sql", "SELECT name FROM item"}};

@@ -19,7 +19,6 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* kRunaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c";
 
 struct Case {
   std::string text;

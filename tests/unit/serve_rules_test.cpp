@@ -25,17 +25,17 @@ using sqlgrade::verdicts::has_top_level_order_by;
 
 namespace {
 
-struct Shop {
+struct RulesShop {
   TempDir tmp;
   std::string dir = (tmp / "dbs").string(), db = (tmp / "dbs" / "shop.sqlite").string();
-  Shop() { make_sqlite(db, slurp(fixtures() + "/serve/shop.sql")); }
+  RulesShop() { make_sqlite(db, slurp(fixtures() + "/serve/shop.sql")); }
 };
 
 json body(const std::string& sql, json gold_sql) {
   return json{{"sql", sql}, {"gold_sql", std::move(gold_sql)}, {"benchmark", "spider2"}};
 }
 
-json verdict(Grader& v, const Shop& s, const json& b) { return verdicts::verdict_json(v, b, s.db); }
+json verdict(Grader& v, const RulesShop& s, const json& b) { return verdicts::verdict_json(v, b, s.db); }
 
 std::string bad_request(const json& b) {
   try {
@@ -70,7 +70,7 @@ TEST(VerdictRules, TopLevelOrderByIgnoresNestingQuotesAndComments) {
 }
 
 TEST(VerdictRules, GoldAlternativesAnyMatchCountsAndTheReplyNamesTheGold) {
-  Shop s;
+  RulesShop s;
   Grader v;
   const std::string pred = "SELECT name FROM item WHERE price > 5";
   const json golds = {"SELECT name FROM item WHERE qty = 0", "  ", "SELECT name FROM item WHERE price > 5"};
@@ -96,7 +96,7 @@ TEST(VerdictRules, GoldAlternativesAnyMatchCountsAndTheReplyNamesTheGold) {
 }
 
 TEST(VerdictRules, OrderTopLevelDecidesPerGold) {
-  Shop s;
+  RulesShop s;
   Grader v;
   const std::string reversed = "SELECT name FROM item ORDER BY price";
   const std::string gold = "SELECT name FROM item ORDER BY price DESC";
@@ -119,7 +119,7 @@ TEST(VerdictRules, OrderTopLevelDecidesPerGold) {
 }
 
 TEST(VerdictRules, ShapingScoresEachOutcomeFromTheStage) {
-  Shop s;
+  RulesShop s;
   Grader v;
   const json shaping = {{"correct", 2.0}, {"wrong_result", 0.1}, {"error", -0.5}, {"no_sql", -1}, {"gold_error", 0.25}};
   const std::string gold = "SELECT name FROM item WHERE qty > 1";
@@ -163,7 +163,7 @@ TEST(VerdictRules, ShapingFieldsAreCheckedAgainstTheTableOfBounds) {
 }
 
 TEST(VerdictRules, TheCppApiTakesTheRulesAsFields) {
-  Shop s;
+  RulesShop s;
   Grader v;
   VerdictRequest r;
   r.db = s.db;
@@ -187,7 +187,7 @@ TEST(VerdictRules, TheCppApiTakesTheRulesAsFields) {
 
 // Over HTTP: /verify takes the fields (same messages, 400), /get_reward's labels too.
 TEST(ServeRules, VerifyAndGetRewardTakeTheRules) {
-  Shop s;
+  RulesShop s;
   TempDir t;
   ServerProc srv({"--db-dir", s.dir, "--max-concurrency", "2"}, (t / "err").string());
   ASSERT_GT(srv.port, 0) << slurp(t / "err");
@@ -230,7 +230,7 @@ TEST(ServeRules, VerifyAndGetRewardTakeTheRules) {
 // `sqlgrade rewards`: the same replies as /verify's code, in order; a bad line is one error naming the
 // file and line, exit 2, nothing written.
 TEST(ServeRules, RewardsCommandGradesAFileOfVerifyBodies) {
-  Shop s;
+  RulesShop s;
   TempDir t;
   const json lines[] = {
       {{"db_id", "shop"}, {"sql", "SELECT name FROM item ORDER BY price"},

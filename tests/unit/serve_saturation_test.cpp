@@ -25,9 +25,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const char* kRunaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c";
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 json runaway() { return serve_request(std::string("```sql\n") + kRunaway + "\n```", {{"gold_sql", "SELECT 1"}}); }
 json normal() {

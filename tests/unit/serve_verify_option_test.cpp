@@ -15,17 +15,17 @@ using json = nlohmann::json;
 
 namespace {
 
-struct Shop {
+struct OptionShop {
   TempDir tmp;
   std::string dir = (tmp / "flat").string(), db = (tmp / "flat" / "shop.sqlite").string();
   std::string suite = (tmp / "nested" / "shop").string();  // a Spider test-suite folder
-  Shop() {
+  OptionShop() {
     make_sqlite(db, slurp(fixtures() + "/serve/shop.sql"));
     make_sqlite(suite + "/shop.sqlite", slurp(fixtures() + "/serve/shop.sql"));
   }
 };
 
-VerdictRequest request(const Shop& s, const std::string& gold, const std::string& sql) {
+VerdictRequest request(const OptionShop& s, const std::string& gold, const std::string& sql) {
   VerdictRequest r;
   r.benchmark = "bird";
   r.db = s.db;
@@ -37,7 +37,7 @@ VerdictRequest request(const Shop& s, const std::string& gold, const std::string
 }  // namespace
 
 TEST(VerdictVerify, ARefutedMatchEarnsNoReward) {
-  Shop s;
+  OptionShop s;
   Grader v;
   // every price is above 1 here, so the prediction without the filter matches on this database
   VerdictRequest r = request(s, "SELECT name FROM item WHERE price > 1", "SELECT name FROM item");
@@ -57,7 +57,7 @@ TEST(VerdictVerify, ARefutedMatchEarnsNoReward) {
 }
 
 TEST(VerdictVerify, EquivalentRewritesAndNonMatchesKeepTheirReward) {
-  Shop s;
+  OptionShop s;
   Grader v;
   VerdictRequest r = request(s, "SELECT name FROM item WHERE qty >= 0 AND price > 1",
                              "SELECT name FROM item WHERE price > 1 AND qty >= 0");
@@ -82,7 +82,7 @@ TEST(VerdictVerify, EquivalentRewritesAndNonMatchesKeepTheirReward) {
 }
 
 TEST(VerdictVerify, SpiderSearchesTheQueriesAsTheTestSuiteRunsThem) {
-  Shop s;
+  OptionShop s;
   Grader v;
   VerdictRequest r = request(s, "SELECT DISTINCT name FROM item", "SELECT name FROM item");
   r.benchmark = "spider";
@@ -99,7 +99,7 @@ TEST(VerdictVerify, SpiderSearchesTheQueriesAsTheTestSuiteRunsThem) {
 }
 
 TEST(VerdictVerify, TheHttpRequestFieldAndItsBadValues) {
-  Shop s;
+  OptionShop s;
   serve::ServerOptions o;
   o.db_dir = s.dir;
   o.max_concurrency = 2;

@@ -8,7 +8,7 @@ using namespace sqlgrade::spider2;
 using nlohmann::json;
 
 namespace {
-Frame csv(const std::string& text) { return frame_from_csv_text(text, "test.csv"); }
+Frame v2_csv(const std::string& text) { return frame_from_csv_text(text, "test.csv"); }
 }  // namespace
 
 TEST(Spider2V2, ColumnNameNormalisation) {
@@ -38,8 +38,8 @@ TEST(Spider2V2, ValueNormalisation) {
 
 TEST(Spider2V2, Metrics) {
   // pred has an extra column and one wrong row; names match after normalisation.
-  Frame gold = csv("Customer_ID,Total\n1,10.0\n2,20.0\n3,30.0\n");
-  Frame pred = csv("customer id,total,extra\n1,10.001,x\n2,20.0,y\n4,40.0,z\n");
+  Frame gold = v2_csv("Customer_ID,Total\n1,10.0\n2,20.0\n3,30.0\n");
+  Frame pred = v2_csv("customer id,total,extra\n1,10.001,x\n2,20.0,y\n4,40.0,z\n");
   v2::Result r = v2::compare(pred, gold, json::array());
   EXPECT_EQ(r.columns.tp, (std::vector<std::string>{"customer identifier", "total"}));
   EXPECT_EQ(r.columns.fp, (std::vector<std::string>{"extra"}));
@@ -55,34 +55,34 @@ TEST(Spider2V2, Metrics) {
   EXPECT_EQ(r.overall.fp, 2);
   EXPECT_EQ(r.overall.fn, 1);
   // Exact match modulo case, order and rounding -> score 1.
-  Frame p2 = csv("TOTAL,customer_id\n30,3\n10,1\n20,2\n");
-  EXPECT_EQ(v2::compare(p2, csv("Customer_ID,Total\n1,10.0\n2,20.0\n3,30.0\n"), json::array()).score, 0)
+  Frame p2 = v2_csv("TOTAL,customer_id\n30,3\n10,1\n20,2\n");
+  EXPECT_EQ(v2::compare(p2, v2_csv("Customer_ID,Total\n1,10.0\n2,20.0\n3,30.0\n"), json::array()).score, 0)
       << "int 10 vs float 10.0 differ after normalisation";
-  Frame p3 = csv("TOTAL,customer_id\n30.004,3\n10.0,1\n20.0,2\n");
+  Frame p3 = v2_csv("TOTAL,customer_id\n30.004,3\n10.0,1\n20.0,2\n");
   EXPECT_EQ(v2::compare(p3, gold, json::array()).score, 1);
   // Duplicates: greedy one-to-one matching.
-  v2::Result d = v2::compare(csv("a\nx\nx\n"), csv("a\nx\ny\n"), json::array());
+  v2::Result d = v2::compare(v2_csv("a\nx\nx\n"), v2_csv("a\nx\ny\n"), json::array());
   EXPECT_EQ(d.rows.tp, 1);
   // Both empty -> row F1 0 -> score 0.
-  EXPECT_EQ(v2::compare(csv("a\n"), csv("a\n"), json::array()).score, 0);
+  EXPECT_EQ(v2::compare(v2_csv("a\n"), v2_csv("a\n"), json::array()).score, 0);
   // No common column.
-  v2::Result n = v2::compare(csv("p\n1\n"), csv("q\n1\n2\n"), json::array());
+  v2::Result n = v2::compare(v2_csv("p\n1\n"), v2_csv("q\n1\n2\n"), json::array());
   EXPECT_EQ(n.rows.fp, 1);
   EXPECT_EQ(n.rows.fn, 2);
   EXPECT_DOUBLE_EQ(n.rows.f1, 0.0);
 }
 
 TEST(Spider2V2, ConditionColsAndMultiGold) {
-  Frame gold = csv("id,name,score\n1,a,5\n");
-  Frame pred = csv("name\nA\n");
+  Frame gold = v2_csv("id,name,score\n1,a,5\n");
+  Frame pred = v2_csv("name\nA\n");
   EXPECT_EQ(v2::compare(pred, gold, json::array({1})).score, 1);
   EXPECT_THROW(v2::compare(pred, gold, json::array({5})), std::out_of_range);
-  Frame alt_b = csv("name,score\nb,5\n");
+  Frame alt_b = v2_csv("name,score\nb,5\n");
   v2::Result m = v2::compare_multi(pred, {alt_b, gold}, json::array({json::array(), json::array({1})}), false);
   EXPECT_EQ(m.score, 1);
-  v2::Result bad = v2::compare_multi(csv("name,x\nz,1\n"), {alt_b, gold}, json::array(), false);
+  v2::Result bad = v2::compare_multi(v2_csv("name,x\nz,1\n"), {alt_b, gold}, json::array(), false);
   EXPECT_EQ(bad.score, 0);
   EXPECT_DOUBLE_EQ(bad.columns.f1, 2 * 0.5 * 0.5 / 1.0);  // best column F1 (alternative b)
   // Single alternative with a flat list: all listed columns (fix; the Python script would crash).
-  EXPECT_EQ(v2::compare_multi(csv("name,score\na,5\n"), {gold}, json::array({1, 2}), false).score, 1);
+  EXPECT_EQ(v2::compare_multi(v2_csv("name,score\na,5\n"), {gold}, json::array({1, 2}), false).score, 1);
 }

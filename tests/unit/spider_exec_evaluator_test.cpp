@@ -27,10 +27,10 @@ CREATE TABLE singer(id INTEGER PRIMARY KEY, name TEXT, age INT, country TEXT);
 INSERT INTO singer VALUES (1,'Dee',30,'France'),(2,'Eve',30,'Spain'),(3,'Fay',55,'Italy');
 )";
 
-struct Fixture {
+struct EvalFixture {
   TempDir tmp;
   std::string dir;
-  Fixture() {
+  EvalFixture() {
     make_sqlite(tmp / "db/concert/concert.sqlite", kMain);
     make_sqlite(tmp / "db/concert/concert_suite1.sqlite", kSuite);
     dir = (tmp / "db").string();
@@ -39,7 +39,7 @@ struct Fixture {
 }  // namespace
 
 TEST(SpiderExecEvaluator, DiscoversEveryTestSuiteDatabase) {
-  Fixture f;
+  EvalFixture f;
   spit(f.tmp / "db/concert/notes.txt", "x");
   ExecEvaluator ev(f.dir, {});
   auto paths = ev.db_paths("concert");
@@ -50,7 +50,7 @@ TEST(SpiderExecEvaluator, DiscoversEveryTestSuiteDatabase) {
 }
 
 TEST(SpiderExecEvaluator, EveryDatabaseMustAgree) {
-  Fixture f;
+  EvalFixture f;
   ExecEvaluator ev(f.dir, {});
   // Equivalent on the main DB only (age 30 is unique there, not in the suite DB).
   auto v = ev.evaluate({"concert", "SELECT name FROM singer WHERE age = 30", "SELECT name FROM singer WHERE id = 1"});
@@ -62,7 +62,7 @@ TEST(SpiderExecEvaluator, EveryDatabaseMustAgree) {
 }
 
 TEST(SpiderExecEvaluator, OrderOnlyWhenGoldSaysOrderBy) {
-  Fixture f;
+  EvalFixture f;
   ExecEvaluator ev(f.dir, {});
   EXPECT_EQ(ev.evaluate({"concert", "SELECT name FROM singer", "SELECT name FROM singer ORDER BY name DESC"}).score, 1);
   EXPECT_EQ(ev.evaluate({"concert", "SELECT name FROM singer ORDER BY name", "SELECT name FROM singer ORDER BY name DESC"}).score, 0);
@@ -71,7 +71,7 @@ TEST(SpiderExecEvaluator, OrderOnlyWhenGoldSaysOrderBy) {
 }
 
 TEST(SpiderExecEvaluator, DistinctRemovedUnlessKept) {
-  Fixture f;
+  EvalFixture f;
   ExecEvaluator ev(f.dir, {});
   // Without DISTINCT removal these differ (3 rows vs 2 on the main DB).
   ExecItem it{"concert", "SELECT country FROM singer", "SELECT DISTINCT country FROM singer"};
@@ -83,7 +83,7 @@ TEST(SpiderExecEvaluator, DistinctRemovedUnlessKept) {
 }
 
 TEST(SpiderExecEvaluator, BadPredictionScoresZeroWithReason) {
-  Fixture f;
+  EvalFixture f;
   ExecEvaluator ev(f.dir, {});
   auto v = ev.evaluate({"concert", "SELECT name FROM singer", "SELECT nam FROM singer"});
   EXPECT_EQ(v.score, 0);
@@ -94,7 +94,7 @@ TEST(SpiderExecEvaluator, BadPredictionScoresZeroWithReason) {
 }
 
 TEST(SpiderExecEvaluator, GoldErrorIsReportedNotFatal) {
-  Fixture f;
+  EvalFixture f;
   ExecEvaluator ev(f.dir, {});
   auto v = ev.evaluate({"concert", "SELECT nope FROM singer", "SELECT name FROM singer"});
   EXPECT_EQ(v.score, 0);
@@ -103,7 +103,7 @@ TEST(SpiderExecEvaluator, GoldErrorIsReportedNotFatal) {
 }
 
 TEST(SpiderExecEvaluator, RunawayPredictionTimesOut) {
-  Fixture f;
+  EvalFixture f;
   ExecOptions o;
   o.timeout_s = 0.3;
   ExecEvaluator ev(f.dir, o);
@@ -118,7 +118,7 @@ TEST(SpiderExecEvaluator, RunawayPredictionTimesOut) {
 }
 
 TEST(SpiderExecEvaluator, DatabasesAreNeverWritten) {
-  Fixture f;
+  EvalFixture f;
   std::string h1 = file_hash(f.tmp / "db/concert/concert.sqlite");
   ExecEvaluator ev(f.dir, {});
   for (const char* bad : {"DELETE FROM singer", "DROP TABLE singer", "UPDATE singer SET age = 0",
@@ -137,7 +137,7 @@ TEST(SpiderExecEvaluator, InvalidUtf8IsReadLeniently) {
 }
 
 TEST(SpiderExecEvaluator, PlugValueFillsGoldValues) {
-  Fixture f;
+  EvalFixture f;
   ExecItem it{"concert", "SELECT name FROM singer WHERE country = 'France' AND age > 25",
               "SELECT name FROM singer WHERE country = 'france' AND age > 1"};
   ExecEvaluator plain(f.dir, {});
@@ -151,7 +151,7 @@ TEST(SpiderExecEvaluator, PlugValueFillsGoldValues) {
 // The reward server keeps one evaluator per folder and passes each request's flags and deadline
 // with the item: an item's choices override the evaluator's, both ways.
 TEST(SpiderExecEvaluator, ItemFlagsOverrideTheEvaluatorsOptions) {
-  Fixture f;
+  EvalFixture f;
   ExecEvaluator ev(f.dir, {});
   ExecItem distinct{"concert", "SELECT country FROM singer", "SELECT DISTINCT country FROM singer"};
   EXPECT_EQ(ev.evaluate(distinct).score, 1);
@@ -180,7 +180,7 @@ TEST(SpiderExecEvaluator, ItemFlagsOverrideTheEvaluatorsOptions) {
 }
 
 TEST(SpiderExecEvaluator, GoldResultIsComputedOnce) {
-  Fixture f;
+  EvalFixture f;
   ExecEvaluator ev(f.dir, {});
   auto paths = ev.db_paths("concert");
   const ExecResult* a = ev.gold_result(paths[0], "SELECT name FROM singer").get();
@@ -293,7 +293,7 @@ TEST(SpiderExecConformance, PlugValueExecAccuracyMatchesOfficial) {
 }
 
 TEST(SpiderExecEvaluator, PlugValueExplosionIsBounded) {
-  Fixture f;
+  EvalFixture f;
   ExecOptions o;
   o.plug_value = true;
   o.timeout_s = 5;

@@ -15,7 +15,6 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr auto shop = uda_shop;
 
 // A one-table dataset whose gold rows are not in id order; `extra` rows are appended to the CSV.
 fs::path zoo(const TempDir& tmp, const std::string& extra = "") {

@@ -18,7 +18,6 @@ using namespace sqlgrade::test;
 using json = nlohmann::json;
 
 namespace {
-constexpr auto shop = uda_shop;
 
 // Writes result.csv beside every gold_result.csv, ids renamed to file names ("7" → "7.txt").
 size_t gold_as_results(const fs::path& root) {

@@ -15,8 +15,8 @@
 using namespace sqlgrade;
 using namespace sqlgrade::uda;
 
-static constexpr auto col = sqlgrade::test::uda_col;
-static constexpr auto make = sqlgrade::test::uda_table;
+using sqlgrade::test::col;
+using sqlgrade::test::make;
 
 TEST(UdaStatements, SplitsWithCommentsEscapesAndMultilineLiterals) {
   std::string text =

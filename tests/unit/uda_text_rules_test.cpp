@@ -19,8 +19,8 @@ namespace {
 std::optional<double> cell(CellKind k, Value pred, Value gold) { return rule_cell_score(k, pred, gold, 1e-4); }
 Value txt(const std::string& s) { return Value::text(s); }
 
-constexpr auto make = sqlgrade::test::uda_table;
-constexpr auto col = sqlgrade::test::uda_col;
+using sqlgrade::test::col;
+using sqlgrade::test::make;
 
 const std::string kNbsp = "\xc2\xa0";         // U+00A0 NO-BREAK SPACE
 const std::string kThin = "\xe2\x80\x89";     // U+2009 THIN SPACE

@@ -51,8 +51,6 @@ struct Kennel {
   }
 };
 
-Budget budget() { return search_budget(); }
-
 size_t rows_of(const Counterexample& c, const std::string& table) {
   size_t n = 0;
   for (const auto& r : c.rows) n += r.table == table;
@@ -133,7 +131,7 @@ TEST(VerifyWitness, VacuousResultsAndFloatNoise) {
 // Spider dev 988: max(age) vs ORDER BY age DESC LIMIT 1 differ only on an empty table.
 TEST(VerifyWitness, AnEmptyTableDifferenceIsAnEdgeNotARefutation) {
   Kennel k;
-  auto out = verify::verify(k.item("SELECT max(age) FROM dogs", "SELECT age FROM dogs ORDER BY age DESC LIMIT 1"), budget());
+  auto out = verify::verify(k.item("SELECT max(age) FROM dogs", "SELECT age FROM dogs ORDER BY age DESC LIMIT 1"), search_budget());
   ASSERT_EQ(out.status, Status::Edge) << out.reason;
   ASSERT_TRUE(out.cex);
   EXPECT_NE(out.cex->degenerate, "");
@@ -146,7 +144,7 @@ TEST(VerifyWitness, AnEmptyTableDifferenceIsAnEdgeNotARefutation) {
 TEST(VerifyWitness, ShrinkingStopsAtTheTwoRowsThatShowTheRealBug) {
   Kennel k;
   auto out = verify::verify(k.item("SELECT max(charge_amount) FROM charges",
-                                   "SELECT charge_amount FROM charges ORDER BY charge_type DESC LIMIT 1"), budget());
+                                   "SELECT charge_amount FROM charges ORDER BY charge_type DESC LIMIT 1"), search_budget());
   ASSERT_EQ(out.status, Status::Refuted) << out.reason;
   ASSERT_TRUE(out.cex);
   EXPECT_EQ(out.cex->rows.size(), 2u);
@@ -159,7 +157,7 @@ TEST(VerifyWitness, ShrinkingStopsAtTheTwoRowsThatShowTheRealBug) {
 TEST(VerifyWitness, AFilteredAggregateIsDecidedOverRowsThatPassTheFilter) {
   Kennel k;
   auto out = verify::verify(k.item("SELECT max(created) FROM votes WHERE state = 'CA'",
-                                   "SELECT created FROM votes WHERE state = 'CA'"), budget());
+                                   "SELECT created FROM votes WHERE state = 'CA'"), search_budget());
   ASSERT_EQ(out.status, Status::Refuted) << out.reason;
   EXPECT_GE(rows_of(*out.cex, "votes"), 2u);
   EXPECT_FALSE(vacuous(out.cex->gold_result));
@@ -169,13 +167,13 @@ TEST(VerifyWitness, AFilteredAggregateIsDecidedOverRowsThatPassTheFilter) {
 TEST(VerifyWitness, ANullWhereTheDataHasNoneIsAnEdgeThatSaysSo) {
   Kennel k;
   // dogs.name is nullable but never NULL in the data: COUNT(name) vs COUNT(*) needs a NULL name.
-  auto edge = verify::verify(k.item("SELECT count(*) FROM dogs", "SELECT count(name) FROM dogs"), budget());
+  auto edge = verify::verify(k.item("SELECT count(*) FROM dogs", "SELECT count(name) FROM dogs"), search_budget());
   ASSERT_EQ(edge.status, Status::Edge) << edge.reason;
   EXPECT_TRUE(mentions(edge.cex->breaks, "NULL in dogs.name (never NULL in the data)"))
       << testing::PrintToString(edge.cex->breaks);
   EXPECT_EQ(witness_json(*edge.cex)["breaks"], nlohmann::json(edge.cex->breaks));
   // owners.email is NULL in the data: the same mistake there is a clean refutation.
-  auto clean = verify::verify(k.item("SELECT count(*) FROM owners", "SELECT count(email) FROM owners"), budget());
+  auto clean = verify::verify(k.item("SELECT count(*) FROM owners", "SELECT count(email) FROM owners"), search_budget());
   ASSERT_EQ(clean.status, Status::Refuted) << clean.reason;
   EXPECT_TRUE(clean.cex->breaks.empty());
 }
@@ -183,13 +181,13 @@ TEST(VerifyWitness, ANullWhereTheDataHasNoneIsAnEdgeThatSaysSo) {
 TEST(VerifyWitness, ARepeatedNameThatIsUniqueInPracticeIsAnEdge) {
   Kennel k;
   auto out = verify::verify(k.item("SELECT count(*) FROM dogs GROUP BY dog_id", "SELECT count(*) FROM dogs GROUP BY name"),
-                            budget());
+                            search_budget());
   ASSERT_EQ(out.status, Status::Edge) << out.reason;
   EXPECT_TRUE(mentions(out.cex->breaks, "dogs.name")) << testing::PrintToString(out.cex->breaks);
   EXPECT_TRUE(mentions(out.cex->breaks, "all distinct in the data"));
   // breed repeats in the data: grouping by it instead of the id is a clean refutation.
   auto clean = verify::verify(k.item("SELECT count(*) FROM dogs GROUP BY dog_id", "SELECT count(*) FROM dogs GROUP BY breed"),
-                              budget());
+                              search_budget());
   EXPECT_EQ(clean.status, Status::Refuted) << clean.reason;
 }
 
@@ -200,7 +198,7 @@ TEST(VerifyWitness, ARepeatedLabelOfAPriceListIsAnEdge) {
   Kennel k;
   auto out = verify::verify(k.item("SELECT charge_type, charge_amount FROM charges",
                                    "SELECT charge_type, sum(charge_amount) FROM charges GROUP BY charge_type"),
-                            budget());
+                            search_budget());
   ASSERT_EQ(out.status, Status::Edge) << out.reason;
   EXPECT_TRUE(mentions(out.cex->breaks, "charges.charge_type")) << testing::PrintToString(out.cex->breaks);
 }
@@ -231,18 +229,18 @@ TEST(VerifyWitness, FewDistinctValuesOfAColumnThatDoesNotNameTheRowsAreNotAPrope
       search_item(db, "SELECT District FROM shop WHERE Number_products < 3000 INTERSECT SELECT District FROM shop WHERE Number_products > 10000",
                   "SELECT District FROM shop WHERE (Number_products < 3000 AND Shop_ID IN (SELECT Shop_ID FROM shop WHERE Number_products > 10000))",
                   false),
-      budget());
+      search_budget());
   EXPECT_EQ(out.status, Status::Refuted) << out.reason;
   auto named = verify::verify(search_item(db, "SELECT count(*) FROM shop GROUP BY Shop_ID",
                                           "SELECT count(*) FROM shop GROUP BY Name", false),
-                              budget());
+                              search_budget());
   EXPECT_EQ(named.status, Status::Edge) << named.reason;
 }
 
 TEST(VerifyWitness, ACaseVariantOfAConstantThatTheDataNeverHoldsIsAnEdge) {
   Kennel k;
   auto out = verify::verify(k.item("SELECT count(*) FROM owners WHERE city = 'Paris'",
-                                   "SELECT count(*) FROM owners WHERE city LIKE 'Paris'"), budget());
+                                   "SELECT count(*) FROM owners WHERE city LIKE 'Paris'"), search_budget());
   ASSERT_EQ(out.status, Status::Edge) << out.reason;
   EXPECT_TRUE(mentions(out.cex->breaks, "a variant of the constant 'Paris'")) << testing::PrintToString(out.cex->breaks);
 }
@@ -283,13 +281,13 @@ TEST(VerifyWitness, AValueOutsideACategoryIsAnEdge) {
       EXPECT_EQ(c.data_closed, t.name == "dogs" && c.name == "abandoned_yn") << t.name << "." << c.name;
   // Spider dev 980: `!= 'Y'` only drops a value the data never has.
   auto edge = verify::verify(item("SELECT count(*) FROM dogs WHERE abandoned_yn = '1'",
-                                  "SELECT count(*) FROM dogs WHERE abandoned_yn != '0'"), budget());
+                                  "SELECT count(*) FROM dogs WHERE abandoned_yn != '0'"), search_budget());
   ASSERT_EQ(edge.status, Status::Edge) << edge.reason;
   EXPECT_TRUE(mentions(edge.cex->breaks, "a value the data never has there (only '1', '0')"))
       << testing::PrintToString(edge.cex->breaks);
   // The wrong flag is a clean refutation on the data's own values.
   auto clean = verify::verify(item("SELECT count(*) FROM dogs WHERE abandoned_yn = '1'",
-                                   "SELECT count(*) FROM dogs WHERE abandoned_yn = '0'"), budget());
+                                   "SELECT count(*) FROM dogs WHERE abandoned_yn = '0'"), search_budget());
   EXPECT_EQ(clean.status, Status::Refuted) << clean.reason;
 }
 
@@ -299,7 +297,7 @@ TEST(VerifyWitness, AReferenceWithNothingToPointAtIsAnEdgeWhereTheDataAlwaysHasO
   auto item = [&](const std::string& g, const std::string& p) { return fleet.item(g, p); };
   // Spider dev 233: the join to airlines only drops flights of an airline missing from airlines.
   auto edge = verify::verify(item("SELECT count(*) FROM flights AS T1 JOIN airlines AS T2 ON T1.airline = T2.uid",
-                                  "SELECT count(*) FROM flights"), budget());
+                                  "SELECT count(*) FROM flights"), search_budget());
   ASSERT_EQ(edge.status, Status::Edge) << edge.reason;
   // The rule itself, on a witness with both tables non-empty: flight 10's airline 7 is no airline.
   auto s = read_schema(db);
@@ -319,7 +317,7 @@ TEST(VerifyWitness, AReferenceWithNothingToPointAtIsAnEdgeWhereTheDataAlwaysHasO
   EXPECT_TRUE(broken_properties(f, *s, c, db).empty());
   // trips.airline 99 has no airline in the data: the same mistake there is a clean refutation.
   auto clean = verify::verify(item("SELECT count(*) FROM trips AS T1 JOIN airlines AS T2 ON T1.airline = T2.uid",
-                                   "SELECT count(*) FROM trips"), budget());
+                                   "SELECT count(*) FROM trips"), search_budget());
   EXPECT_EQ(clean.status, Status::Refuted) << clean.reason;
 }
 
@@ -335,7 +333,7 @@ TEST(VerifyTargets, ASetOperationIsRefutedOnAValueTwoColumnsShare) {
   std::set<std::string> shared;
   for (auto [tb, c] : t.shared) shared.insert(s->tables[tb].name + "." + s->tables[tb].columns[c].name);
   EXPECT_EQ(shared, (std::set<std::string>{"owners.city", "dogs.name"}));
-  auto out = verify::verify(k.item(gold, pred), budget());
+  auto out = verify::verify(k.item(gold, pred), search_budget());
   ASSERT_EQ(out.status, Status::Refuted) << out.reason;
   EXPECT_TRUE(out.cex->breaks.empty()) << testing::PrintToString(out.cex->breaks);
 }
@@ -346,7 +344,7 @@ TEST(VerifyWitness, ACopyThatDisagreesWithWhatItCopiesIsAnEdge) {
   Fleet fleet;
   const std::string gold = "SELECT count(*) FROM routes AS R JOIN airlines AS A ON R.airline = A.uid WHERE A.name = 'Delta'",
                     pred = "SELECT count(*) FROM routes WHERE airline_name = 'Delta'";
-  auto out = verify::verify(fleet.item(gold, pred), budget());
+  auto out = verify::verify(fleet.item(gold, pred), search_budget());
   EXPECT_NE(out.status, Status::Refuted) << out.reason;
   auto s = read_schema(fleet.db);
   const QueryFacts f = query_facts(*s, gold, pred);
@@ -373,7 +371,7 @@ TEST(VerifyWitness, TheSearchDoesNotDependOnTheDatabasesFolder) {
   std::filesystem::copy_file(k.db, moved);
   Item a = k.item("SELECT count(*) FROM dogs WHERE age > 6", "SELECT count(*) FROM dogs WHERE age >= 6"), b = a;
   b.db_path = moved;
-  verify::Outcome x = verify::verify(a, budget()), y = verify::verify(b, budget());
+  verify::Outcome x = verify::verify(a, search_budget()), y = verify::verify(b, search_budget());
   ASSERT_EQ(x.status, Status::Refuted) << x.reason;
   ASSERT_EQ(y.status, x.status) << y.reason;
   EXPECT_EQ(y.cex->candidate, x.cex->candidate);
@@ -419,7 +417,7 @@ TEST(VerifyTargets, ComparisonBoundariesAndCountedColumns) {
 // `<` vs `<=` at the query's own constant: the boundary strategy finds it in the first candidates.
 TEST(VerifyTargets, LessThanVersusLessOrEqualIsFoundAtTheBoundary) {
   Kennel k;
-  Budget b = budget();
+  Budget b = search_budget();
   b.candidates = 12;
   auto out = verify::verify(k.item("SELECT name FROM dogs WHERE age < 7", "SELECT name FROM dogs WHERE NOT (age >= 7)"), b);
   EXPECT_EQ(out.status, Status::NoCounterexample) << out.reason;
@@ -438,7 +436,7 @@ TEST(VerifyWitness, TheSummaryGivesTheWitnessSizesPerStatus) {
            {"SELECT max(charge_amount) FROM charges", "SELECT charge_amount FROM charges ORDER BY charge_type DESC LIMIT 1"},
            {"SELECT max(age) FROM dogs", "SELECT age FROM dogs ORDER BY age DESC LIMIT 1"}}) {
     const Item it = k.item(gold, pred);
-    const verify::Outcome o = verify::verify(it, budget());
+    const verify::Outcome o = verify::verify(it, search_budget());
     ASSERT_TRUE(o.cex);
     InstanceReport ir;
     ir.id = std::to_string(rep.instances.size());
