@@ -43,7 +43,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # suites (python.pytest, python.servers) import the release native module from the venv — the instrumented
 # build has none — and the CLI calls among them are the C++ CLI tests' roads, which do run here; the
 # report's browser test renders a page in Chromium (the report's writing is RunsReport.*, here); the docs
-# checkers read text. 175 s of test time under the sanitizers, 47 s of it serial. The CLI-driving Python
+# checkers read text. 189 s of test time under the sanitizers (2026-12-04), 47 s of it serial. The CLI-driving Python
 # checks (docs.commands, runs.python.*, tests.data_rule) stay.
 REPLAYS='^(VerifyCorpus|SpiderHeavyPrediction|RunsBenchmarksData)\.'
 NO_NATIVE='^(python\.pytest|python\.servers|runs\.browser\.report|docs\.architecture|docs\.architecture_check|docs\.commands_check)$'

@@ -230,17 +230,6 @@ inline double since(std::chrono::steady_clock::time_point t0) {
 }
 // The peak resident memory of the finished child processes, MiB.
 inline size_t children_peak_mib() { return children_peak_rss_bytes() >> 20; }
-// The lines of a text (no trailing empty line for a final newline).
-inline std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  for (size_t pos = 0; pos < s.size();) {
-    size_t nl = s.find('\n', pos);
-    if (nl == std::string::npos) nl = s.size();
-    out.push_back(s.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
 // a followed by b.
 inline std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "safety_cli.hpp"
+#include "sqlgrade/py/io.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade::test;
@@ -33,7 +34,7 @@ void walk(const std::vector<std::string>& command, std::vector<std::vector<std::
   TimedResult r = run_cli_timed(args, 30);
   ASSERT_EQ(r.rc, 0) << joined(args) << ": " << r.err;
   bool in_subcommands = false;
-  for (const std::string& line : lines_of(r.out)) {
+  for (const std::string& line : sqlgrade::py::split_lines_universal(r.out)) {
     if (line.rfind("Subcommands:", 0) == 0) in_subcommands = true;
     else if (line.empty() || line[0] != ' ') in_subcommands = false;
     else if (in_subcommands && line.size() > 2 && line[2] != ' ') {
@@ -71,7 +72,7 @@ TEST(CliFlags, EveryHelpEndsWithAnExampleOfItsOwnSubcommand) {
   ASSERT_GE(commands.size(), 20u);  // spider, spider parse, bird (+2), spider2, uda (+4), serve, verify (+3), ...
   for (const auto& c : commands) {
     TimedResult r = run_cli_timed(plus(c, {"--help"}), 30);
-    std::vector<std::string> ls = lines_of(r.out);
+    std::vector<std::string> ls = sqlgrade::py::split_lines_universal(r.out);
     while (!ls.empty() && ls.back().empty()) ls.pop_back();
     ASSERT_GE(ls.size(), 2u) << joined(c);
     EXPECT_EQ(ls[ls.size() - 2], "Example:") << "sqlgrade " << joined(c) << " --help";
@@ -222,7 +223,7 @@ TEST(CliFlags, EveryWarningNamesItsFile) {
   TimedResult r = run_cli_timed(f.args({a, b}, "all"), 60);
   ASSERT_EQ(r.rc, 0) << r.err;
   size_t n = 0;
-  for (const std::string& line : lines_of(r.err)) {
+  for (const std::string& line : sqlgrade::py::split_lines_universal(r.err)) {
     if (line.rfind("sqlgrade: warning: ", 0) != 0) continue;
     ++n;
     EXPECT_TRUE(line.find(a) != std::string::npos || line.find(b) != std::string::npos || line.find(f.gold) != std::string::npos)
@@ -254,7 +255,7 @@ TEST(CliFlags, UdaGoldErrorsAreOneShortLine) {
   TimedResult r = run_cli_timed(gold, 60);
   ASSERT_EQ(r.rc, 0) << r.err;
   std::string line;
-  for (const auto& l : lines_of(r.out))
+  for (const auto& l : sqlgrade::py::split_lines_universal(r.out))
     if (l.rfind("gold_error", 0) == 0) line = l;
   ASSERT_FALSE(line.empty()) << r.out;
   EXPECT_LE(line.size(), 300u) << line;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "safety_cli.hpp"
+#include "sqlgrade/py/io.hpp"
 #include "test_support.hpp"
 
 using namespace sqlgrade::test;
@@ -333,7 +334,7 @@ TEST(CliVocabulary, TheDocTableMatchesEveryHelp) {
     TimedResult r = run_cli_timed(args, 30);
     EXPECT_EQ(r.rc, 0) << command;
     std::set<std::string> names;
-    for (const std::string& l : lines_of(r.out)) {
+    for (const std::string& l : sqlgrade::py::split_lines_universal(r.out)) {
       if (l.size() < 3 || l.compare(0, 2, "  ") != 0 || l[2] != '-') continue;
       const std::string col = l.substr(2, l.find("  ", 2) - 2);  // "--db,--db_root_path TEXT"
       // The first long name is the flag; the others are its aliases (`--out-dir,--out`: --out is not

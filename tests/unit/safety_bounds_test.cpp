@@ -21,6 +21,7 @@
 #include "sqlgrade/core/bounds.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/serve/server.hpp"
+#include "sqlgrade/py/io.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -47,7 +48,7 @@ void collect(const std::vector<std::string>& command, std::vector<NumericFlag>& 
   for (const auto& c : command) joined += (joined.empty() ? "" : " ") + c;
   commands.insert(joined);
   bool in_subcommands = false;
-  for (const std::string& line : lines_of(r.out)) {
+  for (const std::string& line : py::split_lines_universal(r.out)) {
     if (line.rfind("Subcommands:", 0) == 0) {
       in_subcommands = true;
       continue;

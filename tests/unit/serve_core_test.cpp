@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "serve_proc.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
@@ -59,12 +60,6 @@ json request(const std::string& text, json extra = json::object()) {
 
 std::string sql_answer(const std::string& sql) { return "Here it is:\n```sql\n" + sql + "\n```"; }
 
-json verify(RewardServer& s, const json& req, int expect_status = 200) {
-  Reply r = s.verify(req.dump());
-  EXPECT_EQ(r.status, expect_status) << r.body;
-  return json::parse(r.body);
-}
-
 }  // namespace
 
 TEST(ServeCore, Spider2GoldSqlMatchAndMismatch) {
@@ -72,7 +67,7 @@ TEST(ServeCore, Spider2GoldSqlMatchAndMismatch) {
   RewardServer s(f.opts());
   json extra = {{"gold_sql", "SELECT name, price FROM item ORDER BY id"}};
   // columns matched independently, extra pred columns ignored, order ignored (ignore_order true)
-  json r = verify(s, request(sql_answer("SELECT qty, price, name FROM item ORDER BY name"), extra));
+  json r = verify_json(s, request(sql_answer("SELECT qty, price, name FROM item ORDER BY name"), extra));
   EXPECT_EQ(r["reward"], 1.0);
   EXPECT_EQ(r["execution_match"], true);
   EXPECT_EQ(r["failure_reason"], "none");
@@ -89,29 +84,29 @@ TEST(ServeCore, Spider2GoldSqlMatchAndMismatch) {
   EXPECT_FALSE(r.contains("condition_cols"));
   EXPECT_EQ(r["model_output"], sql_answer("SELECT qty, price, name FROM item ORDER BY name"));
 
-  r = verify(s, request(sql_answer("SELECT name FROM item WHERE id < 4"), extra));
+  r = verify_json(s, request(sql_answer("SELECT name FROM item WHERE id < 4"), extra));
   EXPECT_EQ(r["reward"], 0.0);
   EXPECT_EQ(r["execution_match"], false);
   EXPECT_EQ(r["failure_reason"], "result_mismatch");  // NeMo's execution_error would say "did not run" (issue 30)
 
   // ignore_order false: the order of rows now matters
   json ordered = {{"gold_sql", "SELECT name FROM item ORDER BY id"}, {"ignore_order", false}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item ORDER BY name"), ordered))["reward"], 0.0);
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item ORDER BY id"), ordered))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item ORDER BY name"), ordered))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item ORDER BY id"), ordered))["reward"], 1.0);
 }
 
 TEST(ServeCore, Spider2ToleranceAndNullIsZero) {
   Fixture f;
   RewardServer s(f.opts());
   json extra = {{"gold_sql", "SELECT price FROM item WHERE id = 1"}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT 1.505"), extra))["reward"], 1.0);   // |diff| <= 0.01
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT 1.52"), extra))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT 1.505"), extra))["reward"], 1.0);   // |diff| <= 0.01
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT 1.52"), extra))["reward"], 0.0);
   // official rule: NULL -> NaN -> 0, so a NULL gold cell equals a 0 prediction
   json nul = {{"gold_sql", "SELECT code FROM item WHERE id = 2"}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT 0"), nul))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT 0"), nul))["reward"], 1.0);
   // and the string 'NA' is a pandas NA string: it becomes 0 as well
   json na = {{"gold_sql", "SELECT code FROM item WHERE id = 3"}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT NULL"), na))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT NULL"), na))["reward"], 1.0);
 }
 
 TEST(ServeCore, Spider2GoldSqlConditionCols) {
@@ -120,15 +115,15 @@ TEST(ServeCore, Spider2GoldSqlConditionCols) {
   std::string pred = sql_answer("SELECT name, 0 AS z FROM item");
   // flat list: every listed gold column must be matched (column 1 = price is not in the prediction)
   json flat = {{"gold_sql", "SELECT name, price FROM item"}, {"condition_cols", json::array({0, 1})}};
-  EXPECT_EQ(verify(s, request(pred, flat))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, request(pred, flat))["reward"], 0.0);
   flat["condition_cols"] = json::array({0});
-  EXPECT_EQ(verify(s, request(pred, flat))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(pred, flat))["reward"], 1.0);
   // list of lists (as local008, local197, ... carry): element 0 applies to the single gold
   json nested = {{"gold_sql", "SELECT price, name FROM item"}, {"condition_cols", json::array({json::array({1}), json::array({0})})}};
-  json r = verify(s, request(pred, nested));
+  json r = verify_json(s, request(pred, nested));
   EXPECT_EQ(r["reward"], 1.0) << r["failure_detail"];
   nested["condition_cols"] = json::array({json::array({0}), json::array({1})});
-  EXPECT_EQ(verify(s, request(pred, nested))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, request(pred, nested))["reward"], 0.0);
 }
 
 TEST(ServeCore, Spider2GoldResultAndConditionCols) {
@@ -138,36 +133,36 @@ TEST(ServeCore, Spider2GoldResultAndConditionCols) {
   json gr = json::array({json::array({json::array({"apple", 99})}),
                          json::array({json::array({"apple", 1.5, "x"}), json::array({"pear", 2.25, "y"})})});
   json extra = {{"gold_result", gr}, {"condition_cols", json::array({json::array({0}), json::array({0, 1})})}};
-  json r = verify(s, request(sql_answer("SELECT name, price FROM item WHERE id <= 2"), extra));
+  json r = verify_json(s, request(sql_answer("SELECT name, price FROM item WHERE id <= 2"), extra));
   EXPECT_EQ(r["reward"], 1.0) << r.dump();
   EXPECT_TRUE(r["gold_sql"].is_null());
   // without condition_cols the third gold column must match too
   extra["condition_cols"] = nullptr;
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name, price FROM item WHERE id <= 2"), extra))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name, price FROM item WHERE id <= 2"), extra))["reward"], 0.0);
   // empty alternative: only an empty prediction matches
   json empty = {{"gold_result", json::array({json::array()})}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item WHERE id > 100"), empty))["reward"], 1.0);
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item"), empty))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item WHERE id > 100"), empty))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item"), empty))["reward"], 0.0);
 }
 
 TEST(ServeCore, FailureReasons) {
   Fixture f;
   RewardServer s(f.opts(0.3));
   json gold = {{"gold_sql", "SELECT name FROM item"}};
-  json r = verify(s, request("I am not sure how to answer.", gold));
+  json r = verify_json(s, request("I am not sure how to answer.", gold));
   EXPECT_EQ(r["failure_reason"], "no_sql_extracted");
   EXPECT_TRUE(r["extracted_sql"].is_null());
   EXPECT_EQ(r["reward"], 0.0);
-  r = verify(s, request("", gold));
+  r = verify_json(s, request("", gold));
   EXPECT_EQ(r["failure_reason"], "no_sql_extracted");
-  r = verify(s, request(sql_answer("SELECT nope FROM item"), gold));
+  r = verify_json(s, request(sql_answer("SELECT nope FROM item"), gold));
   EXPECT_EQ(r["failure_reason"], "execution_error");
   EXPECT_NE(r["failure_detail"].get<std::string>().find("no such column"), std::string::npos) << r.dump();
-  r = verify(s, request(sql_answer("SELECT name FROM item"), {{"gold_sql", "SELECT broken FROM item"}}));
+  r = verify_json(s, request(sql_answer("SELECT name FROM item"), {{"gold_sql", "SELECT broken FROM item"}}));
   EXPECT_EQ(r["failure_reason"], "gold_execution_error");
   EXPECT_EQ(r["reward"], 0.0);
   auto t0 = std::chrono::steady_clock::now();
-  r = verify(s, request(sql_answer("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"), gold));
+  r = verify_json(s, request(sql_answer("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"), gold));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r["failure_reason"], "timeout");
   EXPECT_LT(secs, 5.0);
@@ -192,14 +187,14 @@ TEST(ServeCore, MaliciousSqlNeverChangesTheDatabase) {
       "SELECT load_extension('/tmp/evil')",
   };
   for (const char* a : attacks) {
-    json r = verify(s, request(sql_answer(a), gold));
+    json r = verify_json(s, request(sql_answer(a), gold));
     EXPECT_EQ(r["reward"], 0.0) << a;
     EXPECT_EQ(r["failure_reason"], "execution_error") << a << " " << r["failure_detail"];
   }
   EXPECT_EQ(file_hash(f.dbfile), before);
   EXPECT_FALSE(fs::exists(fs::current_path() / "evil.sqlite"));
   // the database still answers normally afterwards
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item"), gold))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item"), gold))["reward"], 1.0);
 }
 
 TEST(ServeCore, BadRequestsAre400) {
@@ -256,8 +251,8 @@ TEST(ServeCore, GoldResultsAreCached) {
   Fixture f;
   RewardServer s(f.opts());
   json gold = {{"gold_sql", "SELECT name FROM item"}};
-  json r1 = verify(s, request(sql_answer("SELECT name FROM item"), gold));
-  json r2 = verify(s, request(sql_answer("SELECT name FROM item WHERE id = 1"), gold));
+  json r1 = verify_json(s, request(sql_answer("SELECT name FROM item"), gold));
+  json r2 = verify_json(s, request(sql_answer("SELECT name FROM item WHERE id = 1"), gold));
   EXPECT_EQ(r1["gold_cached"], false);
   EXPECT_EQ(r2["gold_cached"], true);
   EXPECT_EQ(s.stats().gold_cache_hits, 1u);
@@ -266,10 +261,10 @@ TEST(ServeCore, GoldResultsAreCached) {
   ServerOptions tiny = f.opts();
   tiny.grader.gold_cache_entries = 1;
   RewardServer t(tiny);
-  verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}));
-  verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 2"}}));
+  verify_json(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}));
+  verify_json(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 2"}}));
   EXPECT_EQ(t.stats().gold_cache_entries, 1u);  // bounded: the older entry was evicted
-  EXPECT_EQ(verify(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}))["gold_cached"], false);
+  EXPECT_EQ(verify_json(t, request(sql_answer("SELECT 1"), {{"gold_sql", "SELECT 1"}}))["gold_cached"], false);
 }
 
 // NeMo Gym's bird_sql rows (issue 21): no `benchmark`, the gold named `gt_sql`. A server started
@@ -283,16 +278,16 @@ TEST(ServeCore, GymRowsWithServerBenchmarkAndGtSql) {
   json row = {{"gt_sql", "SELECT name, qty FROM item WHERE qty > 1"}, {"difficulty", "simple"}, {"id", 7}};
   // BIRD's set semantics: a duplicate row still matches (spider2's ignore_order rule would not)
   const std::string dup = sql_answer("SELECT name, qty FROM item WHERE qty > 1 UNION ALL SELECT name, qty FROM item WHERE qty > 2");
-  json r = verify(s, request(dup, row));
+  json r = verify_json(s, request(dup, row));
   EXPECT_EQ(r["benchmark"], "bird");
   EXPECT_EQ(r["reward"], 1.0);
   EXPECT_EQ(r["gt_sql"], row["gt_sql"]);
   EXPECT_EQ(r["id"], 7);
   json explicit_spider2 = row;
   explicit_spider2["benchmark"] = "spider2";
-  EXPECT_EQ(verify(s, request(dup, explicit_spider2))["benchmark"], "spider2");
+  EXPECT_EQ(verify_json(s, request(dup, explicit_spider2))["benchmark"], "spider2");
   RewardServer plain(f.opts());
-  EXPECT_EQ(verify(plain, request(dup, row))["benchmark"], "spider2");
+  EXPECT_EQ(verify_json(plain, request(dup, row))["benchmark"], "spider2");
   // /execute takes the server's benchmark too: bird resolves the nested layout
   Reply e = s.execute(json({{"db_id", "shop"}, {"sql", "SELECT count(*) FROM item"}}).dump());
   EXPECT_EQ(e.status, 200) << e.body;
@@ -303,18 +298,18 @@ TEST(ServeCore, BirdVerdicts) {
   RewardServer s(f.opts());
   json g = {{"benchmark", "bird"}, {"gold_sql", "SELECT name, qty FROM item WHERE qty > 1"}};
   // set semantics: duplicates and row order do not matter
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name, qty FROM item WHERE qty > 1 UNION ALL SELECT 'fig', 7 ORDER BY 1"), g))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name, qty FROM item WHERE qty > 1 UNION ALL SELECT 'fig', 7 ORDER BY 1"), g))["reward"], 1.0);
   // column order matters
-  json r = verify(s, request(sql_answer("SELECT qty, name FROM item WHERE qty > 1"), g));
+  json r = verify_json(s, request(sql_answer("SELECT qty, name FROM item WHERE qty > 1"), g));
   EXPECT_EQ(r["reward"], 0.0);
   EXPECT_EQ(r["benchmark"], "bird");
   // 1 == 1.0 (Python equality), no tolerance
   json g2 = {{"benchmark", "bird"}, {"gold_sql", "SELECT 10.0"}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT 10"), g2))["reward"], 1.0);
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT 10.001"), g2))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT 10"), g2))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT 10.001"), g2))["reward"], 0.0);
   // gold_result mode
   json g3 = {{"benchmark", "bird"}, {"gold_result", json::array({json::array({json::array({"apple"})})})}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item WHERE id = 1"), g3))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item WHERE id = 1"), g3))["reward"], 1.0);
 }
 
 TEST(ServeCore, SpiderVerdicts) {
@@ -322,16 +317,16 @@ TEST(ServeCore, SpiderVerdicts) {
   RewardServer s(f.opts());
   json g = {{"benchmark", "spider"}, {"gold_sql", "SELECT name, qty FROM item ORDER BY qty"}};
   // column permutation is allowed; ORDER BY in the gold makes row order matter
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT qty, name FROM item ORDER BY qty"), g))["reward"], 1.0);
-  json r = verify(s, request(sql_answer("SELECT name, qty FROM item ORDER BY name"), g));
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT qty, name FROM item ORDER BY qty"), g))["reward"], 1.0);
+  json r = verify_json(s, request(sql_answer("SELECT name, qty FROM item ORDER BY name"), g));
   EXPECT_EQ(r["reward"], 0.0);
   EXPECT_EQ(r["failure_reason"], "result_mismatch");
   // bag semantics without ORDER BY: duplicates matter
   json g2 = {{"benchmark", "spider"}, {"gold_sql", "SELECT name FROM item"}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item UNION ALL SELECT 'fig'"), g2))["reward"], 0.0);
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item ORDER BY name DESC"), g2))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item UNION ALL SELECT 'fig'"), g2))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item ORDER BY name DESC"), g2))["reward"], 1.0);
   json ge = {{"benchmark", "spider"}, {"gold_sql", "SELECT nope FROM item"}};
-  EXPECT_EQ(verify(s, request(sql_answer("SELECT name FROM item"), ge))["failure_reason"], "gold_execution_error");
+  EXPECT_EQ(verify_json(s, request(sql_answer("SELECT name FROM item"), ge))["failure_reason"], "gold_execution_error");
 }
 
 TEST(ServeCore, FullQueueAnswers503) {
@@ -426,12 +421,12 @@ TEST(ServeCore, Spider2OfficialGoldDir) {
     return r;
   };
   // flat condition_cols with a single _a alternative: the official quirk checks column 1 only
-  EXPECT_EQ(verify(s, req("local900", "SELECT price FROM item WHERE id = 1 UNION ALL SELECT 1"))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, req("local900", "SELECT price FROM item WHERE id = 1 UNION ALL SELECT 1"))["reward"], 1.0);
   // <id>.csv with the official ignore_order=false (the request's ignore_order=true is not used)
-  EXPECT_EQ(verify(s, req("local901", "SELECT name FROM item WHERE id <= 2 ORDER BY id"))["reward"], 1.0);
-  EXPECT_EQ(verify(s, req("local901", "SELECT name FROM item WHERE id <= 2 ORDER BY id DESC"))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, req("local901", "SELECT name FROM item WHERE id <= 2 ORDER BY id"))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, req("local901", "SELECT name FROM item WHERE id <= 2 ORDER BY id DESC"))["reward"], 0.0);
   // listed but no gold file
-  EXPECT_EQ(verify(s, req("local902", "SELECT 1"))["failure_reason"], "gold_execution_error");
+  EXPECT_EQ(verify_json(s, req("local902", "SELECT 1"))["failure_reason"], "gold_execution_error");
   // not listed: no gold at all
   EXPECT_EQ(s.verify(req("local999", "SELECT 1").dump()).status, 400);
   // a missing spider2lite_eval.jsonl is an input error naming the file
@@ -444,23 +439,23 @@ TEST(ServeCore, PerRequestExtractionOptions) {
   Fixture f;
   RewardServer s(f.opts());
   json gold = {{"gold_sql", "SELECT name FROM item"}};
-  json r = verify(s, request("<answer>SELECT name FROM item</answer>", gold));
+  json r = verify_json(s, request("<answer>SELECT name FROM item</answer>", gold));
   EXPECT_EQ(r["reward"], 1.0);
   EXPECT_EQ(r["extraction_source"], "tag");
   // NeMo-exact extraction: the raw fallback keeps "</answer>", which then fails to execute
-  r = verify(s, request("<answer>SELECT name FROM item</answer>", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"tags_and_json", false}}}}));
+  r = verify_json(s, request("<answer>SELECT name FROM item</answer>", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"tags_and_json", false}}}}));
   EXPECT_EQ(r["extracted_sql"], "SELECT name FROM item</answer>;");
   EXPECT_EQ(r["failure_reason"], "execution_error");
-  r = verify(s, request("SELECT name FROM item", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"raw_fallback", false}}}}));
+  r = verify_json(s, request("SELECT name FROM item", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"raw_fallback", false}}}}));
   EXPECT_EQ(r["failure_reason"], "no_sql_extracted");
-  r = verify(s, request("we deselect x; SELECT name FROM item", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"word_boundary", true}}}}));
+  r = verify_json(s, request("we deselect x; SELECT name FROM item", {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"word_boundary", true}}}}));
   EXPECT_EQ(r["reward"], 1.0);
   EXPECT_EQ(s.verify(request("SELECT 1", {{"gold_sql", "SELECT 1"}, {"extract", {{"word_boundary", "yes"}}}}).dump()).status, 400);
   // server-wide default
   ServerOptions o = f.opts();
   o.grader.extract.tags_and_json = false;
   RewardServer strict(o);
-  EXPECT_EQ(verify(strict, request("<answer>SELECT name FROM item</answer>", gold))["failure_reason"], "execution_error");
+  EXPECT_EQ(verify_json(strict, request("<answer>SELECT name FROM item</answer>", gold))["failure_reason"], "execution_error");
 }
 
 // Reasoning models (issue 21): the gold query inside <think> earns nothing by default; the request
@@ -470,17 +465,17 @@ TEST(ServeCore, ReasoningIsNotGraded) {
   RewardServer s(f.opts());
   json gold = {{"gold_sql", "SELECT name FROM item"}};
   const std::string thought = "<think>```sql\nSELECT name FROM item\n```</think> I could not find the answer.";
-  json r = verify(s, request(thought, gold));
+  json r = verify_json(s, request(thought, gold));
   EXPECT_EQ(r["reward"], 0.0);
   EXPECT_EQ(r["failure_reason"], "no_sql_extracted");
-  r = verify(s, request("<think>The query is SELECT name FROM item", gold));
+  r = verify_json(s, request("<think>The query is SELECT name FROM item", gold));
   EXPECT_EQ(r["extraction_source"], "unclosed_think");
   EXPECT_NE(r["failure_detail"].get<std::string>().find("unclosed <think>"), std::string::npos) << r.dump();
-  EXPECT_EQ(verify(s, request("<think>hmm</think>```sql\nSELECT name FROM item\n```", gold))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request("<think>hmm</think>```sql\nSELECT name FROM item\n```", gold))["reward"], 1.0);
   json keep = {{"gold_sql", "SELECT name FROM item"}, {"extract", {{"after_think", false}}}};
-  EXPECT_EQ(verify(s, request(thought, keep))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, request(thought, keep))["reward"], 1.0);
   ServerOptions o = f.opts();
   o.grader.extract.after_think = false;
   RewardServer whole(o);
-  EXPECT_EQ(verify(whole, request(thought, gold))["reward"], 1.0);
+  EXPECT_EQ(verify_json(whole, request(thought, gold))["reward"], 1.0);
 }

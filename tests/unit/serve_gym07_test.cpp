@@ -32,12 +32,6 @@ serve::ServerOptions bird_options(const ShopDbs& d) {
   return o;
 }
 
-json gym_verify(serve::RewardServer& s, const json& req) {
-  serve::Reply r = s.verify(req.dump());
-  EXPECT_EQ(r.status, 200) << r.body;
-  return json::parse(r.body);
-}
-
 }  // namespace
 
 // The response object as sent — keys out of order, numbers spelled 1e2 and 1.50, escapes, spaces — is
@@ -58,7 +52,7 @@ TEST(ServeGym07, ResponseEchoedByteForByte) {
   EXPECT_EQ(j["response"], json::parse(response));
   EXPECT_EQ(j["instance_id"], "x1");
   // A request without `response` (model_output) is unchanged; a duplicated key echoes the one graded.
-  json plain = gym_verify(s, {{"db_id", "shop"}, {"gt_sql", "SELECT 1"}, {"model_output", "```sql\nSELECT 1\n```"}});
+  json plain = verify_json(s, {{"db_id", "shop"}, {"gt_sql", "SELECT 1"}, {"model_output", "```sql\nSELECT 1\n```"}});
   EXPECT_FALSE(plain.contains("response"));
   const std::string twice = R"({"db_id":"shop","gt_sql":"SELECT 1","response":{"output":[]},"response":{"output":[{"type":"message","content":[{"type":"output_text","text":"```sql\nSELECT 1\n```"}]}]}})";
   serve::Reply t = s.verify(twice);
@@ -71,11 +65,11 @@ TEST(ServeGym07, RewardComponentsWhenAsked) {
   ShopDbs d;
   serve::RewardServer s(bird_options(d));
   json base = serve_request("```sql\nSELECT name FROM item\n```", {{"gt_sql", "SELECT name FROM item"}});
-  EXPECT_FALSE(gym_verify(s, base).contains("reward_components"));  // not asked: the reply as before
+  EXPECT_FALSE(verify_json(s, base).contains("reward_components"));  // not asked: the reply as before
 
   json asked = base;
   asked["reward_components"] = true;
-  json j = gym_verify(s, asked);
+  json j = verify_json(s, asked);
   EXPECT_EQ(j["reward_components"], json::parse(R"({"sql_acc":1.0,"sql_found":1.0,"sql_executed":1.0})"));
   EXPECT_FALSE(j.contains("reward_components_requested"));
 
@@ -83,7 +77,7 @@ TEST(ServeGym07, RewardComponentsWhenAsked) {
   json shaped = serve_request("```sql\nSELECT nope FROM item\n```",
                               {{"gt_sql", "SELECT name FROM item"}, {"reward_components", true},
                                {"shaping", {{"correct", 1}, {"wrong_result", -0.25}, {"error", -0.5}, {"no_sql", -1}}}});
-  j = gym_verify(s, shaped);
+  j = verify_json(s, shaped);
   EXPECT_EQ(j["outcome"], "error");
   EXPECT_EQ(j["score"], -0.5);
   EXPECT_EQ(j["reward_components"], json::parse(R"({"sql_acc":0.0,"sql_found":1.0,"sql_executed":0.0,
@@ -92,7 +86,7 @@ TEST(ServeGym07, RewardComponentsWhenAsked) {
   // With verify: the verification outcome as its own components.
   json ver = serve_request("```sql\nSELECT name FROM item WHERE qty >= 0\n```",
                            {{"gt_sql", "SELECT name FROM item"}, {"reward_components", true}, {"verify", true}});
-  j = gym_verify(s, ver);
+  j = verify_json(s, ver);
   const json& c = j["reward_components"];
   for (const char* k : {"sql_acc", "sql_found", "sql_executed", "sql_verified", "sql_refuted", "sql_unverified"})
     EXPECT_TRUE(c.contains(k)) << k << " " << c.dump();
@@ -104,10 +98,10 @@ TEST(ServeGym07, RewardComponentsWhenAsked) {
   serve::ServerOptions o = bird_options(d);
   o.reward_components = true;
   serve::RewardServer always(o);
-  EXPECT_TRUE(gym_verify(always, base)["reward_components"].is_object());
+  EXPECT_TRUE(verify_json(always, base)["reward_components"].is_object());
   json no = base;
   no["reward_components"] = false;
-  EXPECT_FALSE(gym_verify(always, no).contains("reward_components"));
+  EXPECT_FALSE(verify_json(always, no).contains("reward_components"));
   json bad = base;
   bad["reward_components"] = "yes";
   EXPECT_EQ(s.verify(bad.dump()).status, 400);
@@ -122,32 +116,32 @@ TEST(ServeGym07, PresetsAndTheirFailureCodes) {
     return serve_request(text, {{"gt_sql", gold}, {"extract", extract}});
   };
   const std::string gold = "SELECT name FROM item";
-  json j = gym_verify(s, with("I do not know.", gold, {{"preset", "gym-bird-0.4"}}));
+  json j = verify_json(s, with("I do not know.", gold, {{"preset", "gym-bird-0.4"}}));
   EXPECT_EQ(j["extracted_sql"], "SELECT 1");
   EXPECT_EQ(j["extraction_source"], "filler");
   EXPECT_EQ(j["stage"], "different");
   EXPECT_EQ(j["failure_reason"], "no_sql_extracted");
-  EXPECT_EQ(gym_verify(s, with("no block", "SELECT 1", "gym-bird-0.4"))["reward"], 1.0);  // Gym 0.4's quirk, pinned
-  EXPECT_EQ(gym_verify(s, with("```sql\nSELECT id FROM item\n```", gold, "gym-bird-0.4"))["failure_reason"], "execution_error");
-  EXPECT_EQ(gym_verify(s, with("```sql\nSELECT nope\n```", gold, "gym-bird-0.4"))["failure_reason"], "execution_error");
-  j = gym_verify(s, with("```sql\nSELECT name -- the names\nFROM item\n```", gold, "gym-bird-0.4"));
+  EXPECT_EQ(verify_json(s, with("no block", "SELECT 1", "gym-bird-0.4"))["reward"], 1.0);  // Gym 0.4's quirk, pinned
+  EXPECT_EQ(verify_json(s, with("```sql\nSELECT id FROM item\n```", gold, "gym-bird-0.4"))["failure_reason"], "execution_error");
+  EXPECT_EQ(verify_json(s, with("```sql\nSELECT nope\n```", gold, "gym-bird-0.4"))["failure_reason"], "execution_error");
+  j = verify_json(s, with("```sql\nSELECT name -- the names\nFROM item\n```", gold, "gym-bird-0.4"));
   EXPECT_EQ(j["extracted_sql"], "SELECT name");  // 0.4's `--` eats to the end of the text (its quirk)
   EXPECT_EQ(j["failure_reason"], "execution_error");
 
-  j = gym_verify(s, with("I do not know.", gold, "gym-bird-0.7"));
+  j = verify_json(s, with("I do not know.", gold, "gym-bird-0.7"));
   EXPECT_TRUE(j["extracted_sql"].is_null());
   EXPECT_EQ(j["stage"], "no_sql");
   EXPECT_EQ(j["failure_reason"], "no_sql_extracted");
   EXPECT_EQ(j["pred_executed"], false);
-  j = gym_verify(s, with("```sql\nSELECT name -- the names\nFROM item\n```", gold, "gym-bird-0.7"));
+  j = verify_json(s, with("```sql\nSELECT name -- the names\nFROM item\n```", gold, "gym-bird-0.7"));
   EXPECT_EQ(j["reward"], 1.0);  // comments kept
-  EXPECT_EQ(gym_verify(s, with("```SQL\nSELECT id FROM item\n```", gold, "gym-bird-0.7"))["failure_reason"], "result_mismatch");
-  EXPECT_EQ(gym_verify(s, with("```sql\nSELECT nope\n```", gold, "gym-bird-0.7"))["failure_reason"], "execution_error");
-  EXPECT_EQ(gym_verify(s, with(std::string("```sql\n") + kRunaway + "\n```", gold, "gym-bird-0.7"))["failure_reason"],
+  EXPECT_EQ(verify_json(s, with("```SQL\nSELECT id FROM item\n```", gold, "gym-bird-0.7"))["failure_reason"], "result_mismatch");
+  EXPECT_EQ(verify_json(s, with("```sql\nSELECT nope\n```", gold, "gym-bird-0.7"))["failure_reason"], "execution_error");
+  EXPECT_EQ(verify_json(s, with(std::string("```sql\n") + kRunaway + "\n```", gold, "gym-bird-0.7"))["failure_reason"],
             "execution_timeout");
-  EXPECT_EQ(gym_verify(s, with(std::string("```sql\n") + kRunaway + "\n```", gold, "sqlgrade"))["failure_reason"], "timeout");
+  EXPECT_EQ(verify_json(s, with(std::string("```sql\n") + kRunaway + "\n```", gold, "sqlgrade"))["failure_reason"], "timeout");
   // sqlgrade's own order is the default: a bare SELECT is found as raw text.
-  EXPECT_EQ(gym_verify(s, serve_request("SELECT name FROM item", {{"gt_sql", gold}}))["reward"], 1.0);
+  EXPECT_EQ(verify_json(s, serve_request("SELECT name FROM item", {{"gt_sql", gold}}))["reward"], 1.0);
 
   serve::Reply bad = s.verify(with("x", gold, "gym-bird-0.5").dump());
   EXPECT_EQ(bad.status, 400);
@@ -160,7 +154,7 @@ TEST(ServeGym07, ServerPreset) {
   serve::ServerOptions o = bird_options(d);
   o.grader.extract.preset = ExtractPreset::GymBird07;
   serve::RewardServer s(o);
-  json j = gym_verify(s, serve_request("SELECT name FROM item", {{"gt_sql", "SELECT name FROM item"}}));
+  json j = verify_json(s, serve_request("SELECT name FROM item", {{"gt_sql", "SELECT name FROM item"}}));
   EXPECT_EQ(j["stage"], "no_sql");
   EXPECT_EQ(answer::to_string(ExtractPreset::GymBird04), std::string("gym-bird-0.4"));
   EXPECT_EQ(answer::preset_from_name("gym-bird-0.7"), ExtractPreset::GymBird07);
@@ -179,7 +173,7 @@ TEST(ServeGym07, GymFailureCodesStayInsideGymsEnum) {
   auto reply = [&](const std::string& sql, json extra = json::object()) {
     json req = serve_request("```sql\n" + sql + "\n```", {{"gt_sql", "SELECT name FROM item"}});
     for (auto& [k, v] : extra.items()) req[k] = v;
-    return gym_verify(s, req);
+    return verify_json(s, req);
   };
   json j = reply("SELECT name FROM item WHERE qty < 0");
   EXPECT_EQ(j["stage"], "different");
@@ -197,7 +191,7 @@ TEST(ServeGym07, GymFailureCodesStayInsideGymsEnum) {
   // Without the option: sqlgrade's codes.
   serve::RewardServer plain(bird_options(d));
   json req = serve_request("```sql\nSELECT name FROM item WHERE qty < 0\n```", {{"gt_sql", "SELECT name FROM item"}});
-  EXPECT_EQ(gym_verify(plain, req)["failure_reason"], "result_mismatch");
+  EXPECT_EQ(verify_json(plain, req)["failure_reason"], "result_mismatch");
   EXPECT_EQ(gym_failure_reason(ExtractPreset::Sqlgrade, VerdictStage::Refuted, false), std::string("unknown_error"));
   EXPECT_EQ(gym_failure_reason(ExtractPreset::Sqlgrade, VerdictStage::TooLarge, false), std::string("execution_error"));
 }

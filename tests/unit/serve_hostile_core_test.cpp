@@ -36,12 +36,6 @@ struct HostileShop {
   }
 };
 
-json post_verify(RewardServer& s, const json& req) {
-  Reply r = s.verify(req.dump());
-  EXPECT_EQ(r.status, 200) << r.body;
-  return json::parse(r.body);
-}
-
 std::string answer_fenced(const std::string& sql) { return "Answer:\n```sql\n" + sql + "\n```"; }
 
 // Bytes currently allocated by this process (every malloc arena, mmapped blocks included), or under
@@ -83,23 +77,23 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
   for (bool single : {false, true}) {
     json extra = {{"gold_result", gr}, {"gold_single_file", single}};
     extra["condition_cols"] = huge;
-    json r = post_verify(s, serve_request(pred, extra));
+    json r = verify_json(s, serve_request(pred, extra));
     EXPECT_EQ(r["reward"], 0.0) << "single=" << single << " " << r.dump();
     EXPECT_NE(r["failure_detail"].get<std::string>().find("out-of-bounds"), std::string::npos) << r["failure_detail"];
     extra["condition_cols"] = json::array({-1});  // a real -1 is the last column, as in pandas
-    EXPECT_EQ(post_verify(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
+    EXPECT_EQ(verify_json(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
     extra["condition_cols"] = json::array({1});
-    EXPECT_EQ(post_verify(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
+    EXPECT_EQ(verify_json(s, serve_request(pred, extra))["reward"], 1.0) << "single=" << single;
     if (!single) {  // per alternative (list of lists): alternative 0 uses [1] and matches
       extra["condition_cols"] = json::array({json::array({1}), huge});
-      EXPECT_EQ(post_verify(s, serve_request(pred, extra))["reward"], 1.0);
+      EXPECT_EQ(verify_json(s, serve_request(pred, extra))["reward"], 1.0);
     }
   }
   // gold_sql takes the same rule
   json gs = {{"gold_sql", "SELECT name, price FROM item WHERE id <= 2"}, {"condition_cols", huge}};
-  EXPECT_EQ(post_verify(s, serve_request(pred, gs))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, serve_request(pred, gs))["reward"], 0.0);
   gs["condition_cols"] = json::parse(std::string("[[") + kUint64Max + "]]");
-  EXPECT_EQ(post_verify(s, serve_request(pred, gs))["reward"], 0.0);
+  EXPECT_EQ(verify_json(s, serve_request(pred, gs))["reward"], 0.0);
 
   // ... and so does spider2lite_eval.jsonl of --spider2-gold-dir
   TempDir g;
@@ -112,8 +106,8 @@ TEST(ServeHostile, ConditionColsIndexThatWrapsScoresZero) {
   o.grader.spider2_gold_dir = g.str();
   RewardServer official(o);
   json r0 = serve_request(pred, {{"instance_id", "local900"}}), r1 = serve_request(pred, {{"instance_id", "local901"}});
-  EXPECT_EQ(post_verify(official, r0)["reward"], 0.0);
-  EXPECT_EQ(post_verify(official, r1)["reward"], 1.0);
+  EXPECT_EQ(verify_json(official, r0)["reward"], 0.0);
+  EXPECT_EQ(verify_json(official, r1)["reward"], 1.0);
 }
 
 // Item 6, CLI side: `sqlgrade spider2` reads the same spider2lite_eval.jsonl field the same way.
@@ -154,14 +148,14 @@ TEST(ServeHostile, NothingScoresZeroForEveryBenchmark) {
     json empty_rows = {{"benchmark", bench}, {"gold_result", json::array({json::array()})}};
     for (const json& gold : {empty_gold, empty_rows}) {
       for (auto& text : nothing) {
-        json r = post_verify(s, serve_request(text, gold));
+        json r = verify_json(s, serve_request(text, gold));
         EXPECT_EQ(r["reward"], 0.0) << bench << " " << json(text).dump() << " " << r.dump();
         EXPECT_EQ(r["failure_reason"], "no_sql_extracted") << bench << " " << json(text).dump();
         EXPECT_TRUE(r["extracted_sql"].is_null());
         ++checked;
       }
       // a real query with an empty result still matches an empty gold
-      json ok = post_verify(s, serve_request(answer_fenced("SELECT name FROM item WHERE id > 100"), gold));
+      json ok = verify_json(s, serve_request(answer_fenced("SELECT name FROM item WHERE id > 100"), gold));
       EXPECT_EQ(ok["reward"], 1.0) << bench << " " << ok.dump();
     }
   }
@@ -206,12 +200,12 @@ TEST(ServeHostile, GoldCacheKeepsNoGoldTextAndCountsItsKeys) {
   ServerOptions o = f.opts();
   o.grader.gold_cache_bytes = 4 * kMiB;
   RewardServer s(o);
-  post_verify(s, serve_request(answer_fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
+  verify_json(s, serve_request(answer_fenced("SELECT name FROM item"), {{"gold_sql", "SELECT name FROM item"}}));  // warm the pools
   size_t before = live_heap_bytes();
   const int kTexts = 24;
   for (int i = 0; i < kTexts; ++i) {
     std::string gold = "SELECT name FROM item /* " + std::to_string(i) + std::string(kMiB, 'x') + " */";
-    json r = post_verify(s, serve_request(answer_fenced("SELECT name FROM item"), {{"gold_sql", gold}}));
+    json r = verify_json(s, serve_request(answer_fenced("SELECT name FROM item"), {{"gold_sql", gold}}));
     EXPECT_EQ(r["reward"], 1.0);
   }
   size_t grown = live_heap_bytes() > before ? live_heap_bytes() - before : 0;
@@ -230,7 +224,7 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   o.grader.gold_cache_bytes = 16 * kMiB;
   RewardServer s(o);
   for (const char* bench : {"spider2", "spider", "bird"})  // warm the pools and evaluators
-    post_verify(s, serve_request(answer_fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
+    verify_json(s, serve_request(answer_fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", "SELECT 1"}}));
   size_t before = live_heap_bytes();
   // ~7 MB per result (50 000 rows of an integer and a short text); 6 distinct golds per benchmark
   auto big_gold = [](int i, int rows) {
@@ -240,7 +234,7 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   int sent = 0;
   for (const char* bench : {"spider2", "spider", "bird"}) {
     for (int i = 0; i < 6; ++i) {
-      json r = post_verify(s, serve_request(answer_fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", big_gold(i, 50000)}}));
+      json r = verify_json(s, serve_request(answer_fenced("SELECT 1"), {{"benchmark", bench}, {"gold_sql", big_gold(i, 50000)}}));
       EXPECT_EQ(r["failure_reason"], "result_mismatch") << bench << " " << r["failure_detail"];  // ran, other rows
       ++sent;
     }
@@ -253,8 +247,8 @@ TEST(ServeHostile, OneBoundedGoldCacheForEveryBenchmark) {
   size_t entries = s.stats().gold_cache_entries;
   for (const char* bench : {"spider", "bird"}) {
     json g = {{"benchmark", bench}, {"gold_sql", big_gold(99, 200000)}};
-    EXPECT_EQ(post_verify(s, serve_request(answer_fenced("SELECT 1"), g))["gold_cached"], false);
-    EXPECT_EQ(post_verify(s, serve_request(answer_fenced("SELECT 1"), g))["gold_cached"], false) << bench;
+    EXPECT_EQ(verify_json(s, serve_request(answer_fenced("SELECT 1"), g))["gold_cached"], false);
+    EXPECT_EQ(verify_json(s, serve_request(answer_fenced("SELECT 1"), g))["gold_cached"], false) << bench;
   }
   EXPECT_EQ(s.stats().gold_cache_entries, entries);
 }
@@ -273,10 +267,10 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     RewardServer s(o);
     for (const char* bench : {"spider", "bird", "spider2"}) {
         json g = {{"benchmark", bench}, {"gold_sql", slow}};
-      json r = post_verify(s, serve_request(answer_fenced("SELECT 3000000"), g));
+      json r = verify_json(s, serve_request(answer_fenced("SELECT 3000000"), g));
       EXPECT_EQ(r["reward"], 1.0) << bench << " " << r.dump();
       EXPECT_EQ(r["gold_cached"], false) << bench;
-      EXPECT_EQ(post_verify(s, serve_request(answer_fenced("SELECT 3000000"), g))["gold_cached"], true) << bench;
+      EXPECT_EQ(verify_json(s, serve_request(answer_fenced("SELECT 3000000"), g))["gold_cached"], true) << bench;
     }
   }
   ServerOptions o = f.opts();
@@ -288,7 +282,7 @@ TEST(ServeHostile, GoldTimeoutsAreNeverCachedAndSpiderUsesTheGoldTimeout) {
     json g = {{"benchmark", bench}, {"gold_sql", runaway}};
     for (int round = 0; round < 2; ++round) {
       auto t0 = std::chrono::steady_clock::now();
-      json r = post_verify(s, serve_request(answer_fenced("SELECT 1"), g));
+      json r = verify_json(s, serve_request(answer_fenced("SELECT 1"), g));
       double secs = seconds_since(t0);
       EXPECT_EQ(r["failure_reason"], "gold_execution_error") << bench << " " << r.dump();
       EXPECT_EQ(r["gold_cached"], false) << bench << " round " << round;

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sqlgrade/serve/server.hpp"
 #include "test_support.hpp"
 
 extern char** environ;
@@ -122,6 +123,14 @@ struct ShopDbs {
     make_sqlite(file, slurp(fixtures() + "/serve/shop.sql"));
   }
 };
+
+// The in-process server's reply to one /verify request, as JSON; a status other than expect_status fails
+// the test.
+inline nlohmann::json verify_json(serve::RewardServer& s, const nlohmann::json& req, int expect_status = 200) {
+  serve::Reply r = s.verify(req.dump());
+  EXPECT_EQ(r.status, expect_status) << r.body;
+  return nlohmann::json::parse(r.body);
+}
 
 // A NeMo-shaped verify request whose model answer is `text`, plus the fields of `extra`.
 inline nlohmann::json serve_request(const std::string& text, const nlohmann::json& extra) {

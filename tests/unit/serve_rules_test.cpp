@@ -25,17 +25,11 @@ using sqlgrade::verdicts::has_top_level_order_by;
 
 namespace {
 
-struct RulesShop {
-  TempDir tmp;
-  std::string dir = (tmp / "dbs").string(), db = (tmp / "dbs" / "shop.sqlite").string();
-  RulesShop() { make_sqlite(db, slurp(fixtures() + "/serve/shop.sql")); }
-};
-
 json body(const std::string& sql, json gold_sql) {
   return json{{"sql", sql}, {"gold_sql", std::move(gold_sql)}, {"benchmark", "spider2"}};
 }
 
-json verdict(Grader& v, const RulesShop& s, const json& b) { return verdicts::verdict_json(v, b, s.db); }
+json verdict(Grader& v, const ShopDbs& s, const json& b) { return verdicts::verdict_json(v, b, s.file); }
 
 std::string bad_request(const json& b) {
   try {
@@ -70,7 +64,7 @@ TEST(VerdictRules, TopLevelOrderByIgnoresNestingQuotesAndComments) {
 }
 
 TEST(VerdictRules, GoldAlternativesAnyMatchCountsAndTheReplyNamesTheGold) {
-  RulesShop s;
+  ShopDbs s;
   Grader v;
   const std::string pred = "SELECT name FROM item WHERE price > 5";
   const json golds = {"SELECT name FROM item WHERE qty = 0", "  ", "SELECT name FROM item WHERE price > 5"};
@@ -96,7 +90,7 @@ TEST(VerdictRules, GoldAlternativesAnyMatchCountsAndTheReplyNamesTheGold) {
 }
 
 TEST(VerdictRules, OrderTopLevelDecidesPerGold) {
-  RulesShop s;
+  ShopDbs s;
   Grader v;
   const std::string reversed = "SELECT name FROM item ORDER BY price";
   const std::string gold = "SELECT name FROM item ORDER BY price DESC";
@@ -119,7 +113,7 @@ TEST(VerdictRules, OrderTopLevelDecidesPerGold) {
 }
 
 TEST(VerdictRules, ShapingScoresEachOutcomeFromTheStage) {
-  RulesShop s;
+  ShopDbs s;
   Grader v;
   const json shaping = {{"correct", 2.0}, {"wrong_result", 0.1}, {"error", -0.5}, {"no_sql", -1}, {"gold_error", 0.25}};
   const std::string gold = "SELECT name FROM item WHERE qty > 1";
@@ -163,10 +157,10 @@ TEST(VerdictRules, ShapingFieldsAreCheckedAgainstTheTableOfBounds) {
 }
 
 TEST(VerdictRules, TheCppApiTakesTheRulesAsFields) {
-  RulesShop s;
+  ShopDbs s;
   Grader v;
   VerdictRequest r;
-  r.db = s.db;
+  r.db = s.file;
   r.sql = "SELECT name FROM item ORDER BY price";
   r.gold_sql = "SELECT name FROM item WHERE qty = 0";
   r.gold_sql_alternatives = {"SELECT name FROM item ORDER BY price DESC"};
@@ -187,7 +181,7 @@ TEST(VerdictRules, TheCppApiTakesTheRulesAsFields) {
 
 // Over HTTP: /verify takes the fields (same messages, 400), /get_reward's labels too.
 TEST(ServeRules, VerifyAndGetRewardTakeTheRules) {
-  RulesShop s;
+  ShopDbs s;
   TempDir t;
   ServerProc srv({"--db-dir", s.dir, "--max-concurrency", "2"}, (t / "err").string());
   ASSERT_GT(srv.port, 0) << slurp(t / "err");
@@ -230,7 +224,7 @@ TEST(ServeRules, VerifyAndGetRewardTakeTheRules) {
 // `sqlgrade rewards`: the same replies as /verify's code, in order; a bad line is one error naming the
 // file and line, exit 2, nothing written.
 TEST(ServeRules, RewardsCommandGradesAFileOfVerifyBodies) {
-  RulesShop s;
+  ShopDbs s;
   TempDir t;
   const json lines[] = {
       {{"db_id", "shop"}, {"sql", "SELECT name FROM item ORDER BY price"},
@@ -253,7 +247,7 @@ TEST(ServeRules, RewardsCommandGradesAFileOfVerifyBodies) {
   ASSERT_EQ(got.size(), 3u);
   Grader v;
   for (size_t i = 0; i < 3; ++i) {
-    json want = verdicts::verdict_json(v, lines[i], s.db);
+    json want = verdicts::verdict_json(v, lines[i], s.file);
     want.erase("timings"), got[i].erase("timings"), want.erase("gold_cached"), got[i].erase("gold_cached");
     EXPECT_EQ(got[i], want) << i;
   }
