@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "sqlgrade/outcome.hpp"
 #include "sqlgrade/result_rows.hpp"
 
 namespace sqlgrade::bird {
@@ -98,15 +99,21 @@ struct Instance {
   std::string key;             // the prediction key paired with this question ("" if none)
   std::string pred_sql, gold_sql;
   bool has_pred = false;
-  bool correct = false;        // EX (set equality) of the two results
-  double score = 0;            // EX/Soft-F1/EM+F1 in [0,1]; VES/R-VES: 100*sqrt(.)
+  // How the check ended (include/sqlgrade/outcome.hpp): outcome.match() is EX (set equality of the two
+  // results; the record's `correct`), outcome.score the metric's (EX/Soft-F1/EM+F1 in [0,1]; VES/R-VES:
+  // 100*sqrt(.)), outcome.status BIRD's word (ok, no_prediction, not_a_string, no_answer, pred_error,
+  // pred_timeout, pred_too_large, gold_error, gold_timeout, gold_too_large), outcome.detail the engine
+  // message or explanation when the status is not ok, outcome.gold_rows / pred_rows with
+  // Options::keep_rows the first rows of both results. Its stage follows status and EX (stage_of in
+  // bird/check.hpp).
+  Outcome outcome = [] {
+    Outcome o;
+    o.status = "ok";
+    return o;
+  }();
   double time_ratio = 0;       // VES / R-VES only
-  std::string status = "ok";   // ok, no_prediction, not_a_string, no_answer, pred_error, pred_timeout,
-                               // pred_too_large, gold_error, gold_timeout, gold_too_large
-  std::string reason;          // engine message or explanation when status != ok
   double pred_seconds = 0, gold_seconds = 0;
   size_t pred_rows = 0, gold_rows = 0;
-  ResultRows gold_first, pred_first;  // with Options::keep_rows: the first rows of both results
 };
 
 // A whole evaluation.

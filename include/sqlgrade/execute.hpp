@@ -34,7 +34,9 @@ struct ExecuteCell {
 };
 
 struct ExecuteResult {
-  // "ok" | "error" | "timeout" | "too_large" (too_large: not even the first row fits max_bytes)
+  // "ok" | "error" | "timeout" | "too_large" (too_large: not even the first row fits max_bytes): the
+  // engine's one table of a query's status words (to_string(ExecStatus)). A query with no gold has no
+  // Outcome (outcome.hpp): this is the query's status, not a verdict.
   std::string status = "ok";
   std::vector<std::string> columns;
   std::vector<std::vector<ExecuteCell>> rows;

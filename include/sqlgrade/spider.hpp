@@ -14,10 +14,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sqlgrade/errors.hpp"
+#include "sqlgrade/outcome.hpp"
 #include "sqlgrade/result_rows.hpp"
 
 namespace sqlgrade::spider {
@@ -106,14 +108,14 @@ struct Example {
   std::string parse_error;
   int exact = -1;  // -1 = not evaluated
   PartialScores partial{};
-  int exec = -1;   // -1 = not evaluated
-  std::string exec_reason;
-  // The execution timed out / the gold failed to execute: the run record's `timeout` and
-  // `gold_exec_error` (Python: the same names; exec_timeout and exec_gold_error are deprecated aliases).
-  bool timeout = false, gold_exec_error = false;
+  // The execution check (include/sqlgrade/outcome.hpp); null: not evaluated. The run record's fields
+  // are read from it (spider/record.cpp; Python: the same names): `exec` its score 1/0, `exec_reason`
+  // its detail, `timeout` its deadline_hit (a deadline was hit on some candidate, whatever the stage),
+  // `gold_exec_error` its stage gold_failed; gold_rows / pred_rows with Options::keep_rows.
+  std::optional<Outcome> exec;
+  int exec_score() const { return exec ? static_cast<int>(exec->score) : -1; }  // 1/0, -1: not evaluated
   double parse_seconds = 0, exec_seconds = 0;
   std::string question;                 // from Options::questions (or dev.json beside the gold), else ""
-  ResultRows gold_rows, pred_rows;      // with Options::keep_rows: the first rows of both results
 };
 
 // Averages of one hardness level (or turn) as the official table prints them.

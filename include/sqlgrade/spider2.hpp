@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "sqlgrade/outcome.hpp"
+
 namespace sqlgrade::spider2 {
 
 // sql: <result_dir>/<id>.sql executed on <db_dir>/<db>.sqlite (official: the stripped inner text of
@@ -87,8 +89,9 @@ struct Result {
 // One instance (an id with both a gold entry and a prediction).
 struct Instance {
   std::string instance_id;
-  int score = 0;                          // the official rule's verdict
-  std::optional<std::string> error_info;  // "Result Error", execution error text, ...
+  // The official rule's verdict: outcome.score 1/0 (the record's `score`), outcome.detail the official
+  // error_info ("" on a match, where the record writes null: "Result Error", execution error text, ...).
+  Outcome outcome;
   std::optional<std::string> pred_sql;    // sql mode: the statement executed
   std::vector<std::string> messages;      // lines the official script prints while evaluating
   std::vector<std::string> strict;        // --strict findings

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sqlgrade/extract.hpp"
+#include "sqlgrade/outcome.hpp"
 
 namespace sqlgrade {
 
@@ -135,27 +136,7 @@ struct VerdictTimings {
   double extract_s = 0, gold_s = 0, pred_s = 0, compare_s = 0, total_s = 0;
 };
 
-// Where a verdict ended, as a value (never read from the English reason): the stage that decided it.
-enum class VerdictStage {
-  NoSql,       // no SQL found in the model output (or it holds no statement)
-  PredFailed,  // the prediction did not run: an error, an empty query, SQL that is not Unicode
-  Timeout,     // the prediction hit its deadline (running, converting or comparing its result)
-  TooLarge,    // the prediction's result is over the row/byte caps
-  GoldFailed,  // the gold could not be computed (the prediction may not have run)
-  Different,   // the prediction ran and its result differs from the gold (or cannot be read as one)
-  Equal,       // the prediction's result matches the gold: reward 1
-  Refuted,     // it matched, but `verify` refuted the match against every gold it matched: reward 0
-  Unverified,  // it matched, the `verify` search was cut, and on_unverified is Zero: reward 0
-};
-// no_sql | pred_failed | timeout | too_large | gold_failed | different | equal | refuted | unverified
-// (the /verify `stage`).
-const char* to_string(VerdictStage stage);
-
-// The failure_reason of a stage, the one place it is decided (docs/serve.md has the table): equal ->
-// none, no_sql -> no_sql_extracted, pred_failed and too_large -> execution_error, timeout -> timeout,
-// gold_failed -> gold_execution_error (NeMo Gym's words, and `timeout`), different ->
-// result_mismatch, refuted -> refuted, unverified -> unverified.
-const char* failure_reason(VerdictStage stage);
+// VerdictStage, to_string(VerdictStage) and failure_reason(VerdictStage): sqlgrade/outcome.hpp.
 // The failure_reason under an extraction preset (NeMo Gym bird_sql 0.4 / 0.7 words); `filler`: the
 // prediction was Gym 0.4's `SELECT 1` (no ```sql block).
 const char* gym_bird_failure_reason(ExtractPreset preset, VerdictStage stage, bool filler);

@@ -93,9 +93,11 @@ py::dict bird_evaluate(sqlgrade::bird::Options o, std::optional<sqlgrade::verify
     d["db_id"] = it.db_id, d["difficulty"] = it.difficulty, d["key"] = it.key;
     d["pred_sql"] = it.has_pred ? py::object(py::str(it.pred_sql)) : py::object(py::none());
     d["gold_sql"] = it.gold_sql;
-    d["correct"] = it.correct, d["score"] = it.score;
+    // The record's names (bird/record.cpp), then the outcome they are read from.
+    d["correct"] = it.outcome.match(), d["score"] = it.outcome.score;
     if (r.run.metric == bd::Metric::Ves || r.run.metric == bd::Metric::RVes) d["time_ratio"] = it.time_ratio;
-    d["status"] = it.status, d["reason"] = it.reason;
+    d["status"] = it.outcome.status, d["reason"] = it.outcome.detail;
+    d["outcome"] = sqlgrade_native::outcome_dict(it.outcome);
     inst.append(d);
   }
   py::dict out;
@@ -136,12 +138,14 @@ py::dict spider2_evaluate(sqlgrade::spider2::Options o, bool write_outputs,
   long correct = 0;
   py::list inst;
   for (const auto& it : r.run.items) {
-    const int s = v2 ? s2::v2_data_score(it) : it.score;
+    const int s = v2 ? s2::v2_data_score(it) : it.outcome.match() ? 1 : 0;
     correct += s;
     py::dict d;
     d["instance_id"] = it.instance_id;
-    d["score"] = it.score;
-    d["error_info"] = opt_str(it.error_info);
+    // The official fields (the record's: score 1/0, error_info null on a match), then the outcome.
+    d["score"] = it.outcome.match() ? 1 : 0;
+    d["error_info"] = it.outcome.match() ? py::object(py::none()) : py::object(py::str(it.outcome.detail));
+    d["outcome"] = sqlgrade_native::outcome_dict(it.outcome);
     d["pred_sql"] = opt_str(it.pred_sql);
     d["messages"] = it.messages;
     if (strict) {
@@ -444,6 +448,17 @@ void register_uda_options(py::module_& m) {
 }
 
 }  // namespace
+
+py::dict sqlgrade_native::outcome_dict(const sqlgrade::Outcome& o) {
+  py::dict d;
+  d["stage"] = sqlgrade::to_string(o.stage);
+  d["failure_reason"] = o.failure_reason();
+  d["status"] = o.status;
+  d["score"] = o.score;
+  d["detail"] = o.detail;
+  d["deadline_hit"] = o.deadline_hit;
+  return d;
+}
 
 void sqlgrade_native::register_evaluate(py::module_& m) {
   register_options(m);

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "sqlgrade/outcome.hpp"
+
 namespace sqlgrade_native {
 
 // Raises _native.InputError(msg): the one way a bad request or input reaches Python.
@@ -12,6 +14,10 @@ namespace sqlgrade_native {
 // `value` when row `row` of the library's table of bounds (core/bounds.hpp) accepts it; otherwise
 // _native.InputError "<label>: must be ...; got ..." (the message the server and the CLI give).
 double check_bound(const char* row, double value, const char* label);
+
+// The Python form of a check's outcome, the same for every benchmark (docs/python.md, "Outcome"):
+// {"stage", "failure_reason", "status", "score", "detail", "deadline_hit"}.
+pybind11::dict outcome_dict(const sqlgrade::Outcome& o);
 
 // Adds the whole-benchmark functions (evaluate.cpp) to the module.
 void register_evaluate(pybind11::module_& m);

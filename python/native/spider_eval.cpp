@@ -56,12 +56,16 @@ py::list spider_instances(const sp::Run& run) {
     d["pred_parsed"] = e.pred_parsed;
     d["parse_error"] = e.parse_error;
     d["exact"] = score_or_none(e.exact);
-    d["exec"] = score_or_none(e.exec);
-    d["exec_reason"] = e.exec_reason;
-    d["timeout"] = e.timeout;  // the run record's names (spider/record.cpp)
-    d["gold_exec_error"] = e.gold_exec_error;
-    d["exec_timeout"] = e.timeout;  // deprecated aliases of the two above (before issue 32)
-    d["exec_gold_error"] = e.gold_exec_error;
+    // The run record's names (spider/record.cpp), read from the execution check's outcome.
+    const sqlgrade::Outcome none;
+    const sqlgrade::Outcome& o = e.exec ? *e.exec : none;
+    d["exec"] = score_or_none(e.exec_score());
+    d["exec_reason"] = o.detail;
+    d["timeout"] = o.deadline_hit;
+    d["gold_exec_error"] = o.stage == sqlgrade::VerdictStage::GoldFailed;
+    d["exec_timeout"] = o.deadline_hit;  // deprecated aliases of the two above (before issue 32)
+    d["exec_gold_error"] = d["gold_exec_error"];
+    d["outcome"] = e.exec ? py::object(sqlgrade_native::outcome_dict(o)) : py::object(py::none());
     inst.append(d);
   }
   return inst;

@@ -192,6 +192,15 @@ def test_spider_parity_with_cli(spider_fx, tmp_path, etype, compat):
         assert run.exec_accuracy == pytest.approx(0.5)
         assert run.summary["all"]["count"] == 4
         assert run.items[3]["exec_reason"]
+        # The record's fields are read from one outcome (include/sqlgrade/outcome.hpp).
+        for i in run.items:
+            o = i["outcome"]
+            assert (o["score"], o["detail"], o["deadline_hit"]) == (i["exec"], i["exec_reason"], i["timeout"])
+            assert (o["stage"] == "gold_failed") == i["gold_exec_error"]
+            assert (o["stage"] == "equal") == (i["exec"] == 1) and (o["failure_reason"] == "none") == (i["exec"] == 1)
+        assert [i["outcome"]["stage"] for i in run.items][:2] == ["equal", "equal"]
+    else:
+        assert all(i["outcome"] is None for i in run.items)  # not evaluated
     if etype != "exec":
         assert run.items[0]["exact"] == 1 and run.items[2]["exact"] == 0
         assert "select" in run.summary["all"]["partial"]
@@ -275,6 +284,11 @@ def test_bird_parity_with_cli(bird_fx, tmp_path, metric):
     assert tree_hash(fx["root"]) == before
     assert [i["status"] for i in run.items] == ["ok", "ok", "pred_error"]
     assert [i["correct"] for i in run.items] == [False, True, False]
+    # The record's fields are read from one outcome (include/sqlgrade/outcome.hpp).
+    assert [i["outcome"]["stage"] for i in run.items] == ["different", "equal", "pred_failed"]
+    assert [i["outcome"]["failure_reason"] for i in run.items] == ["result_mismatch", "none", "execution_error"]
+    for i in run.items:
+        assert (i["outcome"]["status"], i["outcome"]["detail"], i["outcome"]["score"]) == (i["status"], i["reason"], i["score"])
     assert run.summary["total"]["count"] == 3
     if metric in ("ves", "r-ves"):
         return  # timings: the printed numbers differ from run to run (checked for shape above)
@@ -325,6 +339,12 @@ def test_spider2_parity_with_cli(spider2_fx, tmp_path, flags):
     assert run.summary["n_correct"] == 1 and run.score == pytest.approx(1 / 3)
     assert f"Final score: {1 / 3}" in stdout or "--v2" in flags
     assert run.items[2]["error_info"]
+    # The official fields are read from one outcome (include/sqlgrade/outcome.hpp).
+    for i in run.items:
+        o = i["outcome"]
+        assert o["score"] == i["score"] and (o["stage"] == "equal") == (i["score"] == 1)
+        assert o["detail"] == (i["error_info"] or "")
+    assert [i["outcome"]["stage"] for i in run.items] == ["equal", "different", "pred_failed"]
 
 
 @needs_cli

@@ -158,18 +158,18 @@ void check_per_question(const bird::Run& run, const std::string& per_instance_fi
     ASSERT_EQ(r["sql_idx"].get<size_t>(), i);
     const bird::Instance& it = run.items[i];
     const double want = r["res"].get<double>();
-    if (std::fabs(it.score - want) > 1e-12) {  // NOLINT
+    if (std::fabs(it.outcome.score - want) > 1e-12) {  // NOLINT
       ++differing;
-      EXPECT_TRUE(allowed.count(i)) << "question " << i << ": ours " << it.score << ", official " << want
-                                    << " (status " << it.status << ": " << it.reason << ")";
+      EXPECT_TRUE(allowed.count(i)) << "question " << i << ": ours " << it.outcome.score << ", official " << want
+                                    << " (status " << it.outcome.status << ": " << it.outcome.detail << ")";
     }
     const std::string status = r["status"].get<std::string>();
     // The official message of a failure is ours, except where the gold failed too (the official script
     // runs the prediction first, and reports its error when both fail; we report the gold's) and for a
     // prediction of several statements (PostgreSQL's simple protocol parses them all before running the
     // first, so a syntax error in a later one is reported first; we run them one by one).
-    if (status != "ok" && it.status.rfind("gold_", 0) != 0 && !several_statements(it.pred_sql)) {
-      EXPECT_EQ(it.reason, official_message(status)) << "question " << i;
+    if (status != "ok" && it.outcome.status.rfind("gold_", 0) != 0 && !several_statements(it.pred_sql)) {
+      EXPECT_EQ(it.outcome.detail, official_message(status)) << "question " << i;
     }
   }
 }
@@ -219,13 +219,13 @@ TEST_P(BirdDialects, ExAndSoftF1MatchTheOfficialScripts) {
   const json pi = json::parse(read_all(expected_path("ex", model, pg, ".per_instance.json")));
   ASSERT_EQ(pi["results"].size(), ex.items.size());
   for (size_t i = 0; !pg && i < ex.items.size() && ex_allowed.empty(); ++i)
-    if (ex.items[i].score != pi["results"][i]["res"].get<double>()) ex_allowed = mysql_tie_dependent(ex, DSN);
+    if (ex.items[i].outcome.score != pi["results"][i]["res"].get<double>()) ex_allowed = mysql_tie_dependent(ex, DSN);
   check_per_question(ex, expected_path("ex", model, pg, ".per_instance.json"), ex_allowed, differing);
   if (differing == 0) {
     check_table(ex, "ex", model, pg, true);
   } else {
     bird::Run substituted = ex;
-    for (size_t i : ex_allowed) substituted.items[i].score = pi["results"][i]["res"].get<double>();
+    for (size_t i : ex_allowed) substituted.items[i].outcome.score = pi["results"][i]["res"].get<double>();
     check_table(substituted, "ex", model, pg, true);
     RecordProperty("mysql_ex_questions_with_tie_dependent_scores", static_cast<int>(differing));
   }
@@ -252,8 +252,8 @@ TEST_P(BirdDialects, ExAndSoftF1MatchTheOfficialScripts) {
       const json pf = json::parse(read_all(expected_path("f1", model, pg, ".per_instance.json")));
       bird::Run theirs = f1, substituted = f1;
       for (size_t i = 0; i < f1.items.size(); ++i) {
-        theirs.items[i].score = pf["results"][i]["res"].get<double>();
-        if (unstable.count(i)) substituted.items[i].score = theirs.items[i].score;
+        theirs.items[i].outcome.score = pf["results"][i]["res"].get<double>();
+        if (unstable.count(i)) substituted.items[i].outcome.score = theirs.items[i].outcome.score;
       }
       EXPECT_EQ(score_line(bird::render_text(substituted)), score_line(bird::render_text(theirs)))
           << "our line '" << line << "' differs from the official ones beyond the tie-dependent questions";
@@ -288,17 +288,17 @@ TEST_P(BirdRves, ScoresFollowTheOfficialRule) {
   size_t timed = 0;
   for (size_t i = 0; i < run.items.size(); ++i) {
     const bird::Instance& it = run.items[i];
-    if (ex["results"][i]["res"].get<int>() == 0 && tie_dependent.count(i) && it.correct) {
-      EXPECT_DOUBLE_EQ(it.score, bird::rves_score(bird::rves_reward(it.time_ratio))) << "question " << i;
+    if (ex["results"][i]["res"].get<int>() == 0 && tie_dependent.count(i) && it.outcome.match()) {
+      EXPECT_DOUBLE_EQ(it.outcome.score, bird::rves_score(bird::rves_reward(it.time_ratio))) << "question " << i;
       continue;
     }
     if (ex["results"][i]["res"].get<int>() == 0) {
-      EXPECT_EQ(it.score, 0) << "question " << i << " is not EX-correct officially";
+      EXPECT_EQ(it.outcome.score, 0) << "question " << i << " is not EX-correct officially";
       continue;
     }
-    EXPECT_TRUE(it.correct) << "question " << i;
-    EXPECT_DOUBLE_EQ(it.score, bird::rves_score(bird::rves_reward(it.time_ratio))) << "question " << i;
-    EXPECT_TRUE(it.time_ratio > 0 || it.score == 0) << "question " << i;
+    EXPECT_TRUE(it.outcome.match()) << "question " << i;
+    EXPECT_DOUBLE_EQ(it.outcome.score, bird::rves_score(bird::rves_reward(it.time_ratio))) << "question " << i;
+    EXPECT_TRUE(it.time_ratio > 0 || it.outcome.score == 0) << "question " << i;
     timed += it.time_ratio > 0;
   }
   EXPECT_GT(timed, 200u);  // gpt-4: 226 EX-correct questions in PostgreSQL, 268 in MySQL

@@ -208,9 +208,9 @@ TEST(BirdInputs, GoldCachedAndEmptyStatementLikePython) {
   EXPECT_EQ(runs[0].gold_executions, 1u);
   EXPECT_EQ(runs[1].gold_executions, 0u);
   EXPECT_EQ(runs[2].gold_executions, 0u);
-  EXPECT_EQ(runs[1].items[0].score, 0.0);
-  EXPECT_EQ(runs[1].items[1].score, 1.0);
-  for (int i = 0; i < 2; ++i) EXPECT_EQ(runs[2].items[i].score, runs[0].items[i].score) << i;
+  EXPECT_EQ(runs[1].items[0].outcome.score, 0.0);
+  EXPECT_EQ(runs[1].items[1].outcome.score, 1.0);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(runs[2].items[i].outcome.score, runs[0].items[i].outcome.score) << i;
 }
 
 TEST(BirdInputs, OriginalLayoutUsesPredictionDatabaseAndPrintsAccuracyTable) {
@@ -299,7 +299,7 @@ TEST(BirdInputs, OriginalVesTableFormat) {
   for (int i = 0; i < 3; ++i) {
     bird::Instance it;
     it.difficulty = i == 0 ? "simple" : "moderate";
-    it.score = i == 0 ? 200.0 : 50.0;
+    it.outcome.score = i == 0 ? 200.0 : 50.0;
     r.items.push_back(it);
   }
   EXPECT_EQ(bird::render_text(r),

@@ -216,8 +216,10 @@ TEST(Sqlite, MemoryCapStopsAStatementInsideSqlite) {
     auto spilled = db.execute(sql, lim);
     const bool sort = sql.find("randomblob(40)") != std::string::npos;
     EXPECT_EQ(spilled.ok(), sort) << sql << ": " << spilled.error;
-    if (sort) EXPECT_GT(spilled.peak_spill, 0u) << sql;
-    if (sort) EXPECT_LE(spilled.peak_memory, size_t(8) << 20) << sql;
+    if (sort) {
+      EXPECT_GT(spilled.peak_spill, 0u) << sql;
+      EXPECT_LE(spilled.peak_memory, size_t(8) << 20) << sql;
+    }
   }
   EXPECT_TRUE(db.execute("SELECT count(*) FROM t", Limits{}).ok());
 }

@@ -186,7 +186,7 @@ TEST(SafetyVerifyBounds, SearchMemoryIsBounded) {
     b.seconds = 2;
     b.candidates = 40;
     auto t0 = Clock::now();
-    verify::Outcome o = verify::verify(shop_item((t / "shop.sqlite").string(), "SELECT name FROM item", kBigOnCandidates), b);
+    verify::SearchOutcome o = verify::verify(shop_item((t / "shop.sqlite").string(), "SELECT name FROM item", kBigOnCandidates), b);
     out["seconds"] = secs_since(t0);
     out["status"] = static_cast<double>(o.status);
     out["peak"] = peak_mib();
@@ -260,7 +260,7 @@ TEST(SafetyVerifyBounds, SearchStopsWhenItsWorkIsCancelled) {
       token.cancel();
     });
     auto t0 = Clock::now();
-    verify::Outcome o;
+    verify::SearchOutcome o;
     {
       CancelScope scope(&token);
       o = verify::verify(shop_item((t / "shop.sqlite").string(), "SELECT name FROM item", "SELECT name FROM item ORDER BY id DESC"), b);

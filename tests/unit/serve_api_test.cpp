@@ -273,16 +273,16 @@ TEST(ServeApi, DefaultConcurrencyIsTwiceTheCoresAtLeastFour) {
 TEST(ExecuteApi, RowsTruncationAndFailures) {
   Dbs d;
   std::string before = file_hash(d.flat);
-  ExecuteResult r = execute(d.flat, "SELECT name, qty FROM item ORDER BY id", {5, 2, 1 << 20});
+  ExecuteResult r = execute(d.flat, "SELECT name, qty FROM item ORDER BY id", {5, 2, 1 << 20, ""});
   EXPECT_EQ(r.status, "ok");
   EXPECT_TRUE(r.truncated);
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_EQ(r.columns, (std::vector<std::string>{"name", "qty"}));
   EXPECT_EQ(r.rows[0][0].s, "apple");
-  ExecuteResult all = execute(d.flat, "SELECT name FROM item", {5, 4, 1 << 20});
+  ExecuteResult all = execute(d.flat, "SELECT name FROM item", {5, 4, 1 << 20, ""});
   EXPECT_FALSE(all.truncated);
   EXPECT_EQ(all.rows.size(), 4u);
-  ExecuteResult bytes = execute(d.flat, "SELECT name FROM item", {5, 100, 30});
+  ExecuteResult bytes = execute(d.flat, "SELECT name FROM item", {5, 100, 30, ""});
   EXPECT_TRUE(bytes.truncated);
   EXPECT_LT(bytes.rows.size(), 4u);
   EXPECT_EQ(execute(d.flat, "DROP TABLE item").status, "error");
@@ -290,10 +290,10 @@ TEST(ExecuteApi, RowsTruncationAndFailures) {
   EXPECT_EQ(execute(d.flat, "SELECT 1; DELETE FROM item").status, "error");
   EXPECT_EQ(execute(d.flat, "ATTACH DATABASE 'x.db' AS x").status, "error");
   auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(execute(d.flat, kRunawayCount, {0.3, 10, 1 << 20}).status, "timeout");
+  EXPECT_EQ(execute(d.flat, kRunawayCount, {0.3, 10, 1 << 20, ""}).status, "timeout");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
   EXPECT_THROW(execute(d.flat + ".nope", "SELECT 1"), InputError);
-  EXPECT_THROW(execute(d.flat, "SELECT 1", {0, 1, 1}), InputError);
+  EXPECT_THROW(execute(d.flat, "SELECT 1", {0, 1, 1, ""}), InputError);
   EXPECT_EQ(file_hash(d.flat), before);
 }
 

@@ -123,7 +123,7 @@ TEST(VerifyConstraints, EquivalentJoinsUnderADeferredForeignKeyAreNotRefuted) {
       {"SELECT count(*) FROM emp JOIN dept ON emp.dept_id = dept.id", "SELECT count(*) FROM emp"},
       {"SELECT sum(e.salary) FROM emp e, dept d WHERE e.dept_id = d.id", "SELECT sum(salary) FROM emp"}};
   for (const auto& [g, p] : pairs) {
-    verify::Outcome o = verify::verify(d.item(g, p), budget());
+    verify::SearchOutcome o = verify::verify(d.item(g, p), budget());
     EXPECT_EQ(o.status, Status::NoCounterexample) << g << " vs " << p << ": " << o.reason;
   }
 }
@@ -133,7 +133,7 @@ TEST(VerifyConstraints, ANonEquivalentPairUnderTheDeferredKeyIsStillRefutedOnAVa
   TempDir out;
   Item it = d.item("SELECT e.name FROM emp AS e JOIN dept AS d ON e.dept_id = d.id WHERE d.name = 'Sales'",
                    "SELECT name FROM emp");
-  verify::Outcome o = verify::verify(it, budget());
+  verify::SearchOutcome o = verify::verify(it, budget());
   ASSERT_EQ(o.status, Status::Refuted) << o.reason;
   ASSERT_TRUE(o.cex);
   // every employee of the witness has its department in the witness
@@ -215,7 +215,7 @@ TEST(VerifyConstraints, ARowATriggerRollsBackIsDroppedAndTheOthersLoadedAgain) {
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(py::text(n.table.rows[0][0]), "1,3");
   EXPECT_EQ(db.exec("ROLLBACK"), "");
-  verify::Outcome o = verify::verify(d.item("SELECT id FROM r WHERE v IS NULL OR v >= 0", "SELECT id FROM r"), budget());
+  verify::SearchOutcome o = verify::verify(d.item("SELECT id FROM r WHERE v IS NULL OR v >= 0", "SELECT id FROM r"), budget());
   EXPECT_EQ(o.status, Status::NoCounterexample) << o.reason;
 }
 
@@ -229,11 +229,11 @@ TEST(VerifyConstraints, EquivalentPairsUnderGuardTriggersAndChecksAreNotRefuted)
       // 'nobody' is refused by the trigger that writes: the search may find it, the re-validation not
       {"SELECT id FROM person WHERE name IS NOT 'nobody'", "SELECT id FROM person"}};
   for (const auto& [g, p] : pairs) {
-    verify::Outcome o = verify::verify(d.item(g, p), budget());
+    verify::SearchOutcome o = verify::verify(d.item(g, p), budget());
     EXPECT_EQ(o.status, Status::NoCounterexample) << g << " vs " << p << ": " << o.reason;
   }
   // the same schema still refutes a pair that differs on rows it accepts
-  verify::Outcome o = verify::verify(d.item("SELECT name FROM person WHERE age > 30", "SELECT name FROM person"), budget());
+  verify::SearchOutcome o = verify::verify(d.item("SELECT name FROM person WHERE age > 30", "SELECT name FROM person"), budget());
   EXPECT_NE(o.status, Status::NoCounterexample);
 }
 
@@ -250,7 +250,7 @@ TEST(VerifyConstraints, ConnectionStateBuiltinsAnswerAsOnACleanConnection) {
       {"SELECT name FROM person WHERE last_insert_rowid() = 0", "SELECT name FROM person"},
       {"SELECT total_changes() FROM person", "SELECT 0 FROM person"}};
   for (const auto& [g, p] : pairs) {
-    verify::Outcome o = verify::verify(d.item(g, p), budget());
+    verify::SearchOutcome o = verify::verify(d.item(g, p), budget());
     EXPECT_EQ(o.status, Status::NoCounterexample) << g << " vs " << p << ": " << o.reason;
   }
 }
@@ -362,7 +362,7 @@ TEST(VerifyConstraints, AWriteThatFailsMidRunIsAnErrorAndRemovesWhatWasWritten) 
   // a single counterexample into a folder that cannot be created: an error, nothing written
   Db d(kGuarded);
   Item it = d.item("SELECT name FROM person WHERE age > 30", "SELECT name FROM person");
-  verify::Outcome o = verify::verify(it, budget());
+  verify::SearchOutcome o = verify::verify(it, budget());
   ASSERT_EQ(o.status, Status::Refuted) << o.reason;
   EXPECT_THROW(write_counterexample(it, o, (out / "cex" / system_folder(pred2, 1) / "x").string(), "x"), InputError);
 }

@@ -93,16 +93,16 @@ void expect_match_on_original(const Pair& p) {
 }
 
 // The corpus's pairs (each an EX match on its original database) and their outcomes.
-std::vector<verify::Outcome> run_all(const std::vector<Pair>& pairs, size_t at_least, size_t candidates = 120) {
+std::vector<verify::SearchOutcome> run_all(const std::vector<Pair>& pairs, size_t at_least, size_t candidates = 120) {
   EXPECT_GE(pairs.size(), at_least);
   for (const auto& p : pairs) expect_match_on_original(p);
   const Budget b = budget(candidates);
-  std::vector<verify::Outcome> out(pairs.size());
+  std::vector<verify::SearchOutcome> out(pairs.size());
   parallel_for(pairs.size(), resolve_jobs(0), [&](size_t i) { out[i] = verify::verify(pairs[i].item, b); });
   return out;
 }
 
-std::string seconds_summary(const std::vector<verify::Outcome>& outs) {
+std::string seconds_summary(const std::vector<verify::SearchOutcome>& outs) {
   std::vector<double> s;
   for (const auto& o : outs) s.push_back(o.seconds);
   if (s.empty()) return "";
@@ -113,7 +113,7 @@ std::string seconds_summary(const std::vector<verify::Outcome>& outs) {
   return buf;
 }
 
-void expect_never_separated(const std::vector<Pair>& pairs, const std::vector<verify::Outcome>& outs, const char* what) {
+void expect_never_separated(const std::vector<Pair>& pairs, const std::vector<verify::SearchOutcome>& outs, const char* what) {
   size_t refuted = 0, edge = 0;
   for (size_t i = 0; i < pairs.size(); ++i) {
     EXPECT_NE(outs[i].status, Status::Refuted) << pairs[i].item.id << ": " << counterexample_json(pairs[i].item, outs[i]).dump();
@@ -130,7 +130,7 @@ void expect_never_separated(const std::vector<Pair>& pairs, const std::vector<ve
 // Prints clean / edge / gold-suspect per class; returns {clean, suspect, clean + edge + suspect}.
 // A gold-suspect finding is found: the two queries differ on its witness, which blames the gold (the
 // mutated query is the prediction; a gold's LIMIT that cuts through ties, say).
-std::tuple<size_t, size_t, size_t> report_found(const std::vector<Pair>& pairs, const std::vector<verify::Outcome>& outs, const char* what) {
+std::tuple<size_t, size_t, size_t> report_found(const std::vector<Pair>& pairs, const std::vector<verify::SearchOutcome>& outs, const char* what) {
   std::map<std::string, std::array<size_t, 4>> per_class;  // clean, edge, suspect, total
   size_t clean = 0, edge = 0, suspect = 0;
   for (size_t i = 0; i < pairs.size(); ++i) {

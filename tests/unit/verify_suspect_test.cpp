@@ -78,7 +78,7 @@ TEST(VerifySuspect, GoldGroupingByANonUniqueNameIsGoldSuspectNotRefuted) {
   TempDir d;
   const std::string db = (d / "singer.sqlite").string();
   make_sqlite(db, kSinger);
-  verify::Outcome o = verify::verify(singer_item(db, kGoldByName, kPredById), search_budget());
+  verify::SearchOutcome o = verify::verify(singer_item(db, kGoldByName, kPredById), search_budget());
   ASSERT_EQ(o.status, Status::GoldSuspect) << o.reason;
   ASSERT_TRUE(o.cex);
   EXPECT_NE(o.cex->gold_suspect.find("singer.Name"), std::string::npos) << o.cex->gold_suspect;
@@ -91,7 +91,7 @@ TEST(VerifySuspect, GoldGroupingByANonUniqueNameIsGoldSuspectNotRefuted) {
   for (const auto& [n, c] : names) most = std::max(most, c);
   EXPECT_GE(most, 2);
   // Reversed (the gold by id, the prediction by name): the prediction is the one that merges people.
-  verify::Outcome rev = verify::verify(singer_item(db, kPredById, kGoldByName), search_budget());
+  verify::SearchOutcome rev = verify::verify(singer_item(db, kPredById, kGoldByName), search_budget());
   EXPECT_EQ(rev.status, Status::Refuted) << rev.reason;
 }
 
@@ -101,7 +101,7 @@ TEST(VerifySuspect, GroupingByAnAttributeThatIsNotANameStaysRefuted) {
   TempDir d;
   const std::string db = (d / "singer.sqlite").string();
   make_sqlite(db, std::string(kSinger) + "UPDATE singer SET Country = 'US';");
-  verify::Outcome o = verify::verify(singer_item(db, "SELECT Country, count(*) FROM singer GROUP BY Country",
+  verify::SearchOutcome o = verify::verify(singer_item(db, "SELECT Country, count(*) FROM singer GROUP BY Country",
                                  "SELECT Country, count(*) FROM singer GROUP BY Singer_ID"),
                      search_budget());
   EXPECT_NE(o.status, Status::GoldSuspect) << o.reason;
@@ -164,13 +164,13 @@ TEST(VerifySuspect, AGoldLimitCuttingThroughTiedRowsIsGoldSuspect) {
   Systems sys({});
   const std::string db = (sys.dir / "db/t/t.sqlite").string();
   const std::string limit1 = "SELECT id FROM t ORDER BY x DESC LIMIT 1", every = "SELECT id FROM t WHERE x = (SELECT max(x) FROM t)";
-  verify::Outcome o = verify::verify(singer_item(db, limit1, every), search_budget());
+  verify::SearchOutcome o = verify::verify(singer_item(db, limit1, every), search_budget());
   ASSERT_EQ(o.status, Status::GoldSuspect) << o.reason;
   ASSERT_TRUE(o.cex);
   EXPECT_NE(o.cex->gold_suspect.find("the gold's LIMIT 1 keeps 1 of the"), std::string::npos) << o.cex->gold_suspect;
   EXPECT_NE(o.cex->gold_suspect.find("rows tied on its sort keys"), std::string::npos) << o.cex->gold_suspect;
   // Reversed: the gold returns every tied row, the prediction one of them — the prediction is wrong.
-  verify::Outcome rev = verify::verify(singer_item(db, every, limit1), search_budget());
+  verify::SearchOutcome rev = verify::verify(singer_item(db, every, limit1), search_budget());
   EXPECT_EQ(rev.status, Status::Refuted) << rev.reason;
 }
 
@@ -189,10 +189,10 @@ TEST(VerifySuspect, AGoldAscendingLimitThatRanksNullFirstIsGoldSuspect) {
   const std::string gold = "SELECT Name FROM country WHERE Continent = 'Asia' ORDER BY LifeExpectancy LIMIT 1";
   const std::string by_min = "SELECT Name FROM country WHERE LifeExpectancy = (SELECT min(LifeExpectancy) FROM country "
                              "WHERE Continent = 'Asia') AND Continent = 'Asia'";
-  verify::Outcome o = verify::verify(search_item(db, gold, by_min, true), search_budget());
+  verify::SearchOutcome o = verify::verify(search_item(db, gold, by_min, true), search_budget());
   ASSERT_EQ(o.status, Status::GoldSuspect) << o.reason;
   EXPECT_NE(o.cex->gold_suspect.find("ranks NULL first"), std::string::npos) << o.cex->gold_suspect;
-  verify::Outcome longest = verify::verify(
+  verify::SearchOutcome longest = verify::verify(
       search_item(db, gold, "SELECT Name FROM country WHERE Continent = 'Asia' ORDER BY LifeExpectancy DESC LIMIT 1", true),
       search_budget());
   EXPECT_EQ(longest.status, Status::Refuted) << longest.reason;

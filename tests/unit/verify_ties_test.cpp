@@ -40,7 +40,7 @@ struct Db {
   }
 };
 
-verify::Outcome search(const Item& it, uint64_t seed = 0) {
+verify::SearchOutcome search(const Item& it, uint64_t seed = 0) {
   Budget b;
   b.seed = seed;
   b.candidates = 200;
@@ -132,7 +132,7 @@ TEST(VerifyTies, AnOrderByLimitThatDiffersOnlyOnTiedRowsIsNotRefuted) {
                         std::pair{"SELECT id FROM people ORDER BY age LIMIT 1", "SELECT id FROM people ORDER BY age, name DESC LIMIT 1"},
                         std::pair{"SELECT name FROM people ORDER BY age DESC LIMIT 2", "SELECT name FROM people ORDER BY age DESC, id LIMIT 2"},
                         std::pair{"SELECT name FROM people LIMIT 1", "SELECT name FROM people ORDER BY age LIMIT 1"}}) {
-      verify::Outcome o = search(db.item(g, p, r));
+      verify::SearchOutcome o = search(db.item(g, p, r));
       EXPECT_NE(o.status, Status::Refuted) << to_string(r) << " " << g << " / " << p << ": " << o.reason;
     }
   }
@@ -141,7 +141,7 @@ TEST(VerifyTies, AnOrderByLimitThatDiffersOnlyOnTiedRowsIsNotRefuted) {
 TEST(VerifyTies, ADifferenceBeyondTheLimitIsStillRefuted) {
   Db db(kPeople);
   for (Rule r : {Rule::SpiderTestSuite, Rule::BirdSet}) {
-    verify::Outcome o = search(db.item("SELECT name FROM people ORDER BY age DESC LIMIT 1", "SELECT name FROM people ORDER BY age LIMIT 1", r));
+    verify::SearchOutcome o = search(db.item("SELECT name FROM people ORDER BY age DESC LIMIT 1", "SELECT name FROM people ORDER BY age LIMIT 1", r));
     ASSERT_EQ(o.status, Status::Refuted) << to_string(r) << ": " << o.reason;
     // The witness is determined: its gold result is the one row of the largest age, unique there.
     ASSERT_TRUE(o.cex);
@@ -150,7 +150,7 @@ TEST(VerifyTies, ADifferenceBeyondTheLimitIsStillRefuted) {
     EXPECT_EQ(o.status, Status::Refuted) << to_string(r) << ": " << o.reason;
   }
   // Order: a prediction that does not sort what the gold sorts is refuted under Spider's order rule.
-  verify::Outcome o = search(db.item("SELECT name FROM people ORDER BY age", "SELECT name FROM people"));
+  verify::SearchOutcome o = search(db.item("SELECT name FROM people ORDER BY age", "SELECT name FROM people"));
   EXPECT_EQ(o.status, Status::Refuted) << o.reason;
 }
 
@@ -164,7 +164,7 @@ TEST(VerifyTies, GroupKeysOfAnotherTypeBreakingATieAreNotRefuted) {
       "where concert.year >= 2014 group by concert.stadium_id order by count(*) desc limit 1";
   for (Rule r : {Rule::SpiderTestSuite, Rule::BirdSet})
     for (uint64_t seed : {0, 1}) {
-      verify::Outcome o = search(db.item(gold, pred, r), seed);
+      verify::SearchOutcome o = search(db.item(gold, pred, r), seed);
       EXPECT_NE(o.status, Status::Refuted) << to_string(r) << " seed " << seed << ": " << o.reason;
     }
 }
@@ -173,7 +173,7 @@ TEST(VerifyTies, AGoldWhoseLimitPicksAmongTiesIsATieFinding) {
   // Spider dev 24's pair: where the counts tie, the gold's GROUP BY order (INTEGER keys) and the
   // prediction's (TEXT keys) keep different stadiums — each one of the gold's answers.
   Db c(kConcerts);
-  verify::Outcome o;
+  verify::SearchOutcome o;
   for (Rule r : {Rule::SpiderTestSuite, Rule::BirdSet}) {
     o = search(c.item("SELECT T2.name FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id "
                       "GROUP BY T2.stadium_id ORDER BY count(*) DESC LIMIT 1",
@@ -203,7 +203,7 @@ TEST(VerifyTies, Spider2RowOrderTheGoldDoesNotSortIsNotADifference) {
   Item it = db.item("SELECT age, count(*) FROM people GROUP BY age", "SELECT age, count(*) FROM people GROUP BY age ORDER BY age DESC",
                     Rule::Spider2Columns);
   it.rule.ignore_order = false;
-  verify::Outcome o = search(it);
+  verify::SearchOutcome o = search(it);
   EXPECT_NE(o.status, Status::Refuted) << o.reason;
   // A real difference under the same rule is still found.
   it.pred_sql = "SELECT age, count(*) FROM people WHERE age > 20 GROUP BY age";
@@ -222,7 +222,7 @@ TEST(VerifyTies, APredictionIsJudgedByWhatItReturnsAgainstEveryAnswerOfTheGold) 
       "INSERT INTO airports VALUES ('AAA','Ames'),('BBB','Bath'),('CCC','Cork'),('DDD','Deal');"
       "INSERT INTO flights VALUES (1,'AAA','BBB'),(2,'BBB','AAA'),(3,'AAA','CCC'),(4,'CCC','AAA'),(5,'DDD','AAA');";
   Db db(kFlights);
-  verify::Outcome o = search(db.item("SELECT a.code FROM airports AS a JOIN flights AS f ON a.code = f.dst OR a.code = f.src "
+  verify::SearchOutcome o = search(db.item("SELECT a.code FROM airports AS a JOIN flights AS f ON a.code = f.dst OR a.code = f.src "
                              "GROUP BY a.code ORDER BY count(*) DESC LIMIT 1",
                              "SELECT a.code FROM airports AS a JOIN flights AS f ON a.code = f.src GROUP BY f.src "
                              "ORDER BY count(*) DESC LIMIT 1"));

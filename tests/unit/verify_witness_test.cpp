@@ -371,7 +371,7 @@ TEST(VerifyWitness, TheSearchDoesNotDependOnTheDatabasesFolder) {
   std::filesystem::copy_file(k.db, moved);
   Item a = k.item("SELECT count(*) FROM dogs WHERE age > 6", "SELECT count(*) FROM dogs WHERE age >= 6"), b = a;
   b.db_path = moved;
-  verify::Outcome x = verify::verify(a, search_budget()), y = verify::verify(b, search_budget());
+  verify::SearchOutcome x = verify::verify(a, search_budget()), y = verify::verify(b, search_budget());
   ASSERT_EQ(x.status, Status::Refuted) << x.reason;
   ASSERT_EQ(y.status, x.status) << y.reason;
   EXPECT_EQ(y.cex->candidate, x.cex->candidate);
@@ -436,7 +436,7 @@ TEST(VerifyWitness, TheSummaryGivesTheWitnessSizesPerStatus) {
            {"SELECT max(charge_amount) FROM charges", "SELECT charge_amount FROM charges ORDER BY charge_type DESC LIMIT 1"},
            {"SELECT max(age) FROM dogs", "SELECT age FROM dogs ORDER BY age DESC LIMIT 1"}}) {
     const Item it = k.item(gold, pred);
-    const verify::Outcome o = verify::verify(it, search_budget());
+    const verify::SearchOutcome o = verify::verify(it, search_budget());
     ASSERT_TRUE(o.cex);
     InstanceReport ir;
     ir.id = std::to_string(rep.instances.size());

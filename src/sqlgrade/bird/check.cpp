@@ -29,61 +29,81 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-Outcome check(Metric m, const ExecResult& g, const ExecResult& p, double pred_timeout_s, bool keep_rows) {
-  Outcome o;
-  if (keep_rows && g.ok()) o.gold_first = runs::first_rows(g.table);
-  if (keep_rows && p.ok()) o.pred_first = runs::first_rows(p.table);
-  o.pred_seconds = p.seconds;
-  o.gold_seconds = g.seconds;
-  o.pred_rows = p.table.rows.size();
-  o.gold_rows = g.table.rows.size();
-  if (!g.ok()) {
-    o.status = failure_status("gold", g.status);
-    o.reason = g.error;
-  } else if (!p.ok()) {
-    o.status = failure_status("pred", p.status);
-    o.reason = p.error;
-  } else {
-    const Deadline deadline = Deadline::left_of(pred_timeout_s, p.seconds);
-    try {
-      o.correct = ex_match(p.table, g.table, deadline);
-      if (m == Metric::SoftF1) o.score = soft_f1(p.table, g.table, deadline);
-      else if (m == Metric::EmF1) o.score = em_f1(p.table, g.table, deadline);
-      else if (m == Metric::Ex) o.score = o.correct ? 1.0 : 0.0;
-    } catch (const DeadlineExceeded&) {
-      o.correct = false;
-      o.score = 0;
-      o.status = failure_status("pred", ExecStatus::Timeout);
-      o.reason = "timeout after " + std::to_string(pred_timeout_s) + " s (comparing the result)";
-    } catch (const py::Unhashable& e) {
-      // A list or dict cell (a PostgreSQL array, a JSON object): set() raises TypeError in the official
-      // script, whose handler scores the pair 0 — whichever side holds it.
-      o.correct = false;
-      o.score = 0;
-      o.status = failure_status(has_unhashable(g.table) ? "gold" : "pred", ExecStatus::Error);
-      o.reason = std::string("TypeError: ") + e.what() + " (the official script's set() of the rows raises)";
-    }
-  }
-  return o;
+VerdictStage stage_of(const std::string& status, bool ex_match) {
+  if (ex_match) return VerdictStage::Equal;
+  if (status == "ok") return VerdictStage::Different;
+  if (status.rfind("gold_", 0) == 0) return VerdictStage::GoldFailed;
+  if (status == "pred_timeout") return VerdictStage::Timeout;
+  if (status == "pred_too_large") return VerdictStage::TooLarge;
+  if (status == "pred_error") return VerdictStage::PredFailed;
+  return VerdictStage::NoSql;  // no_prediction, not_a_string, no_answer
 }
 
-void apply(Instance& it, const Outcome& o) {
-  it.correct = o.correct;
-  it.score = o.score;
-  it.time_ratio = o.time_ratio;
-  it.status = o.status;
-  it.reason = o.reason;
-  it.pred_seconds = o.pred_seconds;
-  it.gold_seconds = o.gold_seconds;
-  it.pred_rows = o.pred_rows;
-  it.gold_rows = o.gold_rows;
-  it.gold_first = o.gold_first;
-  it.pred_first = o.pred_first;
+void fail_before_running(Instance& it, const std::string& status, std::string reason) {
+  it.outcome.score = 0;
+  it.outcome.status = status;
+  it.outcome.detail = std::move(reason);
+  it.outcome.stage = stage_of(status, false);
+}
+
+namespace {
+
+// The outcome's status, detail and stage at once (the stage follows both).
+void end_at(Outcome& o, std::string status, std::string detail, bool ex_match) {
+  o.status = std::move(status);
+  o.detail = std::move(detail);
+  o.stage = stage_of(o.status, ex_match);
+  const std::string tail = "_timeout";
+  if (o.status.size() > tail.size() && o.status.compare(o.status.size() - tail.size(), tail.size(), tail) == 0)
+    o.deadline_hit = true;
+}
+
+}  // namespace
+
+Checked check(Metric m, const ExecResult& g, const ExecResult& p, double pred_timeout_s, bool keep_rows) {
+  Checked c;
+  Outcome& o = c.outcome;
+  if (keep_rows && g.ok()) o.gold_rows = runs::first_rows(g.table);
+  if (keep_rows && p.ok()) o.pred_rows = runs::first_rows(p.table);
+  c.pred_seconds = p.seconds;
+  c.gold_seconds = g.seconds;
+  c.pred_rows = p.table.rows.size();
+  c.gold_rows = g.table.rows.size();
+  if (!g.ok()) return end_at(o, failure_status("gold", g.status), g.error, false), c;
+  if (!p.ok()) return end_at(o, failure_status("pred", p.status), p.error, false), c;
+  const Deadline deadline = Deadline::left_of(pred_timeout_s, p.seconds);
+  try {
+    const bool correct = ex_match(p.table, g.table, deadline);
+    if (m == Metric::SoftF1) o.score = soft_f1(p.table, g.table, deadline);
+    else if (m == Metric::EmF1) o.score = em_f1(p.table, g.table, deadline);
+    else if (m == Metric::Ex) o.score = correct ? 1.0 : 0.0;
+    end_at(o, "ok", "", correct);
+  } catch (const DeadlineExceeded&) {
+    o.score = 0;
+    end_at(o, failure_status("pred", ExecStatus::Timeout),
+           "timeout after " + std::to_string(pred_timeout_s) + " s (comparing the result)", false);
+  } catch (const py::Unhashable& e) {
+    // A list or dict cell (a PostgreSQL array, a JSON object): set() raises TypeError in the official
+    // script, whose handler scores the pair 0 — whichever side holds it.
+    o.score = 0;
+    end_at(o, failure_status(has_unhashable(g.table) ? "gold" : "pred", ExecStatus::Error),
+           std::string("TypeError: ") + e.what() + " (the official script's set() of the rows raises)", false);
+  }
+  return c;
+}
+
+void apply(Instance& it, const Checked& c) {
+  it.outcome = c.outcome;
+  it.time_ratio = c.time_ratio;
+  it.pred_seconds = c.pred_seconds;
+  it.gold_seconds = c.gold_seconds;
+  it.pred_rows = c.pred_rows;
+  it.gold_rows = c.gold_rows;
 }
 
 // SQLite's timer covers the engine call (prepare + step to the end + row copy), i.e. execute + fetchall
 // without connecting; a server's is the time the server reports (backend.hpp).
-Outcome time_pair(Outcome o, Backend& db, const exec::Item& item, const Options& opt, const Limits& pred_lim,
+Checked time_pair(Checked o, Backend& db, const exec::Item& item, const Options& opt, const Limits& pred_lim,
                   const Limits& gold_lim) {
   const int repeat = std::max(1, opt.repeat);
   std::vector<double> ratios;
@@ -92,20 +112,19 @@ Outcome time_pair(Outcome o, Backend& db, const exec::Item& item, const Options&
   for (int r = 0; r < repeat; ++r) {
     ExecResult tp = db.timed(item.db, item.pred, pred_lim);
     ExecResult tg = db.timed(item.db, item.gold, gold_lim);
-    if (!tp.ok() || !tg.ok()) {
-      o.status = !tp.ok() ? "pred_timeout" : "gold_timeout";
-      o.reason = "during timing: " + (!tp.ok() ? tp.error : tg.error);
+    if (!tp.ok() || !tg.ok()) {  // the results matched: the stage stays Equal, the score 0
+      end_at(o.outcome, !tp.ok() ? "pred_timeout" : "gold_timeout", "during timing: " + (!tp.ok() ? tp.error : tg.error),
+             true);
       return o;
     }
     ratios.push_back(tg.seconds / std::max(tp.seconds, 1e-9));
     if (Clock::now() > budget_end) {
-      o.status = "pred_timeout";
-      o.reason = "timing exceeded meta_time_out x repeat";
+      end_at(o.outcome, "pred_timeout", "timing exceeded meta_time_out x repeat", true);
       return o;
     }
   }
   o.time_ratio = filtered_time_ratio(ratios);
-  o.score = opt.metric == Metric::Ves ? ves_score(o.time_ratio) : rves_score(rves_reward(o.time_ratio));
+  o.outcome.score = opt.metric == Metric::Ves ? ves_score(o.time_ratio) : rves_score(rves_reward(o.time_ratio));
   return o;
 }
 

@@ -2,6 +2,7 @@
 // index, question_id, position), the instances with their predictions, ids and the shard.
 #include "sqlgrade/bird/pairing.hpp"
 #include "sqlgrade/bird/bench.hpp"
+#include "sqlgrade/bird/check.hpp"
 
 #include <map>
 
@@ -132,30 +133,26 @@ void use_prediction_db(const Options& opt, Instance& it, const std::string& pdb)
     // "/x" would replace --db_root_path and "../x" climb out of it: a prediction never picks a
     // database outside the folder the user gave.
     it.has_pred = false;
-    it.status = "pred_error";
-    it.reason = "the prediction's database '" + pdb + "' is not a folder name inside --db_root_path";
+    fail_before_running(it, "pred_error", "the prediction's database '" + pdb + "' is not a folder name inside --db_root_path");
   } else if (fs::is_regular_file(db_file(opt.db_dir, pdb), ec)) {
     it.db_id = pdb;
   } else {
     it.has_pred = false;
-    it.status = "pred_error";
-    it.reason = "the prediction's database '" + pdb + "' does not exist";
+    fail_before_running(it, "pred_error", "the prediction's database '" + pdb + "' does not exist");
   }
 }
 
 // The prediction of gold question i (its SQL, or why there is none), into it.
 void read_prediction(const Inputs& in, const Options& opt, int e, size_t i, Instance& it, PredProblems& pp) {
   if (e < 0) {
-    it.status = "no_prediction";
-    it.reason = "no prediction for this question";
+    fail_before_running(it, "no_prediction", "no prediction for this question");
     pp.missing.push_back(std::to_string(i));
     return;
   }
   const PredEntry& pe = in.preds.entries[e];
   it.key = pe.key;
   if (!pe.is_string) {
-    it.status = "not_a_string";
-    it.reason = "prediction is a JSON " + pe.type_name + ", not a string";
+    fail_before_running(it, "not_a_string", "prediction is a JSON " + pe.type_name + ", not a string");
     pp.not_string.push_back(pe.key);
     return;
   }
@@ -165,8 +162,7 @@ void read_prediction(const Inputs& in, const Options& opt, int e, size_t i, Inst
   if (opt.answer_json) {
     auto ans = answer::json_answer(sql, answer::JsonAnswerRule::WholeFencedOrLastObject);
     if (!ans) {
-      it.status = "no_answer";
-      it.reason = "no {\"answer\": \"...\"} object in the model output";
+      fail_before_running(it, "no_answer", "no {\"answer\": \"...\"} object in the model output");
       it.pred_sql = sql;
       return;
     }

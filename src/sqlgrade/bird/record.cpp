@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "sqlgrade/bird.hpp"
+#include "sqlgrade/bird/check.hpp"
 #include "sqlgrade/bird/run.hpp"
 #include "sqlgrade/engine/server.hpp"
 #include "sqlgrade/errors.hpp"
@@ -83,22 +84,23 @@ std::string render_json(const Run& r, const std::vector<std::string>& command) {
   for (const Instance& it : r.items) {
     runs::Instance in;
     in.id = it.id.empty() ? std::to_string(it.index) : it.id;
-    in.scores.emplace_back(primary, it.score);
-    if (r.metric != Metric::Ex) in.scores.emplace_back("ex", it.correct ? 1.0 : 0.0);
+    in.scores.emplace_back(primary, it.outcome.score);
+    if (r.metric != Metric::Ex) in.scores.emplace_back("ex", it.outcome.match() ? 1.0 : 0.0);
     if (!it.difficulty.empty()) in.category.emplace_back("difficulty", it.difficulty);
     in.category.emplace_back("db", it.db_id);
     in.gold_sql = it.gold_sql;
     if (!it.question.empty()) in.question = it.question;
-    in.rows = runs::rows_json(it.gold_first, it.pred_first);
+    in.rows = runs::rows_json(it.outcome.gold_rows, it.outcome.pred_rows);
     if (it.has_pred || !it.pred_sql.empty()) in.pred_sql = it.pred_sql;
-    if (it.status != "ok") in.failure_reason = it.status + (it.reason.empty() ? "" : ": " + it.reason);
-    else if (!it.correct) in.failure_reason = "results differ";
+    const Outcome& o = it.outcome;
+    if (o.status != "ok") in.failure_reason = o.status + (o.detail.empty() ? "" : ": " + o.detail);
+    else if (!o.match()) in.failure_reason = "results differ";
     in.time_s = it.pred_seconds;
     Json d{{"index", it.index},
            {"question_id", it.question_id >= 0 ? Json(it.question_id) : Json(nullptr)},
            {"key", it.key.empty() ? Json(nullptr) : Json(it.key)},
-           {"status", it.status},
-           {"correct", it.correct},
+           {"status", o.status},
+           {"correct", o.match()},
            {"pred_rows", it.pred_rows},
            {"gold_rows", it.gold_rows},
            {"gold_seconds", it.gold_seconds}};
@@ -130,9 +132,9 @@ void register_run_summarizer() {
         throw bad("instance " + in.id + ": detail without index/status (not written by sqlgrade bird)");
       it.index = in.detail["index"].get<size_t>();
       it.id = in.id;
-      it.status = in.detail["status"].get<std::string>();
-      it.correct = in.detail.value("correct", false);
-      if (const double* x = in.score(primary)) it.score = *x;
+      it.outcome.status = in.detail["status"].get<std::string>();
+      it.outcome.stage = stage_of(it.outcome.status, in.detail.value("correct", false));
+      if (const double* x = in.score(primary)) it.outcome.score = *x;
       if (const std::string* d = in.category_of("difficulty")) it.difficulty = *d;
       r.items.push_back(std::move(it));
     }

@@ -23,10 +23,10 @@ Summary summarize(const Run& r) {
   for (const Instance& it : r.items) {
     int b = it.difficulty == "simple" ? 0 : it.difficulty == "moderate" ? 1 : it.difficulty == "challenging" ? 2 : -1;
     if (b >= 0) {
-      sums[b] += it.score;
+      sums[b] += it.outcome.score;
       ++s.counts[b];
     }
-    sums[3] += it.score;
+    sums[3] += it.outcome.score;
     ++s.counts[3];
   }
   for (int b = 0; b < 4; ++b) {

@@ -19,8 +19,8 @@ namespace sqlgrade::bird {
 GoldFailures gold_failures(const std::vector<Instance>& items) {
   GoldFailures f;
   for (const auto& it : items) {
-    if (it.status == "gold_timeout") ++f.timeouts;
-    else if (it.status == "gold_error" || it.status == "gold_too_large") ++f.errors;
+    if (it.outcome.status == "gold_timeout") ++f.timeouts;
+    else if (it.outcome.stage == VerdictStage::GoldFailed) ++f.errors;
   }
   return f;
 }
@@ -29,10 +29,10 @@ GoldFailures gold_failures(const std::vector<Instance>& items) {
 // VES/R-VES) each (database, gold, prediction) is checked once, by whichever system has it first.
 struct SharedCache {
   exec::GoldMemo<ExecResult> gold;
-  exec::VerdictMemo<Outcome> outcomes{MemoBounds{SIZE_MAX, 64u << 20}, [](const std::string& key, const Outcome& o) {
-    return key.size() + sizeof(Outcome) + heap_bytes(o.status) + heap_bytes(o.reason) +
-           heap_bytes(o.gold_first) + heap_bytes(o.pred_first) +
-           exec::VerdictMemo<Outcome>::entry_bookkeeping();
+  exec::VerdictMemo<Checked> outcomes{MemoBounds{SIZE_MAX, 64u << 20}, [](const std::string& key, const Checked& c) {
+    const Outcome& o = c.outcome;
+    return key.size() + sizeof(Checked) + heap_bytes(o.status) + heap_bytes(o.detail) + heap_bytes(o.gold_rows) +
+           heap_bytes(o.pred_rows) + exec::VerdictMemo<Checked>::entry_bookkeeping();
   }};
 };
 
@@ -75,7 +75,7 @@ void check_databases(const std::vector<Instance>& items, const Inputs& in, const
 // The outcomes of one grading pass: outcomes[k] belongs to items[pending[k]].
 struct Graded {
   std::vector<size_t> pending;
-  std::vector<Outcome> outcomes;
+  std::vector<Checked> outcomes;
   uint64_t gold_executions = 0;  // gold queries this run executed (the others came from the memo)
 };
 
@@ -93,12 +93,12 @@ Graded grade(const std::vector<Instance>& items, const std::vector<char>& in_sha
     work.push_back({db.location(it.db_id), it.gold_sql, it.pred_sql});
   }
   const bool ves = opt.metric == Metric::Ves || opt.metric == Metric::RVes;
-  exec::Steps<ExecResult, ExecResult, Outcome> steps{
+  exec::Steps<ExecResult, ExecResult, Checked> steps{
       [&](const exec::Item& w) { return db.execute(w.db, w.gold, gold_lim); },
       [&](const exec::Item& w) { return db.execute(w.db, w.pred, pred_lim); },
       [&](const exec::Item& w, const ExecResult& gr, const ExecResult& pr) {
-        Outcome o = check(opt.metric, gr, pr, pred_lim.timeout_s, opt.keep_rows);
-        if (ves && o.correct) o = time_pair(std::move(o), db, w, opt, pred_lim, gold_lim);
+        Checked o = check(opt.metric, gr, pr, pred_lim.timeout_s, opt.keep_rows);
+        if (ves && o.outcome.match()) o = time_pair(std::move(o), db, w, opt, pred_lim, gold_lim);
         return o;
       }};
   Progress progress("bird " + std::string(metric_name(opt.metric)), work.size(), opt.progress);

@@ -2,6 +2,8 @@
 // form of a gold, and the one table of stage -> words (to_string, failure_reason).
 #include "sqlgrade/exec/benchmark.hpp"
 
+#include <stdexcept>
+
 namespace sqlgrade {
 
 namespace fs = std::filesystem;
@@ -30,6 +32,10 @@ Located Benchmark::locate(const fs::path& dir, const std::string& id) const {
   for (const std::string& other : {nested_database(dir.string(), id), flat_database(dir.string(), id)})
     if (other != own && fs::is_regular_file(other, ec)) return {other, ""};
   return {};
+}
+
+std::unique_ptr<const OfficialGold> Benchmark::official_gold(const std::string&) const {
+  throw std::logic_error(std::string("benchmark ") + name() + " has no official gold folder");
 }
 
 size_t TablesGold::heap_bytes() const {

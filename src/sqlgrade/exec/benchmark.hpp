@@ -23,16 +23,8 @@
 
 namespace sqlgrade {
 
-// How one check of one prediction against its gold ended, the same type for every benchmark: the
-// stage (VerdictStage), the score the benchmark gives, and the human detail (empty on a match).
-// failure_reason(stage) (include/sqlgrade/verdict.hpp) is the machine word of the stage.
-struct Outcome {
-  VerdictStage stage = VerdictStage::Different;
-  double score = 0;
-  std::string detail;
-  bool match() const { return stage == VerdictStage::Equal; }
-  const char* reason() const { return failure_reason(stage); }
-};
+// One check's result is a sqlgrade::Outcome (include/sqlgrade/outcome.hpp, via verdict.hpp): the same
+// type for every benchmark and every caller.
 
 // A gold result in the form its benchmark compares (its alternatives as tables, or as Spider 2.0
 // frames), built once per gold and kept by the caller's cache. heap_bytes: what the form holds on the
@@ -51,6 +43,27 @@ struct CheckItem {
   const nlohmann::json* condition_cols = nullptr;  // null: none
   bool from_gold_sql = false;                      // the gold is one gold SQL's result
   std::optional<bool> single_file;                 // the request's gold_single_file
+};
+
+// A benchmark's official gold folder (Spider 2.0-Lite: spider2lite_eval.jsonl and exec_result/), read
+// once by the benchmark's own reader (Benchmark::official_gold): per instance, the comparison options
+// the official script uses and the gold results in check()'s form. Immutable, shared by every thread.
+class OfficialGold {
+ public:
+  virtual ~OfficialGold() = default;
+  virtual size_t size() const = 0;  // instances in the folder's eval file
+  virtual bool has(const std::string& id) const = 0;
+  // The instance's official comparison options into `item` (its condition_cols points into this
+  // object). `id` must be one that has() accepts.
+  virtual void check_options(const std::string& id, CheckItem& item) const = 0;
+  // The instance's gold in check()'s form, or why it cannot be read (transient: it may read later, an
+  // I/O error or a full file table; the caller does not keep that failure).
+  struct Read {
+    GoldFormPtr form;
+    std::string error;
+    bool transient = false;
+  };
+  virtual Read read(const std::string& id) const = 0;
 };
 
 // The counterexample search (verify/): which official rule decides "same result" (each is the
@@ -117,6 +130,9 @@ class Benchmark {
   // ---- one rollout ----
   // The official gold folder of --spider2-gold-dir can be a request's gold (Spider 2.0).
   virtual bool has_official_gold() const { return false; }
+  // That folder, read once with the benchmark's own reader (the CLI's: the same eval-file rules and gold
+  // file names); InputError when it lacks what it needs. Only called when has_official_gold().
+  virtual std::unique_ptr<const OfficialGold> official_gold(const std::string& dir) const;
   // `order: top_level` applies (Spider 2.0).
   virtual bool has_order_rule() const { return false; }
   // A JSON boolean of gold_result as Python's value: text "True"/"False" (Spider 2.0's CSV) or 1/0.

@@ -68,7 +68,7 @@ void aggregate(Run& run) {
     for (LevelScores* L : {&sc.levels[h], &sc.levels[ALL]}) L->count++;
     turn.count++;
     if (do_exec) {
-      if (ex.exec == 1) {
+      if (ex.exec && ex.exec->match()) {
         sc.levels[h].exec += 1;
         sc.levels[ALL].exec += 1;
         turn.exec += 1;

@@ -60,15 +60,19 @@ class Spider final : public Benchmark {
 
 }  // namespace
 
-Outcome outcome_of(const ExecVerdict& r) {
+Outcome outcome_of(ExecVerdict r) {
   Outcome o;
   o.score = r.score;
-  o.detail = r.reason;
+  o.detail = std::move(r.reason);
   o.stage = r.score == 1    ? VerdictStage::Equal
+            : r.no_pred     ? VerdictStage::NoSql
             : r.gold_error  ? VerdictStage::GoldFailed
             : r.timeout     ? VerdictStage::Timeout
             : r.pred_failed ? VerdictStage::PredFailed
                             : VerdictStage::Different;
+  o.deadline_hit = r.timeout;
+  o.gold_rows = std::move(r.gold_rows);
+  o.pred_rows = std::move(r.pred_rows);
   return o;
 }
 

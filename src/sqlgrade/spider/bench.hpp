@@ -11,6 +11,6 @@ const Benchmark& benchmark();
 
 // A test-suite verdict (ExecEvaluator::evaluate: a gold SQL on every database of its folder) as the
 // Outcome of every benchmark: equal, gold_failed, timeout, pred_failed or different, with its reason.
-Outcome outcome_of(const ExecVerdict& v);
+Outcome outcome_of(ExecVerdict v);
 
 }  // namespace sqlgrade::spider

@@ -107,6 +107,7 @@ SlotParse parse_slot(const PassMode& m, const DbInfo& db, const Example& ex, siz
 
 SlotVerdict no_prediction() {
   ExecVerdict v;
+  v.no_pred = true;
   v.reason = "no prediction";
   return v;
 }
@@ -215,6 +216,7 @@ class SpiderExec {
     }
     if (!pr->ok()) {
       v.timeout = pr->status == ExecStatus::Timeout;
+      v.pred_failed = pr->status == ExecStatus::Error;
       v.reason = std::string("prediction: ") + to_string(pr->status) + ": " + pr->error;
     } else if (!gr->ok()) {
       v.gold_error = true;

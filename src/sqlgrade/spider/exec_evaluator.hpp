@@ -55,6 +55,7 @@ struct ExecVerdict {
   bool gold_error = false; // the gold itself failed / timed out on some database
   bool timeout = false;    // the prediction hit the deadline
   bool pred_failed = false; // the prediction is empty or raised an error (on the first candidate's first failing database)
+  bool no_pred = false;    // there is no prediction (a run's question without one)
   double seconds = 0;      // wall time spent on this item
   ResultRows gold_rows, pred_rows;  // ExecOptions::keep_rows: first rows on the first database
 };

@@ -22,7 +22,7 @@ const char* etype_name(Etype e) { return e == Etype::Match ? "match" : e == Etyp
 std::string failure_of(const Example& e, bool do_match, bool do_exec) {
   if (!e.gold_ok) return "gold does not parse: " + e.gold_error;
   if (!e.has_pred) return "no prediction";
-  if (do_exec && e.exec == 0) return e.exec_reason.empty() ? "results differ" : e.exec_reason;
+  if (do_exec && e.exec && !e.exec->match()) return e.exec->detail.empty() ? "results differ" : e.exec->detail;
   if (!e.pred_parsed) return "prediction does not parse: " + e.parse_error;
   if (do_match && e.exact == 0) return "not an exact set match";
   return {};
@@ -66,7 +66,7 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
     runs::Instance in;
     in.id = std::to_string(e.index);
     if (e.gold_ok) {
-      if (do_exec) in.scores.emplace_back("exec", e.exec);
+      if (do_exec) in.scores.emplace_back("exec", e.exec_score());
       if (do_match) in.scores.emplace_back("exact", e.exact);
       in.category.emplace_back("hardness", to_string(e.hardness));
     }
@@ -74,7 +74,8 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
     in.gold_sql = e.gold_sql;
     if (!e.question.empty()) in.question = e.question;
     if (e.has_pred) in.pred_sql = e.pred_sql;
-    in.rows = runs::rows_json(e.gold_rows, e.pred_rows);
+    if (e.exec) in.rows = runs::rows_json(e.exec->gold_rows, e.exec->pred_rows);
+    else in.rows = runs::rows_json({}, {});
     if (std::string f = failure_of(e, do_match, do_exec); !f.empty()) in.failure_reason = f;
     in.time_s = e.parse_seconds + e.exec_seconds;
     Json d{{"interaction", e.interaction}, {"turn", e.turn}, {"gold_line", e.gold_line}, {"pred_line", e.pred_line},
@@ -92,9 +93,9 @@ runs::RunRecord to_run_record(const Run& run, const std::vector<std::string>& co
       d["components"] = std::move(comp);
     }
     if (do_exec && e.gold_ok) {
-      if (!e.exec_reason.empty()) d["exec_reason"] = e.exec_reason;
-      if (e.timeout) d["timeout"] = true;
-      if (e.gold_exec_error) d["gold_exec_error"] = true;
+      if (e.exec && !e.exec->detail.empty()) d["exec_reason"] = e.exec->detail;
+      if (e.exec && e.exec->deadline_hit) d["timeout"] = true;
+      if (e.exec && e.exec->stage == VerdictStage::GoldFailed) d["gold_exec_error"] = true;
       d["exec_seconds"] = e.exec_seconds;
     }
     d["parse_seconds"] = e.parse_seconds;
@@ -143,7 +144,19 @@ Run run_from_record(const runs::RunRecord& rec) {
         if (*h == to_string(static_cast<Hardness>(k))) e.hardness = static_cast<Hardness>(k);
     }
     if (const double* x = in.score("exact")) e.exact = static_cast<int>(*x);
-    if (const double* x = in.score("exec")) e.exec = static_cast<int>(*x);
+    // The record keeps the exec score, its reason and two flags, not the stage: a merged example's
+    // stage is equal, gold_failed, timeout or different (what the summarizer's table needs: the score).
+    if (const double* x = in.score("exec")) {
+      Outcome o;
+      o.score = static_cast<int>(*x);
+      o.detail = d.value("exec_reason", "");
+      o.deadline_hit = d.value("timeout", false);
+      o.stage = o.score == 1 ? VerdictStage::Equal
+                : d.value("gold_exec_error", false) ? VerdictStage::GoldFailed
+                : o.deadline_hit ? VerdictStage::Timeout
+                                 : VerdictStage::Different;
+      e.exec = std::move(o);
+    }
     if (d.contains("components")) {
       for (int c = 0; c < C_COUNT; ++c) {
         const Json& a = d["components"].at(kComponentNames[c]);
@@ -153,9 +166,6 @@ Run run_from_record(const runs::RunRecord& rec) {
         cs.pred_total = a.at(2).get<int>();  // count is not in the record: it stays 0
       }
     }
-    e.exec_reason = d.value("exec_reason", "");
-    e.timeout = d.value("timeout", false);
-    e.gold_exec_error = d.value("gold_exec_error", false);
     run.examples.push_back(std::move(e));
   }
   aggregate(run);

@@ -67,15 +67,9 @@ Executed execute_all(const Options& opt, const PassMode& mode, const std::vector
 void apply_outcomes(std::vector<Run>& runs, const Slots& slots, const std::vector<SlotVerdict>& outcomes) {
   for (size_t i = 0; i < slots.size(); ++i) {
     if (!outcomes[i]) continue;
-    const ExecVerdict& v = *outcomes[i];
     Example& ex = runs[slots[i].first].examples[slots[i].second];
-    ex.exec = v.score;
-    ex.exec_reason = v.reason;
-    ex.timeout = v.timeout;
-    ex.gold_exec_error = v.gold_error;
-    ex.exec_seconds = v.seconds;
-    ex.gold_rows = v.gold_rows;
-    ex.pred_rows = v.pred_rows;
+    ex.exec_seconds = outcomes[i]->seconds;
+    ex.exec = outcome_of(*outcomes[i]);
   }
 }
 
@@ -84,10 +78,11 @@ std::vector<std::string> exec_warnings(const Options& opt, const Run& run) {
   std::vector<std::string> out;
   size_t n_timeout = 0;
   for (const auto& ex : run.examples) {
-    if (ex.gold_exec_error)
+    if (!ex.exec) continue;
+    if (ex.exec->stage == VerdictStage::GoldFailed)
       out.push_back(opt.gold + ":" + std::to_string(ex.gold_line) + ": gold query failed on its database (" +
-                    ex.exec_reason + "); example scored 0 (the official script aborts here)");
-    if (ex.timeout) ++n_timeout;
+                    ex.exec->detail + "); example scored 0 (the official script aborts here)");
+    if (ex.exec->deadline_hit) ++n_timeout;
   }
   if (n_timeout) {
     // The official scripts have no working timeout (docs/spider-exec.md "Timeout"): they would have run

@@ -3,10 +3,15 @@
 #include "sqlgrade/spider2/bench.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "sqlgrade/errors.hpp"
 
 #include "sqlgrade/spider2.hpp"
 #include "sqlgrade/py/pandas_frame.hpp"
 #include "sqlgrade/spider2/frame.hpp"
+#include "sqlgrade/spider2/inputs.hpp"
 
 namespace sqlgrade::spider2 {
 
@@ -26,6 +31,62 @@ bool per_alternative(const json& cc) {
 
 namespace {
 
+namespace fs = std::filesystem;
+
+// The names in a folder, sorted; none when it cannot be listed (its golds are then "not found").
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// --spider2-gold-dir: spider2lite_eval.jsonl read with the CLI's loader (the same ignore_order and
+// condition_cols rules), each instance's gold CSVs found as `sqlgrade spider2` finds them.
+class OfficialFolder final : public OfficialGold {
+ public:
+  explicit OfficialFolder(const std::string& dir) {
+    const std::string path = (fs::path(dir) / "spider2lite_eval.jsonl").string();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) throw InputError(path, "not found (--spider2-gold-dir needs spider2lite_eval.jsonl)");
+    entries_ = load_eval_jsonl(path);
+    exec_result_dir_ = (fs::path(dir) / "exec_result").string();
+    listing_ = names_in(exec_result_dir_);
+  }
+  size_t size() const override { return entries_.size(); }
+  bool has(const std::string& id) const override { return entries_.count(id) > 0; }
+  void check_options(const std::string& id, CheckItem& item) const override {
+    const EvalEntry& e = entries_.at(id);
+    item.ignore_order = e.ignore_order;  // load_eval_jsonl: booleans and numbers (1/0), as the CLI
+    item.condition_cols = &e.condition_cols;
+  }
+  Read read(const std::string& id) const override {
+    Read r;
+    auto form = std::make_shared<FramesGold>();
+    const GoldFiles gf = resolve_gold_files(exec_result_dir_, id, listing_);
+    form->single_file = gf.single;
+    if (gf.paths.empty()) r.error = "No matching gold file found for " + id;
+    for (auto& f : gf.paths) {
+      try {
+        form->frames.push_back(frame_from_csv_file(f));
+      } catch (const std::exception& e) {
+        r.error = std::string("gold CSV unreadable: ") + e.what();
+        r.transient = true;  // may be a full file table or an I/O error: read it again next time
+        form->frames.clear();
+        break;
+      }
+    }
+    r.form = std::move(form);
+    return r;
+  }
+
+ private:
+  std::map<std::string, EvalEntry> entries_;
+  std::string exec_result_dir_;
+  std::vector<std::string> listing_;  // sorted names in exec_result/
+};
+
 class Spider2 final : public Benchmark {
  public:
   const char* name() const override { return "spider2"; }
@@ -36,6 +97,9 @@ class Spider2 final : public Benchmark {
   DbLayout layout() const override { return DbLayout::Flat; }
   const char* folder_flags() const override { return "--db-dir"; }
   bool has_official_gold() const override { return true; }
+  std::unique_ptr<const OfficialGold> official_gold(const std::string& dir) const override {
+    return std::make_unique<OfficialFolder>(dir);
+  }
   bool has_order_rule() const override { return true; }
   // Python bool: prints "True"/"False" into the official CSV.
   Value bool_cell(bool b) const override { return Value::text(b ? "True" : "False"); }

@@ -14,9 +14,10 @@ namespace sqlgrade::spider2 {
 void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single, const EvalEntry& entry,
                  const Options& opt, Instance& out, const Deadline& deadline) {
   std::string err;
-  out.score = score_against_golds(pred, golds, entry, single, &err, deadline);
-  if (out.score == 1) out.error_info.reset();
-  else out.error_info = err.empty() ? "Result Error" : err;
+  const int score = score_against_golds(pred, golds, entry, single, &err, deadline);
+  out.outcome.score = score;
+  out.outcome.stage = score == 1 ? VerdictStage::Equal : VerdictStage::Different;
+  out.outcome.detail = score == 1 ? "" : err.empty() ? "Result Error" : err;
   if (opt.strict && err.empty()) {
     // Findings against the alternatives with the condition_cols the official rule used.
     std::vector<std::optional<nlohmann::json>> per;
@@ -25,7 +26,7 @@ void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single
     for (size_t i = 0; i < golds.size() && per[i]; ++i) {
       std::string tag = golds.size() > 1 ? "gold alternative " + std::string(1, static_cast<char>('a' + i)) + ": " : "";
       try {
-        if (out.score == 1) {
+        if (out.outcome.match()) {
           if (!compare_frames(pred, golds[i], *per[i], entry.ignore_order, deadline)) continue;
           for (auto& x : strict_findings(pred, golds[i], *per[i], entry.ignore_order, deadline))
             if (x.find("scrambled") != std::string::npos) out.strict.push_back(tag + x), out.strict_scrambled = true;
@@ -78,11 +79,14 @@ Frame read_prediction_csv(const std::string& path, const Options& opt) {
   return frame_from_csv_text(read_file(path, std::min(opt.max_result_bytes, max_input_bytes())), path);
 }
 
-void fail(Instance& out, const Options& opt, const std::string& what) {
-  out.score = 0;
-  out.error_info = what;
+// A failure scores 0 at `stage`, with the official error_info.
+void fail(Instance& out, const Options& opt, const std::string& what, VerdictStage stage) {
+  out.outcome.score = 0;
+  out.outcome.stage = stage;
+  out.outcome.deadline_hit = stage == VerdictStage::Timeout;
+  out.outcome.detail = what;
   if (opt.mode == Mode::Sql) out.messages.push_back("[" + out.instance_id + "] An error occurred: " + what);
-  else out.error_info = "Evaluation Error: " + what;
+  else out.outcome.detail = "Evaluation Error: " + what;
   if (opt.v2) out.v2_error = "Post-exec processing error: " + what;
 }
 
@@ -94,17 +98,17 @@ std::optional<Frame> prediction_frame(const Job& j, const Options& opt, Instance
     const ExecOut& o = *j.exec;
     it.seconds = o.seconds;
     if (!o.ok) {
-      fail(it, opt, o.error);
+      fail(it, opt, o.error, o.stage);
       return std::nullopt;
     }
     if (std::isfinite(o.budget_s)) deadline = Deadline::in(std::max(o.budget_s, 1e-6));
     return frame_from_csv_text(o.csv, j.id + ".csv", deadline);
   } catch (const DeadlineExceeded&) {
-    fail(it, opt, timeout_message(opt, "reading the result"));
+    fail(it, opt, timeout_message(opt, "reading the result"), VerdictStage::Timeout);
   } catch (const ResultTooLarge& e) {
-    fail(it, opt, too_large_message(e.what(), opt.max_result_bytes));
+    fail(it, opt, too_large_message(e.what(), opt.max_result_bytes), VerdictStage::TooLarge);
   } catch (const std::exception& e) {
-    fail(it, opt, e.what());
+    fail(it, opt, e.what(), VerdictStage::PredFailed);
   }
   return std::nullopt;
 }
@@ -122,6 +126,9 @@ ExecOut execute_one(const std::string& db_path, const std::string& sql, const Op
     o.seconds = er.seconds;
     if (!er.ok()) {
       o.error = er.error.empty() ? to_string(er.status) : er.error;
+      o.stage = er.status == ExecStatus::Timeout    ? VerdictStage::Timeout
+                : er.status == ExecStatus::TooLarge ? VerdictStage::TooLarge
+                                                    : VerdictStage::PredFailed;
       return o;
     }
     o.csv = to_csv_text(std::move(er.table), deadline, opt.max_result_bytes);
@@ -129,8 +136,10 @@ ExecOut execute_one(const std::string& db_path, const std::string& sql, const Op
     o.budget_s = deadline.remaining_s();
   } catch (const DeadlineExceeded&) {
     o.error = timeout_message(opt, "converting the result");
+    o.stage = VerdictStage::Timeout;
   } catch (const ResultTooLarge& e) {
     o.error = too_large_message(e.what(), opt.max_result_bytes);
+    o.stage = VerdictStage::TooLarge;
   } catch (const std::exception& e) {
     o.error = e.what();
   }
@@ -138,17 +147,19 @@ ExecOut execute_one(const std::string& db_path, const std::string& sql, const Op
 }
 
 void grade_job(const Job& j, const Gold& g, const EvalEntry& entry, const Options& opt, Instance& it) {
-  if (j.error) return fail(it, opt, *j.error);
+  if (j.error) return fail(it, opt, *j.error, VerdictStage::PredFailed);
   Deadline deadline;
   const std::optional<Frame> pred = prediction_frame(j, opt, it, deadline);
   if (!pred) return;
   if (g.files.paths.empty()) {
-    it.score = 0;
-    it.error_info = "No matching gold file found";
+    it.outcome.score = 0;
+    it.outcome.stage = VerdictStage::GoldFailed;
+    it.outcome.detail = "No matching gold file found";
     if (opt.v2) it.v2_error = "No matching gold file found";
   } else if (g.error) {
-    it.score = 0;
-    it.error_info = "Evaluation Error: " + *g.error;
+    it.outcome.score = 0;
+    it.outcome.stage = VerdictStage::GoldFailed;
+    it.outcome.detail = "Evaluation Error: " + *g.error;
     if (opt.v2) it.v2_error = "Post-exec processing error: " + *g.error;
   } else {
     try {
@@ -159,7 +170,7 @@ void grade_job(const Job& j, const Gold& g, const EvalEntry& entry, const Option
       it.strict_scrambled = it.strict_sort_miss = false;
       it.v2 = v2::Result{};
       it.v2_error.reset();
-      fail(it, opt, timeout_message(opt, "comparing the result"));
+      fail(it, opt, timeout_message(opt, "comparing the result"), VerdictStage::Timeout);
     }
   }
 }

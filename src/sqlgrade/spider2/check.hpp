@@ -24,6 +24,7 @@ void grade_frame(const Frame& pred, const std::vector<Frame>& golds, bool single
 // The outcome of one distinct (database, SQL) execution, shared by every system that predicted it.
 struct ExecOut {
   bool ok = false;
+  VerdictStage stage = VerdictStage::PredFailed;  // when !ok: pred_failed, timeout or too_large
   std::string error, csv;
   double seconds = 0;
   double budget_s = INFINITY;  // what the query's deadline leaves for reading and comparing its result

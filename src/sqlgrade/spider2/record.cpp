@@ -39,7 +39,7 @@ std::string basename_of(const std::string& dir) {
 // The numbers of the printed text (official lines, --v2 summary, --strict counts).
 Json summary_of(const Run& r) {
   size_t c = 0, scrambled = 0, missed = 0;
-  for (auto& it : r.items) c += it.score == 1, scrambled += it.strict_scrambled, missed += it.strict_sort_miss;
+  for (auto& it : r.items) c += it.outcome.match(), scrambled += it.strict_scrambled, missed += it.strict_sort_miss;
   const size_t n = r.items.size();
   Json s = {{"mode", r.opt.mode == Mode::Sql ? "sql" : "exec_result"},
             {"correct", c},
@@ -169,7 +169,7 @@ v2::Result v2_from_json(const Json& j) {
 runs::Instance to_instance(const Instance& it, const Options& opt, const std::vector<std::string>& gold_listing) {
   runs::Instance x;
   x.id = it.instance_id;
-  x.scores.emplace_back("ex", it.score == 1 ? 1.0 : 0.0);
+  x.scores.emplace_back("ex", it.outcome.match() ? 1.0 : 0.0);
   if (opt.v2) {
     x.scores.emplace_back("v2_score", static_cast<double>(v2_data_score(it)));
     x.scores.emplace_back("column_f1", it.v2.columns.f1);
@@ -186,12 +186,13 @@ runs::Instance to_instance(const Instance& it, const Options& opt, const std::ve
     } catch (const std::exception&) {
     }
   }
-  if (it.score != 1 && it.error_info) x.failure_reason = *it.error_info;
+  if (!it.outcome.match()) x.failure_reason = it.outcome.detail;
   else if (opt.v2 && it.v2_error) x.failure_reason = *it.v2_error;
   if (opt.mode == Mode::Sql) x.time_s = it.seconds;
   x.rows = rows_json(it, opt, gold_listing);
-  Json d = {{"score", it.score}};
-  d["error_info"] = it.error_info ? Json(*it.error_info) : Json();
+  // The official script's per-instance fields: score 1/0, error_info null on a match.
+  Json d = {{"score", it.outcome.match() ? 1 : 0}};
+  d["error_info"] = it.outcome.match() ? Json() : Json(it.outcome.detail);
   if (!it.messages.empty()) d["messages"] = it.messages;
   if (opt.strict) {
     d["strict_findings"] = it.strict;
@@ -211,9 +212,12 @@ Instance from_instance(const runs::Instance& x, bool v2) {
   it.instance_id = x.id;
   const Json& d = x.detail;
   const double* ex = x.score("ex");
-  it.score = ex && *ex == 1.0 ? 1 : 0;
+  // The stage of a failure is not in the record (its official fields are score and error_info):
+  // a merged instance is Equal or Different.
+  it.outcome.score = ex && *ex == 1.0 ? 1 : 0;
+  it.outcome.stage = it.outcome.score == 1 ? VerdictStage::Equal : VerdictStage::Different;
   if (d.is_object()) {
-    if (d.contains("error_info") && d["error_info"].is_string()) it.error_info = d["error_info"].get<std::string>();
+    if (d.contains("error_info") && d["error_info"].is_string()) it.outcome.detail = d["error_info"].get<std::string>();
     if (d.contains("messages")) it.messages = d["messages"].get<std::vector<std::string>>();
     if (d.contains("strict_findings")) it.strict = d["strict_findings"].get<std::vector<std::string>>();
     it.strict_scrambled = d.value("strict_scrambled", false);

@@ -14,7 +14,7 @@ namespace {
 
 size_t n_correct(const Run& r) {
   size_t c = 0;
-  for (auto& it : r.items) c += it.score == 1;
+  for (auto& it : r.items) c += it.outcome.match();
   return c;
 }
 
@@ -42,7 +42,7 @@ std::string format_official(const Run& r, const Options& opt) {
   out += "{";
   for (size_t i = 0; i < r.items.size(); ++i) {
     if (i) out += ", ";
-    out += py::str_repr(r.items[i].instance_id) + ": " + std::to_string(r.items[i].score);
+    out += py::str_repr(r.items[i].instance_id) + ": " + std::to_string(r.items[i].outcome.match() ? 1 : 0);
   }
   out += "}\n";
   const size_t c = n_correct(r), n = r.items.size();
@@ -61,7 +61,7 @@ int v2_data_score(const Instance& it) { return it.v2_error ? 0 : it.v2.score; }
 std::string ids_csv(const Run& r, bool v2_rule) {
   std::string out = "instance_id\n";
   for (auto& it : r.items)
-    if ((v2_rule ? v2_data_score(it) : it.score) == 1) out += (sf_prefixed(it.instance_id) ? "sf_" : "") + it.instance_id + "\n";
+    if ((v2_rule ? v2_data_score(it) == 1 : it.outcome.match())) out += (sf_prefixed(it.instance_id) ? "sf_" : "") + it.instance_id + "\n";
   return out;
 }
 
@@ -71,7 +71,7 @@ std::string format_strict(const Run& r) {
   for (auto& it : r.items) {
     flagged_correct += it.strict_scrambled;
     missed += it.strict_sort_miss;
-    for (auto& f : it.strict) out += "[" + it.instance_id + "] " + (it.score == 1 ? "scored 1, but " : "scored 0, but ") + f + "\n";
+    for (auto& f : it.strict) out += "[" + it.instance_id + "] " + (it.outcome.match() ? "scored 1, but " : "scored 0, but ") + f + "\n";
   }
   const size_t n = r.items.size(), c = n_correct(r);
   out += "Scored 1 with rows scrambled across columns: " + std::to_string(flagged_correct) + "\n";

@@ -60,7 +60,7 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
   if (std::string why = verdicts::sql_not_unicode(sql); !why.empty()) {  // a lone surrogate (issue 19)
     if (!server) SqlitePool::lease(db);  // InputError when it is not a readable SQLite database
     ExecuteResult out;
-    out.status = "error";
+    out.status = to_string(ExecStatus::Error);
     out.error = why;
     return out;
   }
@@ -77,17 +77,13 @@ ExecuteResult execute(const std::string& db, const std::string& sql, const Execu
       // The row cap stops before row max_rows + 1; the byte cap after the row that crossed it.
       out.truncated = true;
       if (out.rows.empty()) {
-        out.status = "too_large";
+        out.status = to_string(r.status);
         out.error = r.error;
       }
       break;
     case ExecStatus::Timeout:
-      out.status = "timeout";
-      out.error = r.error;
-      out.rows.clear();
-      break;
     case ExecStatus::Error:
-      out.status = "error";
+      out.status = to_string(r.status);  // the engine's one word for a query's status
       out.error = r.error;
       out.rows.clear();
       break;

@@ -36,7 +36,7 @@ struct Grader::Impl {
   void grade(const Benchmark& b, const VerdictRequest& req, const std::string& sql, Verdict& v);
 };
 
-// to_string(VerdictStage) and failure_reason(VerdictStage): exec/benchmark.cpp (the Outcome contract).
+// to_string(VerdictStage) and failure_reason(VerdictStage): exec/benchmark.cpp (declared in include/sqlgrade/outcome.hpp).
 
 // NeMo Gym bird_sql's failure codes of a pinned version (docs/serve.md, "Extraction presets").
 // 0.4: a query that ran and differs, failed or timed out is `execution_error`, and

@@ -11,9 +11,7 @@
 #include "sqlgrade/engine/sqlite.hpp"
 #include "sqlgrade/errors.hpp"
 #include "sqlgrade/spider/bench.hpp"
-#include "sqlgrade/spider2/bench.hpp"
-#include "sqlgrade/spider2/frame.hpp"
-#include "sqlgrade/spider2/run.hpp"
+#include "sqlgrade/verdict/registry.hpp"
 
 namespace sqlgrade::verdicts {
 
@@ -24,11 +22,6 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-bool is_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
 
 // The status in a human reason: to_string(ExecStatus) with spaces ("too large"), as the replies say.
 std::string status_word(ExecStatus s) {
@@ -63,14 +56,6 @@ std::string seconds_text(double s) {
 }
 
 // Sorted file names of a folder ("" or a missing folder: none).
-std::vector<std::string> listing(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // A JSON text field of the request ("" = null); BadRequest naming the field when it is not JSON.
 json parse_cells(const std::string& text, const char* field) {
   if (text.empty()) return json();
@@ -85,34 +70,19 @@ json parse_cells(const std::string& text, const char* field) {
 
 Judge::Judge(const GraderConfig& cfg, GoldCache& cache) : cfg_(cfg), cache_(cache) {
   if (cfg_.spider2_gold_dir.empty()) return;
-  std::string path = (fs::path(cfg_.spider2_gold_dir) / "spider2lite_eval.jsonl").string();
-  if (!is_file(path)) throw InputError(path, "not found (--spider2-gold-dir needs spider2lite_eval.jsonl)");
-  official_ = spider2::load_eval_jsonl(path);  // the CLI's loader: same ignore_order/condition_cols rules
-  exec_result_dir_ = (fs::path(cfg_.spider2_gold_dir) / "exec_result").string();
-  gold_listing_ = listing(exec_result_dir_);
+  for (const Benchmark* b : benchmarks())  // the benchmark whose official gold folder it is (Spider 2.0)
+    if (b->has_official_gold()) official_ = b->official_gold(cfg_.spider2_gold_dir);
 }
 
-// Official gold CSVs of an instance, found as `sqlgrade spider2` finds them (spider2::resolve_gold_files).
+// An instance's official gold, read by its benchmark (OfficialGold::read) once per cache entry.
 GoldPtr Judge::gold_from_dir(const std::string& id, bool* hit) {
   return cache_.get(gold_key({"golddir", cfg_.spider2_gold_dir, id}), [&]() -> GoldPtr {
     auto d = std::make_shared<GoldData>();
-    auto form = std::make_shared<spider2::FramesGold>();
-    spider2::GoldFiles gf = spider2::resolve_gold_files(exec_result_dir_, id, gold_listing_);
-    form->single_file = gf.single;
-    d->ok = !gf.paths.empty();
-    if (gf.paths.empty()) d->error = "No matching gold file found for " + id;
-    for (auto& f : gf.paths) {
-      try {
-        form->frames.push_back(spider2::frame_from_csv_file(f));
-      } catch (const std::exception& e) {
-        d->ok = false;
-        d->error = std::string("gold CSV unreadable: ") + e.what();
-        d->transient = true;  // may be a full file table or an I/O error: read it again next time
-        form->frames.clear();
-        break;
-      }
-    }
-    d->form = std::move(form);
+    OfficialGold::Read r = official_->read(id);
+    d->ok = r.error.empty();
+    d->error = std::move(r.error);
+    d->transient = r.transient;
+    d->form = std::move(r.form);
     d->bytes = gold_bytes(*d);
     return d;
   }, hit);
@@ -225,7 +195,7 @@ void Judge::judge_spider(const VerdictRequest& req, const std::string& pred_sql,
   v.timings.gold_s = gold_s;
   v.timings.pred_s = std::max(0.0, total - gold_s);  // prediction runs and comparisons, interleaved
   v.gold_cached = hits > 0 && misses == 0;
-  Outcome o = spider::outcome_of(r);
+  Outcome o = spider::outcome_of(std::move(r));
   v.execution_match = o.match();
   v.failure_detail = std::move(o.detail);
   v.stage = o.stage;
@@ -286,11 +256,7 @@ void Judge::compare(const Benchmark& b, const VerdictRequest& req, const GoldDat
   CheckItem item{req.instance_id, req.ignore_order.value_or(true), nullptr, has_gold_sql, req.gold_single_file};
   const json condition_cols = parse_cells(req.condition_cols_json, "condition_cols");
   item.condition_cols = &condition_cols;
-  if (!has_gold_sql && req.gold_result_json.empty()) {  // the official gold
-    const spider2::EvalEntry& off = official_.at(req.instance_id);
-    item.ignore_order = off.ignore_order;  // spider2::load_eval_jsonl: booleans and numbers (1/0), as the CLI
-    item.condition_cols = &off.condition_cols;
-  }
+  if (!has_gold_sql && req.gold_result_json.empty()) official_->check_options(req.instance_id, item);  // the official gold
   Outcome o = b.check(item, *gold.form, pred, deadline);
   v.execution_match = o.match();
   if (!v.execution_match) v.failure_detail = std::move(o.detail);

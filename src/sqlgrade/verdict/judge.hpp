@@ -18,14 +18,13 @@
 #include "sqlgrade/verdict/gold_cache.hpp"
 #include "sqlgrade/verdict/request.hpp"
 #include "sqlgrade/spider/exec_evaluator.hpp"
-#include "sqlgrade/spider2/compare.hpp"
 #include "sqlgrade/verdict.hpp"
 
 namespace sqlgrade::verdicts {
 
 class Judge {
  public:
-  // Reads the official gold folder (if any) with spider2::load_eval_jsonl.
+  // Reads the official gold folder (if any) with its benchmark's reader (Benchmark::official_gold).
   Judge(const GraderConfig& cfg, GoldCache& cache);
 
   // Sets v's match, failure, detail, gold_cached, pred_executed and gold/pred/compare timings.
@@ -33,8 +32,8 @@ class Judge {
   // cannot be graded.
   void judge(const Benchmark& b, const VerdictRequest& req, const std::string& pred_sql, Verdict& v);
 
-  bool has_official(const std::string& instance_id) const { return official_.count(instance_id) > 0; }
-  size_t official_count() const { return official_.size(); }
+  bool has_official(const std::string& instance_id) const { return official_ && official_->has(instance_id); }
+  size_t official_count() const { return official_ ? official_->size() : 0; }
 
  private:
   GoldPtr gold_from_dir(const std::string& id, bool* hit);
@@ -49,9 +48,7 @@ class Judge {
 
   const GraderConfig& cfg_;
   GoldCache& cache_;
-  std::map<std::string, spider2::EvalEntry> official_;  // spider2lite_eval.jsonl of spider2_gold_dir
-  std::string exec_result_dir_;
-  std::vector<std::string> gold_listing_;               // sorted names in exec_result/
+  std::unique_ptr<const OfficialGold> official_;  // spider2_gold_dir, or null
   std::mutex spider_mu_;
   std::map<std::string, std::shared_ptr<spider::ExecEvaluator>> spider_evals_;  // by test-suite parent folder
 };

@@ -79,7 +79,7 @@ void verify_verdict(const Benchmark& b, const VerdictRequest& req, const std::st
     budget.seconds = req.verify->budget_s;
     budget.shrink_tests = 60;  // a reward needs the refutation, not the smallest database
     budget.query_timeout_s = std::min(budget.query_timeout_s, std::max(req.verify->budget_s, 0.05));
-    const verify::Outcome o = verify::verify(item, budget);
+    const verify::SearchOutcome o = verify::verify(item, budget);
     out.status = verify::to_string(o.status);
     out.reason = o.reason;
     out.candidates = o.candidates;

@@ -228,7 +228,7 @@ AuditReport audit_spider(const AuditOptions& opt) {
     spider::benchmark().search_item({e.gold_sql, e.gold_sql}, q);
     Gold g{std::to_string(e.index), spider::benchmark().database(opt.db_dir, e.db_id), q.gold_sql, q.rule, {}};
     if (!opt.preds.empty())
-      for (size_t s = 0; s < runs.size(); ++s) g.verdicts[preds[s]] = runs[s].examples[golds.size()].exec;
+      for (size_t s = 0; s < runs.size(); ++s) g.verdicts[preds[s]] = runs[s].examples[golds.size()].exec_score();
     golds.push_back(std::move(g));
   }
   run_checks(rep, golds, opt);
@@ -261,7 +261,7 @@ AuditReport audit_bird(const AuditOptions& opt) {
     bird::benchmark().search_item({it.gold_sql, it.gold_sql}, q);
     Gold g{it.id.empty() ? std::to_string(it.index) : it.id, bird::benchmark().database(opt.bird_db_root, it.db_id),
            q.gold_sql, q.rule, {}};
-    for (size_t s = 0; s < runs.size(); ++s) g.verdicts[opt.preds[s]] = runs[s].items[i].correct ? 1 : 0;
+    for (size_t s = 0; s < runs.size(); ++s) g.verdicts[opt.preds[s]] = runs[s].items[i].outcome.match() ? 1 : 0;
     golds.push_back(std::move(g));
   }
   run_checks(rep, golds, opt);

@@ -62,7 +62,7 @@ std::string system_folder(const std::string& system, size_t k) {
 }
 
 // Writes the counterexample files of the refutations (clean and gold-suspect) of one system.
-void write_files(SystemReport& rep, const std::vector<Pending>& pend, std::vector<Outcome>& outs,
+void write_files(SystemReport& rep, const std::vector<Pending>& pend, std::vector<SearchOutcome>& outs,
                  const Options& opt, size_t k) {
   const std::string dir = (fs::path(opt.counterexamples_dir) / system_folder(rep.system, k)).string();
   for (size_t i = 0; i < rep.instances.size(); ++i) {
@@ -84,7 +84,7 @@ void write_files(SystemReport& rep, const std::vector<Pending>& pend, std::vecto
 // Every system's counterexamples; when one cannot be written, every file and folder this run wrote
 // under --counterexamples is removed and the error goes on (include/sqlgrade/verify.hpp).
 void write_all_files(std::vector<SystemReport>& reps, const std::vector<std::vector<Pending>>& pend,
-                     std::vector<std::vector<Outcome>>& outs, const Options& opt) {
+                     std::vector<std::vector<SearchOutcome>>& outs, const Options& opt) {
   if (opt.counterexamples_dir.empty()) return;
   std::error_code ec;
   const bool root_existed = fs::exists(opt.counterexamples_dir, ec);
@@ -121,7 +121,7 @@ void tally(SystemReport& rep) {
 
 // Every refutation of a question judged by the other systems' predictions for it (suspect.hpp): a
 // clean one becomes gold_suspect when the peer rule holds; a gold-suspect one gets the tally too.
-void judge_all(std::vector<std::vector<Outcome>>& per, const std::vector<std::vector<Pending>>& pend,
+void judge_all(std::vector<std::vector<SearchOutcome>>& per, const std::vector<std::vector<Pending>>& pend,
                const Peers& peers, const Options& opt) {
   std::vector<std::pair<size_t, size_t>> todo;
   for (size_t s = 0; s < per.size(); ++s)
@@ -137,7 +137,7 @@ void judge_all(std::vector<std::vector<Outcome>>& per, const std::vector<std::ve
     std::vector<std::string> others;
     for (size_t o = 0; o < q->second.size(); ++o)
       if (o != s) others.push_back(q->second[o]);
-    Outcome& out = per[s][i];
+    SearchOutcome& out = per[s][i];
     const std::string why = judge_peers(item, others, b.query_timeout_s, &*out.cex);
     if (why.empty() || out.status != Status::Refuted) return;
     out.status = Status::GoldSuspect;
@@ -147,7 +147,7 @@ void judge_all(std::vector<std::vector<Outcome>>& per, const std::vector<std::ve
   });
 }
 
-InstanceReport instance_report(const Pending& p, const Outcome& o) {
+InstanceReport instance_report(const Pending& p, const SearchOutcome& o) {
   InstanceReport ir;
   ir.id = p.item.id, ir.db = p.item.db_path, ir.gold_sql = p.item.gold_sql, ir.pred_sql = p.item.pred_sql;
   ir.status = to_string(o.status);
@@ -175,18 +175,18 @@ void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<P
       if (fresh) unique.push_back(&p.item);
       slot[s].push_back(it->second);
     }
-  std::vector<Outcome> outs(unique.size());
+  std::vector<SearchOutcome> outs(unique.size());
   const Budget b = budget_of(opt);
   const unsigned threads = resolve_jobs(opt.jobs);
   Progress progress("verify", unique.size(), opt.progress);
   parallel_for(unique.size(), threads, [&](size_t i) { outs[i] = verify(*unique[i], b); }, &progress);
   progress.finish();
   double pass_cpu = 0;
-  for (const Outcome& o : outs) pass_cpu += o.cpu_seconds;
-  std::vector<std::vector<Outcome>> per(pend.size());
+  for (const SearchOutcome& o : outs) pass_cpu += o.cpu_seconds;
+  std::vector<std::vector<SearchOutcome>> per(pend.size());
   for (size_t s = 0; s < pend.size(); ++s)
     for (size_t i = 0; i < pend[s].size(); ++i) {
-      Outcome o;
+      SearchOutcome o;
       if (slot[s][i] == SIZE_MAX) o.status = Status::Skipped, o.reason = pend[s][i].skip_reason;
       else o = outs[slot[s][i]];
       per[s].push_back(std::move(o));
@@ -195,7 +195,7 @@ void search_all(std::vector<SystemReport>& reps, const std::vector<std::vector<P
   for (size_t s = 0; s < reps.size(); ++s) {
     SystemReport& rep = reps[s];
     for (size_t i = 0; i < pend[s].size(); ++i) {
-      const Outcome& o = per[s][i];
+      const SearchOutcome& o = per[s][i];
       rep.candidates += o.candidates;
       rep.time_capped += o.time_capped;
       rep.seconds += o.seconds;
@@ -225,14 +225,14 @@ std::vector<SystemReport> verify_spider(const std::vector<spider::Run>& runs, co
     reps[s].system = s < systems.size() ? systems[s] : run.opt.pred;
     reps[s].benchmark = "spider";
     for (const spider::Example& e : run.examples) {
-      if (!e.gold_ok || e.exec < 0) continue;
+      if (!e.gold_ok || !e.exec) continue;
       ++reps[s].total;
       Pending p;  // the queries as the test-suite evaluator executes them (spider::benchmark())
       spider::benchmark().search_item({e.gold_sql, e.pred_sql, run.opt.keep_distinct}, p.item);
       auto& peer = peers[std::to_string(e.index)];
       peer.resize(runs.size());
       peer[s] = p.item.pred_sql;
-      if (e.exec != 1) continue;
+      if (!e.exec->match()) continue;
       ++reps[s].ex;
       p.item.id = std::to_string(e.index);
       p.item.db_path = spider::benchmark().database(run.opt.db_dir, e.db_id);
@@ -261,7 +261,7 @@ std::vector<SystemReport> verify_bird(const std::vector<bird::Run>& runs, const 
       auto& peer = peers[id];
       peer.resize(runs.size());
       peer[s] = it.pred_sql;
-      if (!it.correct) continue;
+      if (!it.outcome.match()) continue;
       ++reps[s].ex;
       Pending p;
       p.item.id = id;
@@ -331,7 +331,7 @@ std::vector<SystemReport> verify_spider2(const std::vector<spider2::Run>& runs, 
       auto& peer = peers[it.instance_id];
       peer.resize(runs.size());
       peer[s] = it.pred_sql.value_or("");
-      if (it.score != 1) continue;
+      if (!it.outcome.match()) continue;
       ++reps[s].ex;
       pend[s].push_back(spider2_pending(run, it, entries, listing));
     }

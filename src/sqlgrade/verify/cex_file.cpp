@@ -76,7 +76,7 @@ namespace {
 }
 }  // namespace
 
-nlohmann::json counterexample_json(const Item& item, const Outcome& out) {
+nlohmann::json counterexample_json(const Item& item, const SearchOutcome& out) {
   nlohmann::json j{{"id", item.id}, {"database", item.db_path}, {"rule", to_string(item.rule.rule)},
                    {"order_matters", item.rule.order_matters}, {"gold_sql", item.gold_sql},
                    {"pred_sql", item.pred_sql}, {"status", to_string(out.status)}, {"reason", out.reason},
@@ -103,7 +103,7 @@ nlohmann::json counterexample_json(const Item& item, const Outcome& out) {
   return j;
 }
 
-std::string write_counterexample(const Item& item, const Outcome& out, const std::string& dir, const std::string& stem) {
+std::string write_counterexample(const Item& item, const SearchOutcome& out, const std::string& dir, const std::string& stem) {
   if (!out.cex) return "no counterexample";
   std::shared_ptr<const Schema> schema = schema_of(item.db_path);
   const fs::path db_file = fs::path(dir) / (stem + ".sqlite"), js_file = fs::path(dir) / (stem + ".json");

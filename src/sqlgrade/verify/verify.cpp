@@ -255,7 +255,7 @@ struct Unclean {
 };
 
 // No clean refutation: the first gold-suspect witness, else the first edge, else a tie decides the status.
-void settle_unclean(Outcome& out, Unclean u) {
+void settle_unclean(SearchOutcome& out, Unclean u) {
   if (u.suspect) {
     out.status = Status::GoldSuspect;
     out.reason = "results differ on a " + std::to_string(u.suspect->rows.size()) + "-row database that shows the gold's own bug: " +
@@ -281,7 +281,7 @@ void settle_unclean(Outcome& out, Unclean u) {
 // (clean, gold-suspect, edge, tie: the first unclean witness of each kind is kept in `found`). True
 // when it is a clean refutation, which `out` then holds.
 bool try_candidate(Search& search, const GenContext& gen, const QueryFacts& facts, Unclean& found,
-                   size_t& escape_tests, Outcome& out, const Candidate& cand, Rng& rng, size_t i) {
+                   size_t& escape_tests, SearchOutcome& out, const Candidate& cand, Rng& rng, size_t i) {
   Candidate kept;
   Probe p = search.probe(cand, &kept);
   if (p.verdict == TieVerdict::Tie) {  // only a tie-break differs: try to break the tie, keep searching
@@ -328,10 +328,10 @@ bool try_candidate(Search& search, const GenContext& gen, const QueryFacts& fact
 
 }  // namespace
 
-Outcome verify(const Item& item, const Budget& budget) {
+SearchOutcome verify(const Item& item, const Budget& budget) {
   const auto t0 = Clock::now();
   const double cpu0 = thread_cpu_seconds();
-  Outcome out;
+  SearchOutcome out;
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   std::shared_ptr<const Schema> schema;
   try {

@@ -1,7 +1,7 @@
 #pragma once
 // Verified execution accuracy, one instance: search for a database with the schema of the benchmark
 // database on which the gold and the prediction give different results under the benchmark's own
-// comparison rule (docs/verify.md). Pure: verify(item, budget) -> Outcome, the counterexample as
+// comparison rule (docs/verify.md). Pure: verify(item, budget) -> SearchOutcome, the counterexample as
 // data; nothing prints, nothing is written unless write_counterexample() is called.
 #include <cstdint>
 #include <optional>
@@ -80,7 +80,7 @@ struct Counterexample {
 enum class Status { NoCounterexample, Refuted, Skipped, Edge, GoldSuspect, Tie };
 const char* to_string(Status s);
 
-struct Outcome {
+struct SearchOutcome {
   Status status = Status::NoCounterexample;
   std::string reason;           // Skipped: why; Refuted: "results differ on a N-row database"
   size_t candidates = 0;        // candidates evaluated (search + shrinking)
@@ -90,17 +90,17 @@ struct Outcome {
   std::optional<Counterexample> cex;
 };
 
-Outcome verify(const Item& item, const Budget& budget);
+SearchOutcome verify(const Item& item, const Budget& budget);
 
 // Writes DIR/<stem>.sqlite and DIR/<stem>.json (seed, strategy, mutations, both queries, both results,
 // value origins), then opens the written file read-only with the engine and re-executes both queries;
 // returns "" when the file proves the difference, else why not (then the caller drops the refutation
 // and the written files are removed). A file that cannot be written (the folder cannot be created, the
 // copy or the sidecar fails) throws InputError naming `dir`, after removing what this call wrote.
-std::string write_counterexample(const Item& item, const Outcome& out, const std::string& dir, const std::string& stem);
+std::string write_counterexample(const Item& item, const SearchOutcome& out, const std::string& dir, const std::string& stem);
 
 // The sidecar's JSON (also used by `sqlgrade verify --json`).
-nlohmann::json counterexample_json(const Item& item, const Outcome& out);
+nlohmann::json counterexample_json(const Item& item, const SearchOutcome& out);
 
 // Every path `sqlgrade audit` reads with these options (the benchmark's run inputs, databases
 // included): what its --json may not replace (core/fs.hpp check_outputs_spare_inputs, issue 31).
