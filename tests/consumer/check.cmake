@@ -34,7 +34,7 @@ step(${CMAKE_COMMAND} -S "${SRC}" -B "${WORK}/build" -DCMAKE_PREFIX_PATH=${WORK}
 step(${CMAKE_COMMAND} --build "${WORK}/build")
 step("${WORK}/build/consumer" "${WORK}/data" "${UDA}")
 message(STATUS "consumer printed:\n${step_out}")
-set(expected "local001 1\nlocal002 0\nFinal score: 0.5, Correct examples: 1, Total examples: 2\n")
+set(expected "local001 1 equal\nlocal002 0 different\nFinal score: 0.5, Correct examples: 1, Total examples: 2\n")
 string(FIND "${step_out}" "${expected}" at)
 if(NOT at EQUAL 0)
   message(FATAL_ERROR "unexpected scores; expected to start with:\n${expected}")

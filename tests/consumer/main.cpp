@@ -74,7 +74,9 @@ int main(int argc, char** argv) {
   opt.gold_dir = (root / "gold").string();
   opt.progress = 0;
   const sqlgrade::spider2::Run run = sqlgrade::spider2::evaluate(opt);
-  for (const auto& it : run.items) std::printf("%s %d\n", it.instance_id.c_str(), it.score);
+  // How each check ended: one sqlgrade::Outcome for every benchmark (outcome.hpp).
+  for (const auto& it : run.items)
+    std::printf("%s %d %s\n", it.instance_id.c_str(), it.outcome.match() ? 1 : 0, sqlgrade::to_string(it.outcome.stage));
   std::string text = sqlgrade::spider2::render_text(run);
   std::printf("%s", text.substr(text.find("Final score")).c_str());
 

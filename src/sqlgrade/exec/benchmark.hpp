@@ -124,6 +124,8 @@ class Benchmark {
   virtual const char* folder_flags() const = 0;
   // A database folder (a test suite) is accepted as the database of a request (Spider).
   virtual bool grades_folders() const { return false; }
+  // A request may set the test-suite evaluator's plug_value and keep_distinct (Spider).
+  virtual bool has_test_suite_options() const { return false; }
   // A PostgreSQL / MySQL database is accepted (BIRD).
   virtual bool grades_servers() const { return false; }
 

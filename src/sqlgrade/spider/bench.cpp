@@ -34,6 +34,7 @@ class Spider final : public Benchmark {
   }
   const char* folder_flags() const override { return "--spider-db-dir or --db-dir"; }
   bool grades_folders() const override { return true; }
+  bool has_test_suite_options() const override { return true; }
   std::string sql_as_run(const std::string& sql) const override { return replace_cur_year(postprocess_sql(sql)); }
   GoldFormPtr gold_form(std::vector<Table> tables, const Deadline&) const override {
     auto g = std::make_shared<TablesGold>();

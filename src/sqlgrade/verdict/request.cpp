@@ -288,7 +288,7 @@ VerdictRequest parse_request(const json& body, const ExtractOptions& base_extrac
   r.order = parse_order(body);            // RL: the top-level ORDER BY rule (shaping.cpp)
   r.shaping = parse_shaping(body);        // RL: the score of each outcome
   r.reward_components = opt_bool(body, "reward_components").value_or(false);  // RL: multi-reward
-  if ((r.plug_value || r.keep_distinct) && r.benchmark != "spider")
+  if ((r.plug_value || r.keep_distinct) && !r.bench->has_test_suite_options())
     bad("`plug_value` and `keep_distinct` apply to benchmark spider only");
   return r;
 }

@@ -307,33 +307,52 @@ AuditReport audit_spider2(const AuditOptions& opt) {
   return rep;
 }
 
-}  // namespace
-
-AuditReport audit(const AuditOptions& opt) {
-  const sql_clock::ClockScope clock(opt.now, "--now");
-  if (opt.verify && (opt.preds.empty() || opt.benchmark == "spider2"))
-    throw InputError("--verify", "audit verifies the predictions given with --pred (spider, bird)");
-  if (opt.benchmark == "spider") return audit_spider(opt);
-  if (opt.benchmark == "bird") return audit_bird(opt);
-  if (opt.benchmark == "spider2") return audit_spider2(opt);
-  throw InputError("--benchmark", "expected spider, bird or spider2, got '" + opt.benchmark + "'");
+std::vector<IoPath> spider_inputs(const AuditOptions& opt) {
+  spider::Options so;
+  so.gold = opt.gold, so.db_dir = opt.db_dir, so.table = opt.table;
+  return spider::run_inputs(so, opt.preds);
 }
 
-std::vector<IoPath> audit_inputs(const AuditOptions& opt) {
-  if (opt.benchmark == "spider") {
-    spider::Options so;
-    so.gold = opt.gold, so.db_dir = opt.db_dir, so.table = opt.table;
-    return spider::run_inputs(so, opt.preds);
-  }
-  if (opt.benchmark == "bird") {
-    bird::Options bo;
-    bo.gold = opt.bird_gold, bo.db_dir = opt.bird_db_root, bo.diff_json = opt.bird_diff;
-    return bird::run_inputs(bo, opt.preds);
-  }
+std::vector<IoPath> bird_inputs(const AuditOptions& opt) {
+  bird::Options bo;
+  bo.gold = opt.bird_gold, bo.db_dir = opt.bird_db_root, bo.diff_json = opt.bird_diff;
+  return bird::run_inputs(bo, opt.preds);
+}
+
+std::vector<IoPath> spider2_inputs(const AuditOptions& opt) {
   spider2::Options so;
   so.gold_dir = opt.spider2_gold_dir, so.db_dir = opt.spider2_db_dir, so.meta = opt.spider2_meta;
   return spider2::run_inputs(so, opt.preds);
 }
+
+// The audit of each benchmark, found once by its Benchmark (no name compared anywhere else here).
+struct Route {
+  const Benchmark& bench;
+  AuditReport (*audit)(const AuditOptions&);
+  std::vector<IoPath> (*inputs)(const AuditOptions&);
+  bool verifies;  // --verify searches its predictions
+};
+
+const Route& route_of(const std::string& name) {
+  static const Route routes[] = {{spider::benchmark(), audit_spider, spider_inputs, true},
+                                 {bird::benchmark(), audit_bird, bird_inputs, true},
+                                 {spider2::benchmark(), audit_spider2, spider2_inputs, false}};
+  for (const Route& r : routes)
+    if (name == r.bench.name()) return r;
+  throw InputError("--benchmark", "expected spider, bird or spider2, got '" + name + "'");
+}
+
+}  // namespace
+
+AuditReport audit(const AuditOptions& opt) {
+  const sql_clock::ClockScope clock(opt.now, "--now");
+  const Route& route = route_of(opt.benchmark);
+  if (opt.verify && (opt.preds.empty() || !route.verifies))
+    throw InputError("--verify", "audit verifies the predictions given with --pred (spider, bird)");
+  return route.audit(opt);
+}
+
+std::vector<IoPath> audit_inputs(const AuditOptions& opt) { return route_of(opt.benchmark).inputs(opt); }
 
 std::string render_audit_text(const AuditReport& r) {
   std::string out = "gold audit (" + r.benchmark + "): " + std::to_string(r.golds_checked) + " gold queries checked\n";
