@@ -29,7 +29,9 @@ class BirdRun(BenchmarkRun):
     ``metric``: "EX", "Soft-F1", "EM+F1", "VES" or "R-VES"; ``summary``:
     ``{"simple"|"moderate"|"challenging"|"total": {"count", "score"}}`` with the printed values (None
     for an empty bucket); ``items``: the benchmark's own dict per gold question (``index``, ``question_id``,
-    ``db_id``, ``difficulty``, ``correct``, ``score``, ``status``, ``reason``, ...);
+    ``db_id``, ``difficulty``, ``correct``, ``score``, ``status``, ``reason``, ..., and ``outcome``: the
+    same fields as one ``{"stage", "failure_reason", "status", "score", "detail", "deadline_hit"}``, the
+    same for every benchmark);
     ``log_block``: what ``--output_log_path`` would append.
     """
 

@@ -34,7 +34,9 @@ class SpiderRun(BenchmarkRun):
     ``summary``: ``{"easy"|"medium"|"hard"|"extra"|"all"|"joint_all": {"count", "exact", "exec"[, "partial"]}}``
     (fractions in [0, 1], as the official scripts compute them; ``"turns"`` for interaction files);
     ``items``: the benchmark's own dict per gold/prediction pair (``db_id``, ``hardness``, ``exact``, ``exec`` —
-    1/0, or None when not evaluated — ``exec_reason``, ``pred_sql``, ...).
+    1/0, or None when not evaluated — ``exec_reason``, ``pred_sql``, ..., and ``outcome``: how the
+    execution check ended, ``{"stage", "failure_reason", "status", "score", "detail", "deadline_hit"}``,
+    the same for every benchmark; None when not evaluated).
     """
 
     benchmark = "spider"

@@ -30,7 +30,9 @@ class Spider2Run(BenchmarkRun):
     ``summary``: ``{"n_gold_ids", "n_pred_ids", "n_evaluated", "n_correct", "score"}`` (``score``: the
     mean over the evaluated ids, by the official rule, or the v2 rule with ``v2=True``; None when no
     id overlaps); ``items``: the benchmark's own dict per evaluated id (``instance_id``, ``score``, ``error_info``,
-    ``pred_sql``, ``messages``; ``strict...`` with ``strict``; ``v2`` metrics with ``v2``).
+    ``pred_sql``, ``messages``; ``strict...`` with ``strict``; ``v2`` metrics with ``v2``; ``outcome``: how
+    the check ended, ``{"stage", "failure_reason", "status", "score", "detail", "deadline_hit"}``, the
+    same for every benchmark).
     ``to_dict()`` raises ValueError when no id overlaps (the CLI then writes no --json file).
     """
 
