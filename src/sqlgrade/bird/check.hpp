@@ -14,11 +14,7 @@ namespace sqlgrade::bird {
 // and EM+F1 it is the same for every question and system that has the triple, so evaluate_many checks
 // each distinct triple once; VES/R-VES time every pair.
 struct Checked {
-  Outcome outcome = [] {
-    Outcome o;
-    o.status = "ok";
-    return o;
-  }();
+  Outcome outcome;  // check() always sets its status
   double time_ratio = 0;
   double pred_seconds = 0, gold_seconds = 0;
   size_t pred_rows = 0, gold_rows = 0;

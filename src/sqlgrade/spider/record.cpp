@@ -10,6 +10,7 @@
 #include "sqlgrade/runs/ids.hpp"
 #include "sqlgrade/runs/summary.hpp"
 #include "sqlgrade/spider/aggregate.hpp"
+#include "sqlgrade/spider/bench.hpp"
 
 namespace sqlgrade::spider {
 
@@ -147,15 +148,12 @@ Run run_from_record(const runs::RunRecord& rec) {
     // The record keeps the exec score, its reason and two flags, not the stage: a merged example's
     // stage is equal, gold_failed, timeout or different (what the summarizer's table needs: the score).
     if (const double* x = in.score("exec")) {
-      Outcome o;
-      o.score = static_cast<int>(*x);
-      o.detail = d.value("exec_reason", "");
-      o.deadline_hit = d.value("timeout", false);
-      o.stage = o.score == 1 ? VerdictStage::Equal
-                : d.value("gold_exec_error", false) ? VerdictStage::GoldFailed
-                : o.deadline_hit ? VerdictStage::Timeout
-                                 : VerdictStage::Different;
-      e.exec = std::move(o);
+      ExecVerdict v;
+      v.score = static_cast<int>(*x);
+      v.reason = d.value("exec_reason", "");
+      v.timeout = d.value("timeout", false);
+      v.gold_error = d.value("gold_exec_error", false);
+      e.exec = outcome_of(std::move(v));
     }
     if (d.contains("components")) {
       for (int c = 0; c < C_COUNT; ++c) {

@@ -33,15 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The names in a folder, sorted; none when it cannot be listed (its golds are then "not found").
-std::vector<std::string> names_in(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // --spider2-gold-dir: spider2lite_eval.jsonl read with the CLI's loader (the same ignore_order and
 // condition_cols rules), each instance's gold CSVs found as `sqlgrade spider2` finds them.
 class OfficialFolder final : public OfficialGold {
@@ -52,7 +43,8 @@ class OfficialFolder final : public OfficialGold {
     if (!fs::is_regular_file(path, ec)) throw InputError(path, "not found (--spider2-gold-dir needs spider2lite_eval.jsonl)");
     entries_ = load_eval_jsonl(path);
     exec_result_dir_ = (fs::path(dir) / "exec_result").string();
-    listing_ = names_in(exec_result_dir_);
+    // The CLI's listing; a folder without exec_result/ serves no gold ("No matching gold file found").
+    if (fs::is_directory(exec_result_dir_, ec)) listing_ = sorted_listing(exec_result_dir_, "gold exec_result");
   }
   size_t size() const override { return entries_.size(); }
   bool has(const std::string& id) const override { return entries_.count(id) > 0; }

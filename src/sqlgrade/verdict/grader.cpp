@@ -36,7 +36,8 @@ struct Grader::Impl {
   void grade(const Benchmark& b, const VerdictRequest& req, const std::string& sql, Verdict& v);
 };
 
-// to_string(VerdictStage) and failure_reason(VerdictStage): exec/benchmark.cpp (declared in include/sqlgrade/outcome.hpp).
+// to_string(VerdictStage) and failure_reason(VerdictStage): include/sqlgrade/outcome.hpp, defined in
+// exec/benchmark.cpp.
 
 // NeMo Gym bird_sql's failure codes of a pinned version (docs/serve.md, "Extraction presets").
 // 0.4: a query that ran and differs, failed or timed out is `execution_error`, and

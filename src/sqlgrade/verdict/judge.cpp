@@ -55,7 +55,6 @@ std::string seconds_text(double s) {
   return b;
 }
 
-// Sorted file names of a folder ("" or a missing folder: none).
 // A JSON text field of the request ("" = null); BadRequest naming the field when it is not JSON.
 json parse_cells(const std::string& text, const char* field) {
   if (text.empty()) return json();
